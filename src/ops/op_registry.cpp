@@ -1,0 +1,33 @@
+#include "ops/op_registry.h"
+
+#include <algorithm>
+
+namespace openge {
+namespace {
+
+std::vector<OpSchema> build_table() {
+  std::vector<OpSchema> table;
+  register_elementwise_ops(table);
+  register_shape_ops(table);
+  register_nn_ops(table);
+  register_reduce_ops(table);
+  register_math_ops(table);
+  std::sort(table.begin(), table.end(), [](const OpSchema& a, const OpSchema& b) { return a.op_type < b.op_type; });
+  return table;
+}
+
+}  // namespace
+
+const std::vector<OpSchema>& all_op_schemas() {
+  static const std::vector<OpSchema> table = build_table();
+  return table;
+}
+
+const OpSchema* find_op_schema(std::string_view op_type) {
+  const auto& table = all_op_schemas();
+  auto it = std::lower_bound(table.begin(), table.end(), op_type,
+                             [](const OpSchema& s, std::string_view t) { return s.op_type < t; });
+  return it != table.end() && it->op_type == op_type ? &*it : nullptr;
+}
+
+}  // namespace openge

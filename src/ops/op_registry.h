@@ -1,0 +1,38 @@
+// The op table: one OpSchema per supported ONNX op type. Everything that needs to know about
+// an op (loader validation, inference, constant folding, the AI CPU engine) reads this table.
+#pragma once
+#include <string_view>
+#include <vector>
+
+#include "ops/op_context.h"
+
+namespace openge {
+
+using InferFn = Status (*)(InferContext&);
+using KernelFn = Status (*)(KernelContext&);
+
+struct OpSchema {
+  std::string_view op_type;
+  int min_inputs = 0;
+  int max_inputs = 0;    // -1: variadic
+  int min_outputs = 1;
+  int max_outputs = 1;
+  InferFn infer = nullptr;
+  KernelFn reference = nullptr;  // the AI CPU engine's kernel (every dtype ONNX defines)
+  // Output 0 is input 0's data under a new shape (Reshape, Squeeze, Identity …): the executor
+  // shares the buffer instead of running the kernel.
+  bool output_aliases_input = false;
+};
+
+// nullptr when the op is unknown.
+const OpSchema* find_op_schema(std::string_view op_type);
+const std::vector<OpSchema>& all_op_schemas();
+
+// Each ops/*.cpp file contributes its rows through one of these.
+void register_elementwise_ops(std::vector<OpSchema>& table);
+void register_shape_ops(std::vector<OpSchema>& table);
+void register_nn_ops(std::vector<OpSchema>& table);
+void register_reduce_ops(std::vector<OpSchema>& table);
+void register_math_ops(std::vector<OpSchema>& table);
+
+}  // namespace openge

@@ -1,0 +1,82 @@
+#include "runtime/node_eval.h"
+
+namespace openge {
+
+Status check_arity(const OpSchema& schema, const Node& node) {
+  const int in = static_cast<int>(node.inputs.size());
+  const int out = static_cast<int>(node.outputs.size());
+  const std::string label = node.op_type + " '" + node.name + "'";
+  if (in < schema.min_inputs || (schema.max_inputs >= 0 && in > schema.max_inputs))
+    return invalid_model(label + " has " + std::to_string(in) + " inputs; " + std::string(schema.op_type) +
+                         " takes " + std::to_string(schema.min_inputs) + " to " +
+                         (schema.max_inputs < 0 ? std::string("any number") : std::to_string(schema.max_inputs)));
+  if (out < schema.min_outputs || out > schema.max_outputs)
+    return invalid_model(label + " has " + std::to_string(out) + " outputs; " + std::string(schema.op_type) +
+                         " produces " + std::to_string(schema.min_outputs) + " to " +
+                         std::to_string(schema.max_outputs));
+  for (int i = 0; i < schema.min_inputs && i < in; ++i)
+    if (node.inputs[static_cast<size_t>(i)] < 0)
+      return invalid_model(label + ": required input " + std::to_string(i) + " is missing");
+  return Status::Ok();
+}
+
+Result<std::vector<ValueInfo>> infer_node(const OpSchema& schema, const Node& node, int64_t opset,
+                                          const std::vector<const Tensor*>& inputs, std::vector<Tensor>* folded) {
+  std::vector<ValueInfo> infos(inputs.size());
+  std::vector<const ValueInfo*> ptrs(inputs.size(), nullptr);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i]) continue;
+    infos[i] = ValueInfo{inputs[i]->dtype(), true, inputs[i]->shape(), inputs[i]};
+    ptrs[i] = &infos[i];
+  }
+  InferContext ctx(node, opset, std::move(ptrs), node.outputs.size());
+  OPENGE_RETURN_IF_ERROR(schema.infer(ctx));
+  std::vector<ValueInfo> outs;
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    const ValueInfo& o = ctx.output(i);
+    if (!o.shape_known && node.outputs[i] >= 0)
+      return internal_error(node.op_type + " '" + node.name + "': inference left output " + std::to_string(i) +
+                            " without a shape although every input was known");
+    outs.push_back(ValueInfo{o.dtype, o.shape_known, o.shape, nullptr});
+  }
+  if (folded) *folded = ctx.folded();
+  return outs;
+}
+
+Result<std::vector<Tensor>> evaluate_node(const Node& node, int64_t opset, const std::vector<const Tensor*>& inputs) {
+  const OpSchema* schema = find_op_schema(node.op_type);
+  if (!schema) return unsupported("op " + node.op_type + " is not supported");
+  OPENGE_RETURN_IF_ERROR(check_arity(*schema, node));
+  std::vector<Tensor> folded;
+  auto infos = infer_node(*schema, node, opset, inputs, &folded);
+  if (!infos.ok()) return infos.status();
+  std::vector<Tensor> outputs;
+  outputs.reserve(infos->size());
+  for (size_t i = 0; i < infos->size(); ++i) {
+    if (i < folded.size() && folded[i].defined()) {
+      outputs.push_back(folded[i]);
+      continue;
+    }
+    const ValueInfo& info = (*infos)[i];
+    if (node.outputs[i] < 0 || !dtype_supported(info.dtype)) {
+      outputs.emplace_back();
+      continue;
+    }
+    outputs.emplace_back(info.dtype, info.shape);
+  }
+  bool all_folded = !folded.empty();
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (node.outputs[i] >= 0 && (i >= folded.size() || !folded[i].defined())) all_folded = false;
+  if (all_folded) return outputs;
+  if (schema->output_aliases_input) {
+    outputs[0] = inputs[0]->reshaped(outputs[0].shape());
+    return outputs;
+  }
+  std::vector<Tensor*> out_ptrs;
+  for (size_t i = 0; i < outputs.size(); ++i) out_ptrs.push_back(outputs[i].defined() ? &outputs[i] : nullptr);
+  KernelContext kctx(node, opset, inputs, std::move(out_ptrs));
+  OPENGE_RETURN_IF_ERROR(schema->reference(kctx));
+  return outputs;
+}
+
+}  // namespace openge
