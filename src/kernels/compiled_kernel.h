@@ -1,0 +1,37 @@
+// A kernel chosen for one node of a compiled graph. It is created once when the graph is
+// compiled (oneDNN primitives, packed weights …) and then run for every inference, possibly
+// from several runs of the same Executable at once, so run() must not mutate shared state.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ops/op_context.h"
+
+namespace openge {
+
+enum class Engine { kAiCore, kAiCpu };
+inline const char* engine_name(Engine e) { return e == Engine::kAiCore ? "AI_CORE" : "AI_CPU"; }
+
+class CompiledKernel {
+ public:
+  virtual ~CompiledKernel() = default;
+  virtual Status run(KernelContext& ctx) const = 0;
+  virtual Engine engine() const = 0;
+};
+
+// What kernel selection knows about a node: inferred infos of its inputs and outputs (static
+// shapes when known; constant data for initializers such as weights).
+struct KernelRequest {
+  const Node& node;
+  int64_t opset;
+  std::vector<ValueInfo> inputs;   // dtype kUndefined for an omitted optional input
+  std::vector<ValueInfo> outputs;
+};
+
+// The AI Core engine's kernel for this node, or nullptr when the engine does not cover it
+// (op type, dtype, dynamic shape …); the AI CPU engine then runs the node. An error only for
+// a real failure (e.g. oneDNN rejected a primitive it should support).
+Result<std::unique_ptr<CompiledKernel>> make_aicore_kernel(const KernelRequest& request);
+
+}  // namespace openge
