@@ -34,5 +34,6 @@ void register_shape_ops(std::vector<OpSchema>& table);
 void register_nn_ops(std::vector<OpSchema>& table);
 void register_reduce_ops(std::vector<OpSchema>& table);
 void register_math_ops(std::vector<OpSchema>& table);
+void register_fused_ops(std::vector<OpSchema>& table);  // internal ops made by fusion passes (domain "openge")
 
 }  // namespace openge
