@@ -1,1 +1,39 @@
-int main() { return 0; }
+// openge: run, benchmark and inspect ONNX models with OpenGE.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "commands.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(int argc, char** argv);
+  const char* summary;
+};
+
+// One row per subcommand.
+constexpr Command kCommands[] = {
+    {"run", openge::cli::cmd_run, "run a model (the bundled demo without --model) and print its outputs"},
+    {"bench", openge::cli::cmd_bench, "measure a model's latency: median, p90, min"},
+};
+
+void print_usage(FILE* out) {
+  std::fprintf(out, "usage: openge COMMAND [flags]   (openge COMMAND --help for its flags)\n\ncommands:\n");
+  for (const auto& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    print_usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  for (const auto& c : kCommands)
+    if (argv[1] == std::string(c.name)) return c.run(argc, argv);
+  std::fprintf(stderr, "openge: unknown command '%s'\n", argv[1]);
+  print_usage(stderr);
+  return 2;
+}

@@ -37,6 +37,8 @@ class Tensor {
   template <class T> T* data() { return static_cast<T*>(data_); }
   template <class T> const T* data() const { return static_cast<const T*>(data_); }
 
+  // False for a borrowed view (arena memory) that must be copied before it outlives a run.
+  bool owns_storage() const { return owner_ != nullptr; }
   // A deep copy with owned storage.
   Tensor clone() const;
   // Same storage, new shape with the same element count.

@@ -1,0 +1,49 @@
+// The public entry point: open a model, run it. A Session compiles the model once per set of
+// input shapes and reuses that compiled graph; run() may be called from several threads.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "openge/status.h"
+#include "openge/tensor.h"
+
+namespace openge {
+
+struct SessionOptions {
+  int num_threads = 0;     // 0: one per core
+  bool use_aicore = true;  // false: run every op on the reference (AI CPU) engine
+  bool run_passes = true;  // graph fusion passes
+};
+
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::kUndefined;
+  Shape shape;  // -1 for a dimension fixed only at run time
+};
+
+struct RunInfo {
+  size_t arena_bytes = 0;          // planned intermediate memory (peak, with reuse)
+  size_t peak_dynamic_bytes = 0;   // intermediates sized at run time
+  int aicore_nodes = 0;
+  int aicpu_nodes = 0;
+};
+
+class Session {
+ public:
+  ~Session();
+  static Result<std::unique_ptr<Session>> open(const std::string& model_path, const SessionOptions& options = {});
+
+  const std::vector<TensorInfo>& inputs() const;
+  const std::vector<TensorInfo>& outputs() const;
+
+  // Inputs in the order of inputs(); outputs in the order of outputs().
+  Result<std::vector<Tensor>> run(const std::vector<Tensor>& inputs, RunInfo* info = nullptr);
+
+ private:
+  struct Impl;
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace openge

@@ -1,0 +1,281 @@
+#include "frontend/onnx_loader.h"
+
+#include <onnx/onnx_pb.h>  // defines ONNX_API before including the generated onnx-ml.pb.h
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "frontend/tensor_proto.h"
+#include "ops/op_registry.h"
+#include "runtime/node_eval.h"
+
+namespace openge {
+namespace fs = std::filesystem;
+namespace {
+
+class Loader {
+ public:
+  Loader(std::string source, std::string base_dir) : source_(std::move(source)), base_dir_(std::move(base_dir)) {}
+
+  Result<Graph> load(const onnx::ModelProto& model) {
+    graph_.source = source_;
+    OPENGE_RETURN_IF_ERROR(read_opset(model));
+    const onnx::GraphProto& g = model.graph();
+    graph_.name = g.name();
+    OPENGE_RETURN_IF_ERROR(read_initializers(g));
+    OPENGE_RETURN_IF_ERROR(read_inputs(g));
+    OPENGE_RETURN_IF_ERROR(read_nodes(g));
+    OPENGE_RETURN_IF_ERROR(read_outputs(g));
+    auto order = graph_.topological_order();
+    if (!order.ok()) return order.status();
+    return std::move(graph_);
+  }
+
+ private:
+  Status read_opset(const onnx::ModelProto& model) {
+    bool found = false;
+    for (const auto& opset : model.opset_import()) {
+      if (opset.domain().empty() || opset.domain() == "ai.onnx") {
+        graph_.opset = opset.version();
+        found = true;
+      }
+    }
+    if (!found) {
+      // IR version 1-2 models have no opset_import and mean opset 1.
+      return unsupported("the model declares no default-domain opset; OpenGE runs opsets " +
+                         std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
+                         " (re-export it with one of those)");
+    }
+    if (graph_.opset < kMinOpset || graph_.opset > kMaxOpset)
+      return unsupported("the model uses default-domain opset " + std::to_string(graph_.opset) +
+                         "; OpenGE runs opsets " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
+                         " (convert it with onnx.version_converter or re-export)");
+    return Status::Ok();
+  }
+
+  Status read_initializers(const onnx::GraphProto& g) {
+    for (const auto& init : g.initializer()) {
+      const std::string what = "initializer '" + init.name() + "'";
+      if (init.name().empty()) return invalid_model("an initializer has no name");
+      if (graph_.find_value(init.name()) >= 0) return invalid_model(what + " is defined twice");
+      auto tensor = tensor_from_proto(init, base_dir_, what);
+      if (!tensor.ok()) return tensor.status();
+      const int v = graph_.add_value(init.name());
+      Value& value = graph_.values[static_cast<size_t>(v)];
+      value.dtype = tensor->dtype();
+      value.shape = tensor->shape();
+      value.constant = std::move(tensor.value());
+    }
+    if (g.sparse_initializer_size() > 0) return unsupported("sparse initializers are not supported");
+    return Status::Ok();
+  }
+
+  Status read_inputs(const onnx::GraphProto& g) {
+    for (const auto& in : g.input()) {
+      if (in.name().empty()) return invalid_model("a graph input has no name");
+      if (int existing = graph_.find_value(in.name()); existing >= 0) {
+        // IR < 4 lists initializers among the inputs too; those stay constants.
+        if (graph_.values[static_cast<size_t>(existing)].constant) continue;
+        return invalid_model("graph input '" + in.name() + "' is declared twice");
+      }
+      const int v = graph_.add_value(in.name());
+      OPENGE_RETURN_IF_ERROR(read_type(in, graph_.values[static_cast<size_t>(v)], "graph input '" + in.name() + "'"));
+      graph_.inputs.push_back(v);
+    }
+    return Status::Ok();
+  }
+
+  static Status read_type(const onnx::ValueInfoProto& info, Value& value, const std::string& what) {
+    if (!info.has_type() || !info.type().has_tensor_type())
+      return unsupported(what + " is not a tensor (sequences, maps and optionals are not supported)");
+    const auto& tt = info.type().tensor_type();
+    value.dtype = static_cast<DType>(tt.elem_type());
+    if (!dtype_supported(value.dtype))
+      return unsupported(what + " has element type " + std::to_string(tt.elem_type()) + " (" + dtype_name(value.dtype) +
+                         "), which OpenGE does not support");
+    if (tt.has_shape()) {
+      Shape shape;
+      for (const auto& d : tt.shape().dim()) {
+        if (d.has_dim_value() && d.dim_value() < 0)
+          return invalid_model(what + " has a negative dimension " + std::to_string(d.dim_value()));
+        shape.push_back(d.has_dim_value() ? d.dim_value() : -1);  // -1: symbolic, set at run time
+      }
+      value.shape = shape;
+    }
+    return Status::Ok();
+  }
+
+  Status read_nodes(const onnx::GraphProto& g) {
+    // Outputs first, so that a node may reference a value produced later in the file (the
+    // topological sort then orders them, or reports a cycle).
+    for (int i = 0; i < g.node_size(); ++i) {
+      const auto& np = g.node(i);
+      Node node;
+      node.name = np.name().empty() ? np.op_type() + "_" + std::to_string(i) : np.name();
+      node.op_type = np.op_type();
+      node.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+      const std::string label = node.op_type + " '" + node.name + "'";
+      if (!node.domain.empty())
+        return unsupported("node " + label + " is in domain '" + node.domain +
+                           "'; OpenGE runs only the default ONNX domain");
+      for (const auto& out : np.output()) {
+        if (out.empty()) { node.outputs.push_back(-1); continue; }
+        if (graph_.find_value(out) >= 0)
+          return invalid_model("node " + label + " produces '" + out + "', which is already defined (a value must have one producer)");
+        const int v = graph_.add_value(out);
+        graph_.values[static_cast<size_t>(v)].producer = static_cast<int>(graph_.nodes.size());
+        node.outputs.push_back(v);
+      }
+      OPENGE_RETURN_IF_ERROR(read_attributes(np, node, label));
+      graph_.nodes.push_back(std::move(node));
+    }
+    for (int i = 0; i < g.node_size(); ++i) {
+      Node& node = graph_.nodes[static_cast<size_t>(i)];
+      for (const auto& in : g.node(i).input()) {
+        if (in.empty()) { node.inputs.push_back(-1); continue; }
+        const int v = graph_.find_value(in);
+        if (v < 0)
+          return invalid_model("node " + node.op_type + " '" + node.name + "' reads '" + in +
+                               "', which no node, input or initializer defines");
+        node.inputs.push_back(v);
+      }
+    }
+    return convert_and_check_nodes();
+  }
+
+  Status read_attributes(const onnx::NodeProto& np, Node& node, const std::string& label) {
+    for (const auto& ap : np.attribute()) {
+      Attribute a;
+      const std::string what = "node " + label + " attribute '" + ap.name() + "'";
+      switch (ap.type()) {
+        case onnx::AttributeProto::FLOAT: a.kind = Attribute::Kind::kFloat; a.f = ap.f(); break;
+        case onnx::AttributeProto::INT: a.kind = Attribute::Kind::kInt; a.i = ap.i(); break;
+        case onnx::AttributeProto::STRING: a.kind = Attribute::Kind::kString; a.s = ap.s(); break;
+        case onnx::AttributeProto::FLOATS:
+          a.kind = Attribute::Kind::kFloats; a.floats.assign(ap.floats().begin(), ap.floats().end()); break;
+        case onnx::AttributeProto::INTS:
+          a.kind = Attribute::Kind::kInts; a.ints.assign(ap.ints().begin(), ap.ints().end()); break;
+        case onnx::AttributeProto::STRINGS:
+          a.kind = Attribute::Kind::kStrings; a.strings.assign(ap.strings().begin(), ap.strings().end()); break;
+        case onnx::AttributeProto::TENSOR: {
+          a.kind = Attribute::Kind::kTensor;
+          auto t = tensor_from_proto(ap.t(), base_dir_, what);
+          if (!t.ok()) return t.status();
+          a.t = std::move(t.value());
+          break;
+        }
+        case onnx::AttributeProto::GRAPH:
+        case onnx::AttributeProto::GRAPHS:
+          return unsupported(what + " is a subgraph; control flow (If/Loop/Scan) is not supported");
+        default:
+          return unsupported(what + " has attribute type " + std::to_string(ap.type()) + ", which OpenGE does not support");
+      }
+      node.attrs.set(ap.name(), std::move(a));
+    }
+    return Status::Ok();
+  }
+
+  // Constant nodes become initializers; every other node must be an op OpenGE knows with a
+  // valid number of inputs and outputs.
+  Status convert_and_check_nodes() {
+    std::vector<Node> kept;
+    std::vector<int> new_index(graph_.nodes.size(), -1);
+    for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+      Node& node = graph_.nodes[i];
+      const std::string label = node.op_type + " '" + node.name + "'";
+      if (node.op_type == "Constant") {
+        OPENGE_RETURN_IF_ERROR(fold_constant_node(node, label));
+        continue;
+      }
+      const OpSchema* schema = find_op_schema(node.op_type);
+      if (!schema)
+        return unsupported("node " + label + ": op " + node.op_type + " is not supported by OpenGE");
+      OPENGE_RETURN_IF_ERROR(check_arity(*schema, node).with_context("node"));
+      new_index[i] = static_cast<int>(kept.size());
+      kept.push_back(std::move(node));
+    }
+    graph_.nodes = std::move(kept);
+    for (Value& v : graph_.values)
+      if (v.producer >= 0) v.producer = new_index[static_cast<size_t>(v.producer)];
+    return Status::Ok();
+  }
+
+  Status fold_constant_node(const Node& node, const std::string& label) {
+    if (node.outputs.size() != 1 || node.outputs[0] < 0 || !node.inputs.empty())
+      return invalid_model("node " + label + ": Constant takes no inputs and has one output");
+    if (node.attrs.all().size() != 1)
+      return invalid_model("node " + label + ": Constant needs exactly one of value, value_float(s), value_int(s)");
+    const auto& [name, a] = *node.attrs.all().begin();
+    Tensor t;
+    if (name == "value" && a.kind == Attribute::Kind::kTensor) {
+      t = a.t;
+    } else if (name == "value_float" && a.kind == Attribute::Kind::kFloat) {
+      t = Tensor(DType::kFloat32, {});
+      *t.data<float>() = a.f;
+    } else if (name == "value_int" && a.kind == Attribute::Kind::kInt) {
+      t = Tensor(DType::kInt64, {});
+      *t.data<int64_t>() = a.i;
+    } else if (name == "value_floats" && a.kind == Attribute::Kind::kFloats) {
+      t = Tensor(DType::kFloat32, {static_cast<int64_t>(a.floats.size())});
+      std::copy(a.floats.begin(), a.floats.end(), t.data<float>());
+    } else if (name == "value_ints" && a.kind == Attribute::Kind::kInts) {
+      t = Tensor(DType::kInt64, {static_cast<int64_t>(a.ints.size())});
+      std::copy(a.ints.begin(), a.ints.end(), t.data<int64_t>());
+    } else {
+      return unsupported("node " + label + ": Constant attribute '" + name + "' of this type is not supported");
+    }
+    Value& v = graph_.values[static_cast<size_t>(node.outputs[0])];
+    v.producer = -1;
+    v.dtype = t.dtype();
+    v.shape = t.shape();
+    v.constant = std::move(t);
+    return Status::Ok();
+  }
+
+  Status read_outputs(const onnx::GraphProto& g) {
+    if (g.output_size() == 0) return invalid_model("the graph declares no outputs");
+    std::set<std::string> seen;
+    for (const auto& out : g.output()) {
+      const int v = graph_.find_value(out.name());
+      if (v < 0)
+        return invalid_model("graph output '" + out.name() + "' is not produced by any node, input or initializer");
+      if (!seen.insert(out.name()).second) return invalid_model("graph output '" + out.name() + "' is listed twice");
+      graph_.outputs.push_back(v);
+    }
+    return Status::Ok();
+  }
+
+  std::string source_;
+  std::string base_dir_;
+  Graph graph_;
+};
+
+}  // namespace
+
+Result<Graph> load_onnx_from_bytes(const void* data, size_t size, const std::string& source_name,
+                                   const std::string& base_dir) {
+  const std::string where = "model " + source_name;
+  if (size == 0) return invalid_model(where + ": the file is empty");
+  if (size > kMaxModelBytes) return invalid_model(where + ": larger than 2 GiB; store weights as external data");
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(data, static_cast<int>(size)))
+    return invalid_model(where + ": not a valid ONNX protobuf (the file is corrupt or truncated)");
+  if (!model.has_graph()) return invalid_model(where + ": the file has no graph (is it an ONNX model?)");
+  Loader loader(source_name, base_dir);
+  auto graph = loader.load(model);
+  if (!graph.ok()) return graph.status().with_context(where);
+  return graph;
+}
+
+Result<Graph> load_onnx(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return io_error("model " + path + ": is a directory, not an .onnx file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return io_error("model " + path + ": cannot open the file (check the path and its read permission)");
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string base = fs::path(path).parent_path().string();
+  return load_onnx_from_bytes(bytes.data(), bytes.size(), path, base.empty() ? "." : base);
+}
+
+}  // namespace openge

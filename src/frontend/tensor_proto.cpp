@@ -1,0 +1,154 @@
+#include "frontend/tensor_proto.h"
+
+#include <onnx/onnx_pb.h>  // defines ONNX_API before including the generated onnx-ml.pb.h
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include "io/atomic_file.h"
+#include "openge/half.h"
+
+namespace openge {
+namespace fs = std::filesystem;
+
+Status check_dims(const Shape& dims, DType dtype, const std::string& what) {
+  uint64_t count = 1;
+  for (int64_t d : dims) {
+    if (d < 0) return invalid_model(what + " has a negative dimension in " + shape_to_string(dims));
+    if (d != 0 && count > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(d))
+      return invalid_model(what + " has dimensions " + shape_to_string(dims) + " whose product overflows");
+    count *= static_cast<uint64_t>(d);
+  }
+  for (int64_t d : dims) if (d == 0) count = 0;
+  const uint64_t esize = std::max<size_t>(1, dtype_size(dtype));
+  if (count > kMaxTensorBytes / esize)
+    return invalid_model(what + " with dimensions " + shape_to_string(dims) + " is larger than OpenGE's " +
+                         std::to_string(kMaxTensorBytes >> 30) + " GiB limit per tensor");
+  return Status::Ok();
+}
+
+namespace {
+
+// Reads `length` bytes at `offset` of an external-data file, which must lie inside the model's
+// folder (as the ONNX checker requires), into `out`.
+Status read_external(const onnx::TensorProto& proto, const std::string& base_dir, const std::string& what, Tensor& out) {
+  std::string location;
+  uint64_t offset = 0, length = out.nbytes();
+  bool has_length = false;
+  for (const auto& entry : proto.external_data()) {
+    try {
+      if (entry.key() == "location") location = entry.value();
+      else if (entry.key() == "offset") offset = std::stoull(entry.value());
+      else if (entry.key() == "length") { length = std::stoull(entry.value()); has_length = true; }
+    } catch (const std::exception&) {
+      return invalid_model(what + ": external data field '" + entry.key() + "' is not a number: '" + entry.value() + "'");
+    }
+  }
+  if (location.empty()) return invalid_model(what + ": external data has no location");
+  const fs::path rel(location);
+  if (rel.is_absolute() || location.find("..") != std::string::npos)
+    return invalid_model(what + ": external data location '" + location +
+                         "' must be a relative path inside the model's folder");
+  if (has_length && length != out.nbytes())
+    return invalid_model(what + ": external data length " + std::to_string(length) + " does not match the " +
+                         std::to_string(out.nbytes()) + " bytes its dims and type need");
+  const fs::path file = fs::path(base_dir) / rel;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return io_error(what + ": cannot open external data file " + file.string());
+  std::error_code ec;
+  const uint64_t file_size = fs::file_size(file, ec);
+  if (ec || offset > file_size || out.nbytes() > file_size - offset)
+    return invalid_model(what + ": external data file " + file.string() + " is too short for offset " +
+                         std::to_string(offset) + " + " + std::to_string(out.nbytes()) + " bytes");
+  in.seekg(static_cast<std::streamoff>(offset));
+  in.read(static_cast<char*>(out.raw()), static_cast<std::streamsize>(out.nbytes()));
+  if (!in) return io_error(what + ": reading external data file " + file.string() + " failed");
+  return Status::Ok();
+}
+
+template <class Src, class Fn>
+Status copy_typed(const Src& field, Tensor& out, const std::string& what, const char* field_name, Fn convert) {
+  if (static_cast<int64_t>(field.size()) != out.numel())
+    return invalid_model(what + " has " + std::to_string(field.size()) + " values in " + field_name + " but its dims " +
+                         shape_to_string(out.shape()) + " need " + std::to_string(out.numel()));
+  for (int i = 0; i < field.size(); ++i) convert(i, field.Get(i));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const std::string& base_dir, const std::string& what) {
+  const DType dtype = static_cast<DType>(proto.data_type());
+  if (!dtype_supported(dtype))
+    return unsupported(what + " has element type " + std::to_string(proto.data_type()) + " (" + dtype_name(dtype) +
+                       "), which OpenGE does not support");
+  Shape dims(proto.dims().begin(), proto.dims().end());
+  OPENGE_RETURN_IF_ERROR(check_dims(dims, dtype, what));
+  if (proto.has_segment()) return unsupported(what + " is a segmented tensor, which OpenGE does not support");
+  Tensor t(dtype, dims);
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    OPENGE_RETURN_IF_ERROR(read_external(proto, base_dir, what, t));
+    return t;
+  }
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != t.nbytes())
+      return invalid_model(what + " has " + std::to_string(proto.raw_data().size()) + " bytes of raw_data but its dims " +
+                           shape_to_string(dims) + " and type " + dtype_name(dtype) + " need " +
+                           std::to_string(t.nbytes()));
+    if (t.nbytes()) std::memcpy(t.raw(), proto.raw_data().data(), t.nbytes());
+    return t;
+  }
+  Status s;
+  switch (dtype) {
+    case DType::kFloat32:
+      s = copy_typed(proto.float_data(), t, what, "float_data", [&](int i, float v) { t.data<float>()[i] = v; });
+      break;
+    case DType::kFloat64:
+      s = copy_typed(proto.double_data(), t, what, "double_data", [&](int i, double v) { t.data<double>()[i] = v; });
+      break;
+    case DType::kInt64:
+      s = copy_typed(proto.int64_data(), t, what, "int64_data", [&](int i, int64_t v) { t.data<int64_t>()[i] = v; });
+      break;
+    case DType::kUInt32:
+    case DType::kUInt64:
+      s = copy_typed(proto.uint64_data(), t, what, "uint64_data", [&](int i, uint64_t v) {
+        if (dtype == DType::kUInt32) t.data<uint32_t>()[i] = static_cast<uint32_t>(v);
+        else t.data<uint64_t>()[i] = v;
+      });
+      break;
+    default:
+      // int32_data carries every type of 32 bits or fewer, fp16/bf16 as their bit patterns.
+      s = copy_typed(proto.int32_data(), t, what, "int32_data", [&](int i, int32_t v) {
+        switch (dtype_size(dtype)) {
+          case 1: t.data<uint8_t>()[i] = static_cast<uint8_t>(v); break;
+          case 2: t.data<uint16_t>()[i] = static_cast<uint16_t>(v); break;
+          default: t.data<int32_t>()[i] = v; break;
+        }
+      });
+      break;
+  }
+  if (!s.ok()) return s;
+  return t;
+}
+
+Result<Tensor> read_tensor_pb(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return io_error("cannot open tensor file " + path);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  onnx::TensorProto proto;
+  if (!proto.ParseFromString(bytes)) return invalid_argument(path + " is not a serialized ONNX TensorProto");
+  return tensor_from_proto(proto, fs::path(path).parent_path().string(), "tensor file " + path);
+}
+
+Status write_tensor_pb(const Tensor& tensor, const std::string& name, const std::string& path) {
+  onnx::TensorProto proto;
+  proto.set_name(name);
+  proto.set_data_type(static_cast<int32_t>(tensor.dtype()));
+  for (int64_t d : tensor.shape()) proto.add_dims(d);
+  proto.set_raw_data(tensor.raw(), tensor.nbytes());
+  return write_file_atomically(path, proto.SerializeAsString());
+}
+
+}  // namespace openge

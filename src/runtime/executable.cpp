@@ -1,0 +1,345 @@
+#include "runtime/executable.h"
+
+#include <climits>
+#include <cstdlib>
+
+#include "passes/pass.h"
+#include "runtime/memory_plan.h"
+#include "runtime/node_eval.h"
+#include "runtime/parallel.h"
+
+namespace openge {
+namespace {
+
+// Folding larger results would trade a run-time op for a big constant nobody asked for.
+constexpr size_t kMaxFoldBytes = size_t{64} << 20;
+
+bool shape_is_static(const std::optional<Shape>& shape) {
+  if (!shape) return false;
+  for (int64_t d : *shape)
+    if (d < 0) return false;
+  return true;
+}
+
+ValueInfo info_of(const Value& v) {
+  ValueInfo info;
+  info.dtype = v.dtype;
+  info.shape_known = shape_is_static(v.shape);
+  if (info.shape_known) info.shape = *v.shape;
+  info.value = v.constant ? &*v.constant : nullptr;
+  return info;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::vector<Shape>& input_shapes,
+                                                        const CompileOptions& options) {
+  std::unique_ptr<Executable> exe(new Executable());
+  exe->graph_ = std::move(graph);
+  exe->num_threads_ = options.num_threads;
+  Graph& g = exe->graph_;
+  if (input_shapes.size() != g.inputs.size())
+    return invalid_argument("the model has " + std::to_string(g.inputs.size()) + " inputs but " +
+                            std::to_string(input_shapes.size()) + " shapes were given");
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    Value& v = g.values[static_cast<size_t>(g.inputs[i])];
+    const Shape& given = input_shapes[i];
+    if (v.shape) {
+      bool compatible = v.shape->size() == given.size();
+      for (size_t d = 0; compatible && d < given.size(); ++d)
+        compatible = (*v.shape)[d] < 0 || (*v.shape)[d] == given[d];
+      if (!compatible)
+        return invalid_argument("input '" + v.name + "' has shape " + shape_to_string(given) + " but the model declares " +
+                                shape_to_string(*v.shape) + " (-1 = any size)");
+    }
+    v.shape = given;
+  }
+  OPENGE_RETURN_IF_ERROR(exe->infer_and_fold().with_context("model " + g.source));
+  if (options.run_passes) OPENGE_RETURN_IF_ERROR(exe->run_passes().with_context("model " + g.source));
+  exe->remove_dead_nodes();
+  OPENGE_RETURN_IF_ERROR(exe->select_kernels(options).with_context("model " + g.source));
+  exe->plan_memory_layout();
+  return exe;
+}
+
+Status Executable::infer_and_fold() {
+  Graph& g = graph_;
+  auto order = g.topological_order();
+  if (!order.ok()) return order.status();
+  std::vector<Node> sorted;
+  sorted.reserve(g.nodes.size());
+  for (int n : *order) sorted.push_back(std::move(g.nodes[static_cast<size_t>(n)]));
+  g.nodes = std::move(sorted);
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    for (int out : g.nodes[n].outputs)
+      if (out >= 0) g.values[static_cast<size_t>(out)].producer = static_cast<int>(n);
+
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const Node& node = g.nodes[n];
+    const OpSchema* schema = find_op_schema(node.op_type);
+    if (!schema) return unsupported("node " + g.node_label(static_cast<int>(n)) + ": op is not supported");
+    std::vector<ValueInfo> infos(node.inputs.size());
+    std::vector<const ValueInfo*> ptrs(node.inputs.size(), nullptr);
+    bool all_constant = true;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] < 0) continue;
+      infos[i] = info_of(g.values[static_cast<size_t>(node.inputs[i])]);
+      ptrs[i] = &infos[i];
+      all_constant = all_constant && infos[i].value;
+    }
+    InferContext ctx(node, g.opset, ptrs, node.outputs.size());
+    OPENGE_RETURN_IF_ERROR(schema->infer(ctx));
+    size_t out_bytes = 0;
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      if (node.outputs[o] < 0) continue;
+      Value& v = g.values[static_cast<size_t>(node.outputs[o])];
+      const ValueInfo& info = ctx.output(o);
+      v.dtype = info.dtype;
+      v.shape = info.shape_known ? std::optional<Shape>(info.shape) : std::nullopt;
+      if (o < ctx.folded().size() && ctx.folded()[o].defined()) v.constant = ctx.folded()[o];
+      if (info.shape_known) out_bytes += static_cast<size_t>(shape_numel(info.shape)) * dtype_size(info.dtype);
+    }
+    if (all_constant && out_bytes <= kMaxFoldBytes) {
+      std::vector<const Tensor*> inputs;
+      for (const ValueInfo* p : ptrs) inputs.push_back(p ? p->value : nullptr);
+      auto folded = evaluate_node(node, g.opset, inputs);
+      if (!folded.ok()) return folded.status();
+      for (size_t o = 0; o < node.outputs.size(); ++o)
+        if (node.outputs[o] >= 0) g.values[static_cast<size_t>(node.outputs[o])].constant = std::move((*folded)[o]);
+    }
+  }
+  return Status::Ok();
+}
+
+Status Executable::run_passes() {
+  for (const Pass& pass : all_passes()) {
+    auto result = pass.run(graph_);
+    if (!result.ok()) return result.status().with_context("pass " + std::string(pass.name));
+    pass_stats_.push_back({std::string(pass.name), result->matched, result->applied});
+  }
+  auto order = graph_.topological_order();
+  if (!order.ok()) return order.status().with_context("after fusion");
+  std::vector<Node> sorted;
+  for (int n : *order) sorted.push_back(std::move(graph_.nodes[static_cast<size_t>(n)]));
+  graph_.nodes = std::move(sorted);
+  return Status::Ok();
+}
+
+void Executable::remove_dead_nodes() {
+  Graph& g = graph_;
+  std::vector<char> needed(g.values.size(), 0);
+  for (int v : g.outputs) needed[static_cast<size_t>(v)] = 1;
+  std::vector<char> keep(g.nodes.size(), 0);
+  for (size_t n = g.nodes.size(); n-- > 0;) {
+    const Node& node = g.nodes[n];
+    bool live = false;
+    for (int out : node.outputs)
+      if (out >= 0 && needed[static_cast<size_t>(out)] && !g.values[static_cast<size_t>(out)].constant) live = true;
+    if (!live) continue;
+    keep[n] = 1;
+    for (int in : node.inputs)
+      if (in >= 0) needed[static_cast<size_t>(in)] = 1;
+  }
+  std::vector<Node> kept;
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (keep[n]) kept.push_back(std::move(g.nodes[n]));
+  g.nodes = std::move(kept);
+  for (Value& v : g.values) v.producer = -1;
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    for (int out : g.nodes[n].outputs)
+      if (out >= 0) g.values[static_cast<size_t>(out)].producer = static_cast<int>(n);
+}
+
+Status Executable::select_kernels(const CompileOptions& options) {
+  for (size_t n = 0; n < graph_.nodes.size(); ++n) {
+    CompiledNode cn;
+    cn.node = graph_.nodes[n];
+    cn.schema = find_op_schema(cn.node.op_type);
+    if (!cn.schema) return internal_error("node " + graph_.node_label(static_cast<int>(n)) + " has no schema after passes");
+    KernelRequest request{cn.node, graph_.opset, {}, {}};
+    for (int in : cn.node.inputs)
+      request.inputs.push_back(in >= 0 ? info_of(graph_.values[static_cast<size_t>(in)]) : ValueInfo{});
+    cn.static_outputs = true;
+    for (int out : cn.node.outputs) {
+      request.outputs.push_back(out >= 0 ? info_of(graph_.values[static_cast<size_t>(out)]) : ValueInfo{});
+      if (out >= 0 && !shape_is_static(graph_.values[static_cast<size_t>(out)].shape)) cn.static_outputs = false;
+    }
+    if (options.use_aicore && !cn.schema->output_aliases_input) {
+      auto kernel = make_aicore_kernel(request);
+      if (!kernel.ok()) return kernel.status().with_context("node " + graph_.node_label(static_cast<int>(n)));
+      if (*kernel) {
+        cn.engine = (*kernel)->engine();
+        cn.kernel = std::move(kernel.value());
+      }
+    }
+    nodes_.push_back(std::move(cn));
+  }
+  return Status::Ok();
+}
+
+void Executable::plan_memory_layout() {
+  const Graph& g = graph_;
+  const size_t nv = g.values.size();
+  last_use_.assign(nv, -1);
+  alias_root_.resize(nv);
+  for (size_t v = 0; v < nv; ++v) alias_root_[v] = static_cast<int>(v);
+  for (size_t s = 0; s < nodes_.size(); ++s) {
+    const CompiledNode& cn = nodes_[s];
+    for (int in : cn.node.inputs)
+      if (in >= 0) last_use_[static_cast<size_t>(in)] = static_cast<int>(s);
+    if (cn.schema->output_aliases_input && cn.node.inputs[0] >= 0 && cn.node.outputs[0] >= 0)
+      alias_root_[static_cast<size_t>(cn.node.outputs[0])] = alias_root_[static_cast<size_t>(cn.node.inputs[0])];
+  }
+  for (int v : g.outputs) last_use_[static_cast<size_t>(v)] = INT_MAX;
+  // A buffer lives until the last read of any value sharing it.
+  std::vector<int> root_last(nv, -1);
+  for (size_t v = 0; v < nv; ++v) {
+    int& r = root_last[static_cast<size_t>(alias_root_[v])];
+    r = std::max(r, last_use_[v]);
+  }
+  std::vector<BufferRequest> requests;
+  std::vector<int> planned_values;
+  for (size_t v = 0; v < nv; ++v) {
+    const Value& value = g.values[v];
+    if (alias_root_[v] != static_cast<int>(v) || value.producer < 0 || value.constant) continue;
+    if (!shape_is_static(value.shape) || root_last[v] == INT_MAX || root_last[v] < 0) continue;
+    if (!dtype_supported(value.dtype)) continue;
+    const size_t bytes = static_cast<size_t>(shape_numel(*value.shape)) * dtype_size(value.dtype);
+    requests.push_back({bytes, value.producer, root_last[v]});
+    planned_values.push_back(static_cast<int>(v));
+  }
+  const MemoryPlan plan = plan_memory(requests);
+  arena_offset_.assign(nv, SIZE_MAX);
+  for (size_t i = 0; i < planned_values.size(); ++i) arena_offset_[static_cast<size_t>(planned_values[i])] = plan.offsets[i];
+  arena_bytes_ = plan.arena_bytes;
+  total_intermediate_bytes_ = plan.total_bytes;
+}
+
+std::shared_ptr<void> Executable::acquire_arena() const {
+  {
+    std::lock_guard<std::mutex> lock(arena_mutex_);
+    if (!arena_pool_.empty()) {
+      auto arena = std::move(arena_pool_.back());
+      arena_pool_.pop_back();
+      return arena;
+    }
+  }
+  void* p = std::aligned_alloc(64, std::max<size_t>(64, (arena_bytes_ + 63) / 64 * 64));
+  if (!p) throw std::bad_alloc();
+  return std::shared_ptr<void>(p, std::free);
+}
+
+void Executable::release_arena(std::shared_ptr<void> arena) const {
+  std::lock_guard<std::mutex> lock(arena_mutex_);
+  arena_pool_.push_back(std::move(arena));
+}
+
+Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, RunStats* stats,
+                                            RunObserver* observer) const {
+  const Graph& g = graph_;
+  if (inputs.size() != g.inputs.size())
+    return invalid_argument("the model takes " + std::to_string(g.inputs.size()) + " inputs, " +
+                            std::to_string(inputs.size()) + " were given");
+  if (num_threads_ > 0) set_num_threads(num_threads_);
+  std::vector<Tensor> slots(g.values.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = g.values[static_cast<size_t>(g.inputs[i])];
+    if (inputs[i].dtype() != v.dtype || inputs[i].shape() != *v.shape)
+      return invalid_argument("input '" + v.name + "' must be " + dtype_name(v.dtype) + " " + shape_to_string(*v.shape) +
+                              " (as compiled), got " + dtype_name(inputs[i].dtype()) + " " + shape_to_string(inputs[i].shape()));
+    slots[static_cast<size_t>(g.inputs[i])] = inputs[i];
+  }
+  auto tensor_of = [&](int v) -> const Tensor* {
+    if (v < 0) return nullptr;
+    const Value& value = g.values[static_cast<size_t>(v)];
+    return value.constant ? &*value.constant : &slots[static_cast<size_t>(v)];
+  };
+
+  std::shared_ptr<void> arena = acquire_arena();
+  std::byte* base = static_cast<std::byte*>(arena.get());
+  size_t dynamic_bytes = 0, peak_dynamic = 0;
+  Status status;
+  std::vector<const Tensor*> in_ptrs;
+  std::vector<Tensor*> out_ptrs;
+  for (size_t s = 0; s < nodes_.size() && status.ok(); ++s) {
+    const CompiledNode& cn = nodes_[s];
+    const Node& node = cn.node;
+    in_ptrs.clear();
+    for (int in : node.inputs) in_ptrs.push_back(tensor_of(in));
+    if (observer) observer->on_node_start(s, cn);
+
+    std::vector<ValueInfo> infos;
+    std::vector<Tensor> folded;
+    if (!cn.static_outputs) {
+      auto inferred = infer_node(*cn.schema, node, g.opset, in_ptrs, &folded);
+      if (!inferred.ok()) { status = inferred.status(); break; }
+      infos = std::move(inferred.value());
+    }
+    auto out_shape = [&](size_t o) -> const Shape& {
+      return cn.static_outputs ? *g.values[static_cast<size_t>(node.outputs[o])].shape : infos[o].shape;
+    };
+    if (cn.schema->output_aliases_input) {
+      slots[static_cast<size_t>(node.outputs[0])] = in_ptrs[0]->reshaped(out_shape(0));
+    } else {
+      out_ptrs.clear();
+      bool all_folded = true;
+      for (size_t o = 0; o < node.outputs.size(); ++o) {
+        const int v = node.outputs[o];
+        if (v < 0) { out_ptrs.push_back(nullptr); continue; }
+        Tensor& slot = slots[static_cast<size_t>(v)];
+        const DType dtype = g.values[static_cast<size_t>(v)].dtype;
+        if (o < folded.size() && folded[o].defined()) {
+          slot = folded[o];
+        } else if (arena_offset_[static_cast<size_t>(v)] != SIZE_MAX) {
+          slot = Tensor::borrow(dtype, out_shape(o), base + arena_offset_[static_cast<size_t>(v)]);
+          all_folded = false;
+        } else {
+          slot = Tensor(dtype, out_shape(o));
+          dynamic_bytes += slot.nbytes();
+          all_folded = false;
+        }
+        out_ptrs.push_back(&slot);
+      }
+      peak_dynamic = std::max(peak_dynamic, dynamic_bytes);
+      if (!all_folded) {
+        KernelContext ctx(node, g.opset, in_ptrs, out_ptrs);
+        status = cn.kernel ? cn.kernel->run(ctx) : cn.schema->reference(ctx);
+        if (!status.ok()) break;
+      }
+    }
+    if (observer) {
+      std::vector<const Tensor*> outs;
+      for (int v : node.outputs) outs.push_back(v >= 0 ? &slots[static_cast<size_t>(v)] : nullptr);
+      observer->on_node_end(s, cn, in_ptrs, outs);
+    }
+    for (int in : node.inputs) {
+      if (in < 0 || last_use_[static_cast<size_t>(in)] != static_cast<int>(s) || g.values[static_cast<size_t>(in)].constant)
+        continue;
+      Tensor& slot = slots[static_cast<size_t>(in)];
+      if (slot.owns_storage() && g.values[static_cast<size_t>(in)].producer >= 0 &&
+          alias_root_[static_cast<size_t>(in)] == in)
+        dynamic_bytes -= std::min(dynamic_bytes, slot.nbytes());
+      slot = Tensor();
+    }
+  }
+  if (!status.ok()) {
+    release_arena(std::move(arena));
+    return status.with_context("model " + g.source);
+  }
+  std::vector<Tensor> outputs;
+  for (int v : g.outputs) {
+    const Tensor* t = tensor_of(v);
+    const Value& value = g.values[static_cast<size_t>(v)];
+    const bool shares_foreign_storage =
+        !t->owns_storage() || value.constant || g.values[static_cast<size_t>(alias_root_[static_cast<size_t>(v)])].producer < 0;
+    outputs.push_back(shares_foreign_storage ? t->clone() : *t);
+  }
+  release_arena(std::move(arena));
+  if (stats) {
+    stats->arena_bytes = arena_bytes_;
+    stats->peak_dynamic_bytes = peak_dynamic;
+  }
+  return outputs;
+}
+
+}  // namespace openge

@@ -1,0 +1,91 @@
+// A graph compiled for concrete input shapes: inferred, constant-folded, fused, with a kernel
+// chosen per node and a static memory plan. run() is re-entrant: concurrent runs of one
+// Executable each take their own arena from a pool.
+#pragma once
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "ir/graph.h"
+#include "kernels/compiled_kernel.h"
+#include "ops/op_registry.h"
+
+namespace openge {
+
+struct CompileOptions {
+  int num_threads = 0;         // 0: one per core
+  bool use_aicore = true;      // false: every node on the reference engine
+  bool run_passes = true;
+};
+
+struct PassStat {
+  std::string name;
+  int matched = 0;
+  int applied = 0;
+};
+
+struct CompiledNode {
+  Node node;
+  const OpSchema* schema = nullptr;
+  std::unique_ptr<CompiledKernel> kernel;  // null: the reference kernel runs
+  Engine engine = Engine::kAiCpu;
+  bool static_outputs = false;             // output shapes known at compile time
+};
+
+// What one run did, for CLIs and the profiler.
+struct RunStats {
+  size_t arena_bytes = 0;          // planned intermediates
+  size_t peak_dynamic_bytes = 0;   // intermediates whose shape was only known at run time
+};
+
+// Called around every node of a run (profiling, dumps). Must be cheap when unset.
+struct RunObserver {
+  virtual ~RunObserver() = default;
+  virtual void on_node_start(size_t index, const CompiledNode& node) {}
+  virtual void on_node_end(size_t index, const CompiledNode& node, const std::vector<const Tensor*>& inputs,
+                           const std::vector<const Tensor*>& outputs) {}
+};
+
+class Executable {
+ public:
+  // `input_shapes` gives one concrete shape per graph input (graph order).
+  static Result<std::unique_ptr<Executable>> compile(Graph graph, const std::vector<Shape>& input_shapes,
+                                                     const CompileOptions& options);
+
+  // Inputs in graph-input order; outputs in graph-output order, owned by the caller.
+  Result<std::vector<Tensor>> run(const std::vector<Tensor>& inputs, RunStats* stats = nullptr,
+                                  RunObserver* observer = nullptr) const;
+
+  const Graph& graph() const { return graph_; }
+  const std::vector<CompiledNode>& nodes() const { return nodes_; }
+  const std::vector<PassStat>& pass_stats() const { return pass_stats_; }
+  size_t arena_bytes() const { return arena_bytes_; }
+  size_t unplanned_total_bytes() const { return total_intermediate_bytes_; }
+
+ private:
+  Executable() = default;
+  Status infer_and_fold();
+  Status run_passes();
+  void remove_dead_nodes();
+  Status select_kernels(const CompileOptions& options);
+  void plan_memory_layout();
+  std::shared_ptr<void> acquire_arena() const;
+  void release_arena(std::shared_ptr<void> arena) const;
+
+  Graph graph_;
+  std::vector<CompiledNode> nodes_;
+  std::vector<PassStat> pass_stats_;
+  int num_threads_ = 0;
+  // Per value: offset in the arena (SIZE_MAX when not planned) and the step after which no
+  // node reads it (its slot is released then).
+  std::vector<size_t> arena_offset_;
+  std::vector<int> last_use_;
+  std::vector<int> alias_root_;     // value whose buffer an alias value shares (itself otherwise)
+  size_t arena_bytes_ = 0;
+  size_t total_intermediate_bytes_ = 0;
+  mutable std::mutex arena_mutex_;
+  mutable std::vector<std::shared_ptr<void>> arena_pool_;
+};
+
+}  // namespace openge

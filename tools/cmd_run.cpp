@@ -1,0 +1,98 @@
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "cli_args.h"
+#include "commands.h"
+#include "frontend/tensor_proto.h"
+#include "io/npy.h"
+#include "model_inputs.h"
+#include "output_summary.h"
+
+namespace openge::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<FlagSpec> kRunFlags = {
+    {"model", "M.onnx", "model to run (default: the bundled demo model)"},
+    {"input", "NAME=FILE", "input tensor from a .npy or .pb (ONNX TensorProto) file", true},
+    {"inputs", "DIR", "read DIR/input_<i>.pb for the i-th graph input"},
+    {"outputs", "DIR", "write DIR/output_<i>.pb and .npy for the i-th graph output"},
+    {"threads", "N", "threads for parallel ops (default: one per core)"},
+    {"seed", "N", "seed for random inputs (default 0)"},
+    {"engine", "ENGINE", "auto (default: AI Core where it can, AI CPU otherwise) or aicpu (reference kernels only)"},
+};
+
+Status write_outputs(const Session& session, const std::vector<Tensor>& outputs, const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return io_error("--outputs " + dir + ": cannot create the directory: " + ec.message());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string base = (fs::path(dir) / ("output_" + std::to_string(i))).string();
+    OPENGE_RETURN_IF_ERROR(write_tensor_pb(outputs[i], session.outputs()[i].name, base + ".pb"));
+    OPENGE_RETURN_IF_ERROR(write_npy(outputs[i], base + ".npy"));
+  }
+  return Status::Ok();
+}
+
+int fail(const Status& s) {
+  std::fprintf(stderr, "openge run: error: %s\n", s.message().c_str());
+  return 1;
+}
+
+}  // namespace
+
+int cmd_run(int argc, char** argv) {
+  auto args = Args::parse(argc, argv, 2, kRunFlags);
+  if (!args.ok()) return fail(args.status());
+  if (args->has("help")) {
+    std::cout << usage("openge run [--model M.onnx] [--input NAME=FILE]... [--inputs DIR] [--outputs DIR]",
+                       "Runs a model once and prints each output's name, dtype, shape and a summary.\n"
+                       "Inputs not given get seeded random data, and the run says so.",
+                       kRunFlags);
+    return 0;
+  }
+  auto threads = args->get_int("threads", 0, 0, 1024);
+  if (!threads.ok()) return fail(threads.status());
+  auto seed = args->get_int("seed", 0, 0, 1 << 30);
+  if (!seed.ok()) return fail(seed.status());
+  const std::string engine = args->get("engine", "auto");
+  if (engine != "auto" && engine != "aicpu") return fail(invalid_argument("--engine must be auto or aicpu, got '" + engine + "'"));
+
+  std::string model = args->get("model");
+  if (model.empty()) {
+    auto demo = find_demo_model();
+    if (!demo.ok()) return fail(demo.status());
+    model = *demo;
+    std::cout << "no --model given: running the bundled demo model " << model << "\n";
+  }
+  SessionOptions options;
+  options.num_threads = *threads;
+  options.use_aicore = engine == "auto";
+  auto session = Session::open(model, options);
+  if (!session.ok()) return fail(session.status());
+  auto inputs = gather_inputs(**session, *args, static_cast<uint32_t>(*seed));
+  if (!inputs.ok()) return fail(inputs.status());
+  for (const auto& note : inputs->notes) std::cout << note << "\n";
+
+  const auto start = std::chrono::steady_clock::now();
+  RunInfo info;
+  auto outputs = (*session)->run(inputs->tensors, &info);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!outputs.ok()) return fail(outputs.status());
+
+  for (size_t i = 0; i < outputs->size(); ++i)
+    std::cout << "output '" << (*session)->outputs()[i].name << "': " << summarize_tensor((*outputs)[i]) << "\n";
+  std::printf("run time: %.3f ms (first run, includes compilation); nodes: %d AI Core, %d AI CPU; "
+              "peak intermediate memory: %.2f MiB planned + %.2f MiB dynamic\n",
+              ms, info.aicore_nodes, info.aicpu_nodes, info.arena_bytes / 1048576.0, info.peak_dynamic_bytes / 1048576.0);
+  if (args->has("outputs")) {
+    if (Status s = write_outputs(**session, *outputs, args->get("outputs")); !s.ok()) return fail(s);
+    std::cout << "outputs written to " << args->get("outputs") << "\n";
+  }
+  return 0;
+}
+
+}  // namespace openge::cli

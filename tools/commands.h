@@ -1,0 +1,9 @@
+// The openge subcommands; each returns the process exit code.
+#pragma once
+
+namespace openge::cli {
+
+int cmd_run(int argc, char** argv);
+int cmd_bench(int argc, char** argv);
+
+}  // namespace openge::cli

@@ -1,0 +1,124 @@
+#include "model_inputs.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <random>
+
+#include "frontend/tensor_proto.h"
+#include "io/npy.h"
+#include "ir/dispatch.h"
+
+namespace openge::cli {
+namespace fs = std::filesystem;
+
+Tensor random_tensor(DType dtype, const Shape& shape, uint32_t seed) {
+  Tensor t(dtype, shape);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> small(0, 9);
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = t.data<T>();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      if constexpr (std::is_same_v<T, bool>) p[i] = small(rng) >= 5;
+      else if constexpr (is_half_v<T>) p[i] = T(real(rng));
+      else if constexpr (std::is_floating_point_v<T>) p[i] = static_cast<T>(real(rng));
+      else p[i] = static_cast<T>(small(rng));
+    }
+  });
+  return t;
+}
+
+namespace {
+
+Result<Tensor> read_tensor_file(const std::string& path) {
+  const std::string ext = fs::path(path).extension().string();
+  if (ext == ".npy") return read_npy(path);
+  if (ext == ".pb") return read_tensor_pb(path);
+  return invalid_argument("input file " + path + " must be .npy or .pb");
+}
+
+Status check_input(const TensorInfo& info, const Tensor& t, const std::string& source) {
+  if (t.dtype() != info.dtype)
+    return invalid_argument("input '" + info.name + "' from " + source + " is " + dtype_name(t.dtype()) +
+                            " but the model expects " + dtype_name(info.dtype));
+  bool ok = info.shape.empty() || info.shape.size() == t.shape().size();
+  for (size_t d = 0; ok && d < info.shape.size(); ++d) ok = info.shape[d] < 0 || info.shape[d] == t.shape()[d];
+  if (!ok)
+    return invalid_argument("input '" + info.name + "' from " + source + " has shape " + shape_to_string(t.shape()) +
+                            " but the model expects " + shape_to_string(info.shape));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<GatheredInputs> gather_inputs(const Session& session, const Args& args, uint32_t seed) {
+  const auto& infos = session.inputs();
+  GatheredInputs out;
+  out.tensors.resize(infos.size());
+  std::vector<bool> given(infos.size(), false);
+  if (args.has("inputs")) {
+    const std::string dir = args.get("inputs");
+    if (!fs::is_directory(dir)) return invalid_argument("--inputs " + dir + " is not a directory");
+    for (size_t i = 0; i < infos.size(); ++i) {
+      const std::string path = (fs::path(dir) / ("input_" + std::to_string(i) + ".pb")).string();
+      if (!fs::exists(path)) continue;
+      auto t = read_tensor_pb(path);
+      if (!t.ok()) return t.status();
+      OPENGE_RETURN_IF_ERROR(check_input(infos[i], *t, path));
+      out.tensors[i] = std::move(t.value());
+      given[i] = true;
+    }
+  }
+  for (const std::string& spec : args.all("input")) {
+    const auto eq = spec.find('=');
+    if (eq == std::string::npos) return invalid_argument("--input needs NAME=FILE, got '" + spec + "'");
+    const std::string name = spec.substr(0, eq), path = spec.substr(eq + 1);
+    size_t index = infos.size();
+    for (size_t i = 0; i < infos.size(); ++i)
+      if (infos[i].name == name) index = i;
+    if (index == infos.size()) {
+      std::string names;
+      for (const auto& info : infos) names += (names.empty() ? "" : ", ") + info.name;
+      return invalid_argument("--input " + name + ": the model has no input of that name (inputs: " + names + ")");
+    }
+    auto t = read_tensor_file(path);
+    if (!t.ok()) return t.status();
+    OPENGE_RETURN_IF_ERROR(check_input(infos[index], *t, path));
+    out.tensors[index] = std::move(t.value());
+    given[index] = true;
+  }
+  for (size_t i = 0; i < infos.size(); ++i) {
+    if (given[i]) continue;
+    Shape shape = infos[i].shape;
+    bool symbolic = false;
+    for (int64_t& d : shape)
+      if (d < 0) { d = 1; symbolic = true; }
+    out.tensors[i] = random_tensor(infos[i].dtype, shape, seed + static_cast<uint32_t>(i));
+    out.notes.push_back("input '" + infos[i].name + "': random " + dtype_name(infos[i].dtype) + " " +
+                        shape_to_string(shape) + " (seed " + std::to_string(seed + i) + ")" +
+                        (symbolic ? ", symbolic dimensions set to 1" : ""));
+  }
+  return out;
+}
+
+Result<std::string> find_demo_model() {
+  std::vector<fs::path> candidates;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    candidates.push_back(exe.parent_path() / "../share/openge/demo.onnx");
+    candidates.push_back(exe.parent_path() / "../models/demo.onnx");
+  }
+#ifdef OPENGE_DEMO_MODEL
+  candidates.push_back(OPENGE_DEMO_MODEL);
+#endif
+  for (const auto& c : candidates)
+    if (fs::is_regular_file(c, ec)) return fs::weakly_canonical(c).string();
+  std::string tried;
+  for (const auto& c : candidates) tried += " " + c.string();
+  return io_error("the demo model was not found (looked at" + tried + "); pass --model FILE.onnx");
+}
+
+}  // namespace openge::cli

@@ -1,0 +1,26 @@
+// Gathers a model's inputs for the CLI: from --inputs DIR (input_<i>.pb), --input NAME=FILE
+// (.npy or .pb), and seeded random data for whatever is left (which the CLI announces).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "cli_args.h"
+#include "openge/session.h"
+
+namespace openge::cli {
+
+struct GatheredInputs {
+  std::vector<Tensor> tensors;
+  std::vector<std::string> notes;  // "input 'x': random float32 [1,3,224,224] (seed 0)"
+};
+
+Result<GatheredInputs> gather_inputs(const Session& session, const Args& args, uint32_t seed);
+
+// A tensor of the given type and shape filled from a seeded generator: floats in [-1, 1),
+// integers in [0, 10), bools at random.
+Tensor random_tensor(DType dtype, const Shape& shape, uint32_t seed);
+
+// The demo model shipped with OpenGE, or an error saying where it was looked for.
+Result<std::string> find_demo_model();
+
+}  // namespace openge::cli
