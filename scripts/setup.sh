@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages OpenGE needs to build and test, only those missing.
+# Uses sudo when not root. Safe to run repeatedly.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build ccache pkg-config
+  libdnnl-dev ocl-icd-opencl-dev          # oneDNN (AI Core kernels); its CMake config wants OpenCL headers
+  libonnx-dev libprotobuf-dev protobuf-compiler   # ONNX protos
+  nlohmann-json3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-onnx python3-numpy     # conformance data and model generators
+  clang libclang-rt-14-dev               # libFuzzer and sanitizers
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+  echo "installing: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+fi
