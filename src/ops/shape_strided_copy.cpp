@@ -1,0 +1,153 @@
+#include "ops/shape_strided_copy.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "ops/shape_common.h"
+#include "runtime/parallel.h"
+
+namespace openge {
+namespace {
+
+struct View {
+  std::vector<int64_t> size, stride;
+};
+
+// Drops size-1 dims and merges each dim into its outer neighbour when the pair walks memory
+// as one dim would; the contiguous destination layout is unchanged by both.
+View simplify(const Shape& shape, const std::vector<int64_t>& strides) {
+  View v;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1) continue;
+    if (!v.size.empty() && v.stride.back() == strides[i] * shape[i]) {
+      v.size.back() *= shape[i];
+      v.stride.back() = strides[i];
+    } else {
+      v.size.push_back(shape[i]);
+      v.stride.push_back(strides[i]);
+    }
+  }
+  return v;
+}
+
+template <class T>
+void copy_row(const char* src, char* dst, int64_t n, int64_t stride) {
+  if (stride == 1) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(T));
+  } else if (stride == 0) {
+    const T v = load_elem<T>(src);
+    for (int64_t i = 0; i < n; ++i) store_elem<T>(dst + i * sizeof(T), v);
+  } else {
+    for (int64_t i = 0; i < n; ++i) store_elem<T>(dst + i * sizeof(T), load_elem<T>(src + i * stride * sizeof(T)));
+  }
+}
+
+// Row by row over the last dim; the outer index is advanced like an odometer.
+template <class T>
+void copy_rows(const char* src, char* dst, const View& v) {
+  const int64_t inner = v.size.back();
+  const int64_t inner_stride = v.stride.back();
+  const size_t outer_rank = v.size.size() - 1;
+  int64_t rows = 1;
+  for (size_t k = 0; k < outer_rank; ++k) rows *= v.size[k];
+  parallel_for(rows, inner * static_cast<int64_t>(sizeof(T)) / 4 + 8, [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> idx(outer_rank);
+    int64_t off = 0;
+    for (size_t k = outer_rank, r = static_cast<size_t>(begin); k-- > 0;) {
+      idx[k] = static_cast<int64_t>(r) % v.size[k];
+      r /= static_cast<size_t>(v.size[k]);
+      off += idx[k] * v.stride[k];
+    }
+    for (int64_t row = begin; row < end; ++row) {
+      copy_row<T>(src + off * static_cast<int64_t>(sizeof(T)), dst + row * inner * static_cast<int64_t>(sizeof(T)),
+                  inner, inner_stride);
+      for (size_t k = outer_rank; k-- > 0;) {
+        ++idx[k];
+        off += v.stride[k];
+        if (idx[k] < v.size[k]) break;
+        off -= v.stride[k] * v.size[k];
+        idx[k] = 0;
+      }
+    }
+  });
+}
+
+// A transpose-like view: dim `a` has unit source stride, the last dim does not. Copies (a, last)
+// planes in square tiles so that both the strided reads and the contiguous writes stay in cache.
+template <class T>
+void copy_tiled(const char* src, char* dst, const View& v, size_t a) {
+  constexpr int64_t kTile = 16;
+  const size_t rank = v.size.size();
+  std::vector<int64_t> dst_stride(rank);
+  for (size_t k = rank, s = 1; k-- > 0;) {
+    dst_stride[k] = static_cast<int64_t>(s);
+    s *= static_cast<size_t>(v.size[k]);
+  }
+  // The remaining ("batch") dims, walked per tile row.
+  std::vector<int64_t> bsize, bsrc, bdst;
+  for (size_t k = 0; k + 1 < rank; ++k)
+    if (k != a) {
+      bsize.push_back(v.size[k]);
+      bsrc.push_back(v.stride[k]);
+      bdst.push_back(dst_stride[k]);
+    }
+  int64_t batches = 1;
+  for (int64_t s : bsize) batches *= s;
+  const int64_t na = v.size[a], da = dst_stride[a];
+  const int64_t nl = v.size.back(), sl = v.stride.back();
+  const int64_t a_blocks = (na + kTile - 1) / kTile;
+  const T* s = reinterpret_cast<const T*>(src);
+  T* d = reinterpret_cast<T*>(dst);
+  parallel_for(batches * a_blocks, kTile * nl, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      int64_t batch = t / a_blocks, soff = 0, doff = 0;
+      for (size_t k = bsize.size(); k-- > 0;) {
+        const int64_t i = batch % bsize[k];
+        batch /= bsize[k];
+        soff += i * bsrc[k];
+        doff += i * bdst[k];
+      }
+      const int64_t i0 = (t % a_blocks) * kTile, i1 = std::min(na, i0 + kTile);
+      for (int64_t j0 = 0; j0 < nl; j0 += kTile) {
+        const int64_t j1 = std::min(nl, j0 + kTile);
+        for (int64_t i = i0; i < i1; ++i) {
+          const T* sp = s + soff + i;
+          T* dp = d + doff + i * da;
+          for (int64_t j = j0; j < j1; ++j) dp[j] = sp[j * sl];
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void strided_copy(const void* src, void* dst, size_t elem_size, const Shape& shape,
+                  const std::vector<int64_t>& src_strides) {
+  if (shape_numel(shape) == 0) return;
+  const View v = simplify(shape, src_strides);
+  const char* s = static_cast<const char*>(src);
+  char* d = static_cast<char*>(dst);
+  if (v.size.empty()) {  // a single element
+    std::memcpy(d, s, elem_size);
+    return;
+  }
+  if (v.size.size() == 1 && v.stride[0] == 1) {
+    copy_bytes(d, s, static_cast<size_t>(v.size[0]) * elem_size);
+    return;
+  }
+  visit_element_size(elem_size, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const int64_t last_stride = v.stride.back();
+    if (last_stride != 1 && last_stride != 0 && v.size.back() >= 4) {
+      for (size_t a = 0; a + 1 < v.size.size(); ++a)
+        if (v.stride[a] == 1 && v.size[a] >= 4) {
+          copy_tiled<T>(s, d, v, a);
+          return;
+        }
+    }
+    copy_rows<T>(s, d, v);
+  });
+}
+
+}  // namespace openge
