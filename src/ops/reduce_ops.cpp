@@ -1,6 +1,187 @@
-// Placeholder so the op table links while this family is being written.
-#include "ops/op_registry.h"
+// Reduce* ops (ONNX opsets 7-18 forms): axes from the attribute, or from input 1 for
+// ReduceSum since opset 13 (the other reductions since 18), keepdims, noop_with_empty_axes.
+// Adjacent reduced / kept axes are merged so the common cases (last axis: LayerNorm's
+// ReduceMean; a contiguous middle block: global pooling) run as contiguous vector loops.
+#include <cstring>
+#include <string_view>
+
+#include "ops/math_common.h"
+#include "ops/reduce_axes.h"
+#include "ops/reduce_kernels.h"
+#include "ops/shape_util.h"
 
 namespace openge {
-void register_reduce_ops(std::vector<OpSchema>& table) {}
+namespace {
+
+enum class ReduceKind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kSumSquare, kLogSum };
+
+struct ReduceOpRow {
+  std::string_view op_type;
+  ReduceKind kind;
+};
+constexpr ReduceOpRow kReduceOps[] = {
+    {"ReduceSum", ReduceKind::kSum},   {"ReduceMean", ReduceKind::kMean},
+    {"ReduceMax", ReduceKind::kMax},   {"ReduceMin", ReduceKind::kMin},
+    {"ReduceProd", ReduceKind::kProd}, {"ReduceL1", ReduceKind::kL1},
+    {"ReduceL2", ReduceKind::kL2},     {"ReduceSumSquare", ReduceKind::kSumSquare},
+    {"ReduceLogSum", ReduceKind::kLogSum},
+};
+
+ReduceKind kind_of(std::string_view op_type) {
+  for (const auto& row : kReduceOps)
+    if (row.op_type == op_type) return row.kind;
+  return ReduceKind::kSum;
+}
+
+// What a reduction node does to a given input shape.
+struct ReducePlan {
+  bool identity = false;      // noop_with_empty_axes with no axes: output = input
+  std::vector<bool> reduced;  // per input axis
+  Shape out_shape;
+};
+
+// The axes moved from attribute to input 1 in ReduceSum-13 and in every other Reduce*-18.
+bool axes_from_input(std::string_view op_type, int64_t opset) {
+  return op_type == "ReduceSum" ? opset >= 13 : opset >= 18;
+}
+
+Result<ReducePlan> plan_reduce(const Node& node, int64_t opset, const Shape& shape, const Tensor* axes_input) {
+  std::vector<int64_t> axes;
+  if (axes_from_input(node.op_type, opset)) {
+    if (axes_input) {
+      if (axes_input->dtype() != DType::kInt64)
+        return invalid_argument(std::string("axes input must be int64, got ") + dtype_name(axes_input->dtype()));
+      if (axes_input->rank() > 1) return invalid_argument("axes input must be 1-D, got shape " + shape_to_string(axes_input->shape()));
+      axes = axes_input->to_int64_vector();
+    }
+  } else {
+    axes = node.attrs.get_ints("axes");
+  }
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  const bool keepdims = node.attrs.get_int("keepdims", 1) != 0;
+  ReducePlan plan;
+  if (axes.empty() && node.attrs.get_int("noop_with_empty_axes", 0) != 0) {
+    plan.identity = true;
+    plan.reduced.assign(shape.size(), false);
+    plan.out_shape = shape;
+    return plan;
+  }
+  plan.reduced.assign(shape.size(), axes.empty());
+  auto normalized = normalize_axes(axes, rank);
+  if (!normalized.ok()) return normalized.status();
+  for (int64_t a : *normalized) plan.reduced[static_cast<size_t>(a)] = true;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (!plan.reduced[i]) plan.out_shape.push_back(shape[i]);
+    else if (keepdims) plan.out_shape.push_back(1);
+  }
+  return plan;
+}
+
+Status infer_reduce(InferContext& ctx) {
+  const DType dt = ctx.input_dtype(0);
+  if (dt == DType::kBool || !dtype_supported(dt) || dt == DType::kUndefined)
+    return ctx.error(std::string("input must be a numeric tensor, got ") + dtype_name(dt));
+  if (!ctx.input_shape_known(0)) {
+    ctx.set_output_dtype(0, dt);
+    return Status::Ok();
+  }
+  const bool from_input = axes_from_input(ctx.node().op_type, ctx.opset());
+  if (from_input && ctx.has_input(1) && !ctx.input_value(1)) {
+    ctx.set_output_dtype(0, dt);  // the axes arrive at run time
+    return Status::Ok();
+  }
+  if (!from_input && ctx.has_input(1)) return ctx.error("takes its axes as an attribute at this opset, not as input 1");
+  auto plan = plan_reduce(ctx.node(), ctx.opset(), ctx.input_shape(0), from_input ? ctx.input_value(1) : nullptr);
+  if (!plan.ok()) return ctx.error(plan.status().message());
+  ctx.set_output(0, dt, plan->out_shape);
+  return Status::Ok();
+}
+
+template <template <class> class Policy, class T>
+void reduce_with(const T* x, T* y, const Shape& shape, const std::vector<bool>& reduced) {
+  using P = Policy<reduce_acc_t<T>>;
+  // Merge adjacent axes of the same kind, dropping size-1 axes (they change no offsets).
+  std::vector<int64_t> sizes;
+  std::vector<bool> kinds;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1) continue;
+    if (!kinds.empty() && kinds.back() == reduced[i]) sizes.back() *= shape[i];
+    else { sizes.push_back(shape[i]); kinds.push_back(reduced[i]); }
+  }
+  int reduced_blocks = 0;
+  for (bool k : kinds) reduced_blocks += k;
+  if (reduced_blocks <= 1) {
+    int64_t outer = 1, R = 1, inner = 1;
+    bool seen = false;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (kinds[i]) { R = sizes[i]; seen = true; }
+      else if (seen) inner *= sizes[i];
+      else outer *= sizes[i];
+    }
+    reduce_blocks<P>(x, y, outer, R, inner);
+    return;
+  }
+  // Several separate reduced blocks: gather into [kept..., reduced...] order, then reduce rows.
+  const std::vector<int64_t> strides = contiguous_strides(Shape(sizes.begin(), sizes.end()));
+  Shape perm_shape;
+  std::vector<int64_t> perm_strides;
+  int64_t kept = 1, R = 1;
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 0; i < sizes.size(); ++i)
+      if (kinds[i] == (pass == 1)) {
+        perm_shape.push_back(sizes[i]);
+        perm_strides.push_back(strides[i]);
+        (pass ? R : kept) *= sizes[i];
+      }
+  std::vector<T> tmp(static_cast<size_t>(kept * R));
+  gather_strided(x, perm_shape, perm_strides, tmp.data());
+  reduce_blocks<P>(tmp.data(), y, kept, R, 1);
+}
+
+template <class T>
+void run_reduce(ReduceKind kind, const T* x, T* y, const Shape& shape, const std::vector<bool>& reduced) {
+  switch (kind) {
+    case ReduceKind::kSum: return reduce_with<SumPolicy>(x, y, shape, reduced);
+    case ReduceKind::kMean: return reduce_with<MeanPolicy>(x, y, shape, reduced);
+    case ReduceKind::kMax: return reduce_with<MaxPolicy>(x, y, shape, reduced);
+    case ReduceKind::kMin: return reduce_with<MinPolicy>(x, y, shape, reduced);
+    case ReduceKind::kProd: return reduce_with<ProdPolicy>(x, y, shape, reduced);
+    case ReduceKind::kL1: return reduce_with<L1Policy>(x, y, shape, reduced);
+    case ReduceKind::kL2: return reduce_with<L2Policy>(x, y, shape, reduced);
+    case ReduceKind::kSumSquare: return reduce_with<SumSquarePolicy>(x, y, shape, reduced);
+    case ReduceKind::kLogSum: return reduce_with<LogSumPolicy>(x, y, shape, reduced);
+  }
+}
+
+Status reduce_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const bool from_input = axes_from_input(ctx.node().op_type, ctx.opset());
+  auto plan = plan_reduce(ctx.node(), ctx.opset(), x.shape(), from_input && ctx.has_input(1) ? &ctx.input(1) : nullptr);
+  if (!plan.ok()) return ctx.error(plan.status().message());
+  Tensor& y = ctx.output(0);
+  if (y.shape() != plan->out_shape)
+    return ctx.error("output shape " + shape_to_string(y.shape()) + " does not match the reduction's " +
+                     shape_to_string(plan->out_shape));
+  if (plan->identity) {
+    if (x.nbytes()) std::memcpy(y.raw(), x.raw(), x.nbytes());
+    return Status::Ok();
+  }
+  const ReduceKind kind = kind_of(ctx.node().op_type);
+  const bool ok = visit_number_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_reduce<T>(kind, x.data<T>(), y.data<T>(), x.shape(), plan->reduced);
+  });
+  if (!ok) return ctx.error(std::string("unsupported dtype ") + dtype_name(x.dtype()));
+  return Status::Ok();
+}
+
+}  // namespace
+
+void register_reduce_ops(std::vector<OpSchema>& table) {
+  for (const auto& row : kReduceOps)
+    table.push_back(OpSchema{row.op_type, 1, 2, 1, 1, infer_reduce, reduce_kernel});
+  register_reduce_index_ops(table);
+  register_reduce_softmax_ops(table);
+}
+
 }  // namespace openge
