@@ -30,8 +30,7 @@ def sanitizer_env():
     env.setdefault("OMP_NUM_THREADS", "1")
     # A distinct exit code makes a sanitizer report impossible to mistake for a clean refusal.
     env["ASAN_OPTIONS"] = ":".join(filter(None, [
-        os.environ.get("ASAN_OPTIONS", ""), f"exitcode={ASAN_EXIT}", "abort_on_error=0",
-        "allocator_may_return_null=1"]))
+        os.environ.get("ASAN_OPTIONS", ""), f"exitcode={ASAN_EXIT}", "abort_on_error=0"]))
     env["UBSAN_OPTIONS"] = ":".join(filter(None, [
         os.environ.get("UBSAN_OPTIONS", ""), "halt_on_error=1", "print_stacktrace=1",
         f"exitcode={UBSAN_EXIT}"]))
