@@ -1,6 +1,7 @@
 #include "ops/math_gemm.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "ops/shape_util.h"
 #include "runtime/parallel.h"
@@ -8,26 +9,52 @@
 namespace openge {
 namespace {
 
-constexpr int64_t kMR = 4;     // rows of C per register tile
-constexpr int64_t kNR = 16;    // columns of C per register tile (two AVX2 float vectors)
-constexpr int64_t kMc = 64;    // rows of C per parallel task
-constexpr int64_t kNc = 256;   // columns of C per parallel task
-constexpr int64_t kKc = 256;   // depth per pass: a kKc×kNR panel of B stays in L1
-
-// C[0..MR)[0..NR) (+)= A[0..MR)[0..K) · B[0..K)[0..NR) with the C tile held in registers.
+// GCC/Clang vector extensions: 32-byte vectors (one AVX2 register) of the accumulator type.
+// Writing the tile with them guarantees the C tile lives in registers; the auto-vectoriser
+// left a plain-array tile in memory and ran ~15x slower.
 template <class Acc>
+struct TileVec {
+  typedef Acc type __attribute__((vector_size(32)));
+  static constexpr int64_t kLanes = 32 / static_cast<int64_t>(sizeof(Acc));
+};
+
+constexpr int64_t kMR = 6;     // rows of C per register tile (6 x 2 vector accumulators)
+static_assert(kMR == 6, "the tile dispatch in batched_gemm lists 1..6 rows");
+constexpr int64_t kMc = 96;    // rows of C per parallel task (a multiple of kMR)
+constexpr int64_t kNc = 256;   // columns of C per parallel task
+constexpr int64_t kKc = 256;   // depth per pass: a kKc x kNR panel of B stays in L1
+template <class Acc>
+constexpr int64_t kNR = 2 * TileVec<Acc>::kLanes;  // columns of C per register tile
+
+// C[0..kRows)[0..NR) (+)= A[0..kRows)[0..K) · B[0..K)[0..NR) with the C tile held in registers.
+template <class Acc, int64_t kRows>
 inline void tile_full(const Acc* A, int64_t lda, const Acc* B, int64_t ldb, Acc* C, int64_t ldc, int64_t K,
                       bool accumulate) {
-  Acc c[kMR][kNR] = {};
+  using V = typename TileVec<Acc>::type;
+  constexpr int64_t L = TileVec<Acc>::kLanes;
+  V c[kRows][2] = {};
   for (int64_t k = 0; k < K; ++k) {
-    const Acc* b = B + k * ldb;
-    for (int64_t r = 0; r < kMR; ++r) {
+    V b0, b1;
+    std::memcpy(&b0, B + k * ldb, sizeof(V));
+    std::memcpy(&b1, B + k * ldb + L, sizeof(V));
+    for (int64_t r = 0; r < kRows; ++r) {
       const Acc a = A[r * lda + k];
-      for (int64_t j = 0; j < kNR; ++j) c[r][j] += a * b[j];
+      c[r][0] += a * b0;
+      c[r][1] += a * b1;
     }
   }
-  for (int64_t r = 0; r < kMR; ++r)
-    for (int64_t j = 0; j < kNR; ++j) C[r * ldc + j] = accumulate ? C[r * ldc + j] + c[r][j] : c[r][j];
+  for (int64_t r = 0; r < kRows; ++r) {
+    Acc* out = C + r * ldc;
+    if (accumulate) {
+      V o0, o1;
+      std::memcpy(&o0, out, sizeof(V));
+      std::memcpy(&o1, out + L, sizeof(V));
+      c[r][0] += o0;
+      c[r][1] += o1;
+    }
+    std::memcpy(out, &c[r][0], sizeof(V));
+    std::memcpy(out + L, &c[r][1], sizeof(V));
+  }
 }
 
 // The same for an edge tile of mr×nr (mr <= kMR, nr <= kNR).
@@ -73,15 +100,25 @@ void batched_gemm(int64_t batches, int64_t M, int64_t N, int64_t K, const Acc* A
       for (int64_t k0 = 0; k0 < K; k0 += kKc) {
         const int64_t kc = std::min(kKc, K - k0);
         const bool accumulate = k0 > 0;
-        for (int64_t j = j0; j < j1; j += kNR) {
-          const int64_t nr = std::min(kNR, j1 - j);
+        for (int64_t j = j0; j < j1; j += kNR<Acc>) {
+          const int64_t nr = std::min(kNR<Acc>, j1 - j);
           for (int64_t i = i0; i < i1; i += kMR) {
             const int64_t mr = std::min(kMR, i1 - i);
             const Acc* ap = a + i * lda + k0;
             const Acc* bp = bm + k0 * ldb + j;
             Acc* cp = c + i * N + j;
-            if (mr == kMR && nr == kNR) tile_full(ap, lda, bp, ldb, cp, N, kc, accumulate);
-            else tile_edge(ap, lda, bp, ldb, cp, N, kc, mr, nr, accumulate);
+            if (nr == kNR<Acc>) {
+              switch (mr) {  // full-width tiles of fewer rows (the bottom edge, gemv) stay vectorised
+                case 6: tile_full<Acc, 6>(ap, lda, bp, ldb, cp, N, kc, accumulate); break;
+                case 5: tile_full<Acc, 5>(ap, lda, bp, ldb, cp, N, kc, accumulate); break;
+                case 4: tile_full<Acc, 4>(ap, lda, bp, ldb, cp, N, kc, accumulate); break;
+                case 3: tile_full<Acc, 3>(ap, lda, bp, ldb, cp, N, kc, accumulate); break;
+                case 2: tile_full<Acc, 2>(ap, lda, bp, ldb, cp, N, kc, accumulate); break;
+                default: tile_full<Acc, 1>(ap, lda, bp, ldb, cp, N, kc, accumulate); break;
+              }
+            } else {
+              tile_edge(ap, lda, bp, ldb, cp, N, kc, mr, nr, accumulate);
+            }
           }
         }
       }

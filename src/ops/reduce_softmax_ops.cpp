@@ -45,12 +45,20 @@ void softmax_rows(const T* x, T* y, int64_t rows, int64_t n, bool log) {
       const T* xr = x + row * n;
       T* yr = y + row * n;
       A* ex = nullptr;  // exp(x - max), in y itself when it has the accumulator's type
-      if constexpr (std::is_same_v<T, A>) ex = yr;
-      else ex = scratch.data();
-      const A m = reduce_row<MaxPolicy<A>>(xr, n);
-      for (int64_t i = 0; i < n; ++i) ex[i] = exp_nonpositive(to_acc<A>(xr[i]) - m);
+      const A* xa = nullptr;  // the row in the accumulator type
+      if constexpr (std::is_same_v<T, A>) {
+        ex = yr;
+        xa = xr;
+      } else {
+        for (int64_t i = 0; i < n; ++i) scratch[static_cast<size_t>(i)] = to_acc<A>(xr[i]);
+        ex = scratch.data();
+        xa = ex;
+      }
+      const A m = reduce_row<MaxPolicy<A>>(xa, n);
+      exp_shifted_row(xa, ex, n, m);
       const A sum = reduce_row<SumPolicy<A>>(ex, n);
       if (log) {
+        // ex may hold the row itself (converted), so read x again from the input.
         const A shift = m + std::log(sum);
         for (int64_t i = 0; i < n; ++i) yr[i] = from_acc<T>(to_acc<A>(xr[i]) - shift);
       } else {

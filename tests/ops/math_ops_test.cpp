@@ -66,6 +66,33 @@ TEST(OpMatMul, OddSizesMatchNaive) {
   expect_near_all(values_of((*out)[0]), want, 1e-4);
 }
 
+TEST(OpMatMul, EveryTileShapeMatchesNaive) {
+  // Row counts 1..13 hit every partial register tile; N = 40 leaves a partial column tile;
+  // K = 520 takes three depth passes. fp64 and int64 run their own tile widths.
+  const int64_t K = 520, N = 40;
+  for (int64_t M = 1; M <= 13; ++M) {
+    Tensor a = random_tensor({M, K}, 20 + static_cast<uint32_t>(M)), b = random_tensor({K, N}, 40);
+    Tensor ad(DType::kFloat64, {M, K}), bd(DType::kFloat64, {K, N});
+    Tensor ai(DType::kInt64, {M, K}), bi(DType::kInt64, {K, N});
+    for (int64_t i = 0; i < a.numel(); ++i) {
+      ad.data<double>()[i] = a.data<float>()[i];
+      ai.data<int64_t>()[i] = static_cast<int64_t>(a.data<float>()[i] * 100);
+    }
+    for (int64_t i = 0; i < b.numel(); ++i) {
+      bd.data<double>()[i] = b.data<float>()[i];
+      bi.data<int64_t>()[i] = static_cast<int64_t>(b.data<float>()[i] * 100);
+    }
+    for (const Tensor* x : {&a, &ad, &ai}) {
+      const Tensor* y = x == &a ? &b : (x == &ad ? &bd : &bi);
+      auto out = run_node(make_node("MatMul", 2), {x, y});
+      ASSERT_TRUE(out.ok()) << out.status().message();
+      const auto want = naive_matmul(M, N, K, [&](int64_t i, int64_t k) { return x->scalar_as_double(i * K + k); },
+                                     [&](int64_t k, int64_t j) { return y->scalar_as_double(k * N + j); });
+      expect_near_all(values_of((*out)[0]), want, x == &a ? 1e-4 : 1e-12);
+    }
+  }
+}
+
 TEST(OpMatMul, PromotesVectors) {
   Tensor v = make_tensor<float>(DType::kFloat32, {3}, {1, 2, 3});
   Tensor m = make_tensor<float>(DType::kFloat32, {3, 2}, {1, 2, 3, 4, 5, 6});
