@@ -3,6 +3,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ops/elementwise_fastmath.h"
 #include "ops/elementwise_unary.h"
 
 namespace openge::elementwise {
@@ -14,7 +15,10 @@ struct ReluOp {
 };
 struct SigmoidOp {
   static constexpr int64_t kCost = kExpensiveCost;
-  template <class C> C operator()(C x) const { return C(1) / (C(1) + std::exp(-x)); }
+  template <class C> C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>) return fast_sigmoid(x);
+    else return C(1) / (C(1) + std::exp(-x));
+  }
 };
 struct LeakyReluOp {
   static constexpr int64_t kCost = kCheapCost;

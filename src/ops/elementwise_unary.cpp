@@ -2,6 +2,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "ops/elementwise_fastmath.h"
 #include "ops/elementwise_unary.h"
 
 namespace openge::elementwise {
@@ -10,8 +11,21 @@ namespace {
 struct SqrtOp { static constexpr int64_t kCost = kMediumCost; template <class C> C operator()(C x) const { return std::sqrt(x); } };
 struct ExpOp { static constexpr int64_t kCost = kExpensiveCost; template <class C> C operator()(C x) const { return std::exp(x); } };
 struct LogOp { static constexpr int64_t kCost = kExpensiveCost; template <class C> C operator()(C x) const { return std::log(x); } };
-struct ErfOp { static constexpr int64_t kCost = kExpensiveCost; template <class C> C operator()(C x) const { return std::erf(x); } };
-struct TanhOp { static constexpr int64_t kCost = kExpensiveCost; template <class C> C operator()(C x) const { return std::tanh(x); } };
+// float (and fp16/bf16 through float) uses the vectorisable versions in elementwise_fastmath.h.
+struct ErfOp {
+  static constexpr int64_t kCost = kExpensiveCost;
+  template <class C> C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>) return fast_erf(x);
+    else return std::erf(x);
+  }
+};
+struct TanhOp {
+  static constexpr int64_t kCost = kExpensiveCost;
+  template <class C> C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>) return fast_tanh(x);
+    else return std::tanh(x);
+  }
+};
 struct FloorOp { static constexpr int64_t kCost = kCheapCost; template <class C> C operator()(C x) const { return std::floor(x); } };
 struct CeilOp { static constexpr int64_t kCost = kCheapCost; template <class C> C operator()(C x) const { return std::ceil(x); } };
 struct ReciprocalOp { static constexpr int64_t kCost = kMediumCost; template <class C> C operator()(C x) const { return C(1) / x; } };

@@ -89,7 +89,7 @@ TEST(OpAdd, GeneralBroadcastsMatchNaiveIndexing) {
 }
 
 TEST(OpAdd, LargeTensorsSplitAcrossThreadsCorrectly) {
-  const Tensor a = iota({3, 257, 301}, 1.0f), b = iota({257, 1}, 0.5f), c = iota({3, 257, 301}, 2.0f);
+  const Tensor a = iota({2, 129, 301}, 1.0f), b = iota({129, 1}, 0.5f), c = iota({2, 129, 301}, 2.0f);
   EXPECT_EQ(values(run_binary("Add", a, b)), naive_broadcast_add(a, b, a.shape()));
   const V sum = values(run_binary("Add", a, c));
   for (size_t i = 0; i < sum.size(); i += 997) EXPECT_EQ(sum[i], 3.0 * static_cast<double>(i));
