@@ -5,5 +5,8 @@ namespace openge::cli {
 
 int cmd_run(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
+int cmd_options(int argc, char** argv);        // tools/cmd_options.cpp
+int cmd_paths(int argc, char** argv);
+int cmd_check_options(int argc, char** argv);
 
 }  // namespace openge::cli

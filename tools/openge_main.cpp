@@ -17,6 +17,9 @@ struct Command {
 constexpr Command kCommands[] = {
     {"run", openge::cli::cmd_run, "run a model (the bundled demo without --model) and print its outputs"},
     {"bench", openge::cli::cmd_bench, "measure a model's latency: median, p90, min"},
+    {"options", openge::cli::cmd_options, "list every option with its value and source; --explain NAME"},
+    {"paths", openge::cli::cmd_paths, "where each artifact goes and which rule chose it"},
+    {"check-options", openge::cli::cmd_check_options, "validate options; list every problem"},
 };
 
 void print_usage(FILE* out) {

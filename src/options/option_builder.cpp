@@ -1,0 +1,119 @@
+#include "options/option_builder.h"
+
+#include <filesystem>
+#include <system_error>
+
+#include "options/did_you_mean.h"
+#include "options/option_rules.h"
+#include "options/option_table.h"
+#include "options/options_file.h"
+
+namespace openge::options {
+
+// Friend of OptionSet: the only code that writes one.
+class OptionSetBuilder {
+ public:
+  explicit OptionSetBuilder(const OptionInputs& in) : in_(in) {}
+
+  BuildReport build() {
+    set_.cwd_ = in_.cwd;
+    if (set_.cwd_.empty()) {
+      std::error_code ec;
+      set_.cwd_ = std::filesystem::current_path(ec).string();
+    }
+    if (auto h = in_.env.find("HOME"); h != in_.env.end()) set_.home_ = h->second;
+
+    // Sources from low to high precedence; a later assignment replaces an earlier one.
+    for (const auto& spec : option_table()) {
+      if (!*spec.env_var) continue;
+      auto it = in_.env.find(spec.env_var);
+      if (it == in_.env.end() || it->second.empty()) continue;  // an empty variable counts as unset
+      assign(spec.env_var, it->second, Source::kEnv, spec.env_var);
+    }
+    for (const auto& path : in_.option_files) {
+      auto parsed = read_options_file(path);
+      for (const auto& e : parsed.errors) report_.errors.push_back({"--options-file", path, e});
+      for (const auto& a : parsed.assignments)
+        assign(a.name, a.value, Source::kFile, path + ":" + std::to_string(a.line));
+    }
+    for (const auto& f : in_.flags) assign(f.name, f.value, Source::kFlag, f.origin.empty() ? "--option" : f.origin);
+
+    apply_defaults();
+    apply_forced_values();
+    warn_deprecated();
+    check_option_rules(set_, report_.errors, report_.warnings);
+    if (in_.check_files) check_option_files(set_, report_.errors, report_.warnings);
+
+    set_.warnings_ = report_.warnings;
+    if (report_.errors.empty()) report_.options = std::move(set_);
+    return std::move(report_);
+  }
+
+ private:
+  void assign(const std::string& name, const std::string& raw, Source source, const std::string& origin) {
+    const OptionSpec* spec = find_option(name);
+    if (!spec) {
+      report_.errors.push_back({name, raw, "unknown option" + did_you_mean_suffix(suggest_names(name))});
+      return;
+    }
+    Normalized n = normalize_value(*spec, raw);
+    if (!n.error.empty()) {
+      report_.errors.push_back({spec->name, raw, n.error + " (from " + origin + ")"});
+      return;
+    }
+    set_.values_[spec->name] = OptionValue{n.value, source, origin};
+  }
+
+  void apply_defaults() {
+    DefaultContext ctx;
+    ctx.graph_run_mode = static_cast<int>(set_.get_int("graph_run_mode", 1));
+    ctx.soc_version = set_.get("soc_version").empty() ? kDefaultSoc : set_.get("soc_version");
+    for (const auto& spec : option_table()) {
+      auto& v = set_.values_[spec.name];
+      if (v.source == Source::kDefault && v.value.empty()) v = OptionValue{default_for(spec, ctx), Source::kDefault, ""};
+    }
+  }
+
+  // Values the spec fixes whatever the user says, each with its warning.
+  void apply_forced_values() {
+    auto& small = set_.values_["enable_small_channel"];
+    if (set_.online_inference()) {
+      if (small.source != Source::kDefault && small.value != "1")
+        report_.warnings.push_back("enable_small_channel=" + small.value +
+                                   " is ignored: in online inference (graph_run_mode=0) it is not user-configurable "
+                                   "and is always 1 (OPT-enable_small_channel-3)");
+      if (small.source != Source::kDefault) small = OptionValue{"1", Source::kDefault, "forced by graph_run_mode=0"};
+    }
+    // NPU_COLLECT_PATH switches the exception dump on unless the user decided (NPU-6).
+    auto& exc = set_.values_["enable_exception_dump"];
+    if (set_.has_value("NPU_COLLECT_PATH") && exc.source == Source::kDefault)
+      exc = OptionValue{"1", Source::kEnv, "NPU_COLLECT_PATH"};
+  }
+
+  void warn_deprecated() {
+    for (const auto& spec : option_table()) {
+      if (!spec.deprecated_by || !set_.user_set(spec.name)) continue;
+      // CANN's TF adapter wording (CANN_FORMATS §1.1).
+      std::string w = "[warning][tf_adapter] Option '" + std::string(spec.name) +
+                      "' is deprecated and will be removed in future version. ";
+      w += *spec.deprecated_by ? "Please use '" + std::string(spec.deprecated_by) + "' instead."
+                               : std::string("Please do not configure this option in the future.");
+      if (!spec.cpu_effect) w += " It has no effect.";
+      report_.warnings.push_back(w);
+    }
+  }
+
+  const OptionInputs& in_;
+  OptionSet set_;
+  BuildReport report_;
+};
+
+BuildReport build_options(const OptionInputs& inputs) { return OptionSetBuilder(inputs).build(); }
+
+Result<OptionSet> build_option_set(const OptionInputs& inputs) {
+  BuildReport r = build_options(inputs);
+  if (!r.errors.empty()) return invalid_argument(format_problems(r.errors));
+  return std::move(*r.options);
+}
+
+}  // namespace openge::options

@@ -1,0 +1,65 @@
+// The validated, immutable configuration of one session: every option of the table with its
+// effective value and the source that decided it (default / env / file / flag). Built only by
+// build_options() (option_builder.h); every other component reads typed values from here and
+// never from the process environment.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace openge::options {
+
+// The environment as a map (name -> value). Tests pass their own; the CLI passes
+// capture_process_environment().
+using EnvMap = std::map<std::string, std::string>;
+
+// The only function of the engine that reads the process environment.
+EnvMap capture_process_environment();
+
+// Ordered by precedence: a later source overrides an earlier one. The C++ API counts as kFlag.
+enum class Source { kDefault = 0, kEnv = 1, kFile = 2, kFlag = 3 };
+const char* source_name(Source s);  // "default", "env", "file", "flag"
+
+struct OptionValue {
+  std::string value;   // canonical text ("" = unset); bools are "True"/"False" as in TF scripts
+  Source source = Source::kDefault;
+  std::string origin;  // e.g. "PROFILING_OPTIONS", "opts.json:3", "--option", "derived: graph_run_mode=0"
+};
+
+class OptionSet {
+ public:
+  // By canonical dotted name, alias, GE key or leaf name; nullptr for an unknown name.
+  const OptionValue* find(std::string_view name) const;
+  // Effective value, "" when the option has no value.
+  std::string get(std::string_view name) const;
+  bool has_value(std::string_view name) const { return !get(name).empty(); }
+  // True when a user source (env, file, flag) gave the value.
+  bool user_set(std::string_view name) const;
+  bool get_bool(std::string_view name) const;  // "True" -> true
+  int64_t get_int(std::string_view name, int64_t fallback = 0) const;
+
+  // Convenience for the values most components need.
+  int graph_run_mode() const { return static_cast<int>(get_int("graph_run_mode", 1)); }
+  bool online_inference() const { return graph_run_mode() == 0; }
+  std::string soc_version() const { return get("soc_version"); }
+  int device_id() const { return static_cast<int>(get_int("device_id", 0)); }
+
+  // The working directory when the session started (AMB-9); relative paths resolve against it.
+  const std::string& cwd() const { return cwd_; }
+  // $HOME from the environment given to the builder ("" if unset).
+  const std::string& home() const { return home_; }
+  // Warnings produced while building (deprecations, overrides, ignored settings), in order.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  // Every option row by canonical name.
+  const std::map<std::string, OptionValue>& values() const { return values_; }
+
+ private:
+  friend class OptionSetBuilder;
+  std::map<std::string, OptionValue> values_;
+  std::vector<std::string> warnings_;
+  std::string cwd_, home_;
+};
+
+}  // namespace openge::options

@@ -1,0 +1,335 @@
+// The option table. Rows follow the page order of npu.global_options() (spec C.1), then the
+// OpenGE additions, then the environment variables of the spec (MISC-18). GE keys come from
+// the TF adapter (CANN_FORMATS.md §1.2).
+#include "options/option_table.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "options/did_you_mean.h"
+
+namespace openge::options {
+namespace {
+
+constexpr int64_t kNoMin = std::numeric_limits<int64_t>::min();
+constexpr int64_t kNoMax = std::numeric_limits<int64_t>::max();
+
+// precision_mode defaults per product (OPT-precision_mode-17/18, AMB-11).
+std::string precision_mode_default(const DefaultContext& c) {
+  if (c.soc_version == "Ascend910") return "allow_fp32_to_fp16";      // Atlas training series
+  if (c.soc_version == "Ascend310P") return c.graph_run_mode == 0 ? "force_fp16" : "allow_fp32_to_fp16";
+  return "must_keep_origin_dtype";                                      // Atlas A2 training series
+}
+
+// enable_small_channel: off in training, on (and fixed) in online inference (OPT-enable_small_channel-2/3).
+std::string small_channel_default(const DefaultContext& c) { return c.graph_run_mode == 0 ? "1" : "0"; }
+
+#define RANGE(a, b) a, b
+#define NORANGE kNoMin, kNoMax
+
+const OptionSpec kTable[] = {
+    // ---- npu.global_options() fields, page order -------------------------------------------
+    {"graph_run_mode", "", "ge.graphRunMode", "", Kind::kInt, "0 (online inference) or 1 (training)", RANGE(0, 1), "1",
+     nullptr, nullptr, true, "selects the scenario defaults (precision_mode, enable_small_channel)",
+     "graph execution mode: 0 online inference, 1 training",
+     "enable_small_channel is forced to 1 when 0; precision_mode=force_fp16 needs 0",
+     "OPT-graph_run_mode-1..4"},
+    {"deterministic", "", "ge.deterministic", "", Kind::kInt, "0 or 1", RANGE(0, 1), "0", nullptr, nullptr, true,
+     "1 fixes the reduction order: same bits on every run and any thread count",
+     "deterministic computation: repeated runs give identical outputs", "", "OPT-deterministic-1..5"},
+    {"memory_config.atomic_clean_policy", "atomic_clean_policy", "ge.exec.atomicCleanPolicy", "", Kind::kInt,
+     "0 (clean all at once) or 1 (clean each atomic operator separately)", RANGE(0, 1), "0", nullptr, nullptr, false,
+     "no effect on CPU: OpenGE kernels write every output element, there is no atomic-add memory to clear",
+     "how the memory of atomic operators is cleared", "", "OPT-memory_config.atomic_clean_policy-1..3"},
+    {"external_weight", "", "ge.externalWeight", "", Kind::kBool, "True or False", NORANGE, "False", nullptr, nullptr,
+     true, "Const/Constant weights are written to tmp_weight_<pid>_<sessionid> and read back from there",
+     "store the weights of Const/Constant nodes in files outside the graph",
+     "folder: ASCEND_WORK_PATH > current directory (ENV-28..30, DISC-1)", "OPT-external_weight-1..8 ENV-28..30"},
+    {"memory_config.static_memory_policy", "static_memory_policy", "ge.exec.staticMemoryPolicy", "", Kind::kInt,
+     "0 (default); 1 and 2 accepted as in CANN", RANGE(0, 2), "0", nullptr, nullptr, false,
+     "no effect on CPU: OpenGE always plans intermediate memory statically with reuse",
+     "static memory allocation policy", "", "OPT-memory_config.static_memory_policy-1 AMB-16"},
+    {"op_debug_config", "ge.exec.opDebugConfig", "op_debug_config", "", Kind::kFile,
+     "path of a .cfg file: op_debug_config = oom,dump_bin,dump_cce,dump_loc,ccec_O0,ccec_g,check_flag", NORANGE, "",
+     nullptr, nullptr, true,
+     "generated kernels: oom adds bounds checks, dump_* keep .cce/.o/.json in kernel_meta, ccec_* set -O0/-g",
+     "operator debug switches (Global Memory check, kept compile artifacts)",
+     "non-empty turns the compile cache off; oom is an error with NPU_COLLECT_PATH",
+     "OPT-op_debug_config-1..16 NPU-18..22"},
+    {"enable_exception_dump", "", "ge.exec.enable_exception_dump", "", Kind::kInt,
+     "0 off, 1 exception dump (L1); 2 lite exception dump (L0) accepted as in CANN", RANGE(0, 2), "0", nullptr,
+     nullptr, true, "a failing operator's inputs and outputs are dumped to extra-info/data-dump",
+     "dump the inputs and outputs of operators that fail", "NPU_COLLECT_PATH turns it on (1) unless it is set",
+     "OPT-enable_exception_dump-1..4 NPU-6"},
+    {"debug_dir", "", "ge.debugDir", "", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr, true,
+     "kernel_meta (generated .cce source, .o, .json) goes under it",
+     "folder for the debug files of operator compilation",
+     "debug_dir > ASCEND_WORK_PATH > working directory", "OPT-debug_dir-1..3 ENV-17..23"},
+    {"precision_mode", "", "ge.exec.precision_mode", "", Kind::kEnum,
+     "allow_fp32_to_fp16|force_fp16|cube_fp16in_fp32out|force_fp32|must_keep_origin_dtype|allow_mix_precision_fp16|"
+     "allow_mix_precision|allow_mix_precision_bf16|allow_fp32_to_bf16",
+     NORANGE, "", precision_mode_default, nullptr, true,
+     "the precision pass assigns each node its compute dtype from it",
+     "operator precision mode for the whole network",
+     "not with precision_mode_v2; force_fp16 only with graph_run_mode=0; *bf16* only on Ascend910B; "
+     "must_keep_origin_dtype makes customize_dtypes ineffective; mixed modes enable modify_mixlist",
+     "OPT-precision_mode-1..20 MISC-11"},
+    {"precision_mode_v2", "", "ge.exec.precision_mode_v2", "", Kind::kEnum,
+     "fp16|origin|cube_fp16in_fp32out|mixed_float16|mixed_bfloat16", NORANGE, "", nullptr, nullptr, true,
+     "the precision pass assigns each node its compute dtype from it",
+     "operator precision mode, new value names", "not with precision_mode; mixed_bfloat16 only on Ascend910B",
+     "OPT-precision_mode_v2-1..7 AMB-12"},
+    {"modify_mixlist", "", "ge.exec.modify_mixlist", "", Kind::kFile,
+     "path of a JSON file with black-list/white-list to-add/to-remove (// comments allowed)", NORANGE, "", nullptr,
+     nullptr, true, "edits the mixed-precision lists of the SoC's ops-info table",
+     "edit the mixed-precision black/white/gray lists",
+     "needs a mixed precision mode (allow_mix_precision*, mixed_float16, mixed_bfloat16)",
+     "OPT-modify_mixlist-1..12 AMB-13 DISC-15"},
+    {"customize_dtypes", "", "ge.customizeDtypes", "", Kind::kFile,
+     "path of a .cfg file: Opname::InputDtype:...,OutputDtype:... or OpType::Type:InputDtype:...", NORANGE, "",
+     nullptr, nullptr, true, "per-node compute dtypes in the precision pass",
+     "input/output dtypes of individual operators",
+     "no effect with precision_mode=must_keep_origin_dtype (or precision_mode_v2=origin); op name beats op type",
+     "OPT-customize_dtypes-1..10 DISC-14 AMB-14"},
+    {"fusion_switch_file", "", "ge.fusionSwitchFile", "", Kind::kFile,
+     "path of a JSON file {\"Switch\":{\"GraphFusion\":{...},\"UBFusion\":{...}}}; characters a-zA-Z0-9_-. and "
+     "Chinese in each path component",
+     NORANGE, "", nullptr, nullptr, true, "switches OpenGE's named fusion passes on or off",
+     "switch graph/UB fusion rules on or off", "the rules still on are listed in FE/<pid>/fusion_result.json",
+     "OPT-fusion_switch_file-1..9 ENV-31 DISC-17"},
+    {"dump_config.enable_dump", "", "ge.exec.enableDump", "", Kind::kBool, "True or False", NORANGE, "False", nullptr,
+     nullptr, true, "dumps operator tensors during a run", "Data Dump on/off",
+     "needs dump_path; not together with dump_config.enable_dump_debug", "OPT-dump_config.enable_dump-1..4"},
+    {"dump_config.dump_path", "", "ge.exec.dumpPath", "", Kind::kDir, "existing directory with read/write permission",
+     NORANGE, "", nullptr, nullptr, true, "dump output folder", "folder of Data Dump and overflow-detection output",
+     "required when enable_dump or enable_dump_debug is True", "OPT-dump_config.dump_path-1..3"},
+    {"dump_config.dump_step", "", "ge.exec.dumpStep", "", Kind::kDumpStep,
+     "iterations separated by |, ranges a-b with a<b, at most 100 sets, e.g. 0|5|10-20", NORANGE, "", nullptr, nullptr,
+     true, "selects the dumped runs (0-based run index)", "iterations whose data is dumped (unset: every iteration)",
+     "", "OPT-dump_config.dump_step-1..2 AMB-17"},
+    {"dump_config.dump_mode", "", "ge.exec.dumpMode", "", Kind::kEnum, "input|output|all", NORANGE, "output", nullptr,
+     nullptr, true, "dump inputs, outputs or both", "dump operator inputs, outputs or both", "",
+     "OPT-dump_config.dump_mode-1..2"},
+    {"dump_config.dump_data", "", "ge.exec.dumpData", "", Kind::kEnum, "tensor|stats", NORANGE, "tensor", nullptr,
+     nullptr, true, "tensor: full tensors; stats: statistics in csv", "dump tensors or their statistics", "",
+     "OPT-dump_config.dump_data-1..3"},
+    {"dump_config.dump_layer", "", "ge.exec.dumpLayer", "", Kind::kString, "operator names separated by spaces",
+     NORANGE, "", nullptr, nullptr, true, "restricts the dump to these nodes", "operators to dump (unset: all)", "",
+     "OPT-dump_config.dump_layer-1"},
+    {"dump_config.enable_dump_debug", "", "ge.exec.enableDumpDebug", "", Kind::kBool, "True or False", NORANGE,
+     "False", nullptr, nullptr, true, "overflow detection on fp16/bf16 results", "overflow detection on/off",
+     "needs dump_path; not together with dump_config.enable_dump", "OPT-dump_config.enable_dump_debug-1 AMB-18"},
+    {"dump_config.dump_debug_mode", "", "ge.exec.dumpDebugMode", "", Kind::kEnum,
+     "aicore_overflow|atomic_overflow|all", NORANGE, "all", nullptr, nullptr, true,
+     "aicore_overflow checks the fast engine's results; atomic_overflow has no CPU analogue",
+     "overflow detection mode", "read only when enable_dump_debug is True", "OPT-dump_config.dump_debug_mode-1..4"},
+    {"hcom_parallel", "", "ge.hcomParallel", "", Kind::kBool, "True or False", NORANGE, "True", nullptr, nullptr,
+     false, "no effect on CPU: OpenGE runs on one host without collective communication",
+     "run Allreduce in parallel with forward/backward", "", "OPT-hcom_parallel-1..2"},
+    {"enable_small_channel", "", "ge.enableSmallChannel", "", Kind::kInt, "0 or 1", RANGE(0, 1), "", small_channel_default,
+     nullptr, false, "no effect on CPU: oneDNN picks its own layouts for small-channel convolutions",
+     "small-channel (channel<=4) convolution optimization",
+     "graph_run_mode=0 forces 1 and a user value is ignored with a warning", "OPT-enable_small_channel-1..4 AMB-19"},
+    {"op_precision_mode", "", "ge.exec.op_precision_mode", "", Kind::kFile,
+     "path of an .ini file: [ByOpType]/[ByNodeName] name=high_precision|high_performance|support_out_of_bound_index",
+     NORANGE, "", nullptr, nullptr, true, "per-operator implementation mode of the kernels",
+     "high-precision / high-performance mode per operator type or node",
+     "beats op_select_implmode and optypelist_for_implmode; [ByNodeName] beats [ByOpType]",
+     "OPT-op_precision_mode-1..9 AMB-20"},
+    {"stream_max_parallel_num", "", "ge.streamMaxParallelNum", "", Kind::kStreamParallel,
+     "ENGINE:N,... with ENGINE DNN_VM_AICPU or AIcoreEngine and N in [1,13]", NORANGE, "", nullptr, nullptr, false,
+     "no effect on CPU: OpenGE executes one stream; parallelism comes from threads",
+     "parallelism of the AICPU/AICORE engines (NMT networks)", "per-engine default 1",
+     "OPT-stream_max_parallel_num-1..4"},
+    {"is_tailing_optimization", "", "ge.exec.isTailingOptimization", "", Kind::kBool, "True or False", NORANGE,
+     "False", nullptr, nullptr, false, "no effect on CPU: no distributed gradient aggregation",
+     "communication-tail optimization (Bert, distributed training)", "", "OPT-is_tailing_optimization-1..3"},
+    {"enable_scope_fusion_passes", "", "ge.exec.enableScopeFusionPasses", "", Kind::kNameList,
+     "registered scope fusion rule names separated by ,", NORANGE, "", nullptr, nullptr, false,
+     "no effect on CPU: ONNX graphs carry no TensorFlow name scopes to fuse",
+     "turn on Non-General scope fusion rules", "General rules are always on",
+     "OPT-enable_scope_fusion_passes-1..4"},
+    {"profiling_config.enable_profiling", "", "ge.exec.profilingMode", "PROFILING_MODE", Kind::kBool,
+     "True or False (PROFILING_MODE: true/false)", NORANGE, "False", nullptr, nullptr, true,
+     "the profiler records every task (timeline JSON, summary CSV)", "profiling on/off",
+     "reads profiling_options; needs an output or ASCEND_WORK_PATH", "OPT-profiling_config.enable_profiling-1..3 PROF-1"},
+    {"profiling_config.profiling_options", "", "ge.exec.profilingOptions", "PROFILING_OPTIONS",
+     Kind::kProfilingOptions, "a JSON object with the keys of spec C.3", NORANGE, "", nullptr, nullptr, true,
+     "which profiling data is collected and where it goes", "profiling collection options (JSON)",
+     "instr_profiling_freq excludes ten keys; task_trace=on needs training_trace=on in training",
+     "OPT-profiling_config.profiling_options-1..2 C.3 PROF-2..4"},
+    {"aoe_config.aoe_mode", "", "ge.jobType", "AOE_MODE", Kind::kEnum, "1|2|4",
+     NORANGE, "", nullptr, nullptr, true, "2 tunes the generated kernels; 1 and 4 are accepted, no CPU analogue",
+     "AOE tuning mode: 1 subgraph, 2 operator, 4 gradient split (unset: no tuning)", "feature in aoe_config_file: deeper_opat needs 2, nonhomo_split needs 1",
+     "OPT-aoe_config.aoe_mode-1..6 AMB-10"},
+    {"aoe_config.work_path", "", "ge.tuningPath", "", Kind::kDir, "existing directory with read/write permission",
+     NORANGE, "", nullptr, nullptr, true, "AOE configuration and result files", "AOE work folder",
+     "aoe_config.work_path > ASCEND_WORK_PATH/aoe_data > working directory (AMB-21)",
+     "OPT-aoe_config.work_path-1..3 ENV-2..4 DISC-7"},
+    {"aoe_config.aoe_config_file", "", "ge.aoe_config_file", "", Kind::kFile,
+     "path of a JSON file: tune_ops_name, tune_ops_type, tune_optimization_level (O1|O2), feature", NORANGE, "",
+     nullptr, nullptr, true, "restricts tuning to the listed operators", "tune only the listed operators",
+     "feature deeper_opat needs aoe_mode 2, nonhomo_split needs 1", "OPT-aoe_config.aoe_config_file-1..7 DISC-16"},
+    {"op_compiler_cache_mode", "", "ge.op_compiler_cache_mode", "", Kind::kEnum, "enable|disable|force", NORANGE,
+     "enable", nullptr, nullptr, true, "cache of compiled generated kernels on disk", "operator compile disk cache mode",
+     "ignored (cache off) when op_debug_level != 0 or op_debug_config is set",
+     "OPT-op_compiler_cache_mode-1..15 MISC-7"},
+    {"op_compiler_cache_dir", "", "ge.op_compiler_cache_dir", "", Kind::kDir,
+     "directory; characters a-zA-Z0-9_-. and Chinese in each path component", NORANGE, "", nullptr, nullptr, true,
+     "root of the compile cache (kernel_cache subfolder)", "operator compile cache folder",
+     "op_compiler_cache_dir > ASCEND_CACHE_PATH/kernel_cache_<host> > $HOME/atc_data",
+     "OPT-op_compiler_cache_dir-1..5 DISC-6"},
+    {"stream_sync_timeout", "", "stream_sync_timeout", "", Kind::kTimeoutMs, "-1 (no timeout) or a positive number of ms",
+     NORANGE, "-1", nullptr, nullptr, true, "a run that takes longer fails with a sync error",
+     "stream synchronization timeout (ms)", "should exceed HCCL_EXEC_TIMEOUT in cluster training",
+     "OPT-stream_sync_timeout-1..3 MISC-17 AMB-33"},
+    {"event_sync_timeout", "", "event_sync_timeout", "", Kind::kTimeoutMs, "-1 (no timeout) or a positive number of ms",
+     NORANGE, "-1", nullptr, nullptr, true, "waits between tasks longer than this fail with a sync error",
+     "event synchronization timeout (ms)", "", "OPT-event_sync_timeout-1..2 MISC-17"},
+    {"jit_compile", "", "ge.jit_compile", "", Kind::kEnum, "auto|true|false", NORANGE, "auto", nullptr, nullptr, true,
+     "true: generate and compile fused kernels; false: prebuilt kernels first",
+     "prefer online compilation of operators", "NPU_COLLECT_PATH forces online compilation (AMB-27)",
+     "OPT-jit_compile-1..4 NPU-14"},
+    {"op_select_implmode", "", "ge.opSelectImplmode", "", Kind::kEnum,
+     "high_precision|high_performance|high_precision_for_all|high_performance_for_all", NORANGE, "", nullptr,
+     "op_precision_mode", true, "implementation mode of the kernels", "high-precision or high-performance implementations",
+     "overridden by op_precision_mode; narrowed by optypelist_for_implmode", "OPT-op_select_implmode-1..5"},
+    {"optypelist_for_implmode", "", "ge.optypelistForImplmode", "", Kind::kTypeList, "Pooling|SoftmaxV2|LRN|ROIAlign",
+     NORANGE, "", nullptr, "op_precision_mode", true, "operator types that use op_select_implmode",
+     "operator types that use op_select_implmode", "needs op_select_implmode; overridden by op_precision_mode",
+     "OPT-optypelist_for_implmode-1..4 AMB-20"},
+    {"variable_format_optimize", "", "ge.exec.variable_acc", "", Kind::kBool, "True or False", NORANGE, "", nullptr, "",
+     false, "no effect on CPU: variables keep their ONNX layout", "variable format optimization", "",
+     "OPT-variable_format_optimize-1..3"},
+    {"op_debug_level", "", "ge.opDebugLevel", "", Kind::kInt, "0..4", RANGE(0, 4), "", nullptr, "op_debug_config", true,
+     "1-4 keep generated kernel files in kernel_meta (2 adds -O0 -g)", "operator debug level",
+     "non-zero turns the compile cache off and lets debug_dir apply", "OPT-op_debug_level-1..11"},
+    {"graph_memory_max_size", "", "ge.graphMemoryMaxSize", "", Kind::kString, "any (no effect)", NORANGE, "", nullptr,
+     "", false, "no effect: memory is planned from the network's actual use", "historical network memory size", "",
+     "OPT-graph_memory_max_size-1 MISC-1"},
+    {"variable_memory_max_size", "", "ge.variableMemoryMaxSize", "", Kind::kString, "any (no effect)", NORANGE, "",
+     nullptr, "", false, "no effect: memory is planned from the network's actual use",
+     "historical variable memory size", "", "OPT-variable_memory_max_size-1 MISC-1"},
+    // ---- OpenGE additions -------------------------------------------------------------------
+    {"soc_version", "", "ge.socVersion", "", Kind::kEnum, "Ascend910|Ascend910B|Ascend310P", NORANGE, kDefaultSoc,
+     nullptr, nullptr, true, "selects opp/<soc> ops-info data and the product defaults",
+     "SoC profile: Ascend910 (Atlas training), Ascend910B (Atlas A2 training), Ascend310P (Atlas inference)",
+     "decides the precision_mode default; bf16 modes, L2Cache and instr_profiling_freq need Ascend910B", "MISC-11"},
+    {"device_id", "", "ge.exec.deviceId", "ASCEND_DEVICE_ID", Kind::kInt, "0..63", RANGE(0, 63), "0", nullptr, nullptr,
+     true, "names artifacts (${pid}_${device_id}, profiling file names)", "logical device id", "", "AMB-23"},
+    // ---- environment variables (MISC-18) ------------------------------------------------------
+    {"ASCEND_WORK_PATH", "", "", "ASCEND_WORK_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr, true,
+     "common root of the artifacts of spec A", "work path: root of logs, dumps, profiling data, kernel_meta ...", "",
+     "ENV-1..35"},
+    {"NPU_COLLECT_PATH", "", "", "NPU_COLLECT_PATH", Kind::kDir, "directory path (created, needs rwx)", NORANGE, "",
+     nullptr, nullptr, true, "exception dumps and online-compiled kernels go there; forces online compilation",
+     "fault-information folder for problem reproduction", "turns enable_exception_dump on; oom is not allowed",
+     "NPU-1..23"},
+    {"ASCEND_PROCESS_LOG_PATH", "", "", "ASCEND_PROCESS_LOG_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr,
+     nullptr, true, "log folder", "log folder, above ASCEND_WORK_PATH/log", "", "ENV-6 AMB-30"},
+    {"ASCEND_CACHE_PATH", "", "", "ASCEND_CACHE_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr, true,
+     "root of the compile cache when op_compiler_cache_dir is unset", "cache folder", "", "OPT-op_compiler_cache_dir-5 NPU-15"},
+    {"ASCEND_MAX_OP_CACHE_SIZE", "", "", "ASCEND_MAX_OP_CACHE_SIZE", Kind::kInt, "MB, >= 1", RANGE(1, kNoMax), "",
+     nullptr, nullptr, true, "compile cache size limit (op_cache.ini wins)", "compile cache disk limit per chip (MB)",
+     "op_cache.ini > this > 500", "OPT-op_compiler_cache_mode-14..15 AMB-31"},
+    {"ASCEND_REMAIN_CACHE_SIZE_RATIO", "", "", "ASCEND_REMAIN_CACHE_SIZE_RATIO", Kind::kInt, "percent in [1,100]",
+     RANGE(1, 100), "", nullptr, nullptr, true, "share of the cache kept when it is trimmed",
+     "share of the compile cache kept when full (%)", "op_cache.ini > this > 50", "OPT-op_compiler_cache_mode-14..15"},
+    {"DUMP_GE_GRAPH", "", "", "DUMP_GE_GRAPH", Kind::kInt, "1 (full), 2 (no weights), 3 (simplified)", RANGE(1, 3), "",
+     nullptr, nullptr, true, "graphs are dumped at each compile stage", "graph dump switch", "", "ENV-24"},
+    {"DUMP_GRAPH_LEVEL", "", "", "DUMP_GRAPH_LEVEL", Kind::kInt,
+     "1 all graphs, 2 all but subgraphs, 3 last graph, 4 first graph", RANGE(1, 4), "2", nullptr, nullptr, true,
+     "which graphs DUMP_GE_GRAPH writes", "graph dump level", "read only with DUMP_GE_GRAPH", "ENV-24"},
+    {"DUMP_GRAPH_PATH", "", "", "DUMP_GRAPH_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr, true,
+     "graph dump folder", "graph dump folder", "DUMP_GRAPH_PATH > ASCEND_WORK_PATH > working directory", "ENV-25"},
+    {"HCCL_EXEC_TIMEOUT", "", "", "HCCL_EXEC_TIMEOUT", Kind::kInt, "seconds in [0,17340]", RANGE(0, 17340), "", nullptr,
+     nullptr, false, "no effect on CPU (no collective communication); checked against stream_sync_timeout",
+     "collective communication timeout (s)", "stream_sync_timeout should exceed it", "OPT-stream_sync_timeout-3"},
+};
+
+std::string_view leaf_of(std::string_view name) {
+  const auto dot = name.rfind('.');
+  return dot == std::string_view::npos ? name : name.substr(dot + 1);
+}
+
+bool has_word(std::string_view list, std::string_view word) {
+  size_t i = 0;
+  while (i < list.size()) {
+    size_t j = list.find(' ', i);
+    if (j == std::string_view::npos) j = list.size();
+    if (list.substr(i, j - i) == word) return true;
+    i = j + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::span<const OptionSpec> option_table() { return kTable; }
+
+const OptionSpec* find_option(std::string_view name) {
+  if (name.empty()) return nullptr;
+  for (const auto& s : kTable)
+    if (name == s.name || (*s.ge_key && name == s.ge_key) || has_word(s.aliases, name)) return &s;
+  // Leaf names ("enable_dump") as the TF adapter flattens nested groups (CANN_FORMATS §1.1).
+  for (const auto& s : kTable)
+    if (std::string_view(s.name).find('.') != std::string_view::npos && leaf_of(s.name) == name) return &s;
+  return nullptr;
+}
+
+std::string default_for(const OptionSpec& spec, const DefaultContext& ctx) {
+  return spec.default_fn ? spec.default_fn(ctx) : std::string(spec.default_value);
+}
+
+std::vector<std::string> all_option_names() {
+  std::vector<std::string> names;
+  for (const auto& s : kTable) {
+    names.emplace_back(s.name);
+    if (*s.ge_key && s.ge_key != std::string_view(s.name)) names.emplace_back(s.ge_key);
+    std::string_view a = s.aliases;
+    size_t i = 0;
+    while (i < a.size()) {
+      size_t j = a.find(' ', i);
+      if (j == std::string_view::npos) j = a.size();
+      names.emplace_back(a.substr(i, j - i));
+      i = j + 1;
+    }
+  }
+  return names;
+}
+
+std::vector<std::string> suggest_names(std::string_view name) {
+  std::vector<std::pair<size_t, std::string>> scored;
+  const size_t limit = std::max<size_t>(2, name.size() / 3);
+  for (const auto& s : kTable) {
+    // Compare with the full name and with its leaf, so "dump_mod" finds dump_config.dump_mode.
+    const size_t d = std::min(edit_distance(name, s.name), edit_distance(name, leaf_of(s.name)));
+    if (d <= limit) scored.emplace_back(d, s.name);
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && i < 3; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::kBool: return "bool";
+    case Kind::kInt: return "int";
+    case Kind::kEnum: return "enum";
+    case Kind::kString: return "string";
+    case Kind::kFile: return "file path";
+    case Kind::kDir: return "directory path";
+    case Kind::kStreamParallel: return "engine list";
+    case Kind::kDumpStep: return "step list";
+    case Kind::kProfilingOptions: return "JSON string";
+    case Kind::kTimeoutMs: return "int (ms)";
+    case Kind::kTypeList: return "type list";
+    case Kind::kNameList: return "name list";
+  }
+  return "?";
+}
+
+bool soc_is_a2(std::string_view soc) { return soc == "Ascend910B"; }
+
+}  // namespace openge::options

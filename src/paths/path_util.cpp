@@ -1,0 +1,35 @@
+#include "paths/path_util.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <system_error>
+
+namespace openge::paths {
+namespace fs = std::filesystem;
+
+std::string resolve_against(const std::string& cwd, const std::string& p) {
+  if (p.empty() || p[0] == '/' || cwd.empty()) return p;
+  return (fs::path(cwd) / p).lexically_normal().string();
+}
+
+Status ensure_directory(const std::string& dir, bool create, Access access) {
+  if (dir.empty()) return invalid_argument("the folder path is empty");
+  std::error_code ec;
+  auto st = fs::status(dir, ec);
+  if (!fs::exists(st)) {
+    if (!create) return io_error(dir + ": the folder does not exist (create it first)");
+    fs::create_directories(dir, ec);
+    if (ec) return io_error(dir + ": cannot create the folder: " + ec.message());
+    st = fs::status(dir, ec);
+  }
+  if (!fs::is_directory(st)) return io_error(dir + ": is not a folder");
+  const int mode = R_OK | W_OK | (access == Access::kReadWriteExecute ? X_OK : 0);
+  if (::access(dir.c_str(), mode) != 0)
+    return io_error(dir + ": the folder needs " +
+                    (access == Access::kReadWriteExecute ? "read, write and execute" : "read and write") +
+                    " permission for this user");
+  return Status::Ok();
+}
+
+}  // namespace openge::paths

@@ -1,0 +1,19 @@
+// Small path helpers shared by the option checks and the artifact resolvers.
+#pragma once
+#include <string>
+
+#include "openge/status.h"
+
+namespace openge::paths {
+
+// `p` if absolute, else cwd/p; "" stays "".
+std::string resolve_against(const std::string& cwd, const std::string& p);
+
+// Access rights the spec asks for on a folder.
+enum class Access { kReadWrite, kReadWriteExecute };
+
+// The folder exists (or is created with its parents when `create`), is a directory and grants
+// `access` to this process. Errors say which of these failed.
+Status ensure_directory(const std::string& dir, bool create, Access access);
+
+}  // namespace openge::paths

@@ -1,0 +1,160 @@
+// openge options | options --explain NAME | paths | check-options: the configuration surface
+// as the user sees it.
+#include <cstdio>
+#include <iostream>
+
+#include "commands.h"
+#include "options/did_you_mean.h"
+#include "options/option_table.h"
+#include "options_cli.h"
+#include "paths/artifact_paths.h"
+
+namespace openge::cli {
+namespace {
+
+using namespace openge::options;
+
+std::vector<FlagSpec> with_option_flags(std::vector<FlagSpec> specs) {
+  for (auto& s : option_flag_specs()) specs.push_back(s);
+  return specs;
+}
+
+void print_report(const BuildReport& r, const char* cmd) {
+  for (const auto& w : r.warnings) std::fprintf(stderr, "openge %s: warning: %s\n", cmd, w.c_str());
+  for (const auto& e : r.errors) std::fprintf(stderr, "openge %s: error: %s\n", cmd, e.to_string().c_str());
+}
+
+std::string pad(std::string s, size_t n) {
+  if (s.size() < n) s.append(n - s.size(), ' ');
+  return s;
+}
+
+std::string default_text(const OptionSpec& spec) {
+  if (!spec.default_fn) return *spec.default_value ? spec.default_value : "(unset)";
+  std::string out;
+  for (const char* soc : {"Ascend910", "Ascend910B", "Ascend310P"})
+    for (int mode : {1, 0}) {
+      out += std::string(out.empty() ? "" : "; ") + soc + (mode ? " training: " : " online inference: ") +
+             default_for(spec, DefaultContext{mode, soc});
+    }
+  return out;
+}
+
+int explain(const std::string& name, const BuildReport& report) {
+  const OptionSpec* spec = find_option(name);
+  if (!spec) {
+    std::fprintf(stderr, "openge options: unknown option '%s'%s\n", name.c_str(),
+                 did_you_mean_suffix(suggest_names(name)).c_str());
+    return 2;
+  }
+  std::cout << spec->name << "\n  " << spec->description << "\n";
+  auto line = [](const char* k, const std::string& v) {
+    if (!v.empty()) std::cout << "  " << pad(k, 14) << v << "\n";
+  };
+  line("type:", kind_name(spec->kind));
+  line("allowed:", spec->kind == Kind::kInt && std::string(spec->allowed).empty() ? "" : spec->allowed);
+  line("default:", default_text(*spec));
+  line("GE key:", spec->ge_key);
+  line("aliases:", spec->aliases);
+  line("env var:", spec->env_var);
+  line("interactions:", spec->interactions);
+  line("on CPU:", std::string(spec->cpu_effect ? "" : "no effect on CPU; accepted and validated. ") + spec->cpu_note);
+  if (spec->deprecated_by)
+    line("deprecated:", *spec->deprecated_by ? "use " + std::string(spec->deprecated_by) + " instead" : "no replacement");
+  line("spec:", spec->spec_ids);
+  if (report.options) {
+    const OptionValue* v = report.options->find(spec->name);
+    if (v) line("effective:", (v->value.empty() ? "(unset)" : v->value) + "  [" + source_name(v->source) +
+                                  (v->origin.empty() ? "" : ": " + v->origin) + "]");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int cmd_options(int argc, char** argv) {
+  const auto specs = with_option_flags({{"explain", "NAME", "describe one option: values, default, GE key, "
+                                                            "interactions, effect on CPU"}});
+  auto args = Args::parse(argc, argv, 2, specs);
+  if (!args.ok()) {
+    std::fprintf(stderr, "openge options: error: %s\n", args.status().message().c_str());
+    return 2;
+  }
+  if (args->has("help")) {
+    std::cout << usage("openge options [--explain NAME] [--option NAME=VALUE]... [--options-file F]...",
+                       "Lists every option with its effective value and where it came from\n"
+                       "(default / env / file / flag). Precedence: flag > file > env > default.",
+                       specs);
+    return 0;
+  }
+  const BuildReport report = option_report_from_args(*args, capture_process_environment());
+  if (args->has("explain")) return explain(args->get("explain"), report);
+  print_report(report, "options");
+  if (!report.options) return 1;
+  for (const auto& spec : option_table()) {
+    const OptionValue* v = report.options->find(spec.name);
+    std::string value = v && !v->value.empty() ? v->value : "(unset)";
+    std::string src = v ? std::string(source_name(v->source)) + (v->origin.empty() ? "" : ": " + v->origin) : "default";
+    std::cout << pad(spec.name, 38) << " " << pad(value, 24) << " [" << src << "]"
+              << (spec.cpu_effect ? "" : " (no effect on CPU)") << (spec.deprecated_by ? " (deprecated)" : "") << "\n";
+  }
+  return 0;
+}
+
+int cmd_paths(int argc, char** argv) {
+  const auto specs = with_option_flags({});
+  auto args = Args::parse(argc, argv, 2, specs);
+  if (!args.ok()) {
+    std::fprintf(stderr, "openge paths: error: %s\n", args.status().message().c_str());
+    return 2;
+  }
+  if (args->has("help")) {
+    std::cout << usage("openge paths [--option NAME=VALUE]... [--options-file F]...",
+                       "Prints where every artifact kind goes and the rule of its priority chain that chose it.",
+                       specs);
+    return 0;
+  }
+  const BuildReport report = option_report_from_args(*args, capture_process_environment());
+  print_report(report, "paths");
+  if (!report.options) return 1;
+  const auto ids = paths::RunIds::current();
+  for (const auto& r : paths::resolve_all_artifacts(*report.options, ids)) {
+    std::cout << pad(paths::artifact_name(r.kind), 17) << " " << (r.path.empty() ? "(none)" : r.path) << "\n"
+              << pad("", 17) << "   rule: " << r.rule << "\n" << pad("", 17) << "   chain: " << r.chain << "\n";
+  }
+  const auto cache = paths::resolve_artifact(paths::ArtifactKind::kCompileCache, *report.options, ids);
+  const auto limits = paths::resolve_op_cache_limits(*report.options, cache.path);
+  std::cout << pad("compile_cache_size", 17) << " " << limits.max_size_mb << " MB, keep " << limits.remain_ratio_percent
+            << "%\n" << pad("", 17) << "   rule: " << limits.rule << "\n";
+  for (const auto& w : limits.warnings) std::fprintf(stderr, "openge paths: warning: %s\n", w.c_str());
+  return 0;
+}
+
+int cmd_check_options(int argc, char** argv) {
+  const auto specs = with_option_flags({});
+  auto args = Args::parse(argc, argv, 2, specs);
+  if (!args.ok()) {
+    std::fprintf(stderr, "openge check-options: error: %s\n", args.status().message().c_str());
+    return 2;
+  }
+  if (args->has("help")) {
+    std::cout << usage("openge check-options [--option NAME=VALUE]... [--options-file F]...",
+                       "Validates a configuration (flags, options files, environment) and lists every problem;\n"
+                       "exits 1 when there is any.",
+                       specs);
+    return 0;
+  }
+  const BuildReport report = option_report_from_args(*args, capture_process_environment());
+  print_report(report, "check-options");
+  if (!report.options) {
+    std::fprintf(stderr, "openge check-options: %zu problem%s\n", report.errors.size(),
+                 report.errors.size() == 1 ? "" : "s");
+    return 1;
+  }
+  size_t user = 0;
+  for (const auto& [name, v] : report.options->values()) user += v.source != Source::kDefault && !v.value.empty();
+  std::cout << "options are valid (" << user << " set by flag, file or environment)\n";
+  return 0;
+}
+
+}  // namespace openge::cli

@@ -1,0 +1,22 @@
+// The option flags every command that builds a session takes (--option NAME=VALUE,
+// --options-file F), and the one call that turns them plus the environment into an OptionSet.
+#pragma once
+#include <vector>
+
+#include "cli_args.h"
+#include "options/option_builder.h"
+
+namespace openge::cli {
+
+// --option NAME=VALUE (repeatable) and --options-file F (repeatable).
+std::vector<FlagSpec> option_flag_specs();
+
+// The builder inputs from parsed flags and an environment (tests pass their own environment).
+// A --option without '=' becomes a problem in the report.
+options::BuildReport option_report_from_args(const Args& args, const options::EnvMap& env);
+
+// The validated OptionSet, or an error listing every problem ("E10001: ..." lines).
+// Warnings are in the OptionSet's warnings().
+Result<options::OptionSet> option_set_from_args(const Args& args, const options::EnvMap& env);
+
+}  // namespace openge::cli
