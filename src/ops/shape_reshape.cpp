@@ -143,7 +143,7 @@ Status infer_squeeze(InferContext& ctx) {
   }
   const Shape& in = ctx.input_shape(0);
   std::vector<bool> drop(in.size(), false);
-  if (!present) {
+  if (!present || axes->empty()) {  // an empty axes input means "all unit dims", as in ONNX Runtime
     for (size_t i = 0; i < in.size(); ++i) drop[i] = in[i] == 1;
   } else {
     auto norm = normalize_axes(ctx, *axes, static_cast<int64_t>(in.size()), "axis");
