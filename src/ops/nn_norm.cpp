@@ -1,0 +1,298 @@
+// BatchNormalization (inference), InstanceNormalization and LayerNormalization reference kernels.
+// Statistics are summed in double (two passes: mean, then squared deviations) so the result
+// does not depend on the reduction order; outputs are rounded once to the element type.
+#include <cmath>
+
+#include "ops/nn_common.h"
+#include "ops/shape_util.h"
+#include "runtime/parallel.h"
+
+namespace openge {
+namespace {
+
+bool output_present(const InferContext& ctx, size_t i) {
+  return i < ctx.node().outputs.size() && ctx.node().outputs[i] >= 0;
+}
+
+Status check_epsilon(const InferContext& ctx) {
+  const float eps = ctx.attrs().get_float("epsilon", 1e-5f);
+  if (!(eps >= 0.0f) || !std::isfinite(eps)) return ctx.error("epsilon must be a finite value >= 0, got " + std::to_string(eps));
+  return Status::Ok();
+}
+
+// Mean and population variance of n values, in double.
+template <class T>
+void moments(const T* x, int64_t n, double* mean, double* var) {
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(static_cast<float_or_self_t<T>>(x[i]));
+  const double m = n > 0 ? sum / static_cast<double>(n) : 0.0;
+  double sq = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(static_cast<float_or_self_t<T>>(x[i])) - m;
+    sq += d * d;
+  }
+  *mean = m;
+  *var = n > 0 ? sq / static_cast<double>(n) : 0.0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// BatchNormalization: y = (x - mean) / sqrt(var + epsilon) * scale + B, per channel (or, with
+// opset < 9 spatial = 0, per element of a sample).
+
+bool bn_per_activation(const Attributes& attrs, int64_t opset) {
+  return opset < 9 && attrs.get_int("spatial", 1) == 0;
+}
+
+Status infer_batch_norm(InferContext& ctx) {
+  OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 0, "input X"));
+  const DType dt = ctx.input_dtype(0);
+  static const char* kParamNames[] = {"", "scale", "B", "input_mean", "input_var"};
+  for (size_t i = 1; i < 5; ++i)
+    if (!is_nn_float(ctx.input_dtype(i)))
+      return ctx.error(std::string(kParamNames[i]) + " has dtype " + dtype_name(ctx.input_dtype(i)) + "; expected a float type");
+  const int64_t training = ctx.attrs().get_int("training_mode", 0);
+  bool extra_outputs = false;
+  for (size_t i = 1; i < ctx.num_outputs(); ++i) extra_outputs = extra_outputs || output_present(ctx, i);
+  if (training != 0 || extra_outputs)
+    return ctx.error("training mode (training_mode = 1, or the running/saved mean and variance outputs) is "
+                     "unsupported; only inference is implemented, with the single output Y");
+  OPENGE_RETURN_IF_ERROR(check_epsilon(ctx));
+  const int64_t spatial = ctx.attrs().get_int("spatial", 1);
+  if (spatial != 0 && spatial != 1) return ctx.error("spatial must be 0 or 1, got " + std::to_string(spatial));
+  if (!ctx.input_shape_known(0)) {
+    ctx.set_output_dtype(0, dt);
+    return Status::Ok();
+  }
+  const Shape& x = ctx.input_shape(0);
+  if (x.size() < 2) return ctx.error("input X has shape " + shape_to_string(x) + "; expected N x C x ... (rank >= 2)");
+  if (dims_known(x)) {
+    const int64_t per_sample = bn_per_activation(ctx.attrs(), ctx.opset()) ? shape_numel(Shape(x.begin() + 1, x.end())) : x[1];
+    for (size_t i = 1; i < 5; ++i) {
+      if (!ctx.input_shape_known(i)) continue;
+      const Shape& p = ctx.input_shape(i);
+      if (dims_known(p) && shape_numel(p) != per_sample)
+        return ctx.error(std::string(kParamNames[i]) + " has shape " + shape_to_string(p) + "; expected " +
+                         std::to_string(per_sample) + " values to match X " + shape_to_string(x));
+    }
+  }
+  ctx.set_output(0, dt, x);
+  return Status::Ok();
+}
+
+template <class T>
+void batch_norm_typed(KernelContext& ctx, int64_t groups, int64_t inner) {
+  using Acc = nn_acc_t<T>;
+  const Tensor& xt = ctx.input(0);
+  const double eps = ctx.attrs().get_float("epsilon", 1e-5f);
+  AccView<double> scale(ctx.input(1)), bias(ctx.input(2)), mean(ctx.input(3)), var(ctx.input(4));
+  // y = x * a + b with a = scale / sqrt(var + eps), b = B - mean * a, folded in double.
+  std::vector<Acc> a(static_cast<size_t>(groups)), b(static_cast<size_t>(groups));
+  for (int64_t c = 0; c < groups; ++c) {
+    const double ac = scale[c] / std::sqrt(var[c] + eps);
+    a[static_cast<size_t>(c)] = static_cast<Acc>(ac);
+    b[static_cast<size_t>(c)] = static_cast<Acc>(bias[c] - mean[c] * ac);
+  }
+  const T* x = xt.data<T>();
+  T* y = ctx.output(0).data<T>();
+  const int64_t rows = groups == 0 ? 0 : xt.numel() / (groups * inner);  // batch
+  parallel_for(rows * groups, inner, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t c = r % groups;
+      const Acc ac = a[static_cast<size_t>(c)], bc = b[static_cast<size_t>(c)];
+      const T* xr = x + r * inner;
+      T* yr = y + r * inner;
+      for (int64_t i = 0; i < inner; ++i) yr[i] = nn_store<T>(static_cast<Acc>(static_cast<float_or_self_t<T>>(xr[i])) * ac + bc);
+    }
+  });
+}
+
+Status batch_norm_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  // Per channel: groups = C, each covering the spatial size; per activation: one group per
+  // element of a sample.
+  const bool per_activation = bn_per_activation(ctx.attrs(), ctx.opset());
+  const int64_t per_sample = x.dim(0) == 0 ? 0 : x.numel() / x.dim(0);
+  const int64_t groups = per_activation ? per_sample : x.dim(1);
+  const int64_t inner = per_activation ? 1 : (groups == 0 ? 0 : per_sample / groups);
+  for (size_t i = 1; i < 5; ++i)
+    if (ctx.input(i).numel() != groups)
+      return ctx.error("parameter input " + std::to_string(i) + " has " + std::to_string(ctx.input(i).numel()) +
+                       " values; expected " + std::to_string(groups));
+  if (x.numel() == 0) return Status::Ok();
+  visit_float_dtype(x.dtype(), [&](auto tag) { batch_norm_typed<typename decltype(tag)::type>(ctx, groups, inner); });
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------------------------
+// InstanceNormalization: per (n, c) plane, y = scale[c] * (x - mean) / sqrt(var + eps) + B[c].
+
+Status infer_instance_norm(InferContext& ctx) {
+  OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 0, "input X"));
+  OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 1, "scale"));
+  OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 2, "B"));
+  OPENGE_RETURN_IF_ERROR(check_epsilon(ctx));
+  const DType dt = ctx.input_dtype(0);
+  if (!ctx.input_shape_known(0)) {
+    ctx.set_output_dtype(0, dt);
+    return Status::Ok();
+  }
+  const Shape& x = ctx.input_shape(0);
+  if (x.size() < 3) return ctx.error("input X has shape " + shape_to_string(x) + "; expected N x C x D1 x ... (rank >= 3)");
+  for (size_t i = 1; i < 3; ++i) {
+    if (!ctx.input_shape_known(i)) continue;
+    const Shape& p = ctx.input_shape(i);
+    if (p.size() != 1 || (p[0] >= 0 && x[1] >= 0 && p[0] != x[1]))
+      return ctx.error(std::string(i == 1 ? "scale" : "B") + " has shape " + shape_to_string(p) + "; expected [" +
+                       std::to_string(x[1]) + "]");
+  }
+  ctx.set_output(0, dt, x);
+  return Status::Ok();
+}
+
+template <class T>
+void instance_norm_typed(KernelContext& ctx) {
+  using Acc = nn_acc_t<T>;
+  const Tensor& xt = ctx.input(0);
+  const double eps = ctx.attrs().get_float("epsilon", 1e-5f);
+  AccView<double> scale(ctx.input(1)), bias(ctx.input(2));
+  const int64_t channels = xt.dim(1);
+  const int64_t planes = xt.dim(0) * channels;
+  const int64_t plane = planes == 0 ? 0 : xt.numel() / planes;
+  const T* x = xt.data<T>();
+  T* y = ctx.output(0).data<T>();
+  parallel_for(planes, 3 * plane, [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) {
+      const int64_t c = p % channels;
+      double mean, var;
+      moments(x + p * plane, plane, &mean, &var);
+      const double a = scale[c] / std::sqrt(var + eps);
+      const Acc ac = static_cast<Acc>(a), bc = static_cast<Acc>(bias[c] - mean * a);
+      for (int64_t i = 0; i < plane; ++i)
+        y[p * plane + i] = nn_store<T>(static_cast<Acc>(static_cast<float_or_self_t<T>>(x[p * plane + i])) * ac + bc);
+    }
+  });
+}
+
+Status instance_norm_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  if (ctx.input(1).numel() != x.dim(1) || ctx.input(2).numel() != x.dim(1))
+    return ctx.error("scale and B need " + std::to_string(x.dim(1)) + " values, one per channel");
+  visit_float_dtype(x.dtype(), [&](auto tag) { instance_norm_typed<typename decltype(tag)::type>(ctx); });
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------------------------
+// LayerNormalization (opset 17): normalises over dims [axis, rank); Scale and B broadcast to
+// those dims; optional Mean and InvStdDev outputs keep the reduced dims as 1.
+
+Status infer_layer_norm(InferContext& ctx) {
+  OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 0, "input X"));
+  OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 1, "Scale"));
+  OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 2, "B"));
+  OPENGE_RETURN_IF_ERROR(check_epsilon(ctx));
+  const int64_t stash = ctx.attrs().get_int("stash_type", 1);
+  if (stash != static_cast<int64_t>(DType::kFloat32))
+    return ctx.error("stash_type " + std::to_string(stash) + " is unsupported; only 1 (float32) is implemented");
+  const DType dt = ctx.input_dtype(0);
+  const bool want_mean = output_present(ctx, 1), want_inv = output_present(ctx, 2);
+  if (!ctx.input_shape_known(0)) {
+    ctx.set_output_dtype(0, dt);
+    if (want_mean) ctx.set_output_dtype(1, DType::kFloat32);
+    if (want_inv) ctx.set_output_dtype(2, DType::kFloat32);
+    return Status::Ok();
+  }
+  const Shape& x = ctx.input_shape(0);
+  const int64_t rank = static_cast<int64_t>(x.size());
+  const int64_t axis_attr = ctx.attrs().get_int("axis", -1);
+  auto axis = normalize_axis(axis_attr, rank);
+  if (rank == 0 || !axis)
+    return ctx.error("axis " + std::to_string(axis_attr) + " is out of range for X of shape " + shape_to_string(x));
+  const Shape normalized(x.begin() + *axis, x.end());
+  for (size_t i = 1; i < 3; ++i) {
+    if (!ctx.input_shape_known(i)) continue;
+    const Shape& p = ctx.input_shape(i);
+    auto b = broadcast_shapes(p, normalized);
+    if (!b || *b != normalized)
+      return ctx.error(std::string(i == 1 ? "Scale" : "B") + " of shape " + shape_to_string(p) +
+                       " does not broadcast to the normalized dims " + shape_to_string(normalized));
+  }
+  ctx.set_output(0, dt, x);
+  Shape stat(x.begin(), x.begin() + *axis);
+  stat.resize(x.size(), 1);
+  if (want_mean) ctx.set_output(1, DType::kFloat32, stat);
+  if (want_inv) ctx.set_output(2, DType::kFloat32, stat);
+  return Status::Ok();
+}
+
+template <class T>
+void layer_norm_typed(KernelContext& ctx, int64_t axis) {
+  using Acc = nn_acc_t<T>;
+  const Tensor& xt = ctx.input(0);
+  const double eps = ctx.attrs().get_float("epsilon", 1e-5f);
+  const Shape normalized(xt.shape().begin() + axis, xt.shape().end());
+  const int64_t inner = shape_numel(normalized);
+  const int64_t outer = inner == 0 ? 0 : xt.numel() / inner;
+  // Scale and B expanded to the normalized dims once.
+  auto expand = [&](size_t i, double fallback) {
+    std::vector<Acc> v(static_cast<size_t>(inner), static_cast<Acc>(fallback));
+    if (!ctx.has_input(i)) return v;
+    const Tensor& t = ctx.input(i);
+    AccView<Acc> src(t);
+    const std::vector<int64_t> strides = broadcast_strides(t.shape(), normalized);
+    std::vector<int64_t> idx(normalized.size(), 0);
+    for (int64_t e = 0; e < inner; ++e) {
+      int64_t off = 0;
+      for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * strides[d];
+      v[static_cast<size_t>(e)] = src[off];
+      for (size_t d = idx.size(); d-- > 0;) {
+        if (++idx[d] < normalized[d]) break;
+        idx[d] = 0;
+      }
+    }
+    return v;
+  };
+  const std::vector<Acc> scale = expand(1, 1.0), bias = expand(2, 0.0);
+  const T* x = xt.data<T>();
+  T* y = ctx.output(0).data<T>();
+  float* mean_out = ctx.has_output(1) ? ctx.output(1).data<float>() : nullptr;
+  float* inv_out = ctx.has_output(2) ? ctx.output(2).data<float>() : nullptr;
+  parallel_for(outer, 4 * inner, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const T* xr = x + r * inner;
+      T* yr = y + r * inner;
+      double mean, var;
+      moments(xr, inner, &mean, &var);
+      const double inv = 1.0 / std::sqrt(var + eps);
+      if (mean_out) mean_out[r] = static_cast<float>(mean);
+      if (inv_out) inv_out[r] = static_cast<float>(inv);
+      const Acc m = static_cast<Acc>(mean), s = static_cast<Acc>(inv);
+      for (int64_t i = 0; i < inner; ++i)
+        yr[i] = nn_store<T>((static_cast<Acc>(static_cast<float_or_self_t<T>>(xr[i])) - m) * s * scale[static_cast<size_t>(i)] +
+                            bias[static_cast<size_t>(i)]);
+    }
+  });
+}
+
+Status layer_norm_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  auto axis = normalize_axis(ctx.attrs().get_int("axis", -1), x.rank());
+  if (!axis) return ctx.error("axis is out of range for X of shape " + shape_to_string(x.shape()));
+  const Shape normalized(x.shape().begin() + *axis, x.shape().end());
+  for (size_t i = 1; i < 3; ++i) {
+    if (!ctx.has_input(i)) continue;
+    auto b = broadcast_shapes(ctx.input(i).shape(), normalized);
+    if (!b || *b != normalized) return ctx.error("Scale/B do not broadcast to the normalized dims " + shape_to_string(normalized));
+  }
+  visit_float_dtype(x.dtype(), [&](auto tag) { layer_norm_typed<typename decltype(tag)::type>(ctx, *axis); });
+  return Status::Ok();
+}
+
+}  // namespace
+
+void register_nn_norm_ops(std::vector<OpSchema>& table) {
+  table.push_back({"BatchNormalization", 5, 5, 1, 5, infer_batch_norm, batch_norm_kernel});
+  table.push_back({"InstanceNormalization", 3, 3, 1, 1, infer_instance_norm, instance_norm_kernel});
+  table.push_back({"LayerNormalization", 2, 3, 1, 3, infer_layer_norm, layer_norm_kernel});
+}
+
+}  // namespace openge
