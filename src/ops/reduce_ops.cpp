@@ -2,18 +2,22 @@
 // ReduceSum since opset 13 (the other reductions since 18), keepdims, noop_with_empty_axes.
 // Adjacent reduced / kept axes are merged so the common cases (last axis: LayerNorm's
 // ReduceMean; a contiguous middle block: global pooling) run as contiguous vector loops.
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 #include <string_view>
 
 #include "ops/math_common.h"
 #include "ops/reduce_axes.h"
 #include "ops/reduce_kernels.h"
 #include "ops/shape_util.h"
+#include "runtime/parallel.h"
 
 namespace openge {
 namespace {
 
-enum class ReduceKind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kSumSquare, kLogSum };
+enum class ReduceKind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kSumSquare, kLogSum, kLogSumExp };
 
 struct ReduceOpRow {
   std::string_view op_type;
@@ -24,7 +28,7 @@ constexpr ReduceOpRow kReduceOps[] = {
     {"ReduceMax", ReduceKind::kMax},   {"ReduceMin", ReduceKind::kMin},
     {"ReduceProd", ReduceKind::kProd}, {"ReduceL1", ReduceKind::kL1},
     {"ReduceL2", ReduceKind::kL2},     {"ReduceSumSquare", ReduceKind::kSumSquare},
-    {"ReduceLogSum", ReduceKind::kLogSum},
+    {"ReduceLogSum", ReduceKind::kLogSum},   {"ReduceLogSumExp", ReduceKind::kLogSumExp},
 };
 
 ReduceKind kind_of(std::string_view op_type) {
@@ -97,9 +101,10 @@ Status infer_reduce(InferContext& ctx) {
   return Status::Ok();
 }
 
-template <template <class> class Policy, class T>
-void reduce_with(const T* x, T* y, const Shape& shape, const std::vector<bool>& reduced) {
-  using P = Policy<reduce_acc_t<T>>;
+// Calls fn(data, outer, R, inner) with x (or a reordered copy of it) laid out so that the
+// reduction runs over the middle dimension of [outer, R, inner] and the output is [outer, inner].
+template <class T, class Fn>
+void with_reduce_layout(const T* x, const Shape& shape, const std::vector<bool>& reduced, Fn&& fn) {
   // Merge adjacent axes of the same kind, dropping size-1 axes (they change no offsets).
   std::vector<int64_t> sizes;
   std::vector<bool> kinds;
@@ -118,7 +123,7 @@ void reduce_with(const T* x, T* y, const Shape& shape, const std::vector<bool>& 
       else if (seen) inner *= sizes[i];
       else outer *= sizes[i];
     }
-    reduce_blocks<P>(x, y, outer, R, inner);
+    fn(x, outer, R, inner);
     return;
   }
   // Several separate reduced blocks: gather into [kept..., reduced...] order, then reduce rows.
@@ -135,7 +140,44 @@ void reduce_with(const T* x, T* y, const Shape& shape, const std::vector<bool>& 
       }
   std::vector<T> tmp(static_cast<size_t>(kept * R));
   gather_strided(x, perm_shape, perm_strides, tmp.data());
-  reduce_blocks<P>(tmp.data(), y, kept, R, 1);
+  fn(tmp.data(), kept, R, int64_t{1});
+}
+
+template <template <class> class Policy, class T>
+void reduce_with(const T* x, T* y, const Shape& shape, const std::vector<bool>& reduced) {
+  with_reduce_layout(x, shape, reduced, [&](const T* data, int64_t outer, int64_t R, int64_t inner) {
+    reduce_blocks<Policy<reduce_acc_t<T>>>(data, y, outer, R, inner);
+  });
+}
+
+// log(sum(exp(x))) computed as max + log(sum(exp(x - max))) so large inputs do not overflow.
+template <class T>
+void reduce_log_sum_exp(const T* x, T* y, const Shape& shape, const std::vector<bool>& reduced) {
+  using A = std::conditional_t<std::is_same_v<reduce_acc_t<T>, float>, float, double>;
+  with_reduce_layout(x, shape, reduced, [&](const T* data, int64_t outer, int64_t R, int64_t inner) {
+    parallel_for(outer * inner, 30 * R + 8, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        const T* line = data + (t / inner) * R * inner + t % inner;
+        A m = -std::numeric_limits<A>::infinity();
+        for (int64_t r = 0; r < R; ++r) m = MaxPolicy<A>::step(m, to_acc<A>(line[r * inner]));
+        A result = m;  // -inf (empty or all -inf), +inf or NaN pass through
+        if (std::isfinite(m)) {
+          A sum = 0;
+          for (int64_t r = 0; r < R; ++r) sum += std::exp(to_acc<A>(line[r * inner]) - m);
+          result = m + std::log(sum);
+        }
+        if constexpr (std::is_integral_v<T>) {
+          // Integer outputs: round toward zero, saturating instead of overflowing the cast.
+          const double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+          const double hi = static_cast<double>(std::numeric_limits<T>::max());
+          const double v = std::isnan(result) ? 0.0 : std::max(lo, std::min(hi, static_cast<double>(result)));
+          y[t] = static_cast<T>(v);
+        } else {
+          y[t] = from_acc<T>(result);
+        }
+      }
+    });
+  });
 }
 
 template <class T>
@@ -150,6 +192,7 @@ void run_reduce(ReduceKind kind, const T* x, T* y, const Shape& shape, const std
     case ReduceKind::kL2: return reduce_with<L2Policy>(x, y, shape, reduced);
     case ReduceKind::kSumSquare: return reduce_with<SumSquarePolicy>(x, y, shape, reduced);
     case ReduceKind::kLogSum: return reduce_with<LogSumPolicy>(x, y, shape, reduced);
+    case ReduceKind::kLogSumExp: return reduce_log_sum_exp(x, y, shape, reduced);
   }
 }
 

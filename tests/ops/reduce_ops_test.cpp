@@ -201,6 +201,31 @@ TEST(OpReduceL2, IsEuclideanNorm) {
   EXPECT_EQ(values_of((*out)[0]), (std::vector<double>{5, 13}));
 }
 
+TEST(OpReduceLogSumExp, StaysFiniteForLargeInputs) {
+  // Naive log(sum(exp(x))) overflows float at x = 1000; the max-shifted form gives 1000 + ln 2.
+  Tensor x = make_tensor<float>(DType::kFloat32, {2, 2}, {1000, 1000, 0, std::log(3.0f)});
+  Node n = make_node("ReduceLogSumExp", 1);
+  set_ints(n, "axes", {1});
+  set_int(n, "keepdims", 0);
+  auto out = run_node(n, {&x}, 13);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  expect_near_all(values_of((*out)[0]), {1000 + std::log(2.0), std::log(4.0)}, 1e-6);
+}
+
+TEST(OpReduceL1, SumSquareAndLogSumByHand) {
+  Tensor x = make_tensor<float>(DType::kFloat32, {1, 3}, {-1, 2, 3});
+  const std::vector<std::pair<const char*, double>> cases = {
+      {"ReduceL1", 6}, {"ReduceSumSquare", 14}, {"ReduceLogSum", std::log(4.0)}};
+  for (const auto& [op, want] : cases) {
+    Node n = make_node(op, 1);
+    set_ints(n, "axes", {1});
+    set_int(n, "keepdims", 0);
+    auto out = run_node(n, {&x}, 13);
+    ASSERT_TRUE(out.ok()) << op << ": " << out.status().message();
+    EXPECT_NEAR((*out)[0].scalar_as_double(0), want, 1e-6) << op;
+  }
+}
+
 TEST(OpArgMax, FirstOrLastIndexOfTies) {
   Tensor x = make_tensor<float>(DType::kFloat32, {2, 3}, {1, 3, 3, 5, 2, 5});
   Node n = make_node("ArgMax", 1);
