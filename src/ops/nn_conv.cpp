@@ -1,11 +1,11 @@
 // Conv and ConvTranspose reference kernels (N-D, grouped, dilated, strided, padded).
-// Conv: im2col on tiles of output positions + a blocked GEMM, parallel over
-// (batch, group, position tile, output-channel block). ConvTranspose: a direct scatter per
+// Conv: im2col on chunks of output positions + the shared GEMM core (ops/math_gemm.h). ConvTranspose: a direct scatter per
 // output channel plane, parallel over (batch, output channel), so no two threads write the same
 // output element. Both accumulate in float (double for fp64) and round once.
 #include <algorithm>
 #include <cstring>
 
+#include "ops/math_gemm.h"
 #include "ops/nn_common.h"
 #include "ops/nn_window.h"
 #include "runtime/parallel.h"
@@ -96,17 +96,16 @@ Status infer_conv(InferContext& ctx) {
   return Status::Ok();
 }
 
-// Tiling: output positions per task and output channels per task. A task im2cols its tile of
-// positions (kc x kTile values) and multiplies a block of <= kMBlock weight rows with it.
+// im2col works on tiles of kTile output positions; a chunk of positions is im2col'ed and
+// multiplied at once, its column matrix kept under kMaxColElements.
 constexpr int64_t kTile = 256;
-constexpr int64_t kMBlock = 64;
-constexpr int64_t kKBlock = 256;  // rows of the column tile kept hot while a block of rows runs
+constexpr int64_t kMaxColElements = int64_t{1} << 22;
 
-// Fills col[r * tile_len + t] = x[c][input position of (r, t)] (0 in the padding), where row
+// Fills col[r * ldcol + t] = x[c][input position of (r, t)] (0 in the padding), where row
 // r = c * kernel_size + kernel offset and t indexes output positions [p0, p0 + tile_len).
 template <class Acc>
 void im2col_tile(const Acc* x, const WindowGeometry& g, int64_t channels, int64_t p0, int64_t tile_len,
-                 std::vector<int64_t>& base, Acc* col) {
+                 std::vector<int64_t>& base, Acc* col, int64_t ldcol) {
   const size_t r = g.rank();
   // Per position and dim: the input coordinate of kernel offset 0.
   base.resize(r * static_cast<size_t>(tile_len));
@@ -141,7 +140,7 @@ void im2col_tile(const Acc* x, const WindowGeometry& g, int64_t channels, int64_
       kr /= g.kernel[d];
     }
     const Acc* xc = x + c * plane;
-    Acc* dst = col + row * tile_len;
+    Acc* dst = col + row * ldcol;
     if (r == 2) {  // the common case, without the per-dim loop
       const int64_t* b0 = base.data();
       const int64_t* b1 = base.data() + tile_len;
@@ -166,49 +165,9 @@ void im2col_tile(const Acc* x, const WindowGeometry& g, int64_t channels, int64_
   }
 }
 
-// out[m * ldo + t] = bias[m] + sum_k w[m * kc + k] * col[k * ldc + t], m in [0, rows), t in [0, n).
-// Blocked over k so a slab of the column tile stays in cache while four rows at a time
-// accumulate (the inner t loop vectorises).
-template <class Acc>
-void gemm_block(const Acc* w, int64_t rows, int64_t kc, const Acc* col, int64_t ldc, int64_t n, const Acc* bias,
-                Acc* acc, Acc* out, int64_t ldo) {
-  for (int64_t m = 0; m < rows; ++m) {
-    const Acc b = bias ? bias[m] : Acc(0);
-    for (int64_t t = 0; t < n; ++t) acc[m * n + t] = b;
-  }
-  for (int64_t k0 = 0; k0 < kc; k0 += kKBlock) {
-    const int64_t k1 = std::min(kc, k0 + kKBlock);
-    int64_t m = 0;
-    for (; m + 4 <= rows; m += 4) {
-      Acc* __restrict a0 = acc + m * n;
-      Acc* __restrict a1 = a0 + n;
-      Acc* __restrict a2 = a1 + n;
-      Acc* __restrict a3 = a2 + n;
-      const Acc* w0 = w + m * kc;
-      for (int64_t k = k0; k < k1; ++k) {
-        const Acc* __restrict c = col + k * ldc;
-        const Acc v0 = w0[k], v1 = w0[kc + k], v2 = w0[2 * kc + k], v3 = w0[3 * kc + k];
-        for (int64_t t = 0; t < n; ++t) {
-          const Acc ct = c[t];
-          a0[t] += v0 * ct;
-          a1[t] += v1 * ct;
-          a2[t] += v2 * ct;
-          a3[t] += v3 * ct;
-        }
-      }
-    }
-    for (; m < rows; ++m) {
-      Acc* __restrict a = acc + m * n;
-      for (int64_t k = k0; k < k1; ++k) {
-        const Acc* __restrict c = col + k * ldc;
-        const Acc v = w[m * kc + k];
-        for (int64_t t = 0; t < n; ++t) a[t] += v * c[t];
-      }
-    }
-  }
-  for (int64_t m = 0; m < rows; ++m) std::memcpy(out + m * ldo, acc + m * n, static_cast<size_t>(n) * sizeof(Acc));
-}
-
+// Y[n, group g] (mg x positions) = W_g (mg x kc) · im2col(X[n, group g]) (kc x positions) + B,
+// on the shared GEMM core. Many (batch, group) items (depthwise, batches) run in parallel one
+// item per thread; few items run one after another with the im2col and the GEMM parallel inside.
 template <class T>
 Status conv_kernel_typed(KernelContext& ctx, const WindowGeometry& g) {
   using Acc = nn_acc_t<T>;
@@ -217,17 +176,17 @@ Status conv_kernel_typed(KernelContext& ctx, const WindowGeometry& g) {
   const int64_t batch = xt.dim(0), channels = xt.dim(1), m_total = wt.dim(0);
   const int64_t group = ctx.attrs().get_int("group", 1);
   const int64_t cg = channels / group, mg = m_total / group;
-  const int64_t ksize = g.kernel_size();
-  const int64_t kc = cg * ksize;  // GEMM depth
+  const int64_t kc = cg * g.kernel_size();  // GEMM depth
   const int64_t in_plane = shape_numel(g.input);
   const int64_t positions = g.output_size();
   AccView<Acc> x(xt), w(wt);
-  std::vector<Acc> bias_storage;
+  std::vector<Acc> bias;
   if (ctx.has_input(2)) {
     AccView<Acc> b(ctx.input(2));
-    bias_storage.assign(b.data(), b.data() + m_total);
+    bias.assign(b.data(), b.data() + m_total);
   }
   AccOutput<T, Acc> out(ctx.output(0));
+  Acc* y = out.data();
   if (positions == 0 || m_total == 0 || batch == 0) {
     out.finish();
     return Status::Ok();
@@ -236,44 +195,51 @@ Status conv_kernel_typed(KernelContext& ctx, const WindowGeometry& g) {
   bool pointwise = true;
   for (size_t d = 0; d < g.rank(); ++d)
     pointwise = pointwise && g.kernel[d] == 1 && g.strides[d] == 1 && g.pad_begin[d] == 0 && g.pad_end[d] == 0;
+  const int64_t chunk =
+      pointwise ? positions : std::min(positions, std::max(kTile, kMaxColElements / std::max<int64_t>(kc, 1) / kTile * kTile));
+  const int64_t items = batch * group;
+  const int64_t zero = 0;
 
-  const int64_t tiles = (positions + kTile - 1) / kTile;
-  const int64_t mblocks = (mg + kMBlock - 1) / kMBlock;
-  const int64_t tasks = batch * group * tiles * mblocks;
-  const int64_t cost = std::min<int64_t>(kMBlock, mg) * kc * std::min(kTile, positions) + kc * kTile;
-  Acc* y = out.data();
-  const Acc* bias = bias_storage.empty() ? nullptr : bias_storage.data();
-  parallel_for(tasks, cost, [&](int64_t begin, int64_t end) {
-    std::vector<Acc> col(pointwise ? 0 : static_cast<size_t>(kc * std::min(kTile, positions)));
-    std::vector<Acc> acc(static_cast<size_t>(std::min(kMBlock, mg) * std::min(kTile, positions)));
-    std::vector<int64_t> base;
-    int64_t cached_key = -1;  // (n, g, tile) whose column tile `col` holds
-    for (int64_t task = begin; task < end; ++task) {
-      const int64_t mb = task % mblocks;
-      const int64_t key = task / mblocks;
-      const int64_t tile = key % tiles;
-      const int64_t ng = key / tiles;
-      const int64_t n = ng / group, gi = ng % group;
-      const int64_t p0 = tile * kTile;
-      const int64_t len = std::min(kTile, positions - p0);
-      const Acc* xg = x.data() + (n * channels + gi * cg) * in_plane;
-      const Acc* cols;
-      int64_t ldc;
-      if (pointwise) {
-        cols = xg + p0;
-        ldc = in_plane;
-      } else {
-        if (key != cached_key) im2col_tile(xg, g, cg, p0, len, base, col.data());
-        cached_key = key;
-        cols = col.data();
-        ldc = len;
+  auto run_item = [&](int64_t item) {
+    const int64_t n = item / group, gi = item % group;
+    const Acc* xg = x.data() + (n * channels + gi * cg) * in_plane;
+    const Acc* wg = w.data() + gi * mg * kc;
+    Acc* yg = y + (n * m_total + gi * mg) * positions;
+    std::vector<Acc> col(pointwise ? 0 : static_cast<size_t>(kc * chunk));
+    std::vector<Acc> part(chunk < positions ? static_cast<size_t>(mg * chunk) : 0);
+    for (int64_t p0 = 0; p0 < positions; p0 += chunk) {
+      const int64_t len = std::min(chunk, positions - p0);
+      const Acc* b = xg + p0;
+      int64_t ldb = in_plane;
+      if (!pointwise) {
+        const int64_t tiles = (len + kTile - 1) / kTile;
+        parallel_for(tiles, kc * kTile, [&](int64_t t0, int64_t t1) {
+          std::vector<int64_t> base;
+          for (int64_t t = t0; t < t1; ++t)
+            im2col_tile(xg, g, cg, p0 + t * kTile, std::min(kTile, len - t * kTile), base, col.data() + t * kTile, len);
+        });
+        b = col.data();
+        ldb = len;
       }
-      const int64_t m0 = gi * mg + mb * kMBlock;
-      const int64_t rows = std::min(kMBlock, mg - mb * kMBlock);
-      gemm_block(w.data() + m0 * kc, rows, kc, cols, ldc, len, bias ? bias + m0 : nullptr, acc.data(),
-                 y + (n * m_total + m0) * positions + p0, positions);
+      // The GEMM writes a contiguous mg x len block: straight into Y when the chunk is whole rows.
+      Acc* c = chunk == positions ? yg : part.data();
+      if (kc == 0) std::fill(c, c + mg * len, Acc(0));
+      else batched_gemm<Acc>(1, mg, len, kc, wg, &zero, kc, b, &zero, ldb, c);
+      for (int64_t m = 0; m < mg; ++m) {
+        Acc* dst = yg + m * positions + p0;
+        const Acc* src = c + m * len;
+        const Acc bv = bias.empty() ? Acc(0) : bias[static_cast<size_t>(gi * mg + m)];
+        for (int64_t t = 0; t < len; ++t) dst[t] = src[t] + bv;
+      }
     }
-  });
+  };
+  if (items >= 2 * num_threads()) {
+    parallel_for(items, mg * kc * positions + kc * positions, [&](int64_t begin, int64_t end) {
+      for (int64_t item = begin; item < end; ++item) run_item(item);
+    });
+  } else {
+    for (int64_t item = 0; item < items; ++item) run_item(item);
+  }
   out.finish();
   return Status::Ok();
 }
