@@ -73,10 +73,12 @@ void copy_rows(const char* src, char* dst, const View& v) {
 }
 
 // A transpose-like view: dim `a` has unit source stride, the last dim does not. Copies (a, last)
-// planes in square tiles so that both the strided reads and the contiguous writes stay in cache.
+// planes in tiles of one cache line square: each tile's source lines are read once into a local
+// buffer, then written out as whole destination lines. Touching every line once is what keeps
+// power-of-two strides (which map all rows of a tile to one cache set) from thrashing.
 template <class T>
 void copy_tiled(const char* src, char* dst, const View& v, size_t a) {
-  constexpr int64_t kTile = 16;
+  constexpr int64_t kTile = std::max<int64_t>(8, 64 / static_cast<int64_t>(sizeof(T)));
   const size_t rank = v.size.size();
   std::vector<int64_t> dst_stride(rank);
   for (size_t k = rank, s = 1; k-- > 0;) {
@@ -95,25 +97,31 @@ void copy_tiled(const char* src, char* dst, const View& v, size_t a) {
   for (int64_t s : bsize) batches *= s;
   const int64_t na = v.size[a], da = dst_stride[a];
   const int64_t nl = v.size.back(), sl = v.stride.back();
-  const int64_t a_blocks = (na + kTile - 1) / kTile;
+  // Work items are (batch, block of kTile source lines); within one, the source is read as
+  // kTile sequential streams (prefetch-friendly) and destination lines are written whole.
+  const int64_t l_blocks = (nl + kTile - 1) / kTile;
   const T* s = reinterpret_cast<const T*>(src);
   T* d = reinterpret_cast<T*>(dst);
-  parallel_for(batches * a_blocks, kTile * nl, [&](int64_t begin, int64_t end) {
+  parallel_for(batches * l_blocks, kTile * na, [&](int64_t begin, int64_t end) {
+    T buf[kTile][kTile];
     for (int64_t t = begin; t < end; ++t) {
-      int64_t batch = t / a_blocks, soff = 0, doff = 0;
+      int64_t batch = t / l_blocks, soff = 0, doff = 0;
       for (size_t k = bsize.size(); k-- > 0;) {
         const int64_t i = batch % bsize[k];
         batch /= bsize[k];
         soff += i * bsrc[k];
         doff += i * bdst[k];
       }
-      const int64_t i0 = (t % a_blocks) * kTile, i1 = std::min(na, i0 + kTile);
-      for (int64_t j0 = 0; j0 < nl; j0 += kTile) {
-        const int64_t j1 = std::min(nl, j0 + kTile);
-        for (int64_t i = i0; i < i1; ++i) {
-          const T* sp = s + soff + i;
-          T* dp = d + doff + i * da;
-          for (int64_t j = j0; j < j1; ++j) dp[j] = sp[j * sl];
+      const int64_t j0 = (t % l_blocks) * kTile, nj = std::min(kTile, nl - j0);
+      for (int64_t i0 = 0; i0 < na; i0 += kTile) {
+        const int64_t ni = std::min(kTile, na - i0);
+        for (int64_t j = 0; j < nj; ++j) {  // source line j0 + j: elements i0 .. i0 + ni
+          const T* sp = s + soff + i0 + (j0 + j) * sl;
+          for (int64_t i = 0; i < ni; ++i) buf[i][j] = sp[i];
+        }
+        for (int64_t i = 0; i < ni; ++i) {  // destination line i0 + i: elements j0 .. j0 + nj
+          T* dp = d + doff + (i0 + i) * da + j0;
+          for (int64_t j = 0; j < nj; ++j) dp[j] = buf[i][j];
         }
       }
     }
