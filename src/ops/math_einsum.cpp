@@ -230,8 +230,7 @@ Result<Operand<Acc>> contract(const Operand<Acc>& x, const Operand<Acc>& y, Keep
   std::vector<int64_t> out_sizes = bs;
   out_sizes.insert(out_sizes.end(), xs.begin(), xs.end());
   out_sizes.insert(out_sizes.end(), ys.begin(), ys.end());
-  if (!shape_size_ok(Shape(out_sizes.begin(), out_sizes.end())))
-    return invalid_argument("an intermediate product is too large");
+
   auto concat = [](std::vector<int> a, const std::vector<int>& b, const std::vector<int>& c) {
     a.insert(a.end(), b.begin(), b.end());
     a.insert(a.end(), c.begin(), c.end());
@@ -242,8 +241,15 @@ Result<Operand<Acc>> contract(const Operand<Acc>& x, const Operand<Acc>& y, Keep
     a.insert(a.end(), c.begin(), c.end());
     return a;
   };
+  // Broadcast '...' dims can make the permuted operands larger than any input: check them too.
+  for (const auto& sizes : {out_sizes, concat_sizes(bs, xs, cs), concat_sizes(bs, cs, ys)})
+    if (!shape_size_ok(Shape(sizes.begin(), sizes.end()))) return invalid_argument("an intermediate product is too large");
   const Operand<Acc> xp = permute(x, concat(batch, xo, con), concat_sizes(bs, xs, cs));
-  const Operand<Acc> yp = permute(y, concat(batch, con, yo), concat_sizes(bs, cs, ys));
+  // Y is used as stored when it already is [batch, y-only, contracted] (e.g. the keys in
+  // "bhqd,bhkd->bhqk"): the GEMM core reads it transposed instead of a transposing copy here.
+  const bool y_transposed = y.labels == concat(batch, yo, con) && y.labels != concat(batch, con, yo);
+  const Operand<Acc> yp = y_transposed ? permute(y, concat(batch, yo, con), concat_sizes(bs, ys, cs))
+                                       : permute(y, concat(batch, con, yo), concat_sizes(bs, cs, ys));
   const int64_t B = numel(bs), M = numel(xs), N = numel(ys), K = numel(cs);
   std::vector<int64_t> a_off(static_cast<size_t>(B)), b_off(static_cast<size_t>(B));
   for (int64_t b = 0; b < B; ++b) {
@@ -254,7 +260,8 @@ Result<Operand<Acc>> contract(const Operand<Acc>& x, const Operand<Acc>& y, Keep
   out.labels = out_labels;
   out.shape = Shape(out_sizes.begin(), out_sizes.end());
   out.data.resize(static_cast<size_t>(B * M * N));
-  batched_gemm<Acc>(B, M, N, K, xp.data.data(), a_off.data(), K, yp.data.data(), b_off.data(), N, out.data.data());
+  batched_gemm<Acc>(B, M, N, K, xp.data.data(), a_off.data(), K, yp.data.data(), b_off.data(), y_transposed ? K : N,
+                    y_transposed, out.data.data());
   return out;
 }
 

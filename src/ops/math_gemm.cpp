@@ -77,13 +77,14 @@ inline void tile_edge(const Acc* A, int64_t lda, const Acc* B, int64_t ldb, Acc*
 
 template <class Acc>
 void batched_gemm(int64_t batches, int64_t M, int64_t N, int64_t K, const Acc* A, const int64_t* a_offsets,
-                  int64_t lda, const Acc* B, const int64_t* b_offsets, int64_t ldb, Acc* C) {
+                  int64_t lda, const Acc* B, const int64_t* b_offsets, int64_t ldb, bool b_transposed, Acc* C) {
   if (batches <= 0 || M <= 0 || N <= 0) return;
   const int64_t row_blocks = (M + kMc - 1) / kMc;
   const int64_t col_blocks = (N + kNc - 1) / kNc;
   const int64_t tasks = batches * row_blocks * col_blocks;
   const int64_t cost = std::min(M, kMc) * std::min(N, kNc) * std::max<int64_t>(K, 1);
   parallel_for(tasks, cost, [&](int64_t begin, int64_t end) {
+    alignas(64) Acc panel[kKc * kNR<Acc>];  // one packed kKc x kNR panel of B (16 KiB)
     for (int64_t t = begin; t < end; ++t) {
       const int64_t b = t / (row_blocks * col_blocks);
       const int64_t i0 = (t / col_blocks) % row_blocks * kMc;
@@ -102,22 +103,41 @@ void batched_gemm(int64_t batches, int64_t M, int64_t N, int64_t K, const Acc* A
         const bool accumulate = k0 > 0;
         for (int64_t j = j0; j < j1; j += kNR<Acc>) {
           const int64_t nr = std::min(kNR<Acc>, j1 - j);
+          // A full-width panel of B that several row tiles reuse is packed contiguously: rows
+          // of B far apart (large N) would otherwise cost a TLB miss per k.
+          // A transposed B (N x K, Gemm's transB: how Linear layers are exported) is always
+          // packed, which transposes just this panel while it is in cache.
+          const Acc* bp_panel = bm + k0 * ldb + j;
+          int64_t ldp = ldb;
+          if (b_transposed) {
+            for (int64_t jj = 0; jj < nr; ++jj) {
+              const Acc* src = bm + (j + jj) * ldb + k0;
+              for (int64_t k = 0; k < kc; ++k) panel[k * kNR<Acc> + jj] = src[k];
+            }
+            bp_panel = panel;
+            ldp = kNR<Acc>;
+          } else if (nr == kNR<Acc> && i1 - i0 > kMR) {
+            for (int64_t k = 0; k < kc; ++k)
+              std::memcpy(panel + k * kNR<Acc>, bm + (k0 + k) * ldb + j, sizeof(Acc) * kNR<Acc>);
+            bp_panel = panel;
+            ldp = kNR<Acc>;
+          }
           for (int64_t i = i0; i < i1; i += kMR) {
             const int64_t mr = std::min(kMR, i1 - i);
             const Acc* ap = a + i * lda + k0;
-            const Acc* bp = bm + k0 * ldb + j;
+            const Acc* bp = bp_panel;
             Acc* cp = c + i * N + j;
             if (nr == kNR<Acc>) {
               switch (mr) {  // full-width tiles of fewer rows (the bottom edge, gemv) stay vectorised
-                case 6: tile_full<Acc, 6>(ap, lda, bp, ldb, cp, N, kc, accumulate); break;
-                case 5: tile_full<Acc, 5>(ap, lda, bp, ldb, cp, N, kc, accumulate); break;
-                case 4: tile_full<Acc, 4>(ap, lda, bp, ldb, cp, N, kc, accumulate); break;
-                case 3: tile_full<Acc, 3>(ap, lda, bp, ldb, cp, N, kc, accumulate); break;
-                case 2: tile_full<Acc, 2>(ap, lda, bp, ldb, cp, N, kc, accumulate); break;
-                default: tile_full<Acc, 1>(ap, lda, bp, ldb, cp, N, kc, accumulate); break;
+                case 6: tile_full<Acc, 6>(ap, lda, bp, ldp, cp, N, kc, accumulate); break;
+                case 5: tile_full<Acc, 5>(ap, lda, bp, ldp, cp, N, kc, accumulate); break;
+                case 4: tile_full<Acc, 4>(ap, lda, bp, ldp, cp, N, kc, accumulate); break;
+                case 3: tile_full<Acc, 3>(ap, lda, bp, ldp, cp, N, kc, accumulate); break;
+                case 2: tile_full<Acc, 2>(ap, lda, bp, ldp, cp, N, kc, accumulate); break;
+                default: tile_full<Acc, 1>(ap, lda, bp, ldp, cp, N, kc, accumulate); break;
               }
             } else {
-              tile_edge(ap, lda, bp, ldb, cp, N, kc, mr, nr, accumulate);
+              tile_edge(ap, lda, bp, ldp, cp, N, kc, mr, nr, accumulate);
             }
           }
         }
@@ -127,11 +147,11 @@ void batched_gemm(int64_t batches, int64_t M, int64_t N, int64_t K, const Acc* A
 }
 
 template void batched_gemm<float>(int64_t, int64_t, int64_t, int64_t, const float*, const int64_t*, int64_t,
-                                  const float*, const int64_t*, int64_t, float*);
+                                  const float*, const int64_t*, int64_t, bool, float*);
 template void batched_gemm<double>(int64_t, int64_t, int64_t, int64_t, const double*, const int64_t*, int64_t,
-                                   const double*, const int64_t*, int64_t, double*);
+                                   const double*, const int64_t*, int64_t, bool, double*);
 template void batched_gemm<uint64_t>(int64_t, int64_t, int64_t, int64_t, const uint64_t*, const int64_t*, int64_t,
-                                     const uint64_t*, const int64_t*, int64_t, uint64_t*);
+                                     const uint64_t*, const int64_t*, int64_t, bool, uint64_t*);
 
 std::vector<int64_t> broadcast_batch_offsets(const Shape& from, const Shape& to, int64_t matrix_elems) {
   const int64_t count = shape_numel(to);

@@ -109,7 +109,7 @@ void run_matmul(const Tensor& a, const Tensor& b, Tensor& y, const MatMulPlan& p
   Acc* Y;
   if constexpr (std::is_same_v<T, Acc>) Y = y.data<T>();
   else { y_store.resize(static_cast<size_t>(y.numel())); Y = y_store.data(); }
-  batched_gemm<Acc>(batches, p.M, p.N, p.K, A, a_off.data(), p.K, B, b_off.data(), p.N, Y);
+  batched_gemm<Acc>(batches, p.M, p.N, p.K, A, a_off.data(), p.K, B, b_off.data(), p.N, false, Y);
   if constexpr (!std::is_same_v<T, Acc>) store_from_acc(Y, y.data<T>(), y.numel());
 }
 
@@ -214,12 +214,13 @@ void run_gemm(KernelContext& ctx, const GemmPlan& p, Tensor& y) {
   using Acc = gemm_acc_t<T>;
   std::vector<Acc> a_store, b_store, y_store;
   const Acc* A = gemm_operand<T, Acc>(ctx.input(0), p.trans_a, a_store);
-  const Acc* B = gemm_operand<T, Acc>(ctx.input(1), p.trans_b, b_store);
+  // transB needs no copy: the GEMM core transposes B panel by panel as it packs them.
+  const Acc* B = as_acc<T, Acc>(ctx.input(1).data<T>(), ctx.input(1).numel(), b_store);
   Acc* Y;
   if constexpr (std::is_same_v<T, Acc>) Y = y.data<T>();
   else { y_store.resize(static_cast<size_t>(y.numel())); Y = y_store.data(); }
   const int64_t zero = 0;
-  batched_gemm<Acc>(1, p.M, p.N, p.K, A, &zero, p.K, B, &zero, p.N, Y);
+  batched_gemm<Acc>(1, p.M, p.N, p.K, A, &zero, p.K, B, &zero, p.trans_b ? p.K : p.N, p.trans_b, Y);
   // Epilogue in the accumulator type, one rounding to T: y = alpha * AB + beta * C.
   const Acc alpha = scalar_as_acc<Acc>(ctx.attrs().get_float("alpha", 1.0f));
   const Acc beta = scalar_as_acc<Acc>(ctx.attrs().get_float("beta", 1.0f));

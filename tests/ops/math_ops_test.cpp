@@ -193,6 +193,19 @@ TEST(OpGemm, TransposesScalesAndBroadcastsC) {
   expect_near_all(values_of((*out)[0]), want, 1e-5);
 }
 
+TEST(OpGemm, TransposedBLargerThanOnePanel) {
+  // transB is read panel by panel (16 columns x 256 deep): cross both edges, and several row tiles.
+  const int64_t M = 100, K = 300, N = 40;
+  Tensor a = random_tensor({M, K}, 30), bt = random_tensor({N, K}, 31);
+  Node n = make_node("Gemm", 2);
+  set_int(n, "transB", 1);
+  auto out = run_node(n, {&a, &bt}, 13);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const auto want = naive_matmul(M, N, K, [&](int64_t i, int64_t k) { return a.data<float>()[i * K + k]; },
+                                 [&](int64_t k, int64_t j) { return bt.data<float>()[j * K + k]; });
+  expect_near_all(values_of((*out)[0]), want, 1e-4);
+}
+
 TEST(OpGemm, WithoutCAndWithColumnC) {
   Tensor a = make_tensor<float>(DType::kFloat32, {2, 2}, {1, 2, 3, 4});
   Tensor b = make_tensor<float>(DType::kFloat32, {2, 2}, {1, 0, 0, 1});
