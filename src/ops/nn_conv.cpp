@@ -165,6 +165,59 @@ void im2col_tile(const Acc* x, const WindowGeometry& g, int64_t channels, int64_
   }
 }
 
+// C (m x n, contiguous) = A (m x k, rows k apart) · B (k x n, rows ldb apart) on the shared GEMM
+// core. Its signature is gaining a b_transposed flag; accept either form so this file builds
+// before and after that change.
+template <class Acc>
+void gemm_rows(int64_t m, int64_t n, int64_t k, const Acc* a, const Acc* b, int64_t ldb, Acc* c) {
+  const int64_t zero = 0;
+  if constexpr (requires { batched_gemm<Acc>(1, m, n, k, a, &zero, k, b, &zero, ldb, false, c); })
+    batched_gemm<Acc>(1, m, n, k, a, &zero, k, b, &zero, ldb, false, c);
+  else
+    batched_gemm<Acc>(1, m, n, k, a, &zero, k, b, &zero, ldb, c);
+}
+
+// Depthwise 2-D convolution (one input channel per group): a direct loop per output plane,
+// since its GEMM would be a single row of depth kernel_size, all im2col and no reuse.
+template <class Acc>
+void depthwise_conv2d(const Acc* x, const Acc* w, const std::vector<Acc>& bias, Acc* y, const WindowGeometry& g,
+                      int64_t batch, int64_t channels, int64_t mg) {
+  const int64_t H = g.input[0], W = g.input[1], OH = g.output[0], OW = g.output[1];
+  const int64_t KH = g.kernel[0], KW = g.kernel[1], s0 = g.strides[0], s1 = g.strides[1];
+  const int64_t m_total = channels * mg;
+  parallel_for(batch * m_total, OH * OW * KH * KW, [&](int64_t begin, int64_t end) {
+    for (int64_t nm = begin; nm < end; ++nm) {
+      const int64_t n = nm / m_total, m = nm % m_total, c = m / mg;
+      const Acc* xc = x + (n * channels + c) * H * W;
+      const Acc* wm = w + m * KH * KW;
+      Acc* yp = y + nm * OH * OW;
+      const Acc b = bias.empty() ? Acc(0) : bias[static_cast<size_t>(m)];
+      for (int64_t i = 0; i < OH * OW; ++i) yp[i] = b;
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        // output columns whose tap kw lands inside the row: 0 <= ow*s1 + delta < W
+        const int64_t delta = kw * g.dilations[1] - g.pad_begin[1];
+        const int64_t ow_lo = delta >= 0 ? 0 : (-delta + s1 - 1) / s1;
+        const int64_t ow_hi = std::min(OW - 1, W - 1 - delta < 0 ? -1 : (W - 1 - delta) / s1);
+        if (ow_lo > ow_hi) continue;
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          Acc* yr = yp + oh * OW;
+          for (int64_t kh = 0; kh < KH; ++kh) {
+            const int64_t ih = oh * s0 - g.pad_begin[0] + kh * g.dilations[0];
+            if (ih < 0 || ih >= H) continue;
+            const Acc wv = wm[kh * KW + kw];
+            const Acc* xr = xc + ih * W + delta;
+            if (s1 == 1) {
+              for (int64_t ow = ow_lo; ow <= ow_hi; ++ow) yr[ow] += wv * xr[ow];
+            } else {
+              for (int64_t ow = ow_lo; ow <= ow_hi; ++ow) yr[ow] += wv * xr[ow * s1];
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
 // Y[n, group g] (mg x positions) = W_g (mg x kc) · im2col(X[n, group g]) (kc x positions) + B,
 // on the shared GEMM core. Many (batch, group) items (depthwise, batches) run in parallel one
 // item per thread; few items run one after another with the im2col and the GEMM parallel inside.
@@ -191,6 +244,11 @@ Status conv_kernel_typed(KernelContext& ctx, const WindowGeometry& g) {
     out.finish();
     return Status::Ok();
   }
+  if (cg == 1 && g.rank() == 2) {
+    depthwise_conv2d(x.data(), w.data(), bias, y, g, batch, channels, mg);
+    out.finish();
+    return Status::Ok();
+  }
   // A 1x1 kernel with stride 1 and no padding reads X as it is: no im2col.
   bool pointwise = true;
   for (size_t d = 0; d < g.rank(); ++d)
@@ -198,7 +256,6 @@ Status conv_kernel_typed(KernelContext& ctx, const WindowGeometry& g) {
   const int64_t chunk =
       pointwise ? positions : std::min(positions, std::max(kTile, kMaxColElements / std::max<int64_t>(kc, 1) / kTile * kTile));
   const int64_t items = batch * group;
-  const int64_t zero = 0;
 
   auto run_item = [&](int64_t item) {
     const int64_t n = item / group, gi = item % group;
@@ -224,7 +281,7 @@ Status conv_kernel_typed(KernelContext& ctx, const WindowGeometry& g) {
       // The GEMM writes a contiguous mg x len block: straight into Y when the chunk is whole rows.
       Acc* c = chunk == positions ? yg : part.data();
       if (kc == 0) std::fill(c, c + mg * len, Acc(0));
-      else batched_gemm<Acc>(1, mg, len, kc, wg, &zero, kc, b, &zero, ldb, c);
+      else gemm_rows<Acc>(mg, len, kc, wg, b, ldb, c);
       for (int64_t m = 0; m < mg; ++m) {
         Acc* dst = yg + m * positions + p0;
         const Acc* src = c + m * len;

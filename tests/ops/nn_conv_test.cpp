@@ -162,6 +162,24 @@ TEST(OpConv, TiledPathMatchesDirectLoopsAcrossTilesAndChannelBlocks) {
   expect_values(run_ok(n, {&x, &w})[0], ys, expected, 1e-4);
 }
 
+TEST(OpConv, DepthwisePathMatchesDirectLoops) {
+  // One input channel per group (with a channel multiplier of 2): the direct depthwise path.
+  for (int64_t stride : {1, 2}) {
+    const Shape xs{2, 5, 13, 11}, ws{10, 1, 3, 3};
+    const auto xv = pseudo_random(static_cast<size_t>(shape_numel(xs)), 5);
+    const auto wv = pseudo_random(static_cast<size_t>(shape_numel(ws)), 6);
+    Shape ys;
+    const auto expected = direct_conv2d(xv, xs, wv, ws, 5, {stride, stride}, {1, 2, 0, 1}, {1, 2}, &ys);
+    Node n = make_node("Conv", 2);
+    set_int(n, "group", 5);
+    set_ints(n, "strides", {stride, stride});
+    set_ints(n, "pads", {1, 2, 0, 1});
+    set_ints(n, "dilations", {1, 2});
+    Tensor x = float_tensor(xs, xv), w = float_tensor(ws, wv);
+    expect_values(run_ok(n, {&x, &w})[0], ys, expected, 1e-5);
+  }
+}
+
 TEST(OpConv, RejectsInconsistentShapesAndAttributes) {
   Tensor x = float_tensor({1, 3, 4, 4}, {});
   Tensor w = float_tensor({2, 2, 3, 3}, {});
