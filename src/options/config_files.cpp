@@ -402,12 +402,12 @@ Result<AoeTuningConfig> parse_aoe_config(std::string_view original, const std::s
       break;
     } catch (const Json::parse_error& e) {
       const std::string what = e.what();
-      size_t end = e.byte == 0 ? 0 : e.byte - 1;  // just past the offending token
+      const size_t last = e.byte == 0 ? 0 : e.byte - 1;  // index of the offending token's last character
       bool repaired = false;
       if (attempt < 16 && what.find("unexpected string literal") != std::string::npos &&
-          what.find("expected '}'") != std::string::npos && end <= text.size() && end > 0) {
-        // Find the opening quote of the string token that ends at `end`.
-        size_t q = end - 1;
+          what.find("expected '}'") != std::string::npos && last < text.size() && last > 0) {
+        // Find the opening quote of the string token that ends at `last`.
+        size_t q = last;
         while (q > 0 && text[q] != '"') --q;  // closing quote
         size_t open = q;
         while (open > 0) {

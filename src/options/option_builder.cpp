@@ -28,7 +28,7 @@ class OptionSetBuilder {
       if (!*spec.env_var) continue;
       auto it = in_.env.find(spec.env_var);
       if (it == in_.env.end() || it->second.empty()) continue;  // an empty variable counts as unset
-      assign(spec.env_var, it->second, Source::kEnv, spec.env_var);
+      assign(spec.name, it->second, Source::kEnv, spec.env_var);
     }
     for (const auto& path : in_.option_files) {
       auto parsed = read_options_file(path);
