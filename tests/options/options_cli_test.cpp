@@ -1,0 +1,102 @@
+// The CLI surface: openge options / options --explain / paths / check-options, with the
+// environment given to the child process.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <sys/wait.h>
+
+#include "options_test_util.h"
+
+namespace openge::options::test {
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out;  // stdout and stderr
+};
+
+Run openge(const std::string& args, const std::string& env = "") {
+  const std::string cmd = "env -i HOME=/home/cli PATH=/usr/bin:/bin " + env + " " + OPENGE_CLI + " " + args + " 2>&1";
+  Run r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+bool has(const Run& r, const std::string& s) { return r.out.find(s) != std::string::npos; }
+
+TEST(OptionsCli, CheckOptionsListsEveryProblemAndFails) {
+  auto r = openge("check-options --option graph_run_mode=2 --option precison_mode=x --option dump_step=3-1");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_TRUE(has(r, "E10001: Value [2] for parameter [graph_run_mode] is invalid")) << r.out;
+  EXPECT_TRUE(has(r, "did you mean 'precision_mode'")) << r.out;
+  EXPECT_TRUE(has(r, "[dump_config.dump_step]")) << r.out;
+  EXPECT_TRUE(has(r, "3 problems")) << r.out;
+}
+
+TEST(OptionsCli, CheckOptionsAcceptsAValidConfiguration) {
+  TempDir d;
+  const std::string f = d.file("o.py", "npu.global_options().precision_mode=\"allow_mix_precision\"\n");
+  auto r = openge("check-options --options-file " + f + " --option deterministic=1");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r, "options are valid (2 set")) << r.out;
+}
+
+TEST(OptionsCli, CheckOptionsReadsTheEnvironment) {
+  auto r = openge("check-options", "PROFILING_MODE=true");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_TRUE(has(r, "needs an output folder")) << r.out;
+  r = openge("check-options", "PROFILING_MODE=true ASCEND_WORK_PATH=/tmp");
+  EXPECT_EQ(r.code, 0) << r.out;
+}
+
+TEST(OptionsCli, OptionsListsValuesAndSources) {
+  TempDir d;
+  const std::string f = d.file("o.json", R"({"deterministic": 1})");
+  auto r = openge("options --options-file " + f + " --option jit_compile=false", "ASCEND_DEVICE_ID=3");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r, "[file: " + f + ":1]")) << r.out;
+  EXPECT_TRUE(has(r, "[flag: --option]")) << r.out;
+  EXPECT_TRUE(has(r, "[env: ASCEND_DEVICE_ID]")) << r.out;
+  EXPECT_TRUE(has(r, "hcom_parallel")) << r.out;
+  EXPECT_TRUE(has(r, "(no effect on CPU)")) << r.out;
+  EXPECT_TRUE(has(r, "[default]")) << r.out;
+}
+
+TEST(OptionsCli, ExplainDescribesAnOption) {
+  auto r = openge("options --explain memory_config.atomic_clean_policy");
+  EXPECT_EQ(r.code, 0) << r.out;
+  for (const char* s : {"GE key:", "ge.exec.atomicCleanPolicy", "allowed:", "default:", "on CPU:", "no effect on CPU",
+                        "aliases:", "atomic_clean_policy"})
+    EXPECT_TRUE(has(r, s)) << s << "\n" << r.out;
+  r = openge("options --explain precision_mode");
+  EXPECT_TRUE(has(r, "Ascend910 training: allow_fp32_to_fp16")) << r.out;
+  EXPECT_TRUE(has(r, "interactions:")) << r.out;
+  r = openge("options --explain precisoin_mode");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r, "did you mean 'precision_mode'")) << r.out;
+}
+
+TEST(OptionsCli, PathsPrintsEveryArtifactAndItsRule) {
+  auto r = openge("paths", "ASCEND_WORK_PATH=/w NPU_COLLECT_PATH=/n");
+  EXPECT_EQ(r.code, 0) << r.out;
+  for (const char* s : {"/w/log", "ASCEND_WORK_PATH/log (ENV-5/6)", "/n/extra-info/data-dump", "/w/kernel_meta",
+                        "/w/profiling_data", "/w/check_result.json", "/home/cli/atc_data/kernel_cache_",
+                        "compile_cache_size", "500 MB, keep 50%"})
+    EXPECT_TRUE(has(r, s)) << s << "\n" << r.out;
+}
+
+TEST(OptionsCli, InvalidOptionsStopPaths) {
+  auto r = openge("paths --option device_id=99");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(has(r, "[device_id]")) << r.out;
+}
+
+}  // namespace
+}  // namespace openge::options::test
