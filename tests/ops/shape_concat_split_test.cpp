@@ -115,5 +115,22 @@ TEST(OpSplit, UnknownSplitValueGivesDtypeOnly) {
   EXPECT_EQ(r.outputs[1].dtype, DType::kFloat32);
 }
 
+TEST(OpSplit, LargeSplitThenConcatRoundTrips) {
+  // Large enough for the parallel paths of both kernels.
+  Tensor x = iota(DType::kFloat32, {8, 300, 50});
+  Node split = make_node("Split", 2, 3);
+  set_int(split, "axis", 1);
+  Tensor sizes = ints({100, 7, 193});
+  auto parts = run_node(split, {&x, &sizes});
+  ASSERT_TRUE(parts.ok()) << parts.status().message();
+  EXPECT_EQ((*parts)[1].shape(), (Shape{8, 7, 50}));
+  EXPECT_EQ((*parts)[1].data<float>()[0], 100 * 50);  // element [0, 100, 0]
+  Node concat = make_node("Concat", 3);
+  set_int(concat, "axis", 1);
+  Tensor y = run1(concat, {&(*parts)[0], &(*parts)[1], &(*parts)[2]});
+  EXPECT_EQ(y.shape(), x.shape());
+  EXPECT_EQ(values(y), values(x));
+}
+
 }  // namespace
 }  // namespace openge::testing
