@@ -8,6 +8,8 @@
 #include "frontend/tensor_proto.h"
 #include "io/npy.h"
 #include "model_inputs.h"
+#include "options_cli.h"
+#include "options/problem.h"
 #include "output_summary.h"
 
 namespace openge::cli {
@@ -15,7 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<FlagSpec> kRunFlags = {
+std::vector<FlagSpec> run_flags() {
+  std::vector<FlagSpec> flags = {
     {"model", "M.onnx", "model to run (default: the bundled demo model)"},
     {"input", "NAME=FILE", "input tensor from a .npy or .pb (ONNX TensorProto) file", true},
     {"inputs", "DIR", "read DIR/input_<i>.pb for the i-th graph input"},
@@ -23,7 +26,10 @@ const std::vector<FlagSpec> kRunFlags = {
     {"threads", "N", "threads for parallel ops (default: one per core)"},
     {"seed", "N", "seed for random inputs (default 0)"},
     {"engine", "ENGINE", "auto (default: AI Core where it can, AI CPU otherwise) or aicpu (reference kernels only)"},
-};
+  };
+  for (auto& f : option_flag_specs()) flags.push_back(f);
+  return flags;
+}
 
 Status write_outputs(const Session& session, const std::vector<Tensor>& outputs, const std::string& dir) {
   std::error_code ec;
@@ -45,13 +51,14 @@ int fail(const Status& s) {
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
-  auto args = Args::parse(argc, argv, 2, kRunFlags);
+  const std::vector<FlagSpec> flags = run_flags();
+  auto args = Args::parse(argc, argv, 2, flags);
   if (!args.ok()) return fail(args.status());
   if (args->has("help")) {
     std::cout << usage("openge run [--model M.onnx] [--input NAME=FILE]... [--inputs DIR] [--outputs DIR]",
                        "Runs a model once and prints each output's name, dtype, shape and a summary.\n"
                        "Inputs not given get seeded random data, and the run says so.",
-                       kRunFlags);
+                       flags);
     return 0;
   }
   auto threads = args->get_int("threads", 0, 0, 1024);
@@ -60,6 +67,14 @@ int cmd_run(int argc, char** argv) {
   if (!seed.ok()) return fail(seed.status());
   const std::string engine = args->get("engine", "auto");
   if (engine != "auto" && engine != "aicpu") return fail(invalid_argument("--engine must be auto or aicpu, got '" + engine + "'"));
+
+  // Options are validated before the model is touched: a bad configuration fails fast.
+  auto config = option_set_from_args(*args, options::capture_process_environment());
+  if (!config.ok()) {
+    std::fprintf(stderr, "openge run: invalid options:\n%s\n", config.status().message().c_str());
+    return 1;
+  }
+  for (const auto& w : config->warnings()) std::fprintf(stderr, "openge run: warning: %s\n", w.c_str());
 
   std::string model = args->get("model");
   if (model.empty()) {
@@ -71,6 +86,7 @@ int cmd_run(int argc, char** argv) {
   SessionOptions options;
   options.num_threads = *threads;
   options.use_aicore = engine == "auto";
+  options.config = std::make_shared<const options::OptionSet>(std::move(config.value()));
   auto session = Session::open(model, options);
   if (!session.ok()) return fail(session.status());
   auto inputs = gather_inputs(**session, *args, static_cast<uint32_t>(*seed));

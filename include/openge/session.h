@@ -10,10 +10,15 @@
 
 namespace openge {
 
+namespace options { class OptionSet; }
+
 struct SessionOptions {
   int num_threads = 0;     // 0: one per core
   bool use_aicore = true;  // false: run every op on the reference (AI CPU) engine
   bool run_passes = true;  // graph fusion passes
+  // The validated npu.global_options() configuration (src/options/option_set.h); null means
+  // every option at its default. The session never reads the environment itself.
+  std::shared_ptr<const options::OptionSet> config;
 };
 
 struct TensorInfo {
