@@ -31,7 +31,7 @@ const char* auto_pad_name(AutoPad p);
 // Upper bounds that keep hostile attribute values from overflowing int64 arithmetic or asking
 // for absurd allocations. Real models are many orders of magnitude below them.
 constexpr int64_t kMaxWindowAttr = int64_t{1} << 24;        // kernel, stride, dilation, pad, output_padding
-constexpr int64_t kMaxNnOutputElements = int64_t{1} << 32;  // elements of one op output
+constexpr int64_t kMaxNnOutputElements = int64_t{1} << 30;  // elements of one op output (4 GiB of fp32)
 
 // The window attributes of one node, validated but not yet applied to an input.
 // Every vector has one entry per spatial dim.
