@@ -320,6 +320,14 @@ TEST(OpEinsum, Int64Outer) {
   EXPECT_EQ(values_of((*out)[0]), (std::vector<double>{2, 4, 6, -3, -6, -9}));
 }
 
+TEST(OpEinsum, RejectsHugeOutput) {
+  // Two 4 MiB inputs whose outer product would need 2^40 elements.
+  Tensor a(DType::kFloat32, {1 << 20}), b(DType::kFloat32, {1 << 20});
+  auto out = einsum("i,j->ij", {&a, &b});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("too large"), std::string::npos) << out.status().message();
+}
+
 TEST(OpEinsum, ErrorsNameTheEquation) {
   Tensor a = random_tensor({3, 4}, 17), b = random_tensor({5, 6}, 18);
   for (const char* eq : {"ij,jk->ik", "ij->k", "i$,jk->ik", "ijk,jk->ik", "ij..,jk->ik"}) {

@@ -293,6 +293,37 @@ TEST(OpTopK, NaNRanksAboveNumbersAndKTooLargeIsAnError) {
   EXPECT_NE(out.status().message().find("k = 5"), std::string::npos) << out.status().message();
 }
 
+TEST(OpTopK, RejectsNegativeOrMalformedK) {
+  Tensor x = make_tensor<float>(DType::kFloat32, {3}, {1, 2, 3});
+  Node n = make_node("TopK", 2, 2);
+  Tensor negative = make_tensor<int64_t>(DType::kInt64, {1}, {-1});
+  EXPECT_FALSE(run_node(n, {&x, &negative}, 11).ok());
+  Tensor two_values = make_tensor<int64_t>(DType::kInt64, {2}, {1, 1});
+  auto out = run_node(n, {&x, &two_values}, 11);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("exactly one value"), std::string::npos) << out.status().message();
+}
+
+TEST(OpArgMax, EmptyAxisIsAnError) {
+  Tensor x(DType::kFloat32, {2, 0});
+  Node n = make_node("ArgMax", 1);
+  set_int(n, "axis", 1);
+  auto out = run_node(n, {&x}, 13);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("size 0"), std::string::npos) << out.status().message();
+}
+
+TEST(OpCumSum, RejectsFloatOrOutOfRangeAxis) {
+  Tensor x = iota(DType::kFloat32, {4});
+  Tensor float_axis = make_tensor<float>(DType::kFloat32, {}, {0});
+  Node n = make_node("CumSum", 2);
+  EXPECT_FALSE(run_node(n, {&x, &float_axis}, 14).ok());
+  Tensor far_axis = make_tensor<int64_t>(DType::kInt64, {}, {3});
+  auto out = run_node(n, {&x, &far_axis}, 14);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("out of range"), std::string::npos) << out.status().message();
+}
+
 TEST(OpCumSum, ExclusiveAndReverse) {
   Tensor x = iota(DType::kFloat32, {4});
   Tensor axis = make_tensor<int32_t>(DType::kInt32, {}, {0});
