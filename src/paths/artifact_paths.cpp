@@ -25,7 +25,7 @@ struct Tier {
 ResolvedPath pick(ArtifactKind kind, const std::vector<Tier>& tiers, const std::string& chain, bool is_file = false) {
   for (const auto& t : tiers)
     if (!t.root.empty()) return ResolvedPath{kind, t.root, is_file, t.rule, chain};
-  return ResolvedPath{kind, "", is_file, "no rule applies", chain};
+  return ResolvedPath{kind, "", is_file, "none: no tier is set", chain};
 }
 
 // $HOME, or the working directory when HOME is unset (AMB-30).
@@ -110,9 +110,11 @@ ResolvedPath resolve_artifact(ArtifactKind kind, const OptionSet& o, const RunId
                  " \"output\" (ENV-12, OPT-profiling_config.profiling_options.output-4)";
         }
       }
-      return pick(kind,
-                  {{output, rule}, {under(work, "profiling_data"), "ASCEND_WORK_PATH/profiling_data (ENV-9/12)"}},
-                  "profiling_options output > ASCEND_WORK_PATH/profiling_data > none: error (ENV-13)");
+      auto r = pick(kind,
+                    {{output, rule}, {under(work, "profiling_data"), "ASCEND_WORK_PATH/profiling_data (ENV-9/12)"}},
+                    "profiling_options output > ASCEND_WORK_PATH/profiling_data > none: error (ENV-13)");
+      if (r.path.empty()) r.rule = "none: set \"output\" in profiling_options or ASCEND_WORK_PATH (ENV-13)";
+      return r;
     }
     case ArtifactKind::kKernelMeta:
       return pick(kind,
