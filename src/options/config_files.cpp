@@ -412,7 +412,7 @@ Result<AoeTuningConfig> parse_aoe_config(std::string_view original, const std::s
         size_t open = q;
         while (open > 0) {
           --open;
-          if (text[open] == '"' && text[open - 1] != '\\') break;
+          if (text[open] == '"' && (open == 0 || text[open - 1] != '\\')) break;
         }
         size_t prev = open;
         bool newline = false;

@@ -44,10 +44,10 @@ void flatten_json(const Json& obj, const std::string& prefix, std::string_view t
       continue;  // None: not set
     } else if (v.is_boolean()) {
       out.assignments.push_back({name, v.get<bool>() ? "True" : "False", line, 1});
+    } else if (v.is_number_unsigned()) {  // before integer: both match an unsigned value
+      out.assignments.push_back({name, std::to_string(v.get<uint64_t>()), line, 1});
     } else if (v.is_number_integer()) {
       out.assignments.push_back({name, std::to_string(v.get<int64_t>()), line, 1});
-    } else if (v.is_number_unsigned()) {
-      out.assignments.push_back({name, std::to_string(v.get<uint64_t>()), line, 1});
     } else if (v.is_string()) {
       out.assignments.push_back({name, v.get<std::string>(), line, 1});
     } else {

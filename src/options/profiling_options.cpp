@@ -59,8 +59,8 @@ const KeySpec* find_key(const std::string& k) {
 // ambiguous so they are reported as errors by the caller.
 std::optional<std::string> value_text(const Json& v) {
   if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_unsigned()) return std::to_string(v.get<uint64_t>());  // before integer: both match
   if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
-  if (v.is_number_unsigned()) return std::to_string(v.get<uint64_t>());
   return std::nullopt;
 }
 

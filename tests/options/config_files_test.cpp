@@ -239,6 +239,12 @@ TEST(OptAoeConfigFile, Errors) {
   EXPECT_TRUE(error_at(r.status(), "a.json:3:")) << r.status().message();
 }
 
+TEST(OptAoeConfigFile, RepairNeverReadsBeforeTheText) {
+  // A string token at the very start of the text where a ',' or '}' was expected.
+  for (const char* t : {"\"a\"", "{\"a\":1\n\"b\"", "\"\"\n\"x\"", "{\n\"\"\n\"\"", "{\"\\\"\"\n\"x\""})
+    (void)parse_aoe_config(t, "a.json");
+}
+
 // ---- op_cache.ini (S2:L674-681) -----------------------------------------------------------------
 TEST(OptOpCompilerCacheMode, OPT_op_compiler_cache_mode_11_SampleParses) {
   const char* sample =
