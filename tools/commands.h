@@ -8,5 +8,6 @@ int cmd_bench(int argc, char** argv);
 int cmd_options(int argc, char** argv);        // tools/cmd_options.cpp
 int cmd_paths(int argc, char** argv);
 int cmd_check_options(int argc, char** argv);
+int cmd_profile_report(int argc, char** argv);  // tools/cmd_profile_report.cpp
 
 }  // namespace openge::cli

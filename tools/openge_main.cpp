@@ -20,6 +20,7 @@ constexpr Command kCommands[] = {
     {"options", openge::cli::cmd_options, "list every option with its value and source; --explain NAME"},
     {"paths", openge::cli::cmd_paths, "where each artifact goes and which rule chose it"},
     {"check-options", openge::cli::cmd_check_options, "validate options; list every problem"},
+    {"profile-report", openge::cli::cmd_profile_report, "HTML report and top ops of a profiling collection DIR"},
 };
 
 void print_usage(FILE* out) {

@@ -1,0 +1,394 @@
+#include "profiling/exporters.h"
+
+#include <algorithm>
+#include <map>
+
+#include "profiling/counters.h"
+#include "profiling/csv.h"
+#include "runtime/executable.h"
+
+namespace openge::profiling {
+namespace {
+
+const std::string kNA = "N/A";
+
+// Timeline layers (CANN_FORMATS.md §2.4): pid = (process id << 10) | (layer << 5) | device,
+// device 31 for host layers. One row per layer; sort index orders them in the viewer.
+struct Layer {
+  const char* name;
+  bool host;
+};
+enum LayerId { kCann = 0, kHardware, kStepTrace, kTx, kCpuUsage, kMemUsage, kAiCore, kAiCpu };
+const Layer kLayers[] = {{"CANN", true},         {"Ascend Hardware", false}, {"Step Trace", false},
+                         {"MsprofTx", true},     {"CPU Usage", true},        {"Memory Usage", true},
+                         {"AI Core", false},     {"AI CPU", false}};
+
+int64_t layer_pid(const ExportContext& ctx, LayerId layer) {
+  const int device = kLayers[layer].host ? 31 : (ctx.config->device_id & 31);
+  return (static_cast<int64_t>(ctx.pid) << 10) | (static_cast<int64_t>(layer) << 5) | device;
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// A JSON array of trace events, written by hand so that ts/dur keep exactly three decimals.
+class TraceBuilder {
+ public:
+  explicit TraceBuilder(const ExportContext& ctx) : ctx_(ctx) {}
+  std::string ts(int64_t steady_ns) const { return format_us(steady_ns - ctx_.origin_ns); }
+
+  void process(LayerId layer) {
+    if (std::find(seen_.begin(), seen_.end(), layer) != seen_.end()) return;
+    seen_.push_back(layer);
+    const int64_t pid = layer_pid(ctx_, layer);
+    const std::string label =
+        kLayers[layer].host ? "CPU" : "NPU " + std::to_string(ctx_.config->device_id);
+    meta("process_name", pid, 0, "\"name\":" + json_string(kLayers[layer].name));
+    meta("process_labels", pid, 0, "\"labels\":" + json_string(label));
+    meta("process_sort_index", pid, 0, "\"sort_index\":" + std::to_string(static_cast<int>(layer)));
+  }
+  void thread(LayerId layer, uint64_t tid, const std::string& name) {
+    process(layer);
+    const auto key = std::make_pair(static_cast<int>(layer), tid);
+    if (std::find(threads_.begin(), threads_.end(), key) != threads_.end()) return;
+    threads_.push_back(key);
+    const int64_t pid = layer_pid(ctx_, layer);
+    meta("thread_name", pid, tid, "\"name\":" + json_string(name));
+    meta("thread_sort_index", pid, tid, "\"sort_index\":" + std::to_string(tid));
+  }
+  void complete(LayerId layer, uint64_t tid, const std::string& name, int64_t start_ns, int64_t end_ns,
+                const std::string& cat, const std::string& args) {
+    event("{\"name\":" + json_string(name) + ",\"pid\":" + std::to_string(layer_pid(ctx_, layer)) +
+          ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + ts(start_ns) + ",\"dur\":" +
+          format_us(std::max<int64_t>(0, end_ns - start_ns)) + ",\"ph\":\"X\"" +
+          (cat.empty() ? "" : ",\"cat\":" + json_string(cat)) + ",\"args\":{" + args + "}}");
+  }
+  void instant(LayerId layer, uint64_t tid, const std::string& name, int64_t at_ns, const std::string& args) {
+    event("{\"name\":" + json_string(name) + ",\"pid\":" + std::to_string(layer_pid(ctx_, layer)) +
+          ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + ts(at_ns) + ",\"ph\":\"i\",\"s\":\"t\",\"args\":{" +
+          args + "}}");
+  }
+  void counter(LayerId layer, const std::string& name, int64_t at_ns, const std::string& series, double value) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f", value);
+    event("{\"name\":" + json_string(name) + ",\"pid\":" + std::to_string(layer_pid(ctx_, layer)) +
+          ",\"tid\":0,\"ts\":" + ts(at_ns) + ",\"ph\":\"C\",\"args\":{" + json_string(series) + ":" + buf + "}}");
+  }
+  std::string finish() { return "[" + body_ + "\n]\n"; }
+
+ private:
+  void meta(const char* what, int64_t pid, uint64_t tid, const std::string& args) {
+    event(std::string("{\"name\":\"") + what + "\",\"pid\":" + std::to_string(pid) + ",\"tid\":" +
+          std::to_string(tid) + ",\"ph\":\"M\",\"args\":{" + args + "}}");
+  }
+  void event(const std::string& e) {
+    if (!body_.empty()) body_ += ",";
+    body_ += "\n";
+    body_ += e;
+  }
+  const ExportContext& ctx_;
+  std::string body_;
+  std::vector<LayerId> seen_;
+  std::vector<std::pair<int, uint64_t>> threads_;
+};
+
+std::string abs_us(const ExportContext& ctx, int64_t steady_ns) {
+  // CANN writes absolute timestamps as text with a trailing tab so spreadsheets keep every digit.
+  return format_us(ctx.anchor.to_epoch_ns(steady_ns)) + "\t";
+}
+
+// CANN's data type names (op_summary "Input Data Types").
+const char* cann_dtype(DType t) {
+  switch (t) {
+    case DType::kFloat32: return "FLOAT";
+    case DType::kFloat16: return "FLOAT16";
+    case DType::kBFloat16: return "DT_BF16";
+    case DType::kFloat64: return "DOUBLE";
+    case DType::kInt8: return "INT8";
+    case DType::kUInt8: return "UINT8";
+    case DType::kInt16: return "INT16";
+    case DType::kUInt16: return "UINT16";
+    case DType::kInt32: return "INT32";
+    case DType::kUInt32: return "UINT32";
+    case DType::kInt64: return "INT64";
+    case DType::kUInt64: return "UINT64";
+    case DType::kBool: return "BOOL";
+    case DType::kString: return "STRING";
+    default: return "UNDEFINED";
+  }
+}
+
+// Tensors are row-major with ONNX semantics: NCHW / NCDHW for 4-D / 5-D, ND otherwise.
+const char* cann_format(const TensorDesc& t) {
+  return t.shape.size() == 4 ? "NCHW" : t.shape.size() == 5 ? "NCDHW" : "ND";
+}
+
+// "," inside a tensor, ";" between tensors (CANN_FORMATS.md §2.3).
+template <class Fn>
+std::string join_tensors(const std::vector<TensorDesc>& ts, Fn&& fn) {
+  std::string out;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    if (i) out += ';';
+    if (ts[i].present) out += fn(ts[i]);
+  }
+  return out;
+}
+std::string shape_text(const TensorDesc& t) {
+  std::string s;
+  for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? "," : "") + std::to_string(t.shape[i]);
+  return s;
+}
+
+std::string us_or_na(int64_t ns) { return ns < 0 ? kNA : format_us(ns); }
+
+}  // namespace
+
+const char* task_type(const TaskRecord& task) { return engine_name(task.node->engine); }
+const std::string& task_op_name(const TaskRecord& task) { return task.node->node.name; }
+const std::string& task_op_type(const TaskRecord& task) { return task.node->node.op_type; }
+
+std::string file_suffix(int device_id, uint32_t model_id, uint32_t iteration_id) {
+  return "_" + std::to_string(device_id) + "_" + std::to_string(model_id) + "_" + std::to_string(iteration_id);
+}
+
+bool in_op_summary(const TaskRecord& task, const ProfilerConfig& config) {
+  return task.node->engine == Engine::kAiCore || config.aicpu;
+}
+
+int64_t task_wait_ns(const IterationRecord& it, size_t i) {
+  const int64_t previous_end = i == 0 ? it.start_ns : it.tasks[i - 1].end_ns;
+  return std::max<int64_t>(0, it.tasks[i].start_ns - previous_end);
+}
+
+StepTrace compute_step_trace(const IterationRecord& it, const ProfilerConfig& config) {
+  StepTrace st;
+  st.iteration_end = it.end_ns;
+  st.iteration_time = it.end_ns - it.start_ns;
+  if (it.previous_end_ns >= 0) st.data_aug_bound = std::max<int64_t>(0, it.start_ns - it.previous_end_ns);
+  if (!config.training_trace || it.tasks.empty()) return st;
+  // fp_point: the named operator's start, else the first task (auto-detection, fp_point-2);
+  // bp_point: the named operator's end, else the last task (bp_point-2).
+  const TaskRecord* fp = &it.tasks.front();
+  const TaskRecord* bp = &it.tasks.back();
+  for (const auto& t : it.tasks) {
+    if (!config.fp_point.empty() && task_op_name(t) == config.fp_point) { fp = &t; break; }
+  }
+  for (auto r = it.tasks.rbegin(); r != it.tasks.rend(); ++r) {
+    if (!config.bp_point.empty() && task_op_name(*r) == config.bp_point) { bp = &*r; break; }
+  }
+  st.fp_start = fp->start_ns;
+  st.bp_end = bp->end_ns;
+  st.fp_to_bp = std::max<int64_t>(0, st.bp_end - st.fp_start);
+  st.refresh = std::max<int64_t>(0, it.end_ns - st.bp_end);
+  return st;
+}
+
+std::vector<std::string> op_summary_header(const ProfilerConfig& config, const CounterSet* counters) {
+  std::vector<std::string> h = {"Device_id",  "Model ID",  "Task ID",   "Stream ID",
+                                "Op Name",    "OP Type",   "OP State",  "Task Type",
+                                "Task Start Time(us)", "Task Duration(us)", "Task Wait Time(us)"};
+  if (config.task_level == TaskLevel::kL1) {
+    for (const char* c : {"Block Num", "Mix Block Num", "HF32 Eligible", "Input Shapes", "Input Data Types",
+                          "Input Formats", "Output Shapes", "Output Data Types", "Output Formats", "Context ID"})
+      h.emplace_back(c);
+  }
+  if (counters) h.insert(h.end(), counters->columns().begin(), counters->columns().end());
+  return h;
+}
+
+std::string op_summary_csv(const IterationRecord& it, const ExportContext& ctx) {
+  const ProfilerConfig& cfg = *ctx.config;
+  CsvBuilder csv(op_summary_header(cfg, ctx.counters));
+  for (size_t i = 0; i < it.tasks.size(); ++i) {
+    const TaskRecord& t = it.tasks[i];
+    if (!in_op_summary(t, cfg)) continue;
+    std::vector<std::string> row = {std::to_string(cfg.device_id),
+                                    std::to_string(it.model_id),
+                                    std::to_string(t.task_id),
+                                    std::to_string(it.stream_id),
+                                    task_op_name(t),
+                                    task_op_type(t),
+                                    t.node->static_outputs ? "static" : "dynamic",
+                                    task_type(t),
+                                    abs_us(ctx, t.start_ns),
+                                    format_us(t.end_ns - t.start_ns),
+                                    format_us(task_wait_ns(it, i))};
+    if (cfg.task_level == TaskLevel::kL1) {
+      row.push_back(std::to_string(t.block_num));
+      row.push_back("0");
+      row.push_back(kNA);  // no HF32 on a CPU
+      row.push_back(join_tensors(t.inputs, shape_text));
+      row.push_back(join_tensors(t.inputs, [](const TensorDesc& d) { return std::string(cann_dtype(d.dtype)); }));
+      row.push_back(join_tensors(t.inputs, [](const TensorDesc& d) { return std::string(cann_format(d)); }));
+      row.push_back(join_tensors(t.outputs, shape_text));
+      row.push_back(join_tensors(t.outputs, [](const TensorDesc& d) { return std::string(cann_dtype(d.dtype)); }));
+      row.push_back(join_tensors(t.outputs, [](const TensorDesc& d) { return std::string(cann_format(d)); }));
+      row.push_back(kNA);  // no sub-graph contexts (FFTS+) on a CPU
+    }
+    if (ctx.counters) {
+      auto cells = ctx.counters->cells(t.counters, t.end_ns - t.start_ns);
+      row.insert(row.end(), cells.begin(), cells.end());
+    }
+    csv.row(row);
+  }
+  return csv.text();
+}
+
+std::string op_statistic_csv(const IterationRecord& it, const ExportContext& ctx) {
+  struct Stat {
+    uint64_t count = 0;
+    int64_t total = 0, min = INT64_MAX, max = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Stat> stats;
+  int64_t all = 0;
+  for (const TaskRecord& t : it.tasks) {
+    if (!in_op_summary(t, *ctx.config)) continue;
+    const int64_t d = t.end_ns - t.start_ns;
+    Stat& s = stats[{task_op_type(t), task_type(t)}];
+    ++s.count;
+    s.total += d;
+    s.min = std::min(s.min, d);
+    s.max = std::max(s.max, d);
+    all += d;
+  }
+  std::vector<std::pair<std::pair<std::string, std::string>, Stat>> rows(stats.begin(), stats.end());
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
+  CsvBuilder csv({"Device_id", "OP Type", "Core Type", "Count", "Total Time(us)", "Min Time(us)", "Avg Time(us)",
+                  "Max Time(us)", "Ratio(%)"});
+  for (const auto& [key, s] : rows) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.3f", all ? 100.0 * static_cast<double>(s.total) / static_cast<double>(all) : 0.0);
+    csv.row({std::to_string(ctx.config->device_id), key.first, key.second, std::to_string(s.count), format_us(s.total),
+             format_us(s.min), format_us(s.total / static_cast<int64_t>(s.count)), format_us(s.max), ratio});
+  }
+  return csv.text();
+}
+
+std::string task_time_csv(const IterationRecord& it, const ExportContext& ctx) {
+  CsvBuilder csv({"Device_id", "kernel_name", "kernel_type", "stream_id", "task_id", "task_time(us)", "task_start(us)",
+                  "task_stop(us)"});
+  for (const TaskRecord& t : it.tasks)
+    csv.row({std::to_string(ctx.config->device_id), task_op_name(t), task_type(t), std::to_string(it.stream_id),
+             std::to_string(t.task_id), format_us(t.end_ns - t.start_ns), abs_us(ctx, t.start_ns),
+             abs_us(ctx, t.end_ns)});
+  return csv.text();
+}
+
+std::string step_trace_csv(const IterationRecord& it, const ExportContext& ctx) {
+  const StepTrace st = compute_step_trace(it, *ctx.config);
+  CsvBuilder csv({"Device_id", "Iteration ID", "FP Start(us)", "BP End(us)", "Iteration End(us)", "Iteration Time(us)",
+                  "FP to BP Time(us)", "Iteration Refresh(us)", "Data Aug Bound(us)", "Model ID"});
+  csv.row({std::to_string(ctx.config->device_id), std::to_string(it.iteration_id),
+           st.fp_start < 0 ? kNA : abs_us(ctx, st.fp_start), st.bp_end < 0 ? kNA : abs_us(ctx, st.bp_end),
+           abs_us(ctx, st.iteration_end), format_us(st.iteration_time), us_or_na(st.fp_to_bp), us_or_na(st.refresh),
+           us_or_na(st.data_aug_bound), std::to_string(it.model_id)});
+  return csv.text();
+}
+
+std::string aicpu_csv(const IterationRecord& it, const ExportContext& ctx) {
+  // The AI CPU engine computes in place in the run's memory: no host<->device copy exists, so
+  // Memcpy_time is 0 and the dispatch time is the wait before the task.
+  CsvBuilder csv({"Device_id", "Timestamp(us)", "Node", "Compute_time(us)", "Memcpy_time(us)", "Task_time(us)",
+                  "Dispatch_time(us)", "Total_time(us)", "Stream ID", "Task ID"});
+  for (size_t i = 0; i < it.tasks.size(); ++i) {
+    const TaskRecord& t = it.tasks[i];
+    if (t.node->engine != Engine::kAiCpu) continue;
+    const int64_t d = t.end_ns - t.start_ns, w = task_wait_ns(it, i);
+    csv.row({std::to_string(ctx.config->device_id), abs_us(ctx, t.start_ns), task_op_name(t), format_us(d), "0.000",
+             format_us(d), format_us(w), format_us(d + w), std::to_string(it.stream_id), std::to_string(t.task_id)});
+  }
+  return csv.text();
+}
+
+namespace {
+
+std::string task_args(const IterationRecord& it, const TaskRecord& t, const ExportContext& ctx) {
+  std::string a = "\"Model Id\":" + std::to_string(it.model_id) + ",\"Task Type\":" + json_string(task_type(t)) +
+                  ",\"Physic Stream Id\":" + std::to_string(it.stream_id) + ",\"Task Id\":" + std::to_string(t.task_id) +
+                  ",\"Batch Id\":0,\"Subtask Id\":4294967295,\"Op Type\":" + json_string(task_op_type(t));
+  if (ctx.config->task_level == TaskLevel::kL1) a += ",\"Block Dim\":" + std::to_string(t.block_num);
+  return a;
+}
+
+void add_step_trace(TraceBuilder& tb, const IterationRecord& it, const ExportContext& ctx) {
+  const StepTrace st = compute_step_trace(it, *ctx.config);
+  const uint64_t tid = it.model_id;
+  tb.thread(kStepTrace, tid, "Model " + std::to_string(it.model_id));
+  const std::string args = "\"Iteration ID\":" + std::to_string(it.iteration_id) + ",\"Model ID\":" +
+                           std::to_string(it.model_id);
+  if (st.data_aug_bound >= 0) tb.complete(kStepTrace, tid, "Data_aug Bound", it.previous_end_ns, it.start_ns, "", args);
+  tb.complete(kStepTrace, tid, "Iteration " + std::to_string(it.iteration_id), it.start_ns, it.end_ns,
+              "Iteration Time", args);
+  if (st.fp_start >= 0) {
+    tb.complete(kStepTrace, tid, "FP_BP Time", st.fp_start, st.bp_end, "FP_BP Time", args);
+    tb.complete(kStepTrace, tid, "Iteration Refresh", st.bp_end, it.end_ns, "Iteration Refresh", args);
+  }
+}
+
+}  // namespace
+
+std::string msprof_json(const IterationRecord& it, const std::vector<ApiRecord>& apis,
+                        const std::vector<MarkerRecord>& markers, const std::vector<HostSample>& host,
+                        const ExportContext& ctx) {
+  TraceBuilder tb(ctx);
+  for (const ApiRecord& a : apis) {
+    tb.thread(kCann, a.thread_id, "Thread " + std::to_string(a.thread_id));
+    tb.complete(kCann, a.thread_id, a.name, a.start_ns, a.end_ns, "api", "\"Thread Id\":" + std::to_string(a.thread_id));
+  }
+  if (!it.tasks.empty()) tb.thread(kHardware, it.stream_id, "Stream " + std::to_string(it.stream_id));
+  for (const TaskRecord& t : it.tasks)
+    tb.complete(kHardware, it.stream_id, task_op_name(t), t.start_ns, t.end_ns, "", task_args(it, t, ctx));
+  add_step_trace(tb, it, ctx);
+  for (const MarkerRecord& m : markers) {
+    tb.thread(kTx, m.thread_id, "Thread " + std::to_string(m.thread_id));
+    if (m.is_range)
+      tb.complete(kTx, m.thread_id, m.message, m.start_ns, m.end_ns, "msproftx", "\"depth\":" + std::to_string(m.depth));
+    else
+      tb.instant(kTx, m.thread_id, m.message, m.start_ns, "");
+  }
+  for (const HostSample& s : host) {
+    if (s.cpu_total_percent >= 0) tb.process(kCpuUsage), tb.counter(kCpuUsage, "CPU Usage", s.time_ns, "Total", s.cpu_total_percent);
+    if (s.cpu_process_percent >= 0) tb.counter(kCpuUsage, "Process CPU Usage", s.time_ns, "Process", s.cpu_process_percent);
+    if (s.mem_used_percent >= 0) tb.process(kMemUsage), tb.counter(kMemUsage, "Memory Usage", s.time_ns, "Used(%)", s.mem_used_percent);
+    if (s.process_rss_kb >= 0)
+      tb.counter(kMemUsage, "Process Memory", s.time_ns, "RSS(KB)", static_cast<double>(s.process_rss_kb));
+  }
+  return tb.finish();
+}
+
+std::string task_time_json(const IterationRecord& it, const ExportContext& ctx) {
+  TraceBuilder tb(ctx);
+  for (const TaskRecord& t : it.tasks) {
+    const LayerId layer = t.node->engine == Engine::kAiCore ? kAiCore : kAiCpu;
+    tb.thread(layer, it.stream_id, "Stream " + std::to_string(it.stream_id));
+    tb.complete(layer, it.stream_id, task_op_name(t), t.start_ns, t.end_ns, "", task_args(it, t, ctx));
+  }
+  return tb.finish();
+}
+
+std::string step_trace_json(const IterationRecord& it, const ExportContext& ctx) {
+  TraceBuilder tb(ctx);
+  add_step_trace(tb, it, ctx);
+  return tb.finish();
+}
+
+}  // namespace openge::profiling

@@ -1,0 +1,354 @@
+#include "profiling/profiler.h"
+
+#include <omp.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "io/atomic_file.h"
+#include "profiling/collection_dir.h"
+#include "profiling/counters.h"
+#include "profiling/exporters.h"
+#include "profiling/host_sampler.h"
+#include "profiling/report.h"
+#include "profiling/storage_limit.h"
+#include "runtime/parallel.h"
+
+namespace openge::profiling {
+namespace fs = std::filesystem;
+namespace {
+
+uint64_t this_thread_id() { return static_cast<uint64_t>(::syscall(SYS_gettid)); }
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+// Pending files are written when this many tasks wait, so long runs stay bounded in memory
+// while writing stays out of most measured runs.
+constexpr size_t kFlushTasks = 200000;
+
+void describe(const std::vector<const Tensor*>& tensors, std::vector<TensorDesc>& out) {
+  out.resize(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor* t = tensors[i];
+    out[i].present = t && t->defined();
+    if (out[i].present) {
+      out[i].dtype = t->dtype();
+      out[i].shape = t->shape();
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Profiler>> Profiler::create(ProfilerConfig config) {
+  std::unique_ptr<Profiler> p(new Profiler());
+  p->config_ = std::move(config);
+  p->pid_ = static_cast<long>(::getpid());
+  p->anchor_ = ClockAnchor::now();
+  const std::string start_info = "{\"collectionTimeBegin\":\"" + std::to_string(p->anchor_.epoch_ns / 1000) +
+                                 "\",\"clockMonotonicRaw\":\"" + std::to_string(p->anchor_.steady_ns) +
+                                 "\",\"pid\":\"" + std::to_string(p->pid_) + "\"}\n";
+  auto dir = create_collection_dir(p->config_.output_dir, p->config_.device_id, start_info);
+  if (!dir.ok()) {
+    p->finished_ = true;  // nothing was created: nothing to finish
+    return dir.status();
+  }
+  p->collection_dir_ = dir.value();
+  const uint64_t limit = p->config_.storage_limit_mb ? *p->config_.storage_limit_mb * StorageGuard::kMiB : 0;
+  p->storage_ = std::make_unique<StorageGuard>(p->config_.output_dir, limit);
+  for (const auto& f : fs::recursive_directory_iterator(p->collection_dir_))
+    if (f.is_regular_file()) p->storage_->protect(f.path().string());
+  if (p->config_.task_level != TaskLevel::kOff && p->config_.raw.has("aic_metrics")) {
+    p->counters_ = CounterSet::open(p->config_.aic_metrics, p->config_.aic_custom_registers);
+    if (!p->counters_->available())
+      p->notes_.push_back("aic_metrics=" + p->config_.aic_metrics + ": columns are N/A: " + p->counters_->status());
+  }
+  if (p->config_.host_cpu || p->config_.host_mem)
+    p->host_ = std::make_unique<HostSampler>(p->config_.host_cpu, p->config_.host_mem, p->config_.host_sys_usage_freq);
+  return p;
+}
+
+Profiler::~Profiler() { (void)finish(); }
+
+std::string Profiler::output_dir() const { return collection_dir_ + "/mindstudio_profiler_output"; }
+
+const std::string& Profiler::counters_status() const {
+  static const std::string none;
+  return counters_ ? counters_->status() : none;
+}
+
+std::unique_ptr<Profiler::Iteration> Profiler::begin_iteration(const void* model, size_t expected_tasks) {
+  auto it = std::make_unique<Iteration>();
+  it->level_ = config_.task_level;
+  it->counters_ = counters_ && counters_->available() ? counters_.get() : nullptr;
+  if (it->level_ != TaskLevel::kOff) it->record_.tasks.reserve(expected_tasks);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto [entry, inserted] = model_ids_.emplace(model, static_cast<uint32_t>(model_ids_.size() + 1));
+    it->record_.model_id = entry->second;
+    it->record_.iteration_id = ++iterations_per_model_[entry->second];
+    size_t s = 0;
+    while (s < streams_busy_.size() && streams_busy_[s]) ++s;
+    if (s == streams_busy_.size()) streams_busy_.push_back(false);
+    streams_busy_[s] = true;
+    it->record_.stream_id = static_cast<uint32_t>(s);
+  }
+  it->record_.start_ns = steady_now_ns();
+  return it;
+}
+
+void Profiler::Iteration::on_node_start(size_t index, const CompiledNode& node) {
+  if (level_ == TaskLevel::kOff) return;
+  TaskRecord& t = record_.tasks.emplace_back();
+  t.node = &node;
+  t.task_id = static_cast<uint32_t>(index);
+  chunks_at_start_ = tls_parallel_chunks;
+  if (counters_) counters_->read(t.counters);
+  t.start_ns = steady_now_ns();
+}
+
+void Profiler::Iteration::on_node_end(size_t index, const CompiledNode& node, const std::vector<const Tensor*>& inputs,
+                                      const std::vector<const Tensor*>& outputs) {
+  if (level_ == TaskLevel::kOff) return;
+  const int64_t end = steady_now_ns();
+  TaskRecord& t = record_.tasks.back();
+  t.end_ns = end;
+  if (counters_) {
+    std::vector<uint64_t> now;
+    counters_->read(now);
+    if (now.size() == t.counters.size())
+      for (size_t i = 0; i < now.size(); ++i) t.counters[i] = now[i] - t.counters[i];
+    else
+      t.counters.clear();
+  }
+  if (level_ == TaskLevel::kL1) {
+    // Chunks counted by parallel_for; oneDNN primitives (AI Core cube ops) parallelise over the
+    // whole OpenMP team outside parallel_for.
+    const int64_t chunks = tls_parallel_chunks - chunks_at_start_;
+    t.block_num = chunks > 0 ? chunks : node.engine == Engine::kAiCore && node.kernel ? omp_get_max_threads() : 1;
+    describe(inputs, t.inputs);
+    describe(outputs, t.outputs);
+  }
+}
+
+Status Profiler::end_iteration(std::unique_ptr<Iteration> iteration, bool ok) {
+  if (!iteration) return Status::Ok();
+  IterationRecord& r = iteration->record_;
+  r.end_ns = steady_now_ns();
+  r.ok = ok;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (r.stream_id < streams_busy_.size()) streams_busy_[r.stream_id] = false;
+  if (finished_) return Status::Ok();
+  auto last = last_end_per_model_.find(r.model_id);
+  r.previous_end_ns = last == last_end_per_model_.end() ? -1 : last->second;
+  last_end_per_model_[r.model_id] = r.end_ns;
+  for (const TaskRecord& t : r.tasks) {
+    OpTotals& o = op_totals_[task_op_name(t)];
+    o.type = task_op_type(t);
+    o.engine = task_type(t);
+    ++o.count;
+    o.total_ns += t.end_ns - t.start_ns;
+  }
+  step_times_.push_back({r.iteration_id, r.end_ns - r.start_ns});
+  pending_tasks_ += r.tasks.size();
+  pending_.push_back(std::move(r));
+  if (pending_tasks_ >= kFlushTasks) return write_pending_locked();
+  return Status::Ok();
+}
+
+void Profiler::record_api(const std::string& name, int64_t start_ns, int64_t end_ns) {
+  if (!config_.runtime_api) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  apis_.push_back({name, start_ns, end_ns, this_thread_id()});
+}
+
+void Profiler::range_push(const std::string& message) {
+  if (!config_.msproftx) return;
+  const uint64_t tid = this_thread_id();
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& stack = open_ranges_[tid];
+  stack.push_back({message, steady_now_ns(), 0, true, tid, static_cast<int>(stack.size())});
+}
+
+Status Profiler::range_pop() {
+  if (!config_.msproftx) return Status::Ok();
+  const int64_t now = steady_now_ns();
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& stack = open_ranges_[this_thread_id()];
+  if (stack.empty()) return invalid_argument("msproftx range_pop without a matching range_push on this thread");
+  MarkerRecord m = std::move(stack.back());
+  stack.pop_back();
+  m.end_ns = now;
+  markers_.push_back(std::move(m));
+  return Status::Ok();
+}
+
+void Profiler::mark(const std::string& message) {
+  if (!config_.msproftx) return;
+  const int64_t now = steady_now_ns();
+  std::lock_guard<std::mutex> lock(mutex_);
+  markers_.push_back({message, now, now, false, this_thread_id(), 0});
+}
+
+Status Profiler::write_file_locked(const std::string& path, const std::string& contents) {
+  if (!storage_->reserve(contents.size())) {
+    notes_.push_back("not written (storage limit reached, nothing older left to age): " + path);
+    return Status::Ok();
+  }
+  Status s = write_file_atomically(path, contents);
+  if (!s.ok()) return s;
+  storage_->added(path, contents.size());
+  written_.push_back(path);
+  return Status::Ok();
+}
+
+Status Profiler::write_pending_locked() {
+  if (pending_.empty() && apis_.empty() && markers_.empty()) return Status::Ok();
+  ExportContext ctx;
+  ctx.config = &config_;
+  ctx.anchor = anchor_;
+  ctx.origin_ns = anchor_.steady_ns;
+  ctx.pid = pid_;
+  ctx.counters = config_.raw.has("aic_metrics") ? counters_.get() : nullptr;
+  std::vector<HostSample> samples = host_ ? host_->take() : std::vector<HostSample>{};
+  host_samples_.insert(host_samples_.end(), samples.begin(), samples.end());
+  const std::string dir = output_dir() + "/";
+  Status status;
+  for (size_t k = 0; k < pending_.size(); ++k) {
+    const IterationRecord& it = pending_[k];
+    const bool last = k + 1 == pending_.size();
+    // Host records go with the iteration during (or before) which they ended.
+    auto take = [&](auto& records, auto end_of) {
+      std::vector<typename std::decay_t<decltype(records)>::value_type> mine, rest;
+      for (auto& r : records) (last || end_of(r) <= it.end_ns ? mine : rest).push_back(std::move(r));
+      records = std::move(rest);
+      return mine;
+    };
+    auto apis = take(apis_, [](const ApiRecord& a) { return a.end_ns; });
+    auto markers = take(markers_, [](const MarkerRecord& m) { return m.end_ns; });
+    auto host = take(samples, [](const HostSample& h) { return h.time_ns; });
+    const std::string sfx = file_suffix(config_.device_id, it.model_id, it.iteration_id);
+    auto write = [&](const std::string& name, const std::string& text) {
+      if (status.ok()) status = write_file_locked(dir + name, text);
+    };
+    write("msprof" + sfx + ".json", msprof_json(it, apis, markers, host, ctx));
+    write("step_trace" + sfx + ".json", step_trace_json(it, ctx));
+    write("step_trace" + sfx + ".csv", step_trace_csv(it, ctx));
+    if (config_.task_level != TaskLevel::kOff) {
+      write("task_time" + sfx + ".json", task_time_json(it, ctx));
+      write("task_time" + sfx + ".csv", task_time_csv(it, ctx));
+      write("op_summary" + sfx + ".csv", op_summary_csv(it, ctx));
+      write("op_statistic" + sfx + ".csv", op_statistic_csv(it, ctx));
+      if (config_.aicpu) write("aicpu" + sfx + ".csv", aicpu_csv(it, ctx));
+    }
+  }
+  if (!pending_.empty() && !pending_.back().tasks.empty()) {
+    const IterationRecord& it = pending_.back();
+    timeline_.clear();
+    for (const TaskRecord& t : it.tasks)
+      timeline_.push_back({task_op_name(t), task_op_type(t), task_type(t),
+                           static_cast<double>(t.start_ns - it.start_ns) / 1e3,
+                           static_cast<double>(t.end_ns - t.start_ns) / 1e3});
+    timeline_label_ = "model " + std::to_string(it.model_id) + ", iteration " + std::to_string(it.iteration_id);
+  }
+  pending_.clear();
+  pending_tasks_ = 0;
+  return status;
+}
+
+Status Profiler::flush() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (finished_) return Status::Ok();
+  return write_pending_locked();
+}
+
+std::string Profiler::info_json_locked() const {
+  std::string j = "{\n  \"pid\": " + std::to_string(pid_) + ",\n  \"device_id\": " + std::to_string(config_.device_id) +
+                  ",\n  \"engine\": \"OpenGE CPU\",\n  \"options_source\": \"" + json_escape(config_.options_source) +
+                  "\",\n  \"output\": \"" + json_escape(config_.output_dir) + "\",\n  \"output_rule\": \"" +
+                  json_escape(config_.output_rule) + "\",\n  \"task_trace\": \"" + task_level_name(config_.task_level) +
+                  "\",\n  \"ts_origin_epoch_us\": \"" + format_us(anchor_.epoch_ns) +
+                  "\",\n  \"aic_metrics\": {\"set\": \"" + json_escape(config_.aic_metrics) + "\", \"status\": \"" +
+                  json_escape(!config_.raw.has("aic_metrics") ? "not requested"
+                              : counters_ && counters_->available() ? "ok (events of the executor thread)"
+                              : "N/A: " + counters_status()) +
+                  "\"},\n  \"storage\": \"" + json_escape(storage_ ? storage_->describe() : "") + "\",\n  \"options\": {";
+  bool first = true;
+  for (const auto& [k, v] : config_.raw.values) {
+    j += std::string(first ? "" : ",") + "\n    \"" + json_escape(k) + "\": \"" + json_escape(v) + "\"";
+    first = false;
+  }
+  j += "\n  },\n  \"no_effect_on_cpu\": {";
+  first = true;
+  for (const auto& [k, why] : config_.no_cpu_effect) {
+    j += std::string(first ? "" : ",") + "\n    \"" + json_escape(k) + "\": \"" + json_escape(why) + "\"";
+    first = false;
+  }
+  j += "\n  },\n  \"notes\": [";
+  for (size_t i = 0; i < notes_.size(); ++i) j += std::string(i ? "," : "") + "\n    \"" + json_escape(notes_[i]) + "\"";
+  j += "\n  ]\n}\n";
+  return j;
+}
+
+Status Profiler::finish() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (finished_) return Status::Ok();
+  if (host_) host_->stop();
+  Status status = write_pending_locked();
+  finished_ = true;
+  if (!host_samples_.empty()) {
+    std::string cpu = "Device_id,Timestamp(us),Total Usage(%),Process Usage(%)\n";
+    std::string mem = "Device_id,Timestamp(us),Memory Usage(%),Process RSS(KB)\n";
+    char buf[128];
+    for (const HostSample& s : host_samples_) {
+      const std::string ts = format_us(anchor_.to_epoch_ns(s.time_ns));
+      if (s.cpu_total_percent >= 0) {
+        std::snprintf(buf, sizeof buf, ",%.2f,%.2f\n", s.cpu_total_percent, s.cpu_process_percent);
+        cpu += "host," + ts + buf;
+      }
+      if (s.mem_used_percent >= 0) {
+        std::snprintf(buf, sizeof buf, ",%.2f,%lld\n", s.mem_used_percent, static_cast<long long>(s.process_rss_kb));
+        mem += "host," + ts + buf;
+      }
+    }
+    if (status.ok() && config_.host_cpu) status = write_file_locked(output_dir() + "/host_cpu_usage.csv", cpu);
+    if (status.ok() && config_.host_mem) status = write_file_locked(output_dir() + "/host_mem_usage.csv", mem);
+  }
+  ReportData report;
+  for (const auto& [name, o] : op_totals_) report.ops.push_back({name, o.type, o.engine, o.count, o.total_ns});
+  report.step_times = step_times_;
+  report.timeline = timeline_;
+  report.timeline_label = timeline_label_;
+  report.title = fs::path(collection_dir_).filename().string();
+  if (status.ok()) status = write_file_locked(collection_dir_ + "/mindstudio_profiler_output/report.html",
+                                              render_report_html(report, written_));
+  const std::string device = collection_dir_ + "/device_" + std::to_string(config_.device_id);
+  const std::string end_info = "{\"collectionTimeEnd\":\"" + std::to_string(anchor_.to_epoch_ns(steady_now_ns()) / 1000) +
+                               "\"}\n";
+  const std::string info = info_json_locked();
+  for (const auto& [path, text] : {std::pair{device + "/end_info." + std::to_string(config_.device_id), end_info},
+                                   std::pair{collection_dir_ + "/host/end_info", end_info},
+                                   std::pair{device + "/info.json." + std::to_string(config_.device_id), info},
+                                   std::pair{collection_dir_ + "/host/info.json", info}}) {
+    Status s = write_file_atomically(path, text);  // metadata is never aged nor dropped
+    if (status.ok()) status = s;
+  }
+  return status;
+}
+
+}  // namespace openge::profiling

@@ -1,0 +1,118 @@
+// The profiler of one session: collects tasks (every executed node) per iteration, host API
+// calls (runtime_api), user markers (msproftx) and host samples, and writes CANN's collection
+// folder PROF_<6 digits>_<17-digit timestamp>_<random>/ with device_<id>/, host/ and the exported
+// timelines and summaries under mindstudio_profiler_output/ (docs/PROFILING.md).
+//
+// Usage (what Session does when profiling is on):
+//   auto it = profiler.begin_iteration(exe.get(), exe->nodes().size());
+//   auto out = exe->run(inputs, &stats, it.get());
+//   profiler.end_iteration(std::move(it), out.ok());
+// Iterations of concurrent runs record independently (no lock in the per-node hooks) and get
+// different stream ids. Files are written in batches (and at finish()) so that writing stays out
+// of the measured runs.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "openge/status.h"
+#include "profiling/clock.h"
+#include "profiling/profiler_config.h"
+#include "profiling/records.h"
+#include "profiling/report.h"
+#include "runtime/executable.h"
+
+namespace openge::profiling {
+
+class StorageGuard;
+class CounterSet;
+class HostSampler;
+
+class Profiler {
+ public:
+  // Creates the collection folder inside config.output_dir (which must exist and be writable),
+  // atomically: a failure leaves no folder behind.
+  static Result<std::unique_ptr<Profiler>> create(ProfilerConfig config);
+  ~Profiler();  // finish(), errors ignored
+
+  // One run of a compiled model: the recorder is the RunObserver to pass to Executable::run.
+  class Iteration : public RunObserver {
+   public:
+    void on_node_start(size_t index, const CompiledNode& node) override;
+    void on_node_end(size_t index, const CompiledNode& node, const std::vector<const Tensor*>& inputs,
+                     const std::vector<const Tensor*>& outputs) override;
+
+   private:
+    friend class Profiler;
+    IterationRecord record_;
+    TaskLevel level_ = TaskLevel::kL1;
+    CounterSet* counters_ = nullptr;
+    int64_t chunks_at_start_ = 0;
+  };
+  // `model` identifies the compiled model (its model id is assigned on first sight).
+  std::unique_ptr<Iteration> begin_iteration(const void* model, size_t expected_tasks = 0);
+  // Closes the iteration; its files are written with the next batch.
+  Status end_iteration(std::unique_ptr<Iteration> iteration, bool ok = true);
+
+  // runtime_api: a host API call (recorded only when runtime_api=on).
+  void record_api(const std::string& name, int64_t start_ns, int64_t end_ns);
+
+  // msproftx: user markers on the calling thread (recorded only when msproftx=on). pop without
+  // push is an error.
+  void range_push(const std::string& message);
+  Status range_pop();
+  void mark(const std::string& message);
+
+  // Writes everything pending, the end info and the HTML report. Idempotent.
+  Status flush();
+  Status finish();
+
+  const ProfilerConfig& config() const { return config_; }
+  const std::string& collection_dir() const { return collection_dir_; }
+  std::string output_dir() const;  // <collection>/mindstudio_profiler_output
+  // Why hardware counters are unavailable ("" when they work or were not asked for).
+  const std::string& counters_status() const;
+
+ private:
+  Profiler() = default;
+  Status write_pending_locked();
+  Status write_file_locked(const std::string& path, const std::string& contents);
+  std::string info_json_locked() const;
+
+  ProfilerConfig config_;
+  ClockAnchor anchor_;
+  std::string collection_dir_;
+  long pid_ = 0;
+  std::mutex mutex_;
+  std::map<const void*, uint32_t> model_ids_;
+  std::map<uint32_t, uint32_t> iterations_per_model_;
+  std::map<uint32_t, int64_t> last_end_per_model_;
+  std::vector<bool> streams_busy_;
+  std::vector<IterationRecord> pending_;
+  size_t pending_tasks_ = 0;
+  std::vector<ApiRecord> apis_;
+  std::vector<MarkerRecord> markers_;
+  std::map<uint64_t, std::vector<MarkerRecord>> open_ranges_;  // per thread
+  std::vector<std::string> written_;  // exported files, for the report and tests
+  std::vector<std::string> notes_;    // recorded in the info file (dropped files, N/A reasons)
+  std::unique_ptr<StorageGuard> storage_;
+  std::unique_ptr<CounterSet> counters_;
+  std::unique_ptr<HostSampler> host_;
+  std::vector<HostSample> host_samples_;
+  std::vector<ReportTask> timeline_;  // the last written iteration, for the report
+  std::string timeline_label_;
+  bool finished_ = false;
+  // Summary across iterations for the report: written when finishing.
+  struct OpTotals {
+    std::string type, engine;
+    uint64_t count = 0;
+    int64_t total_ns = 0;
+  };
+  std::map<std::string, OpTotals> op_totals_;  // by op name
+  std::vector<std::pair<uint32_t, int64_t>> step_times_;  // (iteration, ns)
+};
+
+}  // namespace openge::profiling

@@ -1,0 +1,71 @@
+// What the profiler collects, as plain data: tasks (one per executed node), iterations (one per
+// run), host API calls and user markers. Times are nanoseconds of the steady clock; writers turn
+// them into microseconds since the epoch with the collection's clock anchor (clock.h).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "openge/dtype.h"
+#include "openge/tensor.h"
+
+namespace openge {
+struct CompiledNode;
+}
+
+namespace openge::profiling {
+
+struct TensorDesc {
+  DType dtype = DType::kUndefined;
+  Shape shape;
+  bool present = false;  // false for an omitted optional input/output
+};
+
+// One executed node = one task on a stream (the run's lane).
+struct TaskRecord {
+  const CompiledNode* node = nullptr;  // the Executable outlives the iteration's flush
+  uint32_t task_id = 0;                // position in the run (executor step)
+  int64_t start_ns = 0, end_ns = 0;
+  int64_t block_num = 1;               // parallel chunks the task ran as
+  // l1 only: the operator's basic information.
+  std::vector<TensorDesc> inputs, outputs;
+  // Hardware counters (aic_metrics), one per configured event; empty when unavailable.
+  std::vector<uint64_t> counters;
+};
+
+// A host API call (runtime_api): model load, compile, run, copies.
+struct ApiRecord {
+  std::string name;  // e.g. "ModelLoad", "ModelCompile", "ModelExecute"
+  int64_t start_ns = 0, end_ns = 0;
+  uint64_t thread_id = 0;
+};
+
+// A user marker (msproftx): a pushed/popped range or a single mark.
+struct MarkerRecord {
+  std::string message;
+  int64_t start_ns = 0, end_ns = 0;  // equal for a mark
+  bool is_range = true;
+  uint64_t thread_id = 0;
+  int depth = 0;  // nesting level of a range at push time
+};
+
+// One host sample (host_sys / host_sys_usage).
+struct HostSample {
+  int64_t time_ns = 0;
+  double cpu_total_percent = -1;    // whole system; -1 = not sampled
+  double cpu_process_percent = -1;  // this process
+  double mem_used_percent = -1;     // whole system
+  int64_t process_rss_kb = -1;
+};
+
+struct IterationRecord {
+  uint32_t model_id = 0;
+  uint32_t iteration_id = 0;  // 1-based per model
+  uint32_t stream_id = 0;     // lane: concurrent runs get different streams
+  int64_t start_ns = 0, end_ns = 0;
+  int64_t previous_end_ns = -1;  // end of the model's previous iteration (-1: first)
+  bool ok = true;
+  std::vector<TaskRecord> tasks;
+};
+
+}  // namespace openge::profiling

@@ -1,0 +1,81 @@
+// storage_limit (OPT-profiling_config.profiling_options.storage_limit-1..4): a long run with a
+// small limit never exceeds it, keeps the newest data and deletes the oldest first.
+#include "profiling/storage_limit.h"
+
+#include "io/atomic_file.h"
+#include "profiling_test_util.h"
+
+namespace openge::profiling {
+namespace {
+using namespace testing;
+
+uint64_t folder_bytes(const std::string& root) {
+  uint64_t n = 0;
+  for (const auto& f : fs::recursive_directory_iterator(root))
+    if (f.is_regular_file()) n += f.file_size();
+  return n;
+}
+
+TEST(ProfilingStorageLimit, LongRunStaysUnderTheLimitAndAgesOldestFirst) {  // storage_limit-2
+  const std::string root = scratch_dir("storage");
+  fs::create_directories(root + "/PROF_000001_x");
+  const uint64_t limit = 10000, margin = 1000;
+  StorageGuard guard(root, limit, margin, [] { return uint64_t{1} << 40; });
+  std::vector<std::string> written;
+  for (int i = 0; i < 200; ++i) {
+    const std::string path = root + "/PROF_000001_x/f" + std::to_string(1000 + i);
+    const std::string data(300 + (i % 7) * 50, 'x');
+    ASSERT_TRUE(guard.reserve(data.size()));
+    ASSERT_TRUE(write_file_atomically(path, data).ok());
+    guard.added(path, data.size());
+    written.push_back(path);
+    ASSERT_LE(folder_bytes(root), limit - margin) << "after file " << i;
+    EXPECT_EQ(guard.used(), folder_bytes(root));
+  }
+  // The newest files survive; whatever was deleted is a prefix of the oldest.
+  EXPECT_TRUE(fs::exists(written.back()));
+  size_t first_kept = 0;
+  while (!fs::exists(written[first_kept])) ++first_kept;
+  EXPECT_GT(first_kept, 0u);
+  for (size_t i = first_kept; i < written.size(); ++i) EXPECT_TRUE(fs::exists(written[i])) << i;
+  EXPECT_EQ(guard.deleted().front(), written.front());
+}
+
+TEST(ProfilingStorageLimit, OlderCollectionsCountAndAgeFirst) {
+  const std::string root = scratch_dir("storage_old");
+  fs::create_directories(root + "/PROF_000001_old");
+  ASSERT_TRUE(write_file_atomically(root + "/PROF_000001_old/a.csv", std::string(4000, 'a')).ok());
+  fs::create_directories(root + "/unrelated");
+  ASSERT_TRUE(write_file_atomically(root + "/unrelated/keep.txt", std::string(4000, 'k')).ok());
+  StorageGuard guard(root, 6000, 500, [] { return uint64_t{1} << 40; });
+  EXPECT_EQ(guard.used(), 4000u);  // only PROF_* folders are profiling data
+  ASSERT_TRUE(guard.reserve(2000));
+  EXPECT_FALSE(fs::exists(root + "/PROF_000001_old/a.csv"));
+  EXPECT_TRUE(fs::exists(root + "/unrelated/keep.txt"));
+}
+
+TEST(ProfilingStorageLimit, FullDiskAgesAndRefusesWhenNothingIsLeft) {  // storage_limit-2 (disk)
+  const std::string root = scratch_dir("storage_disk");
+  // A 6000-byte disk: free space = capacity - our files - other users' files.
+  uint64_t others = 0;
+  StorageGuard guard(root, 1 << 30, 1000, [&] { return 6000 - others - folder_bytes(root); });
+  fs::create_directories(root + "/PROF_1");
+  ASSERT_TRUE(guard.reserve(3000));
+  ASSERT_TRUE(write_file_atomically(root + "/PROF_1/a", std::string(3000, 'a')).ok());
+  guard.added(root + "/PROF_1/a", 3000);
+  others = 1000;                     // free: 2000
+  ASSERT_TRUE(guard.reserve(1500));  // free would drop under the margin: the old file goes
+  EXPECT_FALSE(fs::exists(root + "/PROF_1/a"));
+  others = 5800;                     // free: 200
+  EXPECT_FALSE(guard.reserve(100));  // nothing left to age
+}
+
+TEST(ProfilingStorageLimit, DefaultIsNinetyPercentOfFreeSpace) {  // storage_limit-4
+  const std::string root = scratch_dir("storage_default");
+  StorageGuard guard(root, 0, 1000, [] { return uint64_t{1000000}; });
+  EXPECT_EQ(guard.limit(), 900000u);
+  EXPECT_NE(guard.describe().find("90%"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace openge::profiling
