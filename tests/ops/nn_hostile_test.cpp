@@ -13,6 +13,8 @@
 namespace openge::testing {
 namespace {
 
+using namespace nn_util;
+
 template <class V>
 V pick(std::mt19937& rng, const std::vector<V>& options) {
   return options[std::uniform_int_distribution<size_t>(0, options.size() - 1)(rng)];

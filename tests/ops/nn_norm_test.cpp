@@ -8,6 +8,8 @@
 namespace openge::testing {
 namespace {
 
+using namespace nn_util;
+
 TEST(OpBatchNormalization, PerChannelInference) {
   Node n = make_node("BatchNormalization", 5);
   set_float(n, "epsilon", 0);

@@ -6,6 +6,8 @@
 namespace openge::testing {
 namespace {
 
+using namespace nn_util;
+
 std::vector<double> iota(int n) {
   std::vector<double> v;
   for (int i = 0; i < n; ++i) v.push_back(i);

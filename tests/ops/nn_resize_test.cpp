@@ -6,6 +6,8 @@
 namespace openge::testing {
 namespace {
 
+using namespace nn_util;
+
 // Resize (opset 11+) with X, an empty roi, then scales or sizes.
 struct ResizeCase {
   Node node = make_node("Resize", 4);

@@ -1,5 +1,6 @@
 // Small helpers for the nn op tests (nn_*_test.cpp): float tensors from lists, running a node
-// and reading its outputs back as doubles.
+// and reading its outputs back as doubles. In their own namespace so that other families' test
+// helpers of the same names cannot collide with them at link time.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -8,7 +9,7 @@
 #include "ir/dispatch.h"
 #include "op_test_util.h"
 
-namespace openge::testing {
+namespace openge::testing::nn_util {
 
 // A tensor of `dtype` (any float type) holding `values` rounded once.
 inline Tensor float_tensor(Shape shape, const std::vector<double>& values, DType dtype = DType::kFloat32) {
@@ -54,4 +55,4 @@ inline void expect_values(const Tensor& t, Shape shape, const std::vector<double
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], tol) << "element " << i;
 }
 
-}  // namespace openge::testing
+}  // namespace openge::testing::nn_util
