@@ -1,9 +1,21 @@
-#include "passes/pass.h"
+// The fusion passes in the order they run. Order matters: BatchNorm folds into the Conv first,
+// then the residual Add joins (Conv + Add), then the activation after it (…+ Relu), so that
+// ResNet's Conv-BN-Add-Relu ends as one FusedConv; MatMul takes its bias before its residual
+// and activation. The layout pass runs last, on the fused graph.
+#include "passes/pass_registry.h"
 
 namespace openge {
 
 const std::vector<Pass>& all_passes() {
-  static const std::vector<Pass> passes = {};
+  static const std::vector<Pass> passes = {
+      passes::kConvBatchnormFusionPass,
+      passes::kTbeConvDoubleInFusionPass,
+      passes::kTbeConvElemwiseFusionPass,
+      passes::kMatMulBiasAddFusionPass,
+      passes::kTbeBatchMatmulElementWiseFusionPass,
+      passes::kATbeMatMulElemwiseFusionPass,
+      passes::kChannelsLastLayoutPass,
+  };
   return passes;
 }
 

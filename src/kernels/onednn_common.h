@@ -1,0 +1,72 @@
+// Shared plumbing of the oneDNN kernels: one CPU engine per process, one stream per calling
+// thread, dtype mapping, post-op lists from the fused ops' epilogue, and a primitive runner
+// that gives every run its own scratchpad, so that one compiled primitive can serve concurrent
+// runs (primitives are immutable after creation; only the scratchpad is per-execution state).
+#pragma once
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "kernels/compiled_kernel.h"
+#include "ops/fused_ops.h"
+
+namespace openge::onednn {
+
+dnnl::engine& cpu_engine();
+// The calling thread's stream (CPU streams are cheap; one per thread avoids sharing one
+// across concurrent runs).
+dnnl::stream& thread_stream();
+
+// fp32 and bf16 (fp32 accumulation); nullopt for the rest (fp16 is not supported by
+// oneDNN 2.6 on CPUs without AVX512-FP16 / AMX, so those nodes stay on the AI CPU engine).
+std::optional<dnnl::memory::data_type> to_dnnl(DType t);
+
+// Row-major dims and strides of a plain tensor.
+dnnl::memory::dims to_dims(const Shape& s);
+// Static and fully known (every dim >= 0) shape of an input/output, or nullopt.
+std::optional<Shape> static_shape(const ValueInfo& info);
+
+// Appends the eltwise post-op for `act` (no-op for kNone).
+void append_activation(dnnl::post_ops& ops, const FusedActivation& act);
+
+// An attribute with user scratchpad and the given post-ops.
+dnnl::primitive_attr make_attr(const dnnl::post_ops& ops);
+
+// Creating a primitive descriptor throws dnnl::error with status `unimplemented` when oneDNN
+// has no implementation (a dtype this CPU lacks, an odd broadcast …): that means "not
+// covered" (nullptr), anything else is a real failure.
+template <class Fn>
+auto try_create(Fn&& fn) -> std::optional<decltype(fn())> {
+  try {
+    return fn();
+  } catch (const dnnl::error& e) {
+    if (e.status == dnnl_unimplemented || e.status == dnnl_invalid_arguments) return std::nullopt;
+    throw;
+  }
+}
+
+// Reorders a constant tensor (plain layout `src_md`, data `data`) once into `dst_md`.
+dnnl::memory reorder_constant(const dnnl::memory::desc& src_md, const void* data, const dnnl::memory::desc& dst_md);
+
+// Runs `prim` with `args` (borrowed tensors wrapped as dnnl::memory) plus a fresh scratchpad of
+// `scratchpad_md`'s size, waits, and turns oneDNN exceptions into a Status naming the node.
+Status execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad_md,
+               std::unordered_map<int, dnnl::memory>& args, const KernelContext& ctx);
+
+// Copies `src` into `dst` (same size) in parallel, unless they already share storage: the
+// residual of a fused Add is accumulated in place by oneDNN's sum post-op.
+void copy_residual(const Tensor& src, Tensor& dst);
+
+// Wraps a borrowed tensor buffer.
+inline dnnl::memory wrap(const dnnl::memory::desc& md, const void* data) {
+  return dnnl::memory(md, cpu_engine(), const_cast<void*>(data));
+}
+
+class OneDnnKernel : public CompiledKernel {
+ public:
+  Engine engine() const override { return Engine::kAiCore; }
+};
+
+}  // namespace openge::onednn

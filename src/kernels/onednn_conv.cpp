@@ -1,0 +1,117 @@
+#include "kernels/onednn_conv.h"
+
+#include "kernels/onednn_common.h"
+#include "ops/nn_common.h"
+#include "ops/nn_window.h"
+
+namespace openge::onednn {
+namespace {
+
+using tag = dnnl::memory::format_tag;
+
+class ConvKernel final : public OneDnnKernel {
+ public:
+  dnnl::convolution_forward prim;
+  dnnl::memory::desc src_md, dst_md, bias_md, scratchpad_md;
+  dnnl::memory weights;          // reordered once into the primitive's preferred layout
+  std::optional<Tensor> bias;    // constant bias (else read from input 2 per run, if present)
+  bool has_bias = false;
+  bool has_residual = false;
+
+  Status run(KernelContext& ctx) const override {
+    Tensor& y = ctx.output(0);
+    if (has_residual) copy_residual(ctx.input(3), y);
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_SRC, wrap(src_md, ctx.input(0).raw())},
+        {DNNL_ARG_WEIGHTS, weights},
+        {DNNL_ARG_DST, wrap(dst_md, y.raw())},
+    };
+    if (has_bias) args[DNNL_ARG_BIAS] = wrap(bias_md, bias ? bias->raw() : ctx.input(2).raw());
+    return execute(prim, scratchpad_md, args, ctx);
+  }
+};
+
+}  // namespace
+
+Result<std::unique_ptr<CompiledKernel>> make_conv_kernel(const KernelRequest& request) {
+  const Node& node = request.node;
+  const bool fused = node.op_type == kFusedConv;
+  const auto& in = request.inputs;
+  if (in.size() < 2 || request.outputs.empty()) return std::unique_ptr<CompiledKernel>();
+  const auto x_shape = static_shape(in[0]);
+  const auto w_shape = static_shape(in[1]);
+  const auto y_shape = static_shape(request.outputs[0]);
+  const auto dt = to_dnnl(in[0].dtype);
+  if (!x_shape || !w_shape || !y_shape || !dt || x_shape->size() != 4 || w_shape->size() != 4 || !in[1].value ||
+      in[1].dtype != in[0].dtype || request.outputs[0].dtype != in[0].dtype)
+    return std::unique_ptr<CompiledKernel>();
+  const bool has_bias = in.size() > 2 && in[2].dtype != DType::kUndefined;
+  const bool has_residual = fused && in.size() > 3 && in[3].dtype != DType::kUndefined;
+  if (has_bias && (in[2].dtype != in[0].dtype || !static_shape(in[2]))) return std::unique_ptr<CompiledKernel>();
+  if (has_residual && (in[3].dtype != in[0].dtype || static_shape(in[3]) != y_shape))
+    return std::unique_ptr<CompiledKernel>();
+
+  FusedActivation act;
+  bool channels_last = false;
+  if (fused) {
+    auto a = read_fused_activation(node.attrs);
+    if (!a.ok()) return a.status();
+    act = *a;
+    channels_last = node.attrs.get_int("channels_last", 0) != 0;
+  }
+  // Logical NCHW dims; channels_last only changes the memory tag.
+  Shape x = *x_shape, y = *y_shape;
+  if (channels_last) {
+    x = {x[0], x[3], x[1], x[2]};
+    y = {y[0], y[3], y[1], y[2]};
+  }
+  const Shape& w = *w_shape;
+  const int64_t group = node.attrs.get_int("group", 1);
+  if (group < 1 || x[1] % group != 0 || w[0] % group != 0 || w[1] * group != x[1] || y[1] != w[0])
+    return std::unique_ptr<CompiledKernel>();
+  const std::vector<int64_t> kernel{w[2], w[3]};
+  auto params = read_window_params(node.attrs, 2, &kernel, false);
+  if (!params.ok()) return std::unique_ptr<CompiledKernel>();  // the reference engine reports it
+  auto geom = resolve_window(*params, {x[2], x[3]});
+  if (!geom.ok() || geom->output != std::vector<int64_t>{y[2], y[3]}) return std::unique_ptr<CompiledKernel>();
+
+  auto k = std::make_unique<ConvKernel>();
+  const tag act_tag = channels_last ? tag::nhwc : tag::nchw;
+  k->src_md = dnnl::memory::desc(to_dims(x), *dt, act_tag);
+  k->dst_md = dnnl::memory::desc(to_dims(y), *dt, act_tag);
+  const dnnl::memory::dims w_dims =
+      group > 1 ? dnnl::memory::dims{group, w[0] / group, w[1], w[2], w[3]} : to_dims(w);
+  const dnnl::memory::desc w_plain(w_dims, *dt, group > 1 ? tag::goihw : tag::oihw);
+  const dnnl::memory::desc w_any(w_dims, *dt, tag::any);
+  k->has_bias = has_bias;
+  k->has_residual = has_residual;
+  if (has_bias) {
+    k->bias_md = dnnl::memory::desc({w[0]}, *dt, tag::x);
+    if (in[2].value) k->bias = in[2].value->clone();
+  }
+  dnnl::post_ops ops;
+  if (has_residual) ops.append_sum(1.0f);
+  append_activation(ops, act);
+  const dnnl::primitive_attr attr = make_attr(ops);
+
+  const dnnl::memory::dims strides{geom->strides[0], geom->strides[1]};
+  const dnnl::memory::dims dilations{geom->dilations[0] - 1, geom->dilations[1] - 1};
+  const dnnl::memory::dims pad_l{geom->pad_begin[0], geom->pad_begin[1]};
+  const dnnl::memory::dims pad_r{geom->pad_end[0], geom->pad_end[1]};
+  auto pd = try_create([&] {
+    auto desc = has_bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                           dnnl::algorithm::convolution_direct, k->src_md, w_any,
+                                                           k->bias_md, k->dst_md, strides, dilations, pad_l, pad_r)
+                         : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                           dnnl::algorithm::convolution_direct, k->src_md, w_any,
+                                                           k->dst_md, strides, dilations, pad_l, pad_r);
+    return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
+  });
+  if (!pd) return std::unique_ptr<CompiledKernel>();
+  k->prim = dnnl::convolution_forward(*pd);
+  k->scratchpad_md = pd->scratchpad_desc();
+  k->weights = reorder_constant(w_plain, in[1].value->raw(), pd->weights_desc());
+  return std::unique_ptr<CompiledKernel>(std::move(k));
+}
+
+}  // namespace openge::onednn

@@ -1,0 +1,10 @@
+// AI Core Conv: 2-D Conv and FusedConv (bias, residual sum, activation post-ops, optional
+// channels-last activations) as one oneDNN convolution with weights reordered once.
+#pragma once
+#include "kernels/compiled_kernel.h"
+
+namespace openge::onednn {
+
+Result<std::unique_ptr<CompiledKernel>> make_conv_kernel(const KernelRequest& request);
+
+}  // namespace openge::onednn

@@ -1,0 +1,10 @@
+// AI Core pooling: MaxPool / AveragePool / GlobalAveragePool / GlobalMaxPool (2-D, NCHW) and
+// their channels-last forms Nhwc* (made by ChannelsLastLayoutPass) as oneDNN pooling_v2.
+#pragma once
+#include "kernels/compiled_kernel.h"
+
+namespace openge::onednn {
+
+Result<std::unique_ptr<CompiledKernel>> make_pool_kernel(const KernelRequest& request);
+
+}  // namespace openge::onednn

@@ -1,0 +1,52 @@
+// MatMulBiasAddFusionPass (CANN's name): MatMul -> Add(mm_out, bias) with a constant bias of N
+// elements broadcast along the last axis ([N] or [1, …, 1, N]) becomes FusedMatMul(A, B, bias):
+// the bias is added by the matmul primitive itself.
+#include "passes/pass.h"
+#include "passes/pass_registry.h"
+#include "passes/pass_util.h"
+
+namespace openge::passes {
+namespace {
+
+Result<PassResult> run(Graph& g) {
+  PassResult result;
+  auto consumers = g.consumers();
+  std::vector<bool> dead(g.nodes.size(), false);
+  for (size_t ai = 0; ai < g.nodes.size(); ++ai) {
+    const Node& add = g.nodes[ai];
+    if (!is_op(add, "Add") || add.domain == "openge" || add.inputs.size() != 2 || add.outputs.empty()) continue;
+    for (int side = 0; side < 2; ++side) {
+      const int x = add.inputs[static_cast<size_t>(side)];
+      const int bias = add.inputs[static_cast<size_t>(1 - side)];
+      const Node* mm = producer(g, x);
+      if (!mm || !is_op(*mm, "MatMul") || mm->domain == "openge") continue;
+      if (sole_consumer(g, consumers, x) != static_cast<int>(ai)) continue;
+      const Tensor* b = constant_of(g, bias);
+      const Value& xv = g.values[static_cast<size_t>(x)];
+      if (!b || !xv.shape || xv.shape->empty()) continue;
+      ++result.matched;
+      const int64_t n = xv.shape->back();
+      bool row = b->dtype() == xv.dtype && b->numel() == n && n > 0 && b->rank() <= static_cast<int64_t>(xv.shape->size());
+      for (int64_t d = 0; row && d + 1 < b->rank(); ++d) row = b->dim(d) == 1;
+      if (!row) continue;
+      const int ci = g.values[static_cast<size_t>(x)].producer;
+      const int bias1d = add_constant(g, g.values[static_cast<size_t>(bias)].name + "_row", b->reshaped({n}).clone());
+      Node& m = g.nodes[static_cast<size_t>(ci)];
+      make_fused(m);
+      m.inputs.resize(3, -1);
+      m.inputs[2] = bias1d;
+      set_output(g, ci, 0, add.outputs[0]);
+      dead[ai] = true;
+      ++result.applied;
+      break;
+    }
+  }
+  erase_nodes(g, dead);
+  return result;
+}
+
+}  // namespace
+
+const Pass kMatMulBiasAddFusionPass{"MatMulBiasAddFusionPass", "graph", run};
+
+}  // namespace openge::passes

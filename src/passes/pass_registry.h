@@ -1,0 +1,16 @@
+// The pass objects, one per file (src/passes/<pass name in snake case>.cpp); all_passes()
+// lists them in the order they run.
+#pragma once
+#include "passes/pass.h"
+
+namespace openge::passes {
+
+extern const Pass kConvBatchnormFusionPass;
+extern const Pass kTbeConvDoubleInFusionPass;
+extern const Pass kTbeConvElemwiseFusionPass;
+extern const Pass kMatMulBiasAddFusionPass;
+extern const Pass kTbeBatchMatmulElementWiseFusionPass;
+extern const Pass kATbeMatMulElemwiseFusionPass;
+extern const Pass kChannelsLastLayoutPass;
+
+}  // namespace openge::passes

@@ -1,0 +1,147 @@
+#include "passes/pass_util.h"
+
+#include <algorithm>
+
+namespace openge::passes {
+
+const Node* producer(const Graph& g, int v) {
+  if (v < 0) return nullptr;
+  const int p = g.values[static_cast<size_t>(v)].producer;
+  return p >= 0 ? &g.nodes[static_cast<size_t>(p)] : nullptr;
+}
+
+bool is_graph_output(const Graph& g, int v) { return std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end(); }
+
+int sole_consumer(const Graph& g, const std::vector<std::vector<int>>& consumers, int v) {
+  if (v < 0 || is_graph_output(g, v)) return -1;
+  const auto& c = consumers[static_cast<size_t>(v)];
+  if (c.size() != 1) return -1;
+  // A node reading the value twice (Mul(x, x)) still counts once in `consumers`? Be strict.
+  int uses = 0;
+  for (int in : g.nodes[static_cast<size_t>(c[0])].inputs) uses += in == v;
+  return uses == 1 ? c[0] : -1;
+}
+
+const Tensor* constant_of(const Graph& g, int v) {
+  if (v < 0) return nullptr;
+  const auto& c = g.values[static_cast<size_t>(v)].constant;
+  return c ? &*c : nullptr;
+}
+
+std::optional<double> scalar_constant(const Graph& g, int v) {
+  const Tensor* t = constant_of(g, v);
+  if (!t || t->numel() != 1 || !dtype_is_float(t->dtype())) return std::nullopt;
+  return t->scalar_as_double(0);
+}
+
+bool is_op(const Node& n, const char* op) {
+  return n.op_type == op && (n.domain.empty() || n.domain == "ai.onnx" || n.domain == "openge");
+}
+
+int add_constant(Graph& g, const std::string& name, Tensor t) {
+  std::string unique = name;
+  for (int i = 1; g.find_value(unique) >= 0; ++i) unique = name + "_" + std::to_string(i);
+  const int v = g.add_value(unique);
+  Value& val = g.values[static_cast<size_t>(v)];
+  val.dtype = t.dtype();
+  val.shape = t.shape();
+  val.constant = std::move(t);
+  return v;
+}
+
+int add_intermediate(Graph& g, const std::string& name, DType dtype, Shape shape) {
+  std::string unique = name;
+  for (int i = 1; g.find_value(unique) >= 0; ++i) unique = name + "_" + std::to_string(i);
+  const int v = g.add_value(unique);
+  Value& val = g.values[static_cast<size_t>(v)];
+  val.dtype = dtype;
+  val.shape = std::move(shape);
+  return v;
+}
+
+void erase_nodes(Graph& g, const std::vector<bool>& dead) {
+  std::vector<int> remap(g.nodes.size(), -1);
+  std::vector<Node> kept;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (dead[i]) continue;
+    remap[i] = static_cast<int>(kept.size());
+    kept.push_back(std::move(g.nodes[i]));
+  }
+  g.nodes = std::move(kept);
+  for (Value& v : g.values)
+    if (v.producer >= 0) v.producer = remap[static_cast<size_t>(v.producer)];
+}
+
+void set_output(Graph& g, int n, size_t slot, int v) {
+  Node& node = g.nodes[static_cast<size_t>(n)];
+  if (node.outputs.size() <= slot) node.outputs.resize(slot + 1, -1);
+  const int old = node.outputs[slot];
+  if (old >= 0 && old != v) g.values[static_cast<size_t>(old)].producer = -1;
+  node.outputs[slot] = v;
+  g.values[static_cast<size_t>(v)].producer = n;
+}
+
+}  // namespace openge::passes
+
+#include "ops/fused_ops.h"
+
+namespace openge::passes {
+
+void make_fused(Node& n) {
+  if (n.domain == kFusedDomain) return;
+  if (n.op_type == "Conv") n.op_type = kFusedConv;
+  else if (n.op_type == "MatMul") n.op_type = kFusedMatMul;
+  else return;
+  n.domain = kFusedDomain;
+  write_fused_activation(n, FusedActivation{});
+}
+
+bool has_activation(const Node& n) {
+  return n.domain == kFusedDomain && !n.attrs.get_string("activation", "").empty();
+}
+
+bool has_residual(const Node& n) { return n.domain == kFusedDomain && n.inputs.size() > 3 && n.inputs[3] >= 0; }
+
+}  // namespace openge::passes
+
+#include <cfloat>
+
+namespace openge::passes {
+
+std::optional<FusedActivation> match_activation(const Graph& g, const Node& n, int64_t opset) {
+  if (n.domain == kFusedDomain || n.inputs.empty() || n.outputs.size() != 1) return std::nullopt;
+  if (is_op(n, "Relu")) return FusedActivation{Activation::kRelu, 0, 0};
+  if (is_op(n, "Sigmoid")) return FusedActivation{Activation::kSigmoid, 0, 0};
+  if (is_op(n, "Tanh")) return FusedActivation{Activation::kTanh, 0, 0};
+  if (is_op(n, "LeakyRelu")) return FusedActivation{Activation::kLeakyRelu, n.attrs.get_float("alpha", 0.01f), 0};
+  if (is_op(n, "Clip")) {
+    float lo = -FLT_MAX, hi = FLT_MAX;
+    if (opset < 11) {
+      lo = n.attrs.get_float("min", lo);
+      hi = n.attrs.get_float("max", hi);
+    } else {
+      for (size_t i = 1; i < 3 && i < n.inputs.size(); ++i) {
+        if (n.inputs[i] < 0) continue;
+        auto v = scalar_constant(g, n.inputs[i]);
+        if (!v) return std::nullopt;
+        (i == 1 ? lo : hi) = static_cast<float>(*v);
+      }
+    }
+    if (!(lo <= hi)) return std::nullopt;
+    return FusedActivation{Activation::kClip, lo, hi};
+  }
+  return std::nullopt;
+}
+
+int fusable_producer(const Graph& g, const std::vector<std::vector<int>>& consumers, int v, int reader,
+                     std::initializer_list<const char*> ops) {
+  const Node* p = producer(g, v);
+  if (!p) return -1;
+  bool op_ok = false;
+  for (const char* op : ops) op_ok = op_ok || is_op(*p, op);
+  if (!op_ok || has_activation(*p) || p->attrs.get_int("channels_last", 0) != 0) return -1;
+  if (sole_consumer(g, consumers, v) != reader) return -1;
+  return g.values[static_cast<size_t>(v)].producer;
+}
+
+}  // namespace openge::passes

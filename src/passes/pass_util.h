@@ -1,0 +1,62 @@
+// Pattern-matching and rewriting helpers shared by the fusion passes.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace openge::passes {
+
+// The node that produces value `v`, or nullptr.
+const Node* producer(const Graph& g, int v);
+// True when `v` is a graph output.
+bool is_graph_output(const Graph& g, int v);
+// The single node reading `v` when there is exactly one reader and `v` is not a graph output
+// (so the value can disappear inside a fused node); -1 otherwise.
+int sole_consumer(const Graph& g, const std::vector<std::vector<int>>& consumers, int v);
+// A constant's data, or nullptr.
+const Tensor* constant_of(const Graph& g, int v);
+// A one-element float constant's value.
+std::optional<double> scalar_constant(const Graph& g, int v);
+// True when node's op is `op` in the default domain (or `op` in the openge domain for fused ops).
+bool is_op(const Node& n, const char* op);
+
+// Adds a value holding `t` (an initializer-like constant) and returns its index.
+int add_constant(Graph& g, const std::string& name, Tensor t);
+// Adds an intermediate value with the given dtype/shape and returns its index.
+int add_intermediate(Graph& g, const std::string& name, DType dtype, Shape shape);
+
+// Removes the nodes flagged in `dead` and renumbers producers.
+void erase_nodes(Graph& g, const std::vector<bool>& dead);
+
+// Makes node `n` the producer of value `v` at output slot `slot`.
+void set_output(Graph& g, int n, size_t slot, int v);
+
+}  // namespace openge::passes
+
+namespace openge::passes {
+
+// Turns a Conv (or MatMul) node into FusedConv (FusedMatMul) with no epilogue yet; a node that
+// is already fused is left as it is.
+void make_fused(Node& n);
+// The epilogue already on a fused node (kNone for plain ops).
+bool has_activation(const Node& n);
+bool has_residual(const Node& n);
+
+}  // namespace openge::passes
+
+#include "ops/fused_ops.h"
+
+namespace openge::passes {
+
+// `n` as a fusable activation on its input 0 (Relu, LeakyRelu, Clip with constant bounds,
+// Sigmoid, Tanh), or nullopt.
+std::optional<FusedActivation> match_activation(const Graph& g, const Node& n, int64_t opset);
+
+// A producer of `v` that can take an activation: one of `ops` with no activation yet, `v` read
+// only by node `reader`, not channels_last. Returns its node index or -1.
+int fusable_producer(const Graph& g, const std::vector<std::vector<int>>& consumers, int v, int reader,
+                     std::initializer_list<const char*> ops);
+
+}  // namespace openge::passes

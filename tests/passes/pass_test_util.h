@@ -1,0 +1,128 @@
+// Small graphs for pass tests: a builder, and a reference-engine evaluator that also fills in
+// each value's dtype/shape (what inference does before passes run).
+#pragma once
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "passes/pass.h"
+#include "runtime/node_eval.h"
+
+namespace openge::testing {
+
+struct GraphBuilder {
+  Graph g;
+  explicit GraphBuilder(int64_t opset = 13) { g.opset = opset; g.name = "test"; }
+  int input(const std::string& name) {
+    const int v = g.add_value(name);
+    g.inputs.push_back(v);
+    return v;
+  }
+  int constant(const std::string& name, Tensor t) {
+    const int v = g.add_value(name);
+    g.values[static_cast<size_t>(v)].dtype = t.dtype();
+    g.values[static_cast<size_t>(v)].shape = t.shape();
+    g.values[static_cast<size_t>(v)].constant = std::move(t);
+    return v;
+  }
+  // Adds a node with one output; returns the output value.
+  int node(const std::string& op, std::vector<int> inputs, Attributes attrs = {}) {
+    Node n;
+    n.op_type = op;
+    n.name = op + "_" + std::to_string(g.nodes.size());
+    n.inputs = std::move(inputs);
+    n.attrs = std::move(attrs);
+    const int out = g.add_value(n.name + "_out");
+    n.outputs = {out};
+    g.values[static_cast<size_t>(out)].producer = static_cast<int>(g.nodes.size());
+    g.nodes.push_back(std::move(n));
+    return out;
+  }
+};
+
+inline Attributes ints_attr(const std::string& name, std::vector<int64_t> v, Attributes a = {}) {
+  Attribute at;
+  at.kind = Attribute::Kind::kInts;
+  at.ints = std::move(v);
+  a.set(name, at);
+  return a;
+}
+inline Attributes float_attr(const std::string& name, float f, Attributes a = {}) {
+  Attribute at;
+  at.kind = Attribute::Kind::kFloat;
+  at.f = f;
+  a.set(name, at);
+  return a;
+}
+
+// Runs the graph node by node on the reference engine; with `annotate`, records each value's
+// dtype and shape in the graph.
+inline std::vector<Tensor> eval_graph(Graph& g, const std::vector<Tensor>& inputs, bool annotate = false) {
+  std::vector<Tensor> values(g.values.size());
+  for (size_t v = 0; v < g.values.size(); ++v)
+    if (g.values[v].constant) values[v] = *g.values[v].constant;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    values[static_cast<size_t>(g.inputs[i])] = inputs[i];
+    if (annotate) {
+      g.values[static_cast<size_t>(g.inputs[i])].dtype = inputs[i].dtype();
+      g.values[static_cast<size_t>(g.inputs[i])].shape = inputs[i].shape();
+    }
+  }
+  auto order = g.topological_order();
+  EXPECT_TRUE(order.ok()) << order.status().message();
+  if (!order.ok()) return {};
+  for (int n : *order) {
+    const Node& node = g.nodes[static_cast<size_t>(n)];
+    std::vector<const Tensor*> ins;
+    for (int in : node.inputs) ins.push_back(in >= 0 ? &values[static_cast<size_t>(in)] : nullptr);
+    auto outs = evaluate_node(node, g.opset, ins);
+    EXPECT_TRUE(outs.ok()) << node.op_type << ": " << outs.status().message();
+    if (!outs.ok()) return {};
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      if (node.outputs[i] < 0) continue;
+      values[static_cast<size_t>(node.outputs[i])] = (*outs)[i];
+      if (annotate) {
+        g.values[static_cast<size_t>(node.outputs[i])].dtype = (*outs)[i].dtype();
+        g.values[static_cast<size_t>(node.outputs[i])].shape = (*outs)[i].shape();
+      }
+    }
+  }
+  std::vector<Tensor> result;
+  for (int v : g.outputs) result.push_back(values[static_cast<size_t>(v)]);
+  return result;
+}
+
+inline const Pass* find_pass(std::string_view name) {
+  for (const Pass& p : all_passes())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+inline PassResult run_pass(Graph& g, std::string_view name) {
+  const Pass* p = find_pass(name);
+  EXPECT_NE(p, nullptr) << name;
+  if (!p) return {};
+  auto r = p->run(g);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? *r : PassResult{};
+}
+
+inline int count_ops(const Graph& g, const std::string& op) {
+  int n = 0;
+  for (const Node& node : g.nodes) n += node.op_type == op;
+  return n;
+}
+
+inline double max_abs_diff(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  if (a.shape() != b.shape()) return 1e30;
+  double worst = 0;
+  for (int64_t i = 0; i < a.numel(); ++i)
+    worst = std::max(worst, std::abs(a.scalar_as_double(i) - b.scalar_as_double(i)));
+  return worst;
+}
+
+}  // namespace openge::testing
