@@ -79,7 +79,7 @@ TEST(HostileOptions, MutatedOptionsFilesNeverCrash) {
 
 TEST(HostileOptions, HandMadeBadFiles) {
   TempDir d;
-  const char* kFiles[] = {
+  const std::vector<std::string> kFiles = {
       "{", "}", "[]", "null", "42", "\"str\"", "{\"precision_mode\": }", "{\"a\":1,}", "{'a': 1}",
       "{\"dump_config\": {\"dump_config\": {\"enable_dump\": true}}}", "{\"dump_config\": 5}",
       "{\"dump_config\": {\"nope\": 1}}", "{\"precision_mode\": [\"a\"]}", "{\"deterministic\": 1e3}",
@@ -89,11 +89,11 @@ TEST(HostileOptions, HandMadeBadFiles) {
       "npu.global_options().a=True False", "npu.global_options().a=0x10", "npu.global_options().a=1.5",
       "npu.global_options().a=[1]", "npu.global_options().a={}", "global_options().a=1", ".global_options().a=1",
       "npu..global_options().a=1", "1npu.global_options().a=1", "a b = 1", "= 1", "a = 'x' 'y'",
-      "\xff\xfe\x00\x01", std::string(5000, '{').c_str(), std::string(5000, '[').append("]").c_str(),
+      std::string("\xff\xfe\x00\x01", 4), std::string(5000, '{'), std::string(5000, '[').append("]"),
       "precision_mode = 'force_fp16'\ngraph_run_mode = 1", "deterministic = --1", "deterministic = +", "a=b=c",
   };
   Counter c;
-  for (const char* text : kFiles) {
+  for (const std::string& text : kFiles) {
     auto r = build({}, {}, {d.file("h.txt", text)});
     c.add(r, text);
     EXPECT_FALSE(r.errors.empty()) << "accepted: " << text;
@@ -111,8 +111,9 @@ TEST(HostileOptions, BadValuesForEveryOption) {
       c.add(r, std::string(spec.name) + "=" + junk);
       // Paths accept most text (existence is checked with the files); everything else refuses.
       if (spec.kind != Kind::kFile && spec.kind != Kind::kDir && spec.kind != Kind::kNameList &&
-          spec.kind != Kind::kProfilingOptions)
+          spec.kind != Kind::kProfilingOptions) {
         EXPECT_FALSE(r.errors.empty()) << spec.name << "=" << junk;
+      }
     }
   }
   EXPECT_GE(c.cases, 300);
@@ -187,7 +188,9 @@ TEST(HostileOptions, MutatedReferencedFilesNeverCrash) {
       rejected += !r.errors.empty();
       expect_precise(r, std::string(opt) + ": " + s);
       for (const auto& e : r.errors)
-        if (e.parameter == opt) EXPECT_NE(e.reason.find(f), std::string::npos) << e.to_string();
+        if (e.parameter == opt) {
+          EXPECT_NE(e.reason.find(f), std::string::npos) << e.to_string();
+        }
     }
   }
   EXPECT_EQ(cases, 240);

@@ -41,7 +41,9 @@ TEST(OptRanges, EveryIntRangeAtItsBoundaries) {
     if (s.max != std::numeric_limits<int64_t>::max()) {
       EXPECT_TRUE(ok(s.max)) << s.name << " on max";
       EXPECT_FALSE(ok(s.max + 1)) << s.name << " above max";
-      if (s.max - s.min >= 2) EXPECT_TRUE(ok((s.min + s.max) / 2)) << s.name << " inside";
+      if (s.max - s.min >= 2) {
+        EXPECT_TRUE(ok((s.min + s.max) / 2)) << s.name << " inside";
+      }
     }
     EXPECT_FALSE(accepted({{s.name, "abc"}})) << s.name;
     EXPECT_FALSE(accepted({{s.name, "1.5"}})) << s.name;
@@ -66,7 +68,9 @@ TEST(OptEnums, EveryEnumValueAcceptedAndOthersRejected) {
     const std::string first = enum_values(s)[0];
     std::string upper = first;
     for (auto& c : upper) c = static_cast<char>(std::toupper(c));
-    if (upper != first) EXPECT_FALSE(accepted({{s.name, upper}})) << s.name << "=" << upper;
+    if (upper != first) {
+      EXPECT_FALSE(accepted({{s.name, upper}})) << s.name << "=" << upper;
+    }
   }
 }
 
