@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli_args.h"
+#include "cli_errors.h"
 #include "commands.h"
 #include "model_inputs.h"
 
@@ -20,10 +21,7 @@ const std::vector<FlagSpec> kBenchFlags = {
     {"json", "", "print one JSON line instead of text"},
 };
 
-int fail(const Status& s) {
-  std::fprintf(stderr, "openge bench: error: %s\n", s.message().c_str());
-  return 1;
-}
+int fail(const Status& s) { return report_error("bench", s); }
 
 }  // namespace
 
@@ -55,7 +53,7 @@ int cmd_bench(int argc, char** argv) {
   auto session = Session::open(model, options);
   if (!session.ok()) return fail(session.status());
   auto inputs = gather_inputs(**session, *args, 0);
-  if (!inputs.ok()) return fail(inputs.status());
+  if (!inputs.ok()) return fail(inputs.status().with_context("model " + model));
 
   std::vector<double> times;
   for (int i = 0; i < *warmup + *runs; ++i) {

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli_args.h"
+#include "cli_errors.h"
 #include "commands.h"
 #include "frontend/tensor_proto.h"
 #include "io/npy.h"
@@ -43,10 +44,7 @@ Status write_outputs(const Session& session, const std::vector<Tensor>& outputs,
   return Status::Ok();
 }
 
-int fail(const Status& s) {
-  std::fprintf(stderr, "openge run: error: %s\n", s.message().c_str());
-  return 1;
-}
+int fail(const Status& s) { return report_error("run", s); }
 
 }  // namespace
 
@@ -90,7 +88,7 @@ int cmd_run(int argc, char** argv) {
   auto session = Session::open(model, options);
   if (!session.ok()) return fail(session.status());
   auto inputs = gather_inputs(**session, *args, static_cast<uint32_t>(*seed));
-  if (!inputs.ok()) return fail(inputs.status());
+  if (!inputs.ok()) return fail(inputs.status().with_context("model " + model));
   for (const auto& note : inputs->notes) std::cout << note << "\n";
 
   const auto start = std::chrono::steady_clock::now();

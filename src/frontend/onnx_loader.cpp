@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 
+#include "frontend/onnx_schema_check.h"
 #include "frontend/tensor_proto.h"
 #include "ops/op_registry.h"
 #include "runtime/node_eval.h"
@@ -127,6 +128,8 @@ class Loader {
         graph_.values[static_cast<size_t>(v)].producer = static_cast<int>(graph_.nodes.size());
         node.outputs.push_back(v);
       }
+      if (node.op_type != "Constant")  // Constant's attribute forms are checked when it is folded
+        OPENGE_RETURN_IF_ERROR(check_node_against_onnx_schema(np, graph_.opset, label));
       OPENGE_RETURN_IF_ERROR(read_attributes(np, node, label));
       graph_.nodes.push_back(std::move(node));
     }
@@ -242,6 +245,14 @@ class Loader {
         return invalid_model("graph output '" + out.name() + "' is not produced by any node, input or initializer");
       if (!seen.insert(out.name()).second) return invalid_model("graph output '" + out.name() + "' is listed twice");
       graph_.outputs.push_back(v);
+      Graph::DeclaredType declared;
+      if (out.has_type()) {
+        Value scratch;
+        OPENGE_RETURN_IF_ERROR(read_type(out, scratch, "graph output '" + out.name() + "'"));
+        declared.dtype = scratch.dtype;
+        declared.shape = scratch.shape;
+      }
+      graph_.declared_outputs.push_back(std::move(declared));
     }
     return Status::Ok();
   }

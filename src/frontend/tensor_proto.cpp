@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 
 #include "io/atomic_file.h"
 #include "openge/half.h"
@@ -31,6 +32,17 @@ Status check_dims(const Shape& dims, DType dtype, const std::string& what) {
 
 namespace {
 
+// A decimal byte count, the whole string ("12", not "1e9x" or "-1").
+std::optional<uint64_t> parse_byte_count(const std::string& text) {
+  if (text.empty() || text.size() > 19) return std::nullopt;
+  uint64_t n = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return n;
+}
+
 // Reads `length` bytes at `offset` of an external-data file, which must lie inside the model's
 // folder (as the ONNX checker requires), into `out`.
 Status read_external(const onnx::TensorProto& proto, const std::string& base_dir, const std::string& what, Tensor& out) {
@@ -38,12 +50,15 @@ Status read_external(const onnx::TensorProto& proto, const std::string& base_dir
   uint64_t offset = 0, length = out.nbytes();
   bool has_length = false;
   for (const auto& entry : proto.external_data()) {
-    try {
-      if (entry.key() == "location") location = entry.value();
-      else if (entry.key() == "offset") offset = std::stoull(entry.value());
-      else if (entry.key() == "length") { length = std::stoull(entry.value()); has_length = true; }
-    } catch (const std::exception&) {
-      return invalid_model(what + ": external data field '" + entry.key() + "' is not a number: '" + entry.value() + "'");
+    if (entry.key() == "location") {
+      location = entry.value();
+    } else if (entry.key() == "offset" || entry.key() == "length") {
+      const auto n = parse_byte_count(entry.value());
+      if (!n)
+        return invalid_model(what + ": external data field '" + entry.key() + "' is not a byte count: '" +
+                             entry.value() + "'");
+      if (entry.key() == "offset") offset = *n;
+      else { length = *n; has_length = true; }
     }
   }
   if (location.empty()) return invalid_model(what + ": external data has no location");
@@ -55,6 +70,14 @@ Status read_external(const onnx::TensorProto& proto, const std::string& base_dir
     return invalid_model(what + ": external data length " + std::to_string(length) + " does not match the " +
                          std::to_string(out.nbytes()) + " bytes its dims and type need");
   const fs::path file = fs::path(base_dir) / rel;
+  // Resolve links too: a symlink inside the folder must not lead outside it.
+  std::error_code link_ec;
+  const fs::path real_base = fs::weakly_canonical(fs::path(base_dir), link_ec);
+  const fs::path real_file = fs::weakly_canonical(file, link_ec);
+  const std::string base_text = real_base.string() + "/";
+  if (link_ec || real_file.string().compare(0, base_text.size(), base_text) != 0)
+    return invalid_model(what + ": external data location '" + location + "' resolves to " + real_file.string() +
+                         ", outside the model's folder");
   std::ifstream in(file, std::ios::binary);
   if (!in) return io_error(what + ": cannot open external data file " + file.string());
   std::error_code ec;

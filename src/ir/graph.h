@@ -67,6 +67,13 @@ struct Graph {
   std::vector<Node> nodes;
   std::vector<int> inputs;       // graph inputs that are not initializers
   std::vector<int> outputs;
+  // What the model file declares for each graph output (dtype kUndefined / no shape when it
+  // says nothing); compilation checks the inferred types against it.
+  struct DeclaredType {
+    DType dtype = DType::kUndefined;
+    std::optional<Shape> shape;  // -1 for symbolic dims
+  };
+  std::vector<DeclaredType> declared_outputs;
 
   int add_value(const std::string& name);
   // -1 if no value has that name.

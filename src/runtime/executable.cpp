@@ -55,6 +55,7 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
     v.shape = given;
   }
   OPENGE_RETURN_IF_ERROR(exe->infer_and_fold().with_context("model " + g.source));
+  OPENGE_RETURN_IF_ERROR(exe->check_declared_outputs().with_context("model " + g.source));
   if (options.run_passes) OPENGE_RETURN_IF_ERROR(exe->run_passes().with_context("model " + g.source));
   exe->remove_dead_nodes();
   OPENGE_RETURN_IF_ERROR(exe->select_kernels(options).with_context("model " + g.source));
@@ -107,6 +108,25 @@ Status Executable::infer_and_fold() {
       for (size_t o = 0; o < node.outputs.size(); ++o)
         if (node.outputs[o] >= 0) g.values[static_cast<size_t>(node.outputs[o])].constant = std::move((*folded)[o]);
     }
+  }
+  return Status::Ok();
+}
+
+Status Executable::check_declared_outputs() const {
+  const Graph& g = graph_;
+  for (size_t i = 0; i < g.outputs.size() && i < g.declared_outputs.size(); ++i) {
+    const Value& v = g.values[static_cast<size_t>(g.outputs[i])];
+    const Graph::DeclaredType& declared = g.declared_outputs[i];
+    if (declared.dtype != DType::kUndefined && v.dtype != DType::kUndefined && declared.dtype != v.dtype)
+      return invalid_model("graph output '" + v.name + "' is declared " + dtype_name(declared.dtype) +
+                           " but the graph computes " + dtype_name(v.dtype));
+    if (!declared.shape || !shape_is_static(v.shape)) continue;
+    bool matches = declared.shape->size() == v.shape->size();
+    for (size_t d = 0; matches && d < v.shape->size(); ++d)
+      matches = (*declared.shape)[d] < 0 || (*declared.shape)[d] == (*v.shape)[d];
+    if (!matches)
+      return invalid_model("graph output '" + v.name + "' is declared with shape " + shape_to_string(*declared.shape) +
+                           " but the graph computes " + shape_to_string(*v.shape));
   }
   return Status::Ok();
 }

@@ -66,6 +66,7 @@ class Executable {
  private:
   Executable() = default;
   Status infer_and_fold();
+  Status check_declared_outputs() const;
   Status run_passes();
   void remove_dead_nodes();
   Status select_kernels(const CompileOptions& options);

@@ -214,5 +214,65 @@ TEST(Loader, ReportsMissingFilesAndDirectories) {
   EXPECT_NE(d.status().message().find("directory"), std::string::npos);
 }
 
+
+TEST(Loader, RejectsAttributesTheOpDoesNotDefine) {
+  auto m = tiny_model();
+  auto* a = m.mutable_graph()->mutable_node(1)->add_attribute();
+  a->set_name("alpha");
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(0.1f);
+  expect_error(load(m), "has no attribute 'alpha'");
+}
+
+TEST(Loader, RejectsAttributesOfTheWrongTypeOrWithoutValue) {
+  auto m = tiny_model();
+  auto* node = m.mutable_graph()->mutable_node(1);
+  node->set_op_type("LeakyRelu");
+  auto* a = node->add_attribute();
+  a->set_name("alpha");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(1);
+  expect_error(load(m), "must be of type float");
+  a->set_type(onnx::AttributeProto::FLOAT);  // declares float, carries only the int
+  expect_error(load(m), "carries no such value");
+  a->set_f(0.2f);
+  EXPECT_TRUE(load(m).ok());
+}
+
+TEST(Loader, RejectsExternalDataOffsetsThatAreNotPlainNumbers) {
+  auto m = tiny_model();
+  auto* b = m.mutable_graph()->mutable_initializer(0);
+  b->clear_float_data();
+  b->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* loc = b->add_external_data();
+  loc->set_key("location");
+  loc->set_value("w.bin");
+  auto* off = b->add_external_data();
+  off->set_key("offset");
+  for (const char* bad : {"1e9x", "-4", "", " 4", "99999999999999999999999"}) {
+    off->set_value(bad);
+    expect_error(load(m), "not a byte count");
+  }
+}
+
+TEST(Loader, RejectsExternalDataReachedThroughASymlinkOutsideTheFolder) {
+  const fs::path root = fs::temp_directory_path() / ("openge_loader_link_" + std::to_string(::getpid()));
+  fs::create_directories(root / "model");
+  {
+    std::ofstream f(root / "secret.bin", std::ios::binary);
+    f << std::string(8, 'x');
+  }
+  fs::create_symlink(root / "secret.bin", root / "model" / "w.bin");
+  auto m = tiny_model();
+  auto* b = m.mutable_graph()->mutable_initializer(0);
+  b->clear_float_data();
+  b->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* loc = b->add_external_data();
+  loc->set_key("location");
+  loc->set_value("w.bin");
+  expect_error(load(m, (root / "model").string()), "outside the model's folder");
+  fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace openge

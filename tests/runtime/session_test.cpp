@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <random>
 #include <thread>
 
@@ -102,6 +104,31 @@ TEST(Session, RejectsInputsOfTheWrongShapeOrType) {
   ASSERT_FALSE(wrong_type.ok());
   auto wrong_count = session->run({});
   ASSERT_FALSE(wrong_count.ok());
+}
+
+}  // namespace
+}  // namespace openge
+
+namespace openge {
+namespace {
+
+// A model whose declared output type contradicts what its graph computes is refused when the
+// graph is compiled, naming the output.
+TEST(Session, RejectsDeclaredOutputTypesTheGraphDoesNotProduce) {
+  const std::string dir = ::testing::TempDir();
+  const std::string path = dir + "/declared_mismatch.onnx";
+  const std::string script =
+      "/usr/bin/python3 -c \"import onnx; from onnx import helper, TensorProto as T; "
+      "g = helper.make_graph([helper.make_node('Relu', ['x'], ['y'])], 'g', "
+      "[helper.make_tensor_value_info('x', T.FLOAT, [2, 3])], [helper.make_tensor_value_info('y', T.FLOAT, [3, 2])]); "
+      "onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), '" + path + "')\"";
+  ASSERT_EQ(std::system(script.c_str()), 0);
+  auto session = Session::open(path);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  auto out = (*session)->run({Tensor(DType::kFloat32, {2, 3})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("graph output 'y' is declared with shape [3,2]"), std::string::npos)
+      << out.status().message();
 }
 
 }  // namespace
