@@ -12,3 +12,4 @@ ctest --test-dir build --output-on-failure -j"$(nproc)"
 # Parsers of untrusted input (model files, tensor files) under ASan+UBSan.
 ASAN_OPTIONS=detect_leaks=1 ./build-asan/tests/openge_tests --gtest_filter='Loader*:Npy*:TensorProto*:Half*:Graph*'
 tests/fuzz/run_fuzz.sh "${FUZZ_SECONDS:-60}"
+tests/options_fuzz/run_options_fuzz.sh "${FUZZ_SECONDS:-60}"
