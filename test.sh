@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set-up, builds, and the whole test suite: unit tests, conformance and hostile models on the
-# Release build; the untrusted-input parsers again under ASan+UBSan; a libFuzzer run of the loader.
+# Release build; the untrusted-input parsers again under ASan+UBSan; libFuzzer on the loader and on each option-file parser.
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh
