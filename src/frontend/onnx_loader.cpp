@@ -102,6 +102,9 @@ class Loader {
           return invalid_model(what + " has a negative dimension " + std::to_string(d.dim_value()));
         shape.push_back(d.has_dim_value() ? d.dim_value() : -1);  // -1: symbolic, set at run time
       }
+      Shape fixed = shape;  // symbolic dims count as 1 for the size check
+      for (int64_t& d : fixed) d = d < 0 ? 1 : d;
+      OPENGE_RETURN_IF_ERROR(check_dims(fixed, value.dtype, what));
       value.shape = shape;
     }
     return Status::Ok();

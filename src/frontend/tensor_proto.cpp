@@ -15,14 +15,19 @@ namespace openge {
 namespace fs = std::filesystem;
 
 Status check_dims(const Shape& dims, DType dtype, const std::string& what) {
+  // The product of the non-zero dims is bounded too: shape arithmetic elsewhere multiplies
+  // dims in int64 before it meets a zero, so [2^60, 2^60, 0] must not get through.
   uint64_t count = 1;
+  bool has_zero = false;
   for (int64_t d : dims) {
     if (d < 0) return invalid_model(what + " has a negative dimension in " + shape_to_string(dims));
-    if (d != 0 && count > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(d))
-      return invalid_model(what + " has dimensions " + shape_to_string(dims) + " whose product overflows");
+    if (d == 0) { has_zero = true; continue; }
+    if (count > kMaxTensorBytes / static_cast<uint64_t>(d))
+      return invalid_model(what + " has dimensions " + shape_to_string(dims) + " whose product overflows OpenGE's " +
+                           std::to_string(kMaxTensorBytes >> 30) + " GiB limit per tensor");
     count *= static_cast<uint64_t>(d);
   }
-  for (int64_t d : dims) if (d == 0) count = 0;
+  if (has_zero) count = 0;
   const uint64_t esize = std::max<size_t>(1, dtype_size(dtype));
   if (count > kMaxTensorBytes / esize)
     return invalid_model(what + " with dimensions " + shape_to_string(dims) + " is larger than OpenGE's " +

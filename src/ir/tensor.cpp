@@ -10,6 +10,9 @@
 namespace openge {
 
 int64_t shape_numel(const Shape& shape) {
+  // A zero anywhere means no elements, whatever the other dims (no overflow on the way).
+  for (int64_t d : shape)
+    if (d == 0) return 0;
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;

@@ -165,6 +165,18 @@ TEST(Loader, RejectsNegativeAndOverflowingDims) {
   b->set_dims(0, int64_t{1} << 40);
   b->add_dims(int64_t{1} << 40);
   expect_error(load(huge), "overflow");
+  // Found by the fuzzer: huge dims next to a zero dim overflowed int64 shape arithmetic.
+  auto zero = tiny_model();
+  auto* z = zero.mutable_graph()->mutable_initializer(0);
+  z->clear_float_data();
+  z->set_dims(0, 143242401767256000);
+  z->add_dims(76);
+  z->add_dims(0);
+  expect_error(load(zero), "overflow");
+  auto input = tiny_model();
+  input.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(
+      int64_t{1} << 62);
+  expect_error(load(input), "graph input 'x'");
 }
 
 TEST(Loader, ReadsExternalDataInsideTheModelFolderOnly) {
