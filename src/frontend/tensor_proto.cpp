@@ -50,9 +50,11 @@ std::optional<uint64_t> parse_byte_count(const std::string& text) {
 
 // Reads `length` bytes at `offset` of an external-data file, which must lie inside the model's
 // folder (as the ONNX checker requires), into `out`.
-Status read_external(const onnx::TensorProto& proto, const std::string& base_dir, const std::string& what, Tensor& out) {
+Result<Tensor> read_external(const onnx::TensorProto& proto, const std::string& base_dir, const std::string& what,
+                             DType dtype, const Shape& dims) {
+  const uint64_t needed = static_cast<uint64_t>(shape_numel(dims)) * dtype_size(dtype);
   std::string location;
-  uint64_t offset = 0, length = out.nbytes();
+  uint64_t offset = 0, length = needed;
   bool has_length = false;
   for (const auto& entry : proto.external_data()) {
     if (entry.key() == "location") {
@@ -71,9 +73,9 @@ Status read_external(const onnx::TensorProto& proto, const std::string& base_dir
   if (rel.is_absolute() || location.find("..") != std::string::npos)
     return invalid_model(what + ": external data location '" + location +
                          "' must be a relative path inside the model's folder");
-  if (has_length && length != out.nbytes())
+  if (has_length && length != needed)
     return invalid_model(what + ": external data length " + std::to_string(length) + " does not match the " +
-                         std::to_string(out.nbytes()) + " bytes its dims and type need");
+                         std::to_string(needed) + " bytes its dims and type need");
   const fs::path file = fs::path(base_dir) / rel;
   // Resolve links too: a symlink inside the folder must not lead outside it.
   std::error_code link_ec;
@@ -87,13 +89,26 @@ Status read_external(const onnx::TensorProto& proto, const std::string& base_dir
   if (!in) return io_error(what + ": cannot open external data file " + file.string());
   std::error_code ec;
   const uint64_t file_size = fs::file_size(file, ec);
-  if (ec || offset > file_size || out.nbytes() > file_size - offset)
+  if (ec || offset > file_size || needed > file_size - offset)
     return invalid_model(what + ": external data file " + file.string() + " is too short for offset " +
-                         std::to_string(offset) + " + " + std::to_string(out.nbytes()) + " bytes");
+                         std::to_string(offset) + " + " + std::to_string(needed) + " bytes");
+  Tensor out(dtype, dims);
   in.seekg(static_cast<std::streamoff>(offset));
   in.read(static_cast<char*>(out.raw()), static_cast<std::streamsize>(out.nbytes()));
   if (!in) return io_error(what + ": reading external data file " + file.string() + " failed");
-  return Status::Ok();
+  return out;
+}
+
+// How many values the typed field for `dtype` holds (the field ONNX stores that type in).
+int typed_value_count(const onnx::TensorProto& proto, DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return proto.float_data_size();
+    case DType::kFloat64: return proto.double_data_size();
+    case DType::kInt64: return proto.int64_data_size();
+    case DType::kUInt32:
+    case DType::kUInt64: return proto.uint64_data_size();
+    default: return proto.int32_data_size();
+  }
 }
 
 template <class Src, class Fn>
@@ -115,19 +130,23 @@ Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const std::stri
   Shape dims(proto.dims().begin(), proto.dims().end());
   OPENGE_RETURN_IF_ERROR(check_dims(dims, dtype, what));
   if (proto.has_segment()) return unsupported(what + " is a segmented tensor, which OpenGE does not support");
-  Tensor t(dtype, dims);
-  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
-    OPENGE_RETURN_IF_ERROR(read_external(proto, base_dir, what, t));
-    return t;
-  }
+  // Every size is checked against the data the file really holds before anything is
+  // allocated: a hostile file must not make OpenGE allocate what it declares but lacks.
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) return read_external(proto, base_dir, what, dtype, dims);
+  const int64_t numel = shape_numel(dims);
+  const uint64_t nbytes = static_cast<uint64_t>(numel) * dtype_size(dtype);
   if (proto.has_raw_data()) {
-    if (proto.raw_data().size() != t.nbytes())
+    if (proto.raw_data().size() != nbytes)
       return invalid_model(what + " has " + std::to_string(proto.raw_data().size()) + " bytes of raw_data but its dims " +
-                           shape_to_string(dims) + " and type " + dtype_name(dtype) + " need " +
-                           std::to_string(t.nbytes()));
-    if (t.nbytes()) std::memcpy(t.raw(), proto.raw_data().data(), t.nbytes());
+                           shape_to_string(dims) + " and type " + dtype_name(dtype) + " need " + std::to_string(nbytes));
+    Tensor t(dtype, dims);
+    if (nbytes) std::memcpy(t.raw(), proto.raw_data().data(), nbytes);
     return t;
   }
+  if (typed_value_count(proto, dtype) != numel)
+    return invalid_model(what + " has " + std::to_string(typed_value_count(proto, dtype)) + " values but its dims " +
+                         shape_to_string(dims) + " need " + std::to_string(numel));
+  Tensor t(dtype, dims);
   Status s;
   switch (dtype) {
     case DType::kFloat32:

@@ -69,6 +69,15 @@ Result<Tensor> read_npy(const std::string& path) {
     }
   }
   OPENGE_RETURN_IF_ERROR(check_dims(shape, dtype, path));
+  // Compare with what the file holds before allocating what the header claims.
+  const std::streampos data_start = in.tellg();
+  in.seekg(0, std::ios::end);
+  const uint64_t available = static_cast<uint64_t>(in.tellg() - data_start);
+  in.seekg(data_start);
+  const uint64_t needed = static_cast<uint64_t>(shape_numel(shape)) * dtype_size(dtype);
+  if (available < needed)
+    return invalid_argument(path + ": the file holds " + std::to_string(available) + " data bytes but its shape " +
+                            shape_to_string(shape) + " needs " + std::to_string(needed));
   Tensor t(dtype, shape);
   if (!in.read(static_cast<char*>(t.raw()), static_cast<std::streamsize>(t.nbytes())))
     return invalid_argument(path + ": the file holds fewer bytes than its shape " + shape_to_string(shape) + " needs");
