@@ -53,11 +53,14 @@ bool visit_float_dtype(DType t, Fn&& fn) {
   }
 }
 
-// Same, for numeric types (all but bool).
+// Same, for numeric types (all but bool). `fn` is never instantiated for bool, so kernels that
+// cannot take bool need no special case.
 template <class Fn>
 bool visit_numeric_dtype(DType t, Fn&& fn) {
   if (t == DType::kBool) return false;
-  return visit_dtype(t, std::forward<Fn>(fn));
+  return visit_dtype(t, [&](auto tag) {
+    if constexpr (!std::is_same_v<typename decltype(tag)::type, bool>) fn(tag);
+  });
 }
 
 }  // namespace openge

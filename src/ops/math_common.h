@@ -12,27 +12,6 @@
 
 namespace openge {
 
-// Like visit_numeric_dtype, but never instantiates `fn` for bool, so kernels need no
-// bool special case (visit_numeric_dtype rejects bool at run time yet still compiles it).
-template <class Fn>
-bool visit_number_dtype(DType t, Fn&& fn) {
-  switch (t) {
-    case DType::kFloat32: fn(TypeTag<float>{}); return true;
-    case DType::kFloat64: fn(TypeTag<double>{}); return true;
-    case DType::kFloat16: fn(TypeTag<Float16>{}); return true;
-    case DType::kBFloat16: fn(TypeTag<BFloat16>{}); return true;
-    case DType::kInt8: fn(TypeTag<int8_t>{}); return true;
-    case DType::kInt16: fn(TypeTag<int16_t>{}); return true;
-    case DType::kInt32: fn(TypeTag<int32_t>{}); return true;
-    case DType::kInt64: fn(TypeTag<int64_t>{}); return true;
-    case DType::kUInt8: fn(TypeTag<uint8_t>{}); return true;
-    case DType::kUInt16: fn(TypeTag<uint16_t>{}); return true;
-    case DType::kUInt32: fn(TypeTag<uint32_t>{}); return true;
-    case DType::kUInt64: fn(TypeTag<uint64_t>{}); return true;
-    default: return false;
-  }
-}
-
 // Reductions accumulate floats in float (double for fp64) and integers in 64 bits of their
 // own signedness, so that Max/Min compare correctly and sums widen before they round back.
 template <class T>

@@ -321,7 +321,7 @@ Status einsum_kernel(KernelContext& ctx) {
   if (!spec.ok()) return ctx.error("equation '" + equation + "': " + spec.status().message());
   if (ctx.output(0).shape() != spec->out_shape) return ctx.error("output shape does not match equation '" + equation + "'");
   Status status;
-  const bool ok = visit_number_dtype(dt, [&](auto tag) {
+  const bool ok = visit_numeric_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     status = run_einsum<T>(ctx, *spec);
   });

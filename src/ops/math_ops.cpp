@@ -122,7 +122,7 @@ Status matmul_kernel(KernelContext& ctx) {
   Tensor& y = ctx.output(0);
   if (y.shape() != plan->out) return ctx.error("output shape " + shape_to_string(y.shape()) + " does not match " + shape_to_string(plan->out));
   if (y.numel() == 0) return Status::Ok();
-  const bool ok = visit_number_dtype(a.dtype(), [&](auto tag) {
+  const bool ok = visit_numeric_dtype(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     run_matmul<T>(a, b, y, *plan);
   });
@@ -247,7 +247,7 @@ Status gemm_kernel(KernelContext& ctx) {
   Tensor& y = ctx.output(0);
   if (y.shape() != Shape{plan->M, plan->N}) return ctx.error("output shape " + shape_to_string(y.shape()) + " does not match A·B");
   if (y.numel() == 0) return Status::Ok();
-  const bool ok = visit_number_dtype(a.dtype(), [&](auto tag) {
+  const bool ok = visit_numeric_dtype(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     run_gemm<T>(ctx, *plan, y);
   });

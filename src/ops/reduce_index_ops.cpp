@@ -76,7 +76,7 @@ Status arg_kernel(KernelContext& ctx) {
   const bool last = ctx.attrs().get_int("select_last_index", 0) != 0;
   const bool is_max = ctx.node().op_type == "ArgMax";
   int64_t* y = ctx.output(0).data<int64_t>();
-  const bool ok = visit_number_dtype(x.dtype(), [&](auto tag) {
+  const bool ok = visit_numeric_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (is_max) arg_reduce<T, true>(x.data<T>(), y, s, last);
     else arg_reduce<T, false>(x.data<T>(), y, s, last);
@@ -186,7 +186,7 @@ Status topk_kernel(KernelContext& ctx) {
   if (kv == 0) return Status::Ok();
   const bool largest = ctx.attrs().get_int("largest", 1) != 0;
   int64_t* indices = ctx.has_output(1) ? ctx.output(1).data<int64_t>() : nullptr;
-  const bool ok = visit_number_dtype(x.dtype(), [&](auto tag) {
+  const bool ok = visit_numeric_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* values = ctx.has_output(0) ? ctx.output(0).data<T>() : nullptr;
     topk<T>(x.data<T>(), values, indices, s, kv, largest);

@@ -210,7 +210,7 @@ Status reduce_kernel(KernelContext& ctx) {
     return Status::Ok();
   }
   const ReduceKind kind = kind_of(ctx.node().op_type);
-  const bool ok = visit_number_dtype(x.dtype(), [&](auto tag) {
+  const bool ok = visit_numeric_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     run_reduce<T>(kind, x.data<T>(), y.data<T>(), x.shape(), plan->reduced);
   });

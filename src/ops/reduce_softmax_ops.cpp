@@ -179,7 +179,7 @@ Status cumsum_kernel(KernelContext& ctx) {
   const AxisSplit s = split_at_axis(x.shape(), *axis);
   const bool exclusive = ctx.attrs().get_int("exclusive", 0) != 0;
   const bool reverse = ctx.attrs().get_int("reverse", 0) != 0;
-  const bool ok = visit_number_dtype(x.dtype(), [&](auto tag) {
+  const bool ok = visit_numeric_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     cumsum<T>(x.data<T>(), ctx.output(0).data<T>(), s, exclusive, reverse);
   });
