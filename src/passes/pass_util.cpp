@@ -144,4 +144,16 @@ int fusable_producer(const Graph& g, const std::vector<std::vector<int>>& consum
   return g.values[static_cast<size_t>(v)].producer;
 }
 
+bool fuse_residual_add(Graph& g, int producer_node, int x, int other, int add_node) {
+  const Value& xv = g.values[static_cast<size_t>(x)];
+  const Value& ov = g.values[static_cast<size_t>(other)];
+  if (!xv.shape || !ov.shape || *xv.shape != *ov.shape || xv.dtype != ov.dtype) return false;
+  Node& n = g.nodes[static_cast<size_t>(producer_node)];
+  make_fused(n);
+  n.inputs.resize(4, -1);
+  n.inputs[3] = other;
+  set_output(g, producer_node, 0, g.nodes[static_cast<size_t>(add_node)].outputs[0]);
+  return true;
+}
+
 }  // namespace openge::passes

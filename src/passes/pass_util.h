@@ -43,6 +43,10 @@ void make_fused(Node& n);
 // The epilogue already on a fused node (kNone for plain ops).
 bool has_activation(const Node& n);
 bool has_residual(const Node& n);
+// Fuses `add` (add_node = producer's output x + other) into the fused producer as its residual
+// input (slot 3), which then writes the Add's output. False, graph untouched, when x and other
+// differ in shape or dtype (the sum post-op adds element by element, without broadcasting).
+bool fuse_residual_add(Graph& g, int producer_node, int x, int other, int add_node);
 
 }  // namespace openge::passes
 

@@ -23,14 +23,7 @@ Result<PassResult> run(Graph& g) {
       if (mi < 0 || dead[static_cast<size_t>(mi)] || has_residual(g.nodes[static_cast<size_t>(mi)]) || x == other)
         continue;
       ++result.matched;
-      const Value& xv = g.values[static_cast<size_t>(x)];
-      const Value& ov = g.values[static_cast<size_t>(other)];
-      if (!xv.shape || !ov.shape || *xv.shape != *ov.shape || xv.dtype != ov.dtype) continue;
-      Node& m = g.nodes[static_cast<size_t>(mi)];
-      make_fused(m);
-      m.inputs.resize(4, -1);
-      m.inputs[3] = other;
-      set_output(g, mi, 0, add.outputs[0]);
+      if (!fuse_residual_add(g, mi, x, other, static_cast<int>(ai))) continue;
       dead[ai] = true;
       ++result.applied;
       break;

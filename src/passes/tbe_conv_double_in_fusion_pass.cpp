@@ -26,14 +26,7 @@ Result<PassResult> run(Graph& g) {
       const int ci = g.values[static_cast<size_t>(x)].producer;
       if (dead[static_cast<size_t>(ci)]) continue;
       ++result.matched;
-      const Value& xv = g.values[static_cast<size_t>(x)];
-      const Value& ov = g.values[static_cast<size_t>(other)];
-      if (!xv.shape || !ov.shape || *xv.shape != *ov.shape || xv.dtype != ov.dtype) continue;
-      Node& c = g.nodes[static_cast<size_t>(ci)];
-      make_fused(c);
-      c.inputs.resize(4, -1);
-      c.inputs[3] = other;
-      set_output(g, ci, 0, add.outputs[0]);
+      if (!fuse_residual_add(g, ci, x, other, static_cast<int>(ai))) continue;
       dead[ai] = true;
       ++result.applied;
       break;
