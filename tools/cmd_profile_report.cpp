@@ -1,6 +1,5 @@
 // openge profile-report DIR: rebuilds the self-contained HTML report of a profiling collection
 // from its exported summaries and prints the top operators.
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -8,6 +7,7 @@
 #include "cli_args.h"
 #include "commands.h"
 #include "io/atomic_file.h"
+#include "profile_summary.h"
 #include "profiling/report.h"
 
 namespace openge::cli {
@@ -62,13 +62,7 @@ int cmd_profile_report(int argc, char** argv) {
     std::fprintf(stderr, "openge profile-report: error: %s\n", s.message().c_str());
     return 1;
   }
-  auto ops = data->ops;
-  std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
-  std::printf("%-4s %-40s %-22s %-8s %8s %12s\n", "#", "op name", "type", "engine", "count", "total ms");
-  for (size_t i = 0; i < ops.size() && i < static_cast<size_t>(*top); ++i)
-    std::printf("%-4zu %-40s %-22s %-8s %8llu %12.3f\n", i + 1, ops[i].name.c_str(), ops[i].type.c_str(),
-                ops[i].engine.c_str(), static_cast<unsigned long long>(ops[i].count),
-                static_cast<double>(ops[i].total_ns) / 1e6);
+  print_top_ops(data.value(), static_cast<size_t>(*top));
   std::printf("report: %s\n", out.c_str());
   return 0;
 }

@@ -1,7 +1,9 @@
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli_args.h"
 #include "cli_errors.h"
@@ -12,11 +14,18 @@
 #include "options_cli.h"
 #include "options/problem.h"
 #include "output_summary.h"
+#include "profile_summary.h"
+#include "profiling/report.h"
 
 namespace openge::cli {
 namespace fs = std::filesystem;
 
 namespace {
+
+// What --profile collects when --profile-options is not given: every task (AI Core and AI CPU),
+// the step trace and the host API calls.
+constexpr const char* kDefaultProfileOptions =
+    R"({"task_trace":"on","training_trace":"on","aicpu":"on","runtime_api":"on"})";
 
 std::vector<FlagSpec> run_flags() {
   std::vector<FlagSpec> flags = {
@@ -27,6 +36,10 @@ std::vector<FlagSpec> run_flags() {
     {"threads", "N", "threads for parallel ops (default: one per core)"},
     {"seed", "N", "seed for random inputs (default 0)"},
     {"engine", "ENGINE", "auto (default: AI Core where it can, AI CPU otherwise) or aicpu (reference kernels only)"},
+    {"iterations", "N", "run the model N times (default 1); the first run includes compilation"},
+    {"profile", "", "profile the runs (profiling_config.enable_profiling=True) and print the top-10 operators"},
+    {"profile-options", "JSON", "profiling_options for --profile (default " + std::string(kDefaultProfileOptions) +
+                                    "; \"output\" defaults to ASCEND_WORK_PATH/profiling_data, else ./profiling_data)"},
   };
   for (auto& f : option_flag_specs()) flags.push_back(f);
   return flags;
@@ -46,6 +59,36 @@ Status write_outputs(const Session& session, const std::vector<Tensor>& outputs,
 
 int fail(const Status& s) { return report_error("run", s); }
 
+// --profile / --profile-options as option assignments. Without an "output" key and without
+// ASCEND_WORK_PATH, the shortcut collects into ./profiling_data (created), where CANN would
+// refuse (ENV-13): the shortcut is for a quick look (docs/DECISIONS.md).
+Result<std::vector<options::OptionAssignment>> profile_assignments(const Args& args, const options::EnvMap& env) {
+  if (!args.has("profile")) {
+    if (args.has("profile-options")) return invalid_argument("--profile-options needs --profile");
+    return std::vector<options::OptionAssignment>{};
+  }
+  std::string json = args.get("profile-options", kDefaultProfileOptions);
+  auto parsed = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_object() && !parsed.contains("output") && !env.count("ASCEND_WORK_PATH")) {
+    const fs::path dir = fs::absolute("profiling_data");
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return io_error("--profile: cannot create " + dir.string() + ": " + ec.message() +
+                            "; give an \"output\" folder in --profile-options");
+    parsed["output"] = dir.string();
+    json = parsed.dump();
+  }
+  // A malformed JSON is passed on as written: the option check reports it with the others.
+  return std::vector<options::OptionAssignment>{{"profiling_config.enable_profiling", "True", "--profile"},
+                                                {"profiling_config.profiling_options", json, "--profile-options"}};
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
@@ -53,7 +96,7 @@ int cmd_run(int argc, char** argv) {
   auto args = Args::parse(argc, argv, 2, flags);
   if (!args.ok()) return fail(args.status());
   if (args->has("help")) {
-    std::cout << usage("openge run [--model M.onnx] [--input NAME=FILE]... [--inputs DIR] [--outputs DIR]",
+    std::cout << usage("openge run [--model M.onnx] [--input NAME=FILE]... [--inputs DIR] [--outputs DIR] [--iterations N] [--profile]",
                        "Runs a model once and prints each output's name, dtype, shape and a summary.\n"
                        "Inputs not given get seeded random data, and the run says so.",
                        flags);
@@ -63,11 +106,16 @@ int cmd_run(int argc, char** argv) {
   if (!threads.ok()) return fail(threads.status());
   auto seed = args->get_int("seed", 0, 0, 1 << 30);
   if (!seed.ok()) return fail(seed.status());
+  auto iterations = args->get_int("iterations", 1, 1, 1000000);
+  if (!iterations.ok()) return fail(iterations.status());
   const std::string engine = args->get("engine", "auto");
   if (engine != "auto" && engine != "aicpu") return fail(invalid_argument("--engine must be auto or aicpu, got '" + engine + "'"));
 
   // Options are validated before the model is touched: a bad configuration fails fast.
-  auto config = option_set_from_args(*args, options::capture_process_environment());
+  const options::EnvMap env = options::capture_process_environment();
+  auto profile = profile_assignments(*args, env);
+  if (!profile.ok()) return fail(profile.status());
+  auto config = option_set_from_args(*args, env, *profile);
   if (!config.ok()) {
     std::fprintf(stderr, "openge run: invalid options:\n%s\n", config.status().message().c_str());
     return 1;
@@ -91,17 +139,31 @@ int cmd_run(int argc, char** argv) {
   if (!inputs.ok()) return fail(inputs.status().with_context("model " + model));
   for (const auto& note : inputs->notes) std::cout << note << "\n";
 
-  const auto start = std::chrono::steady_clock::now();
   RunInfo info;
-  auto outputs = (*session)->run(inputs->tensors, &info);
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (!outputs.ok()) return fail(outputs.status());
+  Result<std::vector<Tensor>> outputs = std::vector<Tensor>{};
+  std::vector<double> times;
+  for (int i = 0; i < *iterations; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    outputs = (*session)->run(inputs->tensors, &info);
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    if (!outputs.ok()) return fail(outputs.status());
+  }
 
   for (size_t i = 0; i < outputs->size(); ++i)
     std::cout << "output '" << (*session)->outputs()[i].name << "': " << summarize_tensor((*outputs)[i]) << "\n";
   std::printf("run time: %.3f ms (first run, includes compilation); nodes: %d AI Core, %d AI CPU; "
               "peak intermediate memory: %.2f MiB planned + %.2f MiB dynamic\n",
-              ms, info.aicore_nodes, info.aicpu_nodes, info.arena_bytes / 1048576.0, info.peak_dynamic_bytes / 1048576.0);
+              times[0], info.aicore_nodes, info.aicpu_nodes, info.arena_bytes / 1048576.0, info.peak_dynamic_bytes / 1048576.0);
+  if (times.size() > 1)
+    std::printf("runs 2..%zu: median %.3f ms\n", times.size(), median_of({times.begin() + 1, times.end()}));
+  if (const std::string dir = (*session)->profiling_dir(); !dir.empty()) {
+    if (Status s = (*session)->finish_profiling(); !s.ok()) return fail(s.with_context("profiling"));
+    auto data = profiling::load_report_data(dir);
+    if (!data.ok()) return fail(data.status());
+    std::cout << "\nprofiling data: " << dir << "\n";
+    print_top_ops(*data, 10);
+    std::cout << "report: " << dir << "/mindstudio_profiler_output/report.html\n";
+  }
   if (args->has("outputs")) {
     if (Status s = write_outputs(**session, *outputs, args->get("outputs")); !s.ok()) return fail(s);
     std::cout << "outputs written to " << args->get("outputs") << "\n";

@@ -9,9 +9,11 @@ std::vector<FlagSpec> option_flag_specs() {
   };
 }
 
-options::BuildReport option_report_from_args(const Args& args, const options::EnvMap& env) {
+options::BuildReport option_report_from_args(const Args& args, const options::EnvMap& env,
+                                             const std::vector<options::OptionAssignment>& extra) {
   options::OptionInputs in;
   in.env = env;
+  in.flags = extra;
   std::vector<options::Problem> bad;
   for (const auto& kv : args.all("option")) {
     const auto eq = kv.find('=');
@@ -30,8 +32,9 @@ options::BuildReport option_report_from_args(const Args& args, const options::En
   return report;
 }
 
-Result<options::OptionSet> option_set_from_args(const Args& args, const options::EnvMap& env) {
-  options::BuildReport r = option_report_from_args(args, env);
+Result<options::OptionSet> option_set_from_args(const Args& args, const options::EnvMap& env,
+                                                const std::vector<options::OptionAssignment>& extra) {
+  options::BuildReport r = option_report_from_args(args, env, extra);
   if (!r.errors.empty()) return invalid_argument(options::format_problems(r.errors));
   return std::move(*r.options);
 }

@@ -13,10 +13,14 @@ std::vector<FlagSpec> option_flag_specs();
 
 // The builder inputs from parsed flags and an environment (tests pass their own environment).
 // A --option without '=' becomes a problem in the report.
-options::BuildReport option_report_from_args(const Args& args, const options::EnvMap& env);
+// `extra` are assignments a command derives from its own flags (e.g. run --profile); they come
+// before --option, so an explicit --option still wins.
+options::BuildReport option_report_from_args(const Args& args, const options::EnvMap& env,
+                                             const std::vector<options::OptionAssignment>& extra = {});
 
 // The validated OptionSet, or an error listing every problem ("E10001: ..." lines).
 // Warnings are in the OptionSet's warnings().
-Result<options::OptionSet> option_set_from_args(const Args& args, const options::EnvMap& env);
+Result<options::OptionSet> option_set_from_args(const Args& args, const options::EnvMap& env,
+                                                const std::vector<options::OptionAssignment>& extra = {});
 
 }  // namespace openge::cli

@@ -45,6 +45,19 @@ class Session {
   // Inputs in the order of inputs(); outputs in the order of outputs().
   Result<std::vector<Tensor>> run(const std::vector<Tensor>& inputs, RunInfo* info = nullptr);
 
+  // Profiling (profiling_config.enable_profiling / PROFILING_MODE=true in SessionOptions.config):
+  // every run is an iteration of the collection folder, written when the session finishes.
+  // The collection folder PROF_*, or "" when profiling is off.
+  std::string profiling_dir() const;
+  // Writes all pending profiling data, the info files and report.html; later runs are not
+  // recorded. The destructor does it too (ignoring errors).
+  Status finish_profiling();
+  // msproftx (profiling_options "msproftx": "on"): user markers on this thread, shown on the
+  // timeline; no-ops when profiling or msproftx is off. range_pop without a push is an error.
+  void range_push(const std::string& message);
+  Status range_pop();
+  void mark(const std::string& message);
+
  private:
   struct Impl;
   explicit Session(std::unique_ptr<Impl> impl);

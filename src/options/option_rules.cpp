@@ -186,7 +186,10 @@ void check_option_rules(const OptionSet& s, std::vector<Problem>& errors, std::v
     const std::string param = v->source == Source::kEnv ? "PROFILING_OPTIONS" : "profiling_config.profiling_options";
     prof = check_profiling_options(v->value, param, ProfilingContext{soc, s.graph_run_mode()}, errors, warnings);
   }
-  if (s.get_bool("profiling_config.enable_profiling")) {
+  // An options text that did not parse has been reported; asking for its "output" again would
+  // only repeat the problem.
+  const bool options_unreadable = s.has_value("profiling_config.profiling_options") && !prof;
+  if (s.get_bool("profiling_config.enable_profiling") && !options_unreadable) {
     const bool has_output = prof && !prof->get("output").empty();
     if (!has_output && !s.has_value("ASCEND_WORK_PATH"))
       errors.push_back({"profiling_config.profiling_options", s.get("profiling_config.profiling_options"),

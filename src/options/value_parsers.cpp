@@ -124,7 +124,7 @@ Result<uint64_t> parse_storage_limit_mb(std::string_view text) {
   const auto v = parse_unsigned(num);
   const std::string range = "must be <N>MB with N in [200, 4294967295]";
   if (!v) return invalid_argument(range + ", got " + quoted(text));
-  if (*v < 200 || *v > 4294967295ull) return invalid_argument(range + ", got " + std::to_string(*v) + "MB");
+  if (*v < 200 || *v > 4294967295ull) return invalid_argument(range + ", got " + quoted(text));
   return *v;
 }
 

@@ -146,12 +146,18 @@ void Profiler::Iteration::on_node_end(size_t index, const CompiledNode& node, co
   }
 }
 
+void Profiler::Iteration::on_outputs_start() { copy_start_ns_ = steady_now_ns(); }
+
+void Profiler::Iteration::on_outputs_end(size_t) { copy_end_ns_ = steady_now_ns(); }
+
 Status Profiler::end_iteration(std::unique_ptr<Iteration> iteration, bool ok) {
   if (!iteration) return Status::Ok();
   IterationRecord& r = iteration->record_;
   r.end_ns = steady_now_ns();
   r.ok = ok;
   std::lock_guard<std::mutex> lock(mutex_);
+  if (config_.runtime_api && iteration->copy_end_ns_ > 0)
+    apis_.push_back({"OutputCopy", iteration->copy_start_ns_, iteration->copy_end_ns_, this_thread_id()});
   if (r.stream_id < streams_busy_.size()) streams_busy_[r.stream_id] = false;
   if (finished_) return Status::Ok();
   auto last = last_end_per_model_.find(r.model_id);

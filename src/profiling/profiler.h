@@ -44,6 +44,8 @@ class Profiler {
     void on_node_start(size_t index, const CompiledNode& node) override;
     void on_node_end(size_t index, const CompiledNode& node, const std::vector<const Tensor*>& inputs,
                      const std::vector<const Tensor*>& outputs) override;
+    void on_outputs_start() override;
+    void on_outputs_end(size_t copied_bytes) override;
 
    private:
     friend class Profiler;
@@ -51,6 +53,7 @@ class Profiler {
     TaskLevel level_ = TaskLevel::kL1;
     CounterSet* counters_ = nullptr;
     int64_t chunks_at_start_ = 0;
+    int64_t copy_start_ns_ = 0, copy_end_ns_ = 0;  // output hand-over (runtime_api "OutputCopy")
   };
   // `model` identifies the compiled model (its model id is assigned on first sight).
   std::unique_ptr<Iteration> begin_iteration(const void* model, size_t expected_tasks = 0);

@@ -346,14 +346,18 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, R
     release_arena(std::move(arena));
     return status.with_context("model " + g.source);
   }
+  if (observer) observer->on_outputs_start();
   std::vector<Tensor> outputs;
+  size_t copied_bytes = 0;
   for (int v : g.outputs) {
     const Tensor* t = tensor_of(v);
     const Value& value = g.values[static_cast<size_t>(v)];
     const bool shares_foreign_storage =
         !t->owns_storage() || value.constant || g.values[static_cast<size_t>(alias_root_[static_cast<size_t>(v)])].producer < 0;
+    if (shares_foreign_storage) copied_bytes += t->nbytes();
     outputs.push_back(shares_foreign_storage ? t->clone() : *t);
   }
+  if (observer) observer->on_outputs_end(copied_bytes);
   release_arena(std::move(arena));
   if (stats) {
     stats->arena_bytes = arena_bytes_;

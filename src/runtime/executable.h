@@ -45,6 +45,9 @@ struct RunObserver {
   virtual void on_node_start(size_t index, const CompiledNode& node) {}
   virtual void on_node_end(size_t index, const CompiledNode& node, const std::vector<const Tensor*>& inputs,
                            const std::vector<const Tensor*>& outputs) {}
+  // Around the hand-over of the graph outputs (copies out of the run's arena).
+  virtual void on_outputs_start() {}
+  virtual void on_outputs_end(size_t copied_bytes) {}
 };
 
 class Executable {

@@ -4,6 +4,8 @@
 #include <mutex>
 
 #include "frontend/onnx_loader.h"
+#include "options/option_set.h"
+#include "profiling/profiler.h"
 #include "runtime/executable.h"
 
 namespace openge {
@@ -15,14 +17,27 @@ struct Session::Impl {
   std::mutex mutex;
   // One compiled graph per distinct set of input shapes.
   std::map<std::vector<Shape>, std::shared_ptr<Executable>> compiled;
+  // Declared after `compiled` so that it is destroyed first: its records point into the
+  // compiled graphs, and its destructor writes them.
+  std::unique_ptr<profiling::Profiler> profiler;
 };
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
 Result<std::unique_ptr<Session>> Session::open(const std::string& model_path, const SessionOptions& options) {
+  // A bad profiling configuration fails before the model is read, and nothing is created on
+  // disk unless the model loads.
+  std::optional<profiling::ProfilerConfig> profiling;
+  if (options.config && profiling::profiling_enabled(*options.config)) {
+    auto config = profiling::profiler_config_from_options(*options.config);
+    if (!config.ok()) return config.status();
+    profiling = std::move(config.value());
+  }
+  const int64_t load_start = profiling::steady_now_ns();
   auto graph = load_onnx(model_path);
   if (!graph.ok()) return graph.status();
+  const int64_t load_end = profiling::steady_now_ns();
   auto impl = std::make_unique<Impl>();
   impl->graph = std::move(graph.value());
   impl->options = options;
@@ -34,6 +49,12 @@ Result<std::unique_ptr<Session>> Session::open(const std::string& model_path, co
     const Value& value = impl->graph.values[static_cast<size_t>(v)];
     impl->outputs.push_back({value.name, value.dtype, value.shape.value_or(Shape{})});
   }
+  if (profiling) {
+    auto profiler = profiling::Profiler::create(std::move(*profiling));
+    if (!profiler.ok()) return profiler.status();
+    impl->profiler = std::move(profiler.value());
+    impl->profiler->record_api("ModelLoad", load_start, load_end);
+  }
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
@@ -41,6 +62,8 @@ const std::vector<TensorInfo>& Session::inputs() const { return impl_->inputs; }
 const std::vector<TensorInfo>& Session::outputs() const { return impl_->outputs; }
 
 Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunInfo* info) {
+  profiling::Profiler* profiler = impl_->profiler.get();
+  const int64_t run_start = profiler ? profiling::steady_now_ns() : 0;
   std::vector<Shape> shapes;
   for (const Tensor& t : inputs) shapes.push_back(t.shape());
   std::shared_ptr<Executable> exe;
@@ -55,11 +78,23 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunI
       auto compiled = Executable::compile(impl_->graph, shapes, co);
       if (!compiled.ok()) return compiled.status();
       it = impl_->compiled.emplace(shapes, std::shared_ptr<Executable>(std::move(compiled.value()))).first;
+      if (profiler) profiler->record_api("ModelCompile", run_start, profiling::steady_now_ns());
     }
     exe = it->second;
   }
   RunStats stats;
-  auto outputs = exe->run(inputs, &stats);
+  Result<std::vector<Tensor>> outputs = std::vector<Tensor>{};
+  if (profiler) {
+    const int64_t execute_start = profiling::steady_now_ns();
+    auto iteration = profiler->begin_iteration(exe.get(), exe->nodes().size());
+    outputs = exe->run(inputs, &stats, iteration.get());
+    // Recorded before the iteration closes so that it lands on this iteration's timeline.
+    profiler->record_api("ModelExecute", execute_start, profiling::steady_now_ns());
+    Status recorded = profiler->end_iteration(std::move(iteration), outputs.ok());
+    if (outputs.ok() && !recorded.ok()) return recorded.with_context("profiling");
+  } else {
+    outputs = exe->run(inputs, &stats);
+  }
   if (info && outputs.ok()) {
     info->arena_bytes = stats.arena_bytes;
     info->peak_dynamic_bytes = stats.peak_dynamic_bytes;
@@ -67,6 +102,20 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunI
     for (const auto& node : exe->nodes()) (node.engine == Engine::kAiCore ? info->aicore_nodes : info->aicpu_nodes)++;
   }
   return outputs;
+}
+
+std::string Session::profiling_dir() const { return impl_->profiler ? impl_->profiler->collection_dir() : ""; }
+
+Status Session::finish_profiling() { return impl_->profiler ? impl_->profiler->finish() : Status::Ok(); }
+
+void Session::range_push(const std::string& message) {
+  if (impl_->profiler) impl_->profiler->range_push(message);
+}
+
+Status Session::range_pop() { return impl_->profiler ? impl_->profiler->range_pop() : Status::Ok(); }
+
+void Session::mark(const std::string& message) {
+  if (impl_->profiler) impl_->profiler->mark(message);
 }
 
 }  // namespace openge
