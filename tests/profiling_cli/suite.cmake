@@ -1,0 +1,29 @@
+# Profiling through the CLI, end to end (issue acceptance, spec section D):
+#  - ResNet-50 profiled for 10 iterations: one op_summary row per executed task per iteration,
+#    durations + gaps = step time within 5 %, op_statistic = op_summary sums, every CSV and
+#    Chrome trace valid;
+#  - malformed PROFILING_OPTIONS / --profile-options: one clear message, nothing left behind.
+# The ResNet-50 (seeded weights, ~100 MB) is generated once per build dir by a fixture test.
+set(OPENGE_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with the onnx and numpy modules (tests)")
+set(OPENGE_PROFILING_CLI_DIR ${CMAKE_CURRENT_BINARY_DIR}/profiling_cli)
+
+add_test(NAME PROF_12_16_resnet50_model_setup
+         COMMAND ${OPENGE_PYTHON} ${PROJECT_SOURCE_DIR}/tools/make_resnet50_model.py --if-missing
+                 ${OPENGE_PROFILING_CLI_DIR}/resnet50.onnx)
+set_tests_properties(PROF_12_16_resnet50_model_setup PROPERTIES
+                     FIXTURES_SETUP openge_resnet50_model TIMEOUT 300 LABELS profiling)
+
+add_test(NAME PROF_6_7_8_9_12_13_14_15_16_17_resnet50_profile_10_iterations
+         COMMAND ${OPENGE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_profile_run.py
+                 --openge $<TARGET_FILE:openge>
+                 --model ${OPENGE_PROFILING_CLI_DIR}/resnet50.onnx
+                 --work ${OPENGE_PROFILING_CLI_DIR}/resnet50_profile
+                 --iterations 10)
+set_tests_properties(PROF_6_7_8_9_12_13_14_15_16_17_resnet50_profile_10_iterations PROPERTIES
+                     FIXTURES_REQUIRED openge_resnet50_model TIMEOUT 900 LABELS profiling)
+
+add_test(NAME PROF_1_2_malformed_profiling_options_rejected
+         COMMAND ${OPENGE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_bad_profiling_options.py
+                 --openge $<TARGET_FILE:openge>
+                 --work ${OPENGE_PROFILING_CLI_DIR}/bad_options)
+set_tests_properties(PROF_1_2_malformed_profiling_options_rejected PROPERTIES TIMEOUT 600 LABELS profiling)
