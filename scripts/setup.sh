@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy     # conformance data and model generators
   clang libclang-rt-14-dev               # libFuzzer and sanitizers
+  chromium fonts-dejavu-core             # headless check + screenshot of the profiling report.html
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,492 @@
+#!/usr/bin/python3
+"""Loads a profiling report.html in headless Chromium and fails on anything a reader would notice:
+  - an uncaught exception, console.error / console.assert, or an error in the browser log,
+  - a resource that failed to load, or any request besides the page itself (the report is
+    self-contained: no script, no network),
+  - a page that did not render what it should: the top-operators table (table#top-ops) with at
+    least one data row and the SVG timeline (svg#timeline) with at least one visible bar inside it.
+A full-page PNG screenshot is written to --screenshot (also when the page fails, to show why).
+
+Chromium is driven over the DevTools protocol on --remote-debugging-pipe (it reads commands on
+fd 3 and writes replies on fd 4, each a JSON text ended by a NUL byte), with the standard library
+only. Name resolution is mapped to "not found", so nothing can leave the machine.
+
+Exit status: 0 page is fine, 1 page has problems, 2 the check itself could not run.
+  --expect-failure turns 0 and 1 around (for a deliberately broken page); 2 stays 2.
+  --self-test writes broken pages to a temporary folder and expects each to be caught for its
+  own reason, and an unbroken one to pass.
+
+Usage: check_report_in_chromium.py REPORT.html [--screenshot OUT.png] [--expect-failure]
+       check_report_in_chromium.py --self-test
+"""
+import argparse
+import base64
+import fcntl
+import json
+import os
+import pathlib
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+PAGE_OK, PAGE_BAD, CHECK_BROKEN = 0, 1, 2
+VIEWPORT_WIDTH, VIEWPORT_HEIGHT = 1280, 800
+MIN_BAR_ROOM_PX = 60  # narrowest bar-chart cell in which bars of different sizes can be told apart
+SETTLE_S = 0.5  # after the load event: late console output and failures still arrive
+
+
+class CheckBroken(Exception):
+    """The check could not be carried out (no browser, browser died, timeout): not a page verdict."""
+
+
+def find_chromium(explicit):
+    if explicit:
+        return explicit
+    # The real binary, not Debian's /usr/bin/chromium wrapper script (which adds flags of its own).
+    for candidate in ("/usr/lib/chromium/chromium", shutil.which("chromium"),
+                      shutil.which("chromium-browser"), shutil.which("google-chrome")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    raise CheckBroken("no Chromium found (install the Debian package `chromium`: scripts/setup.sh)")
+
+
+class DevToolsPipe:
+    """One headless Chromium and its DevTools connection over fds 3 (commands) and 4 (replies)."""
+
+    def __init__(self, chromium, deadline):
+        self.deadline = deadline
+        self.next_id = 0
+        self.events = []           # (sessionId, method, params) not yet looked at
+        self.buffer = b""
+        self.profile = tempfile.mkdtemp(prefix="openge_chromium_profile_")
+        self.log = tempfile.TemporaryFile()
+        to_browser_r, to_browser_w = os.pipe()
+        from_browser_r, from_browser_w = os.pipe()
+        # Move the child's ends above any fd the dup2s below could overwrite.
+        child_in = fcntl.fcntl(to_browser_r, fcntl.F_DUPFD, 10)
+        child_out = fcntl.fcntl(from_browser_w, fcntl.F_DUPFD, 10)
+        for fd in (to_browser_r, from_browser_w):
+            os.close(fd)
+
+        def wire_fds():  # in the child, before exec
+            os.dup2(child_in, 3)
+            os.dup2(child_out, 4)
+
+        args = [chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
+                f"--user-data-dir={self.profile}", "--remote-debugging-pipe",
+                "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--mute-audio", "--hide-scrollbars",
+                "--force-color-profile=srgb", "--host-resolver-rules=MAP * ~NOTFOUND",
+                f"--window-size={VIEWPORT_WIDTH},{VIEWPORT_HEIGHT}", "about:blank"]
+        try:
+            self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=self.log,
+                                         stderr=subprocess.STDOUT, pass_fds=(3, 4),
+                                         preexec_fn=wire_fds, start_new_session=True)
+        except OSError as e:
+            self._cleanup_files()
+            raise CheckBroken(f"cannot start {chromium}: {e}") from e
+        finally:
+            os.close(child_in)
+            os.close(child_out)
+        self.to_browser = to_browser_w
+        self.from_browser = from_browser_r
+
+    # -- protocol ----------------------------------------------------------------------------
+    def send(self, method, params=None, session=None):
+        """Sends a command and returns its result; a protocol error raises CheckBroken."""
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        data = json.dumps(message).encode() + b"\0"
+        while data:
+            try:
+                data = data[os.write(self.to_browser, data):]
+            except BrokenPipeError as e:
+                raise CheckBroken(f"Chromium closed its DevTools pipe{self.log_tail()}") from e
+        wanted = self.next_id
+        while True:
+            reply = self._read_message()
+            if reply.get("id") == wanted:
+                if "error" in reply:
+                    raise CheckBroken(f"DevTools {method} failed: {reply['error']}")
+                return reply.get("result", {})
+            if "method" in reply:
+                self.events.append((reply.get("sessionId"), reply["method"], reply.get("params", {})))
+
+    def wait_event(self, method, session):
+        """Reads until `method` arrives for `session`; earlier events stay in self.events."""
+        for i, (s, m, _) in enumerate(self.events):
+            if s == session and m == method:
+                return self.events.pop(i)[2]
+        while True:
+            reply = self._read_message()
+            if "method" in reply:
+                if reply.get("sessionId") == session and reply["method"] == method:
+                    return reply.get("params", {})
+                self.events.append((reply.get("sessionId"), reply["method"], reply.get("params", {})))
+
+    def drain_for(self, seconds):
+        """Collects the events that arrive within `seconds`."""
+        until = min(time.monotonic() + seconds, self.deadline)
+        while True:
+            message = self._read_message(until=until)
+            if message is None:
+                return
+            if "method" in message:
+                self.events.append((message.get("sessionId"), message["method"],
+                                    message.get("params", {})))
+
+    def _read_message(self, until=None):
+        """The next NUL-terminated message; None when `until` passes; CheckBroken at the deadline."""
+        while b"\0" not in self.buffer:
+            limit = self.deadline if until is None else until
+            left = limit - time.monotonic()
+            if left <= 0:
+                if until is not None:
+                    return None
+                raise CheckBroken(f"timed out waiting for Chromium{self.log_tail()}")
+            ready, _, _ = select.select([self.from_browser], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(self.from_browser, 1 << 20)
+            if not chunk:
+                raise CheckBroken(f"Chromium exited (status {self.proc.poll()}){self.log_tail()}")
+            self.buffer += chunk
+        text, _, self.buffer = self.buffer.partition(b"\0")
+        return json.loads(text)
+
+    # -- lifetime ----------------------------------------------------------------------------
+    def log_tail(self):
+        self.log.seek(0)
+        lines = self.log.read().decode("utf-8", "replace").strip().splitlines()[-8:]
+        return "; its output ends:\n  " + "\n  ".join(lines) if lines else ""
+
+    def close(self):
+        """Always ends the browser and every process it started (its own process group)."""
+        try:
+            if self.proc.poll() is None:
+                try:
+                    message = json.dumps({"id": self.next_id + 1, "method": "Browser.close"})
+                    os.write(self.to_browser, message.encode() + b"\0")
+                    self.proc.wait(timeout=5)
+                except (OSError, subprocess.TimeoutExpired):
+                    pass
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)  # renderer/GPU/crashpad children too
+            except ProcessLookupError:
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        finally:
+            for fd in (self.to_browser, self.from_browser):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            self._cleanup_files()
+
+    def _cleanup_files(self):
+        self.log.close()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+# What the page must show; evaluated in the page after the load event.
+RENDER_PROBE = r"""(() => {
+  const table = document.querySelector('table#top-ops');
+  const dataRows = table ? [...table.querySelectorAll('tr')].filter(r => r.querySelector('td')) : [];
+  const svg = document.querySelector('svg#timeline');
+  const box = svg ? svg.getBoundingClientRect() : null;
+  const rects = svg ? [...svg.querySelectorAll('rect')] : [];
+  const visible = rects.filter(r => { const b = r.getBoundingClientRect();
+                                      return b.width > 0 && b.height > 0; });
+  const outside = box ? visible.filter(r => { const b = r.getBoundingClientRect();
+      return b.left < box.left - 1 || b.right > box.right + 1 ||
+             b.top < box.top - 1 || b.bottom > box.bottom + 1; }).length : 0;
+  // Bar charts: a bar styled width:P% must come out P% of a cell wide enough to compare bars.
+  const bars = [...document.querySelectorAll('.bar')].map(b => {
+    const cell = b.parentElement, cs = getComputedStyle(cell);
+    const room = cell.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    return {percent: parseFloat(b.style.width), width: b.getBoundingClientRect().width, room: room};
+  }).filter(b => !isNaN(b.percent));
+  return {
+    bars: bars,
+    compatMode: document.compatMode,
+    title: document.title,
+    scripts: document.scripts.length,
+    hasTopOps: !!table, topOpsRows: dataRows.length,
+    hasTimeline: !!svg, timelineWidth: box ? box.width : 0, timelineHeight: box ? box.height : 0,
+    rects: rects.length, visibleRects: visible.length, rectsOutside: outside,
+    resources: performance.getEntriesByType('resource').map(e => e.name),
+  };
+})()"""
+
+
+def render_problems(probe):
+    problems = []
+    if probe["compatMode"] != "CSS1Compat":
+        problems.append("page renders in quirks mode (no <!DOCTYPE html>?)")
+    if not probe["title"].strip():
+        problems.append("page has no <title>")
+    if probe["scripts"]:
+        problems.append(f"page has {probe['scripts']} <script> element(s); the report must have none")
+    if not probe["hasTopOps"]:
+        problems.append("no top-operators table (table#top-ops)")
+    elif probe["topOpsRows"] < 1:
+        problems.append("top-operators table (table#top-ops) has no data row")
+    if not probe["hasTimeline"]:
+        problems.append("no SVG timeline (svg#timeline)")
+    else:
+        if probe["timelineWidth"] <= 0 or probe["timelineHeight"] <= 0:
+            problems.append("SVG timeline (svg#timeline) has no size on the page")
+        if probe["rects"] < 1:
+            problems.append("SVG timeline (svg#timeline) has no <rect>")
+        elif probe["visibleRects"] < 1:
+            problems.append(f"none of the {probe['rects']} timeline <rect>s is visible (zero size)")
+        if probe["rectsOutside"]:
+            problems.append(f"{probe['rectsOutside']} timeline <rect>(s) lie outside the SVG box")
+    bars = probe["bars"]
+    if bars:
+        room = min(b["room"] for b in bars)
+        if room < MIN_BAR_ROOM_PX:
+            problems.append(f"bar-chart cells are only {room:.0f} px wide, so every bar (.bar, width:P%) "
+                            f"is a sliver and bars cannot be compared (need >= {MIN_BAR_ROOM_PX} px)")
+        off = [b for b in bars if abs(b["width"] - max(1.0, b["percent"] / 100 * b["room"]))
+               > max(2.0, 0.05 * b["room"])]
+        if off:
+            b = off[0]
+            problems.append(f"{len(off)} bar(s) not drawn to scale, e.g. width:{b['percent']}% of "
+                            f"{b['room']:.0f} px rendered {b['width']:.0f} px wide")
+    for url in probe["resources"]:
+        problems.append(f"page loaded a resource: {url}")
+    return problems
+
+
+def png_size(data):
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        raise CheckBroken("the screenshot Chromium returned is not a PNG")
+    return struct.unpack(">II", data[16:24])
+
+
+def check_page(html_path, chromium=None, timeout_s=60.0):
+    """(problems, png bytes or None). Raises CheckBroken when the check itself cannot run."""
+    page_url = pathlib.Path(html_path).resolve().as_uri()
+    browser = DevToolsPipe(find_chromium(chromium), time.monotonic() + timeout_s)
+    try:
+        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = browser.send("Target.attachToTarget",
+                               {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Runtime", "Log", "Page", "Network"):
+            browser.send(f"{domain}.enable", session=session)
+        browser.send("Emulation.setDeviceMetricsOverride",
+                     {"width": VIEWPORT_WIDTH, "height": VIEWPORT_HEIGHT,
+                      "deviceScaleFactor": 1, "mobile": False}, session=session)
+        problems = []
+        navigation = browser.send("Page.navigate", {"url": page_url}, session=session)
+        if navigation.get("errorText"):
+            problems.append(f"navigation to {page_url} failed: {navigation['errorText']}")
+        else:
+            browser.wait_event("Page.loadEventFired", session)
+        browser.drain_for(SETTLE_S)
+        problems += event_problems(browser.events, session, page_url)
+
+        probe = browser.send("Runtime.evaluate", {"expression": RENDER_PROBE, "returnByValue": True},
+                             session=session)
+        if "exceptionDetails" in probe:
+            raise CheckBroken(f"render probe failed: {probe['exceptionDetails']}")
+        problems += render_problems(probe["result"]["value"])
+
+        # Full page: grow the viewport to the content, then capture exactly that rectangle.
+        size = browser.send("Page.getLayoutMetrics", session=session)["cssContentSize"]
+        width = max(VIEWPORT_WIDTH, int(size["width"] + 0.999))
+        height = max(1, int(size["height"] + 0.999))
+        browser.send("Emulation.setDeviceMetricsOverride",
+                     {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+                     session=session)
+        shot = browser.send("Page.captureScreenshot",
+                            {"format": "png", "captureBeyondViewport": True,
+                             "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}},
+                            session=session)
+        png = base64.b64decode(shot["data"])
+        if png_size(png) != (width, height):
+            problems.append(f"screenshot is {png_size(png)}, expected the full page {(width, height)}")
+        # Whatever happened while taking the screenshot counts too.
+        browser.drain_for(0.1)
+        problems += event_problems(browser.events, session, page_url)
+        return problems, png
+    finally:
+        browser.close()
+
+
+def event_problems(events, session, page_url):
+    """Turns (and consumes) the collected events of `session` into problem lines."""
+    problems, requests = [], {}
+    keep = []
+    for s, method, params in events:
+        if s != session:
+            keep.append((s, method, params))
+            continue
+        if method == "Runtime.exceptionThrown":
+            details = params["exceptionDetails"]
+            text = details.get("exception", {}).get("description") or details.get("text", "")
+            problems.append(f"uncaught exception: {text.splitlines()[0] if text else '?'}")
+        elif method == "Runtime.consoleAPICalled" and params["type"] in ("error", "assert"):
+            args = " ".join(str(a.get("value", a.get("description", ""))) for a in params["args"])
+            problems.append(f"console.{params['type']}: {args}")
+        elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
+            entry = params["entry"]
+            problems.append(f"browser log error ({entry['source']}): {entry['text']}"
+                            + (f" [{entry['url']}]" if entry.get("url") else ""))
+        elif method == "Network.requestWillBeSent":
+            url = params["request"]["url"]
+            requests[params["requestId"]] = url
+            if url != page_url:
+                problems.append(f"network request besides the page itself: {url}")
+        elif method == "Network.loadingFailed":
+            url = requests.get(params["requestId"], "?")
+            problems.append(f"failed to load {url}: {params['errorText']}")
+        elif method in ("Inspector.targetCrashed", "Target.targetCrashed"):
+            problems.append("the page crashed")
+    events[:] = keep
+    return problems
+
+
+def write_atomically(path, data):
+    path = os.path.abspath(path)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp_", suffix=".png", dir=os.path.dirname(path))
+    try:
+        os.fchmod(fd, 0o644)  # an artifact for everyone to read, not mkstemp's 0600
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def run_check(html_path, screenshot=None, expect_failure=False, chromium=None, timeout_s=60.0,
+              quiet=False):
+    """Checks one page and prints one verdict line; returns the exit status."""
+    try:
+        problems, png = check_page(html_path, chromium, timeout_s)
+    except CheckBroken as e:
+        print(f"ERROR: could not check {html_path}: {e}", file=sys.stderr)
+        return CHECK_BROKEN
+    if screenshot and png:
+        write_atomically(screenshot, png)
+    shot_note = f" (screenshot: {screenshot})" if screenshot and png else ""
+    if problems:
+        verdict = PAGE_OK if expect_failure else PAGE_BAD
+        label = "OK (failure expected)" if expect_failure else "FAIL"
+        print(f"{label}: {html_path} in headless Chromium: {len(problems)} problem(s): "
+              + "; ".join(problems) + shot_note, file=sys.stderr if verdict else sys.stdout)
+        return verdict
+    if expect_failure:
+        print(f"FAIL: {html_path} was expected to be rejected, but loaded cleanly in headless Chromium",
+              file=sys.stderr)
+        return PAGE_BAD
+    if not quiet:
+        print(f"OK: {html_path} loads in headless Chromium without errors{shot_note}")
+    return PAGE_OK
+
+
+# -- self-test: broken pages the check must catch, each for its own reason ----------------------
+GOOD_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>self-test</title></head><body>
+<h1>self-test</h1>{extra}
+<table id=top-ops><tr><th>#</th><th>op name</th></tr>{rows}</table>
+<svg id=timeline width="400" height="40">{rects}</svg></body></html>"""
+ROW = "<tr><td>1</td><td>conv1</td></tr>"
+BAR_CHART = ('<style>.bar{background:#4a7fd6;height:8px;min-width:1px}</style><table>'
+             '<tr><td style="width:200px"><div class=bar style="width:100.0%"></div></td></tr>'
+             '<tr><td style="width:200px"><div class=bar style="width:25.0%"></div></td></tr></table>')
+RECT = '<rect x="10" y="10" width="100" height="18" fill="#4a7fd6"></rect>'
+
+SELF_TEST_CASES = [  # (name, page, a text the problem list must contain; None: must pass)
+    ("clean", GOOD_PAGE.format(extra=BAR_CHART, rows=ROW, rects=RECT), None),
+    ("uncaught exception", GOOD_PAGE.format(
+        extra='<script>throw new Error("boom")</script>', rows=ROW, rects=RECT), "uncaught exception"),
+    ("console.error", GOOD_PAGE.format(
+        extra='<script>console.error("bad")</script>', rows=ROW, rects=RECT), "console.error: bad"),
+    ("console.assert", GOOD_PAGE.format(
+        extra='<script>console.assert(false, "nope")</script>', rows=ROW, rects=RECT),
+     "console.assert"),
+    ("late error", GOOD_PAGE.format(
+        extra='<script>setTimeout(() => { throw new Error("late") }, 50)</script>',
+        rows=ROW, rects=RECT), "uncaught exception"),
+    ("remote image", GOOD_PAGE.format(
+        extra='<img src="http://example.invalid/x.png">', rows=ROW, rects=RECT),
+     "network request besides the page itself: http://example.invalid/x.png"),
+    ("missing local file", GOOD_PAGE.format(
+        extra='<link rel=stylesheet href="missing.css">', rows=ROW, rects=RECT), "failed to load"),
+    ("empty top-ops", GOOD_PAGE.format(extra="", rows="", rects=RECT), "has no data row"),
+    ("no timeline bars", GOOD_PAGE.format(extra="", rows=ROW, rects=""), "has no <rect>"),
+    ("bar off the timeline", GOOD_PAGE.format(
+        extra="", rows=ROW, rects=RECT.replace('x="10"', 'x="350"')), "outside the SVG box"),
+    ("squeezed bar chart", GOOD_PAGE.format(
+        extra='<table><tr><td><div class=bar style="width:100%;height:8px;min-width:1px;'
+              'background:#4a7fd6"></div></td></tr></table>', rows=ROW, rects=RECT),
+     "bar-chart cells are only"),
+    ("quirks mode", GOOD_PAGE.replace("<!DOCTYPE html>", "").format(extra="", rows=ROW, rects=RECT),
+     "quirks mode"),
+]
+
+
+def self_test(chromium, timeout_s):
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="openge_report_selftest_") as folder:
+        for i, (name, page, expected) in enumerate(SELF_TEST_CASES):
+            path = os.path.join(folder, f"case_{i}.html")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(page)
+            try:
+                problems, _ = check_page(path, chromium, timeout_s)
+            except CheckBroken as e:
+                print(f"ERROR: self-test case '{name}': {e}", file=sys.stderr)
+                return CHECK_BROKEN
+            if expected is None and problems:
+                failures.append(f"'{name}' should pass but got: {'; '.join(problems)}")
+            elif expected is not None and not any(expected in p for p in problems):
+                failures.append(f"'{name}' should be rejected with '{expected}' but got: "
+                                f"{'; '.join(problems) or 'no problem'}")
+            else:
+                print(f"  {name}: {'passes' if expected is None else 'rejected: ' + '; '.join(problems)}")
+    if failures:
+        print("FAIL: the Chromium report check misjudged: " + " | ".join(failures), file=sys.stderr)
+        return PAGE_BAD
+    print(f"OK: the Chromium report check caught all {len(SELF_TEST_CASES) - 1} broken pages "
+          "and passed the clean one")
+    return PAGE_OK
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("report", nargs="?", help="the report.html to check")
+    parser.add_argument("--screenshot", help="write a full-page PNG here")
+    parser.add_argument("--expect-failure", action="store_true",
+                        help="succeed only if the page is rejected (for deliberately broken pages)")
+    parser.add_argument("--self-test", action="store_true",
+                        help="check built-in broken pages (each must fail) and a clean one")
+    parser.add_argument("--chromium", help="Chromium binary (default: Debian's /usr/lib/chromium/chromium)")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per page (default 60)")
+    args = parser.parse_args(argv)
+    if args.self_test:
+        return self_test(args.chromium, args.timeout)
+    if not args.report:
+        parser.error("give a report.html, or --self-test")
+    if not os.path.isfile(args.report):
+        print(f"ERROR: {args.report}: no such file", file=sys.stderr)
+        return CHECK_BROKEN
+    return run_check(args.report, args.screenshot, args.expect_failure, args.chromium, args.timeout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
