@@ -57,6 +57,9 @@ struct Node {
   std::vector<int> inputs;       // value indices; -1 for an omitted optional input
   std::vector<int> outputs;      // value indices; -1 for an omitted optional output
   Attributes attrs;
+  // The model's nodes a fusion pass merged into this one, this node's own name first
+  // (fusion_op_*.csv "Original Ops"); empty for a node no pass fused.
+  std::vector<std::string> fused_from;
 };
 
 struct Graph {

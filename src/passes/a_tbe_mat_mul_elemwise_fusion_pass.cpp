@@ -110,7 +110,7 @@ Result<PassResult> run(Graph& g) {
     make_fused(node);
     write_fused_activation(node, *act);
     set_output(g, static_cast<int>(mi), 0, out);
-    for (int r : remove) dead[static_cast<size_t>(r)] = true;
+    for (int r : remove) absorb_node(g, static_cast<int>(mi), r, dead);
     ++result.applied;
   }
   erase_nodes(g, dead);

@@ -67,7 +67,7 @@ Result<PassResult> run(Graph& g) {
     conv.inputs[2] = add_constant(g, base + "_bn_folded_bias", std::move(b2));
     const int y = bn.outputs[0];
     set_output(g, ci, 0, y);
-    dead[bi] = true;
+    absorb_node(g, ci, static_cast<int>(bi), dead);
     ++result.applied;
   }
   erase_nodes(g, dead);

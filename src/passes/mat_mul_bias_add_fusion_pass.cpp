@@ -36,7 +36,7 @@ Result<PassResult> run(Graph& g) {
       m.inputs.resize(3, -1);
       m.inputs[2] = bias1d;
       set_output(g, ci, 0, add.outputs[0]);
-      dead[ai] = true;
+      absorb_node(g, ci, static_cast<int>(ai), dead);
       ++result.applied;
       break;
     }

@@ -144,6 +144,15 @@ int fusable_producer(const Graph& g, const std::vector<std::vector<int>>& consum
   return g.values[static_cast<size_t>(v)].producer;
 }
 
+void absorb_node(Graph& g, int into, int absorbed, std::vector<bool>& dead) {
+  Node& n = g.nodes[static_cast<size_t>(into)];
+  const Node& a = g.nodes[static_cast<size_t>(absorbed)];
+  if (n.fused_from.empty()) n.fused_from.push_back(n.name);
+  if (a.fused_from.empty()) n.fused_from.push_back(a.name);
+  else n.fused_from.insert(n.fused_from.end(), a.fused_from.begin(), a.fused_from.end());
+  dead[static_cast<size_t>(absorbed)] = true;
+}
+
 bool fuse_residual_add(Graph& g, int producer_node, int x, int other, int add_node) {
   const Value& xv = g.values[static_cast<size_t>(x)];
   const Value& ov = g.values[static_cast<size_t>(other)];

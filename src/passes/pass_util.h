@@ -27,6 +27,10 @@ int add_constant(Graph& g, const std::string& name, Tensor t);
 // Adds an intermediate value with the given dtype/shape and returns its index.
 int add_intermediate(Graph& g, const std::string& name, DType dtype, Shape shape);
 
+// Flags node `absorbed` dead because its work now happens in node `into`, and records it among
+// the original nodes `into` stands for.
+void absorb_node(Graph& g, int into, int absorbed, std::vector<bool>& dead);
+
 // Removes the nodes flagged in `dead` and renumbers producers.
 void erase_nodes(Graph& g, const std::vector<bool>& dead);
 

@@ -24,7 +24,7 @@ Result<PassResult> run(Graph& g) {
         continue;
       ++result.matched;
       if (!fuse_residual_add(g, mi, x, other, static_cast<int>(ai))) continue;
-      dead[ai] = true;
+      absorb_node(g, mi, static_cast<int>(ai), dead);
       ++result.applied;
       break;
     }

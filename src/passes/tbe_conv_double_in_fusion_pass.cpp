@@ -27,7 +27,7 @@ Result<PassResult> run(Graph& g) {
       if (dead[static_cast<size_t>(ci)]) continue;
       ++result.matched;
       if (!fuse_residual_add(g, ci, x, other, static_cast<int>(ai))) continue;
-      dead[ai] = true;
+      absorb_node(g, ci, static_cast<int>(ai), dead);
       ++result.applied;
       break;
     }

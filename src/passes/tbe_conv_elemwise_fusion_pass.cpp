@@ -24,7 +24,7 @@ Result<PassResult> run(Graph& g) {
     make_fused(conv);
     write_fused_activation(conv, *act);
     set_output(g, ci, 0, act_node.outputs[0]);
-    dead[ai] = true;
+    absorb_node(g, ci, static_cast<int>(ai), dead);
     ++result.applied;
   }
   erase_nodes(g, dead);

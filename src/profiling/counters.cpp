@@ -160,6 +160,16 @@ void CounterSet::read(std::vector<uint64_t>& out) const {
   out.assign(buf + 1, buf + 1 + buf[0]);
 }
 
+void CounterSet::read_delta(std::vector<uint64_t>& counts) const {
+  std::vector<uint64_t> now;
+  read(now);
+  if (now.size() != counts.size()) {
+    counts.clear();
+    return;
+  }
+  for (size_t i = 0; i < now.size(); ++i) counts[i] = now[i] - counts[i];
+}
+
 std::vector<std::string> CounterSet::cells(const std::vector<uint64_t>& d, int64_t duration_ns) const {
   std::vector<std::string> out;
   if (!available() || d.size() != fds_.size()) return std::vector<std::string>(columns_.size(), "N/A");

@@ -24,6 +24,8 @@ class CounterSet {
 
   // Cumulative counts of every event of the set (empty when unavailable).
   void read(std::vector<uint64_t>& out) const;
+  // Turns counts taken with read() into the increase since then (cleared when a read fails).
+  void read_delta(std::vector<uint64_t>& start_then_delta) const;
   // One task's cells for columns(): deltas and ratios; N/A when unavailable.
   std::vector<std::string> cells(const std::vector<uint64_t>& deltas, int64_t duration_ns) const;
 

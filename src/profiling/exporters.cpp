@@ -319,6 +319,78 @@ std::string aicpu_csv(const IterationRecord& it, const ExportContext& ctx) {
   return csv.text();
 }
 
+std::string l2_cache_csv(const IterationRecord& it, const ExportContext& ctx) {
+  // Victim Rate (misses that evicted a line) has no portable CPU event: always N/A.
+  CsvBuilder csv({"Device_id", "Stream Id", "Task Id", "Hit Rate", "Victim Rate", "Op Name"});
+  for (const TaskRecord& t : it.tasks) {
+    std::string hit = kNA;
+    if (ctx.l2_counters && ctx.l2_counters->available() && t.l2_counters.size() == 3 && t.l2_counters[1] > 0) {
+      const uint64_t loads = t.l2_counters[1], misses = std::min(t.l2_counters[2], loads);
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.6f", static_cast<double>(loads - misses) / static_cast<double>(loads));
+      hit = buf;
+    }
+    csv.row({std::to_string(ctx.config->device_id), std::to_string(it.stream_id), std::to_string(t.task_id), hit, kNA,
+             task_op_name(t)});
+  }
+  return csv.text();
+}
+
+namespace {
+
+// Kilobytes of the values `ids` (three decimals), or N/A when one has no static shape.
+std::string kilobytes(const Graph& g, const std::vector<int>& ids, double* total) {
+  double bytes = 0;
+  for (int v : ids) {
+    const Value& value = g.values[static_cast<size_t>(v)];
+    if (!value.shape) return kNA;
+    int64_t n = 1;
+    for (int64_t d : *value.shape) {
+      if (d < 0) return kNA;
+      n *= d;
+    }
+    bytes += static_cast<double>(n) * static_cast<double>(dtype_size(value.dtype));
+  }
+  if (total && *total >= 0) *total += bytes;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", bytes / 1024.0);
+  return buf;
+}
+
+}  // namespace
+
+std::string fusion_op_csv(const Executable& exe, uint32_t model_id, int device_id) {
+  const Graph& g = exe.graph();
+  const std::string model_name = g.name.empty() ? "model" : g.name;
+  CsvBuilder csv({"Device_id", "Model Name", "Model ID", "Fusion Op", "Original Ops", "Memory Input(KB)",
+                  "Memory Output(KB)", "Memory Weight(KB)", "Memory Workspace(KB)", "Memory Total(KB)"});
+  bool any = false;
+  for (const CompiledNode& cn : exe.nodes()) {
+    const Node& n = cn.node;
+    if (n.fused_from.empty()) continue;
+    any = true;
+    std::string original;
+    for (const std::string& name : n.fused_from) original += (original.empty() ? "" : ";") + name;
+    std::vector<int> inputs, weights, outputs;
+    for (int v : n.inputs)
+      if (v >= 0) (g.values[static_cast<size_t>(v)].constant ? weights : inputs).push_back(v);
+    for (int v : n.outputs)
+      if (v >= 0) outputs.push_back(v);
+    double total = 0;
+    std::vector<std::string> row = {std::to_string(device_id), model_name, std::to_string(model_id), n.name, original};
+    for (const auto* ids : {&inputs, &outputs, &weights}) {
+      row.push_back(kilobytes(g, *ids, &total));
+      if (row.back() == kNA) total = -1;
+    }
+    row.push_back("0.000");  // kernels allocate no workspace outside the run's arena
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", total / 1024.0);
+    row.push_back(total < 0 ? kNA : buf);
+    csv.row(row);
+  }
+  return any ? csv.text() : "";
+}
+
 namespace {
 
 std::string task_args(const IterationRecord& it, const TaskRecord& t, const ExportContext& ctx) {

@@ -12,6 +12,11 @@
 namespace openge::profiling {
 
 class CounterSet;
+}  // namespace openge::profiling
+namespace openge {
+class Executable;
+}
+namespace openge::profiling {
 
 struct ExportContext {
   const ProfilerConfig* config = nullptr;
@@ -19,6 +24,7 @@ struct ExportContext {
   int64_t origin_ns = 0;     // steady time of ts = 0 in the JSON timelines
   long pid = 0;              // the profiled process
   const CounterSet* counters = nullptr;  // aic_metrics columns; null = no PMU columns
+  const CounterSet* l2_counters = nullptr;  // l2=on: the L2Cache events
 };
 
 // "_{device_id}_{model_id}_{iter_id}" (PROF-6).
@@ -42,6 +48,11 @@ std::string op_statistic_csv(const IterationRecord& it, const ExportContext& ctx
 std::string task_time_csv(const IterationRecord& it, const ExportContext& ctx);
 std::string step_trace_csv(const IterationRecord& it, const ExportContext& ctx);
 std::string aicpu_csv(const IterationRecord& it, const ExportContext& ctx);
+// l2=on (PROF-20): per task the last-level cache read hit rate; N/A where no counters exist.
+std::string l2_cache_csv(const IterationRecord& it, const ExportContext& ctx);
+// PROF-19: every fused node of a compiled model with the model nodes it stands for and its
+// memory; "" when no pass fused anything.
+std::string fusion_op_csv(const Executable& exe, uint32_t model_id, int device_id);
 
 std::string msprof_json(const IterationRecord& it, const std::vector<ApiRecord>& apis,
                         const std::vector<MarkerRecord>& markers, const std::vector<HostSample>& host,

@@ -78,6 +78,11 @@ Result<std::unique_ptr<Profiler>> Profiler::create(ProfilerConfig config) {
     if (!p->counters_->available())
       p->notes_.push_back("aic_metrics=" + p->config_.aic_metrics + ": columns are N/A: " + p->counters_->status());
   }
+  if (p->config_.task_level != TaskLevel::kOff && p->config_.l2) {
+    p->l2_counters_ = CounterSet::open("L2Cache", {});
+    if (!p->l2_counters_->available())
+      p->notes_.push_back("l2=on: l2_cache Hit Rate is N/A: " + p->l2_counters_->status());
+  }
   if (p->config_.host_cpu || p->config_.host_mem)
     p->host_ = std::make_unique<HostSampler>(p->config_.host_cpu, p->config_.host_mem, p->config_.host_sys_usage_freq);
   return p;
@@ -92,15 +97,17 @@ const std::string& Profiler::counters_status() const {
   return counters_ ? counters_->status() : none;
 }
 
-std::unique_ptr<Profiler::Iteration> Profiler::begin_iteration(const void* model, size_t expected_tasks) {
+std::unique_ptr<Profiler::Iteration> Profiler::begin_iteration(const Executable* model, size_t expected_tasks) {
   auto it = std::make_unique<Iteration>();
   it->level_ = config_.task_level;
   it->counters_ = counters_ && counters_->available() ? counters_.get() : nullptr;
+  it->l2_counters_ = l2_counters_ && l2_counters_->available() ? l2_counters_.get() : nullptr;
   if (it->level_ != TaskLevel::kOff) it->record_.tasks.reserve(expected_tasks);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto [entry, inserted] = model_ids_.emplace(model, static_cast<uint32_t>(model_ids_.size() + 1));
     it->record_.model_id = entry->second;
+    if (inserted && model) fusion_op_per_model_[entry->second] = fusion_op_csv(*model, entry->second, config_.device_id);
     it->record_.iteration_id = ++iterations_per_model_[entry->second];
     size_t s = 0;
     while (s < streams_busy_.size() && streams_busy_[s]) ++s;
@@ -119,6 +126,7 @@ void Profiler::Iteration::on_node_start(size_t index, const CompiledNode& node) 
   t.task_id = static_cast<uint32_t>(index);
   chunks_at_start_ = tls_parallel_chunks;
   if (counters_) counters_->read(t.counters);
+  if (l2_counters_) l2_counters_->read(t.l2_counters);
   t.start_ns = steady_now_ns();
 }
 
@@ -128,14 +136,8 @@ void Profiler::Iteration::on_node_end(size_t index, const CompiledNode& node, co
   const int64_t end = steady_now_ns();
   TaskRecord& t = record_.tasks.back();
   t.end_ns = end;
-  if (counters_) {
-    std::vector<uint64_t> now;
-    counters_->read(now);
-    if (now.size() == t.counters.size())
-      for (size_t i = 0; i < now.size(); ++i) t.counters[i] = now[i] - t.counters[i];
-    else
-      t.counters.clear();
-  }
+  if (counters_) counters_->read_delta(t.counters);
+  if (l2_counters_) l2_counters_->read_delta(t.l2_counters);
   if (level_ == TaskLevel::kL1) {
     // Chunks counted by parallel_for; oneDNN primitives (AI Core cube ops) parallelise over the
     // whole OpenMP team outside parallel_for.
@@ -231,6 +233,7 @@ Status Profiler::write_pending_locked() {
   ctx.origin_ns = anchor_.steady_ns;
   ctx.pid = pid_;
   ctx.counters = config_.raw.has("aic_metrics") ? counters_.get() : nullptr;
+  ctx.l2_counters = l2_counters_.get();
   std::vector<HostSample> samples = host_ ? host_->take() : std::vector<HostSample>{};
   host_samples_.insert(host_samples_.end(), samples.begin(), samples.end());
   const std::string dir = output_dir() + "/";
@@ -261,7 +264,10 @@ Status Profiler::write_pending_locked() {
       write("op_summary" + sfx + ".csv", op_summary_csv(it, ctx));
       write("op_statistic" + sfx + ".csv", op_statistic_csv(it, ctx));
       if (config_.aicpu) write("aicpu" + sfx + ".csv", aicpu_csv(it, ctx));
+      if (config_.l2) write("l2_cache" + sfx + ".csv", l2_cache_csv(it, ctx));
     }
+    if (const std::string& fusion = fusion_op_per_model_[it.model_id]; !fusion.empty())
+      write("fusion_op" + sfx + ".csv", fusion);
   }
   if (!pending_.empty() && !pending_.back().tasks.empty()) {
     const IterationRecord& it = pending_.back();

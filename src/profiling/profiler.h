@@ -52,11 +52,13 @@ class Profiler {
     IterationRecord record_;
     TaskLevel level_ = TaskLevel::kL1;
     CounterSet* counters_ = nullptr;
+    CounterSet* l2_counters_ = nullptr;
     int64_t chunks_at_start_ = 0;
     int64_t copy_start_ns_ = 0, copy_end_ns_ = 0;  // output hand-over (runtime_api "OutputCopy")
   };
-  // `model` identifies the compiled model (its model id is assigned on first sight).
-  std::unique_ptr<Iteration> begin_iteration(const void* model, size_t expected_tasks = 0);
+  // `model` is the compiled model (its model id is assigned on first sight); it must outlive
+  // the next flush().
+  std::unique_ptr<Iteration> begin_iteration(const Executable* model, size_t expected_tasks = 0);
   // Closes the iteration; its files are written with the next batch.
   Status end_iteration(std::unique_ptr<Iteration> iteration, bool ok = true);
 
@@ -90,7 +92,8 @@ class Profiler {
   std::string collection_dir_;
   long pid_ = 0;
   std::mutex mutex_;
-  std::map<const void*, uint32_t> model_ids_;
+  std::map<const Executable*, uint32_t> model_ids_;
+  std::map<uint32_t, std::string> fusion_op_per_model_;  // fusion_op CSV text ("" = no fusion)
   std::map<uint32_t, uint32_t> iterations_per_model_;
   std::map<uint32_t, int64_t> last_end_per_model_;
   std::vector<bool> streams_busy_;
@@ -103,6 +106,7 @@ class Profiler {
   std::vector<std::string> notes_;    // recorded in the info file (dropped files, N/A reasons)
   std::unique_ptr<StorageGuard> storage_;
   std::unique_ptr<CounterSet> counters_;
+  std::unique_ptr<CounterSet> l2_counters_;  // l2=on
   std::unique_ptr<HostSampler> host_;
   std::vector<HostSample> host_samples_;
   std::vector<ReportTask> timeline_;  // the last written iteration, for the report

@@ -20,7 +20,6 @@ const NoEffectRow kNoCpuEffect[] = {
     {"sys_interconnection_freq", "no HCCS/PCIe/inter-chip links exist on a CPU"},
     {"sys_hardware_mem_freq", "DDR/HBM bandwidth counters are not readable per process"},
     {"instr_profiling_freq", "AI Core instruction sampling has no CPU counterpart"},
-    {"l2", "L2 cache sampling needs hardware counters; see aic_metrics status in the info file"},
 };
 
 bool on(const options::ProfilingOptions& p, const char* key) { return p.get(key) == "on"; }

@@ -31,6 +31,8 @@ struct TaskRecord {
   std::vector<TensorDesc> inputs, outputs;
   // Hardware counters (aic_metrics), one per configured event; empty when unavailable.
   std::vector<uint64_t> counters;
+  // l2=on: the L2Cache (last-level cache) events; empty when unavailable.
+  std::vector<uint64_t> l2_counters;
 };
 
 // A host API call (runtime_api): model load, compile, run, copies.
