@@ -1,6 +1,7 @@
 #include "profiling/report.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -44,7 +45,7 @@ std::string bar_table(const std::vector<std::pair<std::string, int64_t>>& rows, 
   std::string h = std::string("<table><tr><th>") + label + "</th><th>total ms</th><th>%</th><th></th></tr>";
   for (const auto& [name, ns] : rows)
     h += "<tr><td>" + html_escape(name) + "</td><td class=n>" + ms(ns) + "</td><td class=n>" + pct(ns, all) +
-         "</td><td><div class=bar style=\"width:" + pct(ns, top) + "%\"></div></td></tr>";
+         "</td><td class=b><div class=bar style=\"width:" + pct(ns, top) + "%\"></div></td></tr>";
   return h + "</table>";
 }
 
@@ -71,6 +72,16 @@ std::vector<std::string> split_csv_line(const std::string& line) {
   return cells;
 }
 
+// {model_id, iter_id} of "<stem>_<device>_<model>_<iter>.<ext>" (zeros for other names).
+std::array<uint64_t, 2> model_and_iteration(const fs::path& file) {
+  const std::string stem = file.stem().string();
+  const size_t b = stem.rfind('_');
+  if (b == std::string::npos || b == 0) return {0, 0};
+  const size_t a = stem.rfind('_', b - 1);
+  if (a == std::string::npos) return {0, 0};
+  return {std::strtoull(stem.c_str() + a + 1, nullptr, 10), std::strtoull(stem.c_str() + b + 1, nullptr, 10)};
+}
+
 int64_t us_text_to_ns(const std::string& s) { return static_cast<int64_t>(std::strtod(s.c_str(), nullptr) * 1000.0); }
 
 }  // namespace
@@ -90,7 +101,7 @@ std::string render_report_html(const ReportData& d, const std::vector<std::strin
       "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>OpenGE profile " + html_escape(d.title) +
       "</title><style>body{font:14px sans-serif;margin:20px;color:#222}table{border-collapse:collapse;margin:8px "
       "0 20px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}td.n{text-align:right}"
-      ".bar{background:#4a7fd6;height:10px;min-width:1px}svg{border:1px solid #ccc;background:#fafafa}"
+      ".bar{background:#4a7fd6;height:10px;min-width:1px}td.b{width:240px}svg{border:1px solid #ccc;background:#fafafa}"
       "h2{margin-top:28px}</style></head><body><h1>OpenGE profile " + html_escape(d.title) + "</h1>";
   h += "<p>" + std::to_string(d.step_times.size()) + " iterations, " + std::to_string(ops.size()) +
        " operators, total task time " + ms(all) + " ms.</p>";
@@ -113,44 +124,65 @@ std::string render_report_html(const ReportData& d, const std::vector<std::strin
   if (!d.timeline.empty()) {
     double end = 1;
     for (const auto& t : d.timeline) end = std::max(end, t.start_us + t.dur_us);
-    const int width = 1000, lane = 22;
-    h += "<h2>Timeline: " + html_escape(d.timeline_label) + "</h2><svg id=timeline width=\"" + std::to_string(width + 20) +
-         "\" height=\"" + std::to_string(2 * lane + 30) + "\">";
+    // Two lanes (one per engine) with their names on the left and a time axis below.
+    const int left = 70, width = 1000, lane = 22, axis_y = 10 + 2 * lane + 6;
+    h += "<h2>Timeline: " + html_escape(d.timeline_label) + "</h2><svg id=timeline width=\"" +
+         std::to_string(left + width + 40) + "\" height=\"" + std::to_string(axis_y + 40) + "\" font-size=\"11\">";
     char buf[512];
+    for (const auto& [name, y] : {std::pair{"AI_CORE", 10}, std::pair{"AI_CPU", 10 + lane}}) {
+      std::snprintf(buf, sizeof buf, "<text x=\"6\" y=\"%d\">%s</text>", y + lane / 2 + 4, name);
+      h += buf;
+    }
     for (const auto& t : d.timeline) {
       const int y = t.engine == "AI_CORE" ? 10 : 10 + lane;
       std::snprintf(buf, sizeof buf,
                     "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>",
-                    10 + t.start_us / end * width, y, std::max(0.5, t.dur_us / end * width), lane - 4,
+                    left + t.start_us / end * width, y, std::max(0.5, t.dur_us / end * width), lane - 4,
                     t.engine == "AI_CORE" ? "#4a7fd6" : "#e08a3c");
       h += buf + html_escape(t.name + " (" + t.type + ", " + t.engine + ")") + "</title></rect>";
     }
-    std::snprintf(buf, sizeof buf,
-                  "<text x=\"10\" y=\"%d\" font-size=\"11\">AI_CORE (blue) / AI_CPU (orange), 0 .. %.1f us</text>",
-                  2 * lane + 24, end);
+    std::snprintf(buf, sizeof buf, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>", left, axis_y,
+                  left + width, axis_y);
+    h += buf;
+    for (int k = 0; k <= 5; ++k) {
+      const double x = left + width * k / 5.0;
+      std::snprintf(buf, sizeof buf,
+                    "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\"/>"
+                    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.1f us</text>",
+                    x, axis_y, x, axis_y + 5, x, axis_y + 18, end * k / 5.0);
+      h += buf;
+    }
+    std::snprintf(buf, sizeof buf, "<text x=\"%d\" y=\"%d\">hover a bar for its operator</text>", left, axis_y + 34);
     h += std::string(buf) + "</svg>";
   }
   if (!files.empty()) {
     h += "<h2>Files</h2><ul>";
-    for (const auto& f : files) h += "<li>" + html_escape(fs::path(f).filename().string()) + "</li>";
+    for (const auto& f : files) {
+      const std::string name = html_escape(fs::path(f).filename().string());
+      h += "<li><a href=\"" + name + "\">" + name + "</a></li>";  // beside the report
+    }
     h += "</ul>";
   }
   return h + "</body></html>\n";
 }
 
 Result<ReportData> load_report_data(const std::string& dir) {
-  fs::path out = dir;
+  fs::path out = fs::path(dir).lexically_normal();
+  if (!out.has_filename()) out = out.parent_path();  // "PROF_x/" names PROF_x
   std::error_code ec;
   if (fs::is_directory(out / "mindstudio_profiler_output", ec)) out /= "mindstudio_profiler_output";
   if (!fs::is_directory(out, ec)) return invalid_argument("'" + dir + "' is not a profiling collection folder");
   ReportData d;
-  d.title = fs::path(dir).filename().string();
+  d.title = out.parent_path().filename().string();  // the PROF_* folder's name
   std::map<std::string, ReportOp> ops;
   size_t summaries = 0;
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(out, ec)) files.push_back(e.path());
+  // Files in (model, iteration) order, not name order (iteration 10 after 9).
+  std::vector<std::pair<std::array<uint64_t, 2>, fs::path>> files;
+  for (const auto& e : fs::directory_iterator(out, ec)) files.push_back({model_and_iteration(e.path()), e.path()});
   std::sort(files.begin(), files.end());
-  for (const auto& path : files) {
+  std::map<std::array<uint64_t, 2>, int64_t> iteration_start_ns;
+  std::array<uint64_t, 2> timeline_key{};
+  for (const auto& [key, path] : files) {
     const std::string name = path.filename().string();
     const bool summary = name.rfind("op_summary_", 0) == 0, step = name.rfind("step_trace_", 0) == 0;
     if ((!summary && !step) || path.extension() != ".csv") continue;
@@ -178,17 +210,23 @@ Result<ReportData> load_report_data(const std::string& dir) {
         tasks.push_back({c[n], c[t], c[e], static_cast<double>(start - first_start) / 1e3,
                          static_cast<double>(us_text_to_ns(c[du])) / 1e3});
       } else {
-        const size_t it = col("Iteration ID"), tt = col("Iteration Time(us)");
-        if (std::max(it, tt) >= c.size()) continue;
-        d.step_times.push_back({static_cast<uint32_t>(std::stoul(c[it])), us_text_to_ns(c[tt])});
+        const size_t it = col("Iteration ID"), tt = col("Iteration Time(us)"), ie = col("Iteration End(us)");
+        if (std::max({it, tt, ie}) >= c.size()) continue;
+        d.step_times.push_back({static_cast<uint32_t>(std::strtoul(c[it].c_str(), nullptr, 10)), us_text_to_ns(c[tt])});
+        iteration_start_ns[key] = us_text_to_ns(c[ie]) - us_text_to_ns(c[tt]);
       }
     }
     if (summary) {
       ++summaries;
       d.timeline = std::move(tasks);
-      d.timeline_label = name;
+      d.timeline_first_start_ns = first_start;
+      timeline_key = key;
+      d.timeline_label = "model " + std::to_string(key[0]) + ", iteration " + std::to_string(key[1]);
     }
   }
+  // Timeline times from the iteration's start, as the profiler's own report draws them.
+  if (auto s = iteration_start_ns.find(timeline_key); s != iteration_start_ns.end() && !d.timeline.empty())
+    for (auto& t : d.timeline) t.start_us += static_cast<double>(d.timeline_first_start_ns - s->second) / 1e3;
   if (summaries == 0 && d.step_times.empty()) return invalid_argument("no op_summary_*.csv or step_trace_*.csv in " + out.string());
   for (auto& [k, o] : ops) d.ops.push_back(std::move(o));
   return d;

@@ -25,6 +25,7 @@ struct ReportData {
   std::vector<std::pair<uint32_t, int64_t>> step_times;    // (iteration id, ns)
   std::vector<ReportTask> timeline;                        // one iteration
   std::string timeline_label;
+  int64_t timeline_first_start_ns = 0;  // load_report_data: absolute start of the timeline's first task
 };
 
 std::string render_report_html(const ReportData& data, const std::vector<std::string>& files);

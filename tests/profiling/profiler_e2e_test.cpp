@@ -1,6 +1,7 @@
 // The profiler end to end on the bundled demo model: the collection folder, one op_summary row
 // per task per iteration, op_statistic = op_summary sums, step times, valid CSV and trace JSON.
 #include <regex>
+#include <sstream>
 #include <set>
 
 #include "profiling/report.h"
@@ -261,6 +262,18 @@ TEST(ProfilerE2E, ReportIsWrittenAndReadsBack) {
   EXPECT_EQ(count, 3 * c.exe->nodes().size());
 }
 
+TEST(ProfilerE2E, ReportReadBackKeepsIterationOrderPastNine) {
+  auto c = collect("report11", R"({"aicpu":"on","training_trace":"on"})", 11);
+  auto d = load_report_data(c.collection + "/");  // a trailing slash still names the folder
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ASSERT_EQ(d->step_times.size(), 11u);
+  for (uint32_t i = 0; i < 11; ++i) EXPECT_EQ(d->step_times[i].first, i + 1);
+  EXPECT_EQ(d->timeline_label, "model 1, iteration 11");
+  EXPECT_EQ(d->title, fs::path(c.collection).filename().string());
+  ASSERT_FALSE(d->timeline.empty());
+  EXPECT_GE(d->timeline.front().start_us, 0.0);  // from the iteration's start, not before it
+}
+
 TEST(ProfilerE2E, ConcurrentRunsGetTheirOwnStreams) {
   auto exe = compile_demo();
   auto cfg = profiler_config_from_json(R"({"aicpu":"on","training_trace":"on"})", scratch_dir("streams"));
@@ -276,6 +289,81 @@ TEST(ProfilerE2E, ConcurrentRunsGetTheirOwnStreams) {
   const Csv two = parse_csv(read_text(p->output_dir() + "/op_summary_0_1_2.csv"));
   EXPECT_EQ(one.rows[0].at("Stream ID"), "0");
   EXPECT_EQ(two.rows[0].at("Stream ID"), "1");
+}
+
+}  // namespace
+}  // namespace openge::profiling
+
+namespace openge::profiling {
+namespace {
+using namespace testing;
+
+TEST(ProfilerE2E, PROF_19_FusionOpListsEveryFusedNodeWithItsOriginalOps) {
+  auto c = collect("fusion", R"({"training_trace":"on"})", 2);
+  // Independently: the demo model's nodes that a pass merged away are the ones missing from the
+  // compiled graph; each must appear in exactly one fused node's Original Ops.
+  auto model = load_onnx(std::string(OPENGE_SOURCE_DIR) + "/models/demo.onnx");
+  ASSERT_TRUE(model.ok());
+  std::set<std::string> compiled_names, fused_away;
+  for (const auto& n : c.exe->nodes()) compiled_names.insert(n.node.name);
+  for (const auto& n : model->nodes)
+    if (!compiled_names.count(n.name)) fused_away.insert(n.name);
+  ASSERT_FALSE(fused_away.empty());
+  for (int i = 1; i <= 2; ++i) {
+    const Csv csv = parse_csv(read_text(c.out + "/fusion_op_0_1_" + std::to_string(i) + ".csv"));
+    ASSERT_FALSE(csv.rows.empty());
+    std::multiset<std::string> listed;
+    for (const auto& row : csv.rows) {
+      EXPECT_EQ(row.at("Model ID"), "1");
+      EXPECT_TRUE(compiled_names.count(row.at("Fusion Op"))) << row.at("Fusion Op");
+      std::stringstream ops(row.at("Original Ops"));
+      std::string op;
+      std::getline(ops, op, ';');
+      EXPECT_EQ(op, row.at("Fusion Op"));  // the surviving node first
+      while (std::getline(ops, op, ';')) listed.insert(op);
+      const double total = num(row.at("Memory Total(KB)"));
+      EXPECT_NEAR(total, num(row.at("Memory Input(KB)")) + num(row.at("Memory Output(KB)")) +
+                             num(row.at("Memory Weight(KB)")) + num(row.at("Memory Workspace(KB)")), 2e-3);
+      EXPECT_GT(num(row.at("Memory Output(KB)")), 0.0);
+    }
+    for (const auto& name : fused_away) EXPECT_EQ(listed.count(name), 1u) << name;
+    EXPECT_EQ(listed.size(), fused_away.size());
+  }
+}
+
+TEST(ProfilerE2E, PROF_19_NoFusionNoFusionOpFile) {
+  auto g = load_onnx(std::string(OPENGE_SOURCE_DIR) + "/models/demo.onnx");
+  CompileOptions co;
+  co.run_passes = false;
+  auto plain = Executable::compile(std::move(g.value()), {{1, 3, 32, 32}}, co);
+  ASSERT_TRUE(plain.ok());
+  auto cfg = profiler_config_from_json(R"({"training_trace":"on"})", scratch_dir("nofusion"));
+  auto p = std::move(Profiler::create(cfg.value()).value());
+  profiled_runs(*p, **plain, 1);
+  ASSERT_TRUE(p->finish().ok());
+  EXPECT_TRUE(files_matching(p->output_dir(), "fusion_op_", ".csv").empty());
+}
+
+TEST(ProfilerE2E, PROF_20_L2SwitchWritesL2CacheRowsPerTask) {
+  auto c = collect("l2", R"({"l2":"on","training_trace":"on"})", 1);
+  const Csv csv = parse_csv(read_text(c.out + "/l2_cache_0_1_1.csv"));
+  EXPECT_EQ(csv.header, (std::vector<std::string>{"Device_id", "Stream Id", "Task Id", "Hit Rate", "Victim Rate",
+                                                  "Op Name"}));
+  ASSERT_EQ(csv.rows.size(), c.exe->nodes().size());
+  const std::string info = read_text(c.collection + "/device_0/info.json.0");
+  const bool counters_missing = info.find("l2_cache Hit Rate is N/A") != std::string::npos;
+  for (size_t r = 0; r < csv.rows.size(); ++r) {
+    EXPECT_EQ(csv.rows[r].at("Op Name"), c.exe->nodes()[r].node.name);
+    EXPECT_EQ(csv.rows[r].at("Victim Rate"), "N/A");
+    if (!counters_missing && csv.rows[r].at("Hit Rate") != "N/A") {
+      EXPECT_GE(num(csv.rows[r].at("Hit Rate")), 0.0);
+      EXPECT_LE(num(csv.rows[r].at("Hit Rate")), 1.0);
+    }
+    if (counters_missing) EXPECT_EQ(csv.rows[r].at("Hit Rate"), "N/A");
+  }
+  // Off (the default): no file.
+  auto off = collect("l2off", R"({"training_trace":"on"})", 1);
+  EXPECT_TRUE(files_matching(off.out, "l2_cache_", ".csv").empty());
 }
 
 }  // namespace
