@@ -62,7 +62,19 @@ int fail(const Status& s) { return report_error("run", s); }
 // --profile / --profile-options as option assignments. Without an "output" key and without
 // ASCEND_WORK_PATH, the shortcut collects into ./profiling_data (created), where CANN would
 // refuse (ENV-13): the shortcut is for a quick look (docs/DECISIONS.md).
-Result<std::vector<options::OptionAssignment>> profile_assignments(const Args& args, const options::EnvMap& env) {
+// The folder --profile created, removed again (when still empty) unless the run got as far as
+// collecting into it: bad input leaves nothing behind.
+struct CreatedFolder {
+  fs::path path;
+  bool keep = false;
+  ~CreatedFolder() {
+    std::error_code ec;
+    if (!keep && !path.empty() && fs::is_empty(path, ec)) fs::remove(path, ec);
+  }
+};
+
+Result<std::vector<options::OptionAssignment>> profile_assignments(const Args& args, const options::EnvMap& env,
+                                                                   CreatedFolder& created) {
   if (!args.has("profile")) {
     if (args.has("profile-options")) return invalid_argument("--profile-options needs --profile");
     return std::vector<options::OptionAssignment>{};
@@ -72,6 +84,7 @@ Result<std::vector<options::OptionAssignment>> profile_assignments(const Args& a
   if (parsed.is_object() && !parsed.contains("output") && !env.count("ASCEND_WORK_PATH")) {
     const fs::path dir = fs::absolute("profiling_data");
     std::error_code ec;
+    if (!fs::exists(dir, ec)) created.path = dir;
     fs::create_directories(dir, ec);
     if (ec) return io_error("--profile: cannot create " + dir.string() + ": " + ec.message() +
                             "; give an \"output\" folder in --profile-options");
@@ -113,7 +126,8 @@ int cmd_run(int argc, char** argv) {
 
   // Options are validated before the model is touched: a bad configuration fails fast.
   const options::EnvMap env = options::capture_process_environment();
-  auto profile = profile_assignments(*args, env);
+  CreatedFolder created;
+  auto profile = profile_assignments(*args, env, created);
   if (!profile.ok()) return fail(profile.status());
   auto config = option_set_from_args(*args, env, *profile);
   if (!config.ok()) {
@@ -135,6 +149,7 @@ int cmd_run(int argc, char** argv) {
   options.config = std::make_shared<const options::OptionSet>(std::move(config.value()));
   auto session = Session::open(model, options);
   if (!session.ok()) return fail(session.status());
+  created.keep = true;
   auto inputs = gather_inputs(**session, *args, static_cast<uint32_t>(*seed));
   if (!inputs.ok()) return fail(inputs.status().with_context("model " + model));
   for (const auto& note : inputs->notes) std::cout << note << "\n";

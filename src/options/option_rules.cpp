@@ -190,7 +190,8 @@ void check_option_rules(const OptionSet& s, std::vector<Problem>& errors, std::v
   // only repeat the problem.
   const bool options_unreadable = s.has_value("profiling_config.profiling_options") && !prof;
   if (s.get_bool("profiling_config.enable_profiling") && !options_unreadable) {
-    const bool has_output = prof && !prof->get("output").empty();
+    // An "output" given but rejected (empty) has been reported already.
+    const bool has_output = prof && prof->has("output");
     if (!has_output && !s.has_value("ASCEND_WORK_PATH"))
       errors.push_back({"profiling_config.profiling_options", s.get("profiling_config.profiling_options"),
                         "profiling needs an output folder: set \"output\" in profiling_options (or PROFILING_OPTIONS) "

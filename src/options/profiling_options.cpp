@@ -1,5 +1,6 @@
 #include "options/profiling_options.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "options/did_you_mean.h"
@@ -107,9 +108,12 @@ std::optional<ProfilingOptions> check_profiling_options(std::string_view json_te
     return std::nullopt;
   }
   ProfilingOptions out;
+  std::vector<std::string> rejected;  // keys already reported: rules between keys skip them
   auto bad = [&](const std::string& key, const std::string& value, const std::string& reason) {
     errors.push_back({parameter + "." + key, value, reason});
+    rejected.push_back(key);
   };
+  auto was_rejected = [&](const char* key) { return std::find(rejected.begin(), rejected.end(), key) != rejected.end(); };
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& key = it.key();
     const KeySpec* spec = find_key(key);
@@ -196,7 +200,7 @@ std::optional<ProfilingOptions> check_profiling_options(std::string_view json_te
             out.get("task_time") + "')");
   if (ctx.graph_run_mode == 1) {
     for (const char* k : {"task_trace", "task_time"})
-      if (out.get(k) == "on" && out.get("training_trace") != "on")
+      if (out.get(k) == "on" && out.get("training_trace") != "on" && !was_rejected("training_trace"))
         bad(k, "on", "in training, task_trace=on requires training_trace=on");
   }
   return out;
