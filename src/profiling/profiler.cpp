@@ -69,8 +69,10 @@ Result<std::unique_ptr<Profiler>> Profiler::create(ProfilerConfig config) {
     return dir.status();
   }
   p->collection_dir_ = dir.value();
-  const uint64_t limit = p->config_.storage_limit_mb ? *p->config_.storage_limit_mb * StorageGuard::kMiB : 0;
-  p->storage_ = std::make_unique<StorageGuard>(p->config_.output_dir, limit);
+  const uint64_t limit = p->config_.storage_limit_bytes_override ? *p->config_.storage_limit_bytes_override
+                         : p->config_.storage_limit_mb       ? *p->config_.storage_limit_mb * StorageGuard::kMiB
+                                                             : 0;
+  p->storage_ = std::make_unique<StorageGuard>(p->config_.output_dir, limit, p->config_.storage_margin_bytes);
   for (const auto& f : fs::recursive_directory_iterator(p->collection_dir_))
     if (f.is_regular_file()) p->storage_->protect(f.path().string());
   if (p->config_.task_level != TaskLevel::kOff && p->config_.raw.has("aic_metrics")) {

@@ -32,6 +32,10 @@ struct ProfilerConfig {
   std::string aic_metrics = "PipeUtilization";
   std::vector<int> aic_custom_registers;      // aic_metrics=Custom:...
   std::optional<uint64_t> storage_limit_mb;   // unset: 90 % of the free disk space
+  // How close to the limit (or to a full disk) aging starts: 20 MB as CANN; tests use less so
+  // that a long run fits in a small folder.
+  uint64_t storage_margin_bytes = 20ull * 1024 * 1024;
+  std::optional<uint64_t> storage_limit_bytes_override;  // tests: a limit below the 200 MB minimum
   bool host_cpu = false, host_mem = false;    // host_sys / host_sys_usage
   int host_sys_usage_freq = 50;               // Hz
   // Keys accepted and recorded but with no CPU analogue (AMB-1): key -> why.

@@ -79,3 +79,48 @@ TEST(ProfilingStorageLimit, DefaultIsNinetyPercentOfFreeSpace) {  // storage_lim
 
 }  // namespace
 }  // namespace openge::profiling
+
+namespace openge::profiling {
+namespace {
+using namespace testing;
+
+// The profiler itself over a long run: 300 iterations of the demo model (about 3 MB of files)
+// into a 600 kB limit. The folder never holds more than the limit, the last iterations are all
+// there, and the iterations that were aged away are the oldest ones.
+TEST(ProfilingStorageLimit, OPT_profiling_config_profiling_options_storage_limit_2_ProfilerLongRunKeepsNewest) {
+  const std::string root = scratch_dir("storage_profiler");
+  auto cfg = profiler_config_from_json(R"({"training_trace":"on","aicpu":"on"})", root);
+  ASSERT_TRUE(cfg.ok());
+  const uint64_t limit = 600 * 1024, margin = 60 * 1024;
+  cfg->storage_limit_bytes_override = limit;
+  cfg->storage_margin_bytes = margin;
+  auto p = std::move(Profiler::create(cfg.value()).value());
+  auto exe = compile_demo();
+  const int kIterations = 300;
+  uint64_t peak = 0;
+  for (int batch = 0; batch < kIterations / 20; ++batch) {
+    profiled_runs(*p, *exe, 20);
+    ASSERT_TRUE(p->flush().ok());  // write this batch now, as a long run's periodic flush does
+    peak = std::max(peak, folder_bytes(root));
+  }
+  ASSERT_TRUE(p->finish().ok());
+  peak = std::max(peak, folder_bytes(root));
+  EXPECT_LE(peak, limit);
+  // Which iterations still have their op_summary: a suffix of 1..300 with the last one in it.
+  std::vector<bool> kept(kIterations + 1, false);
+  for (const auto& f : files_matching(p->output_dir(), "op_summary_0_1_", ".csv")) {
+    const std::string stem = fs::path(f).stem().string();
+    kept[static_cast<size_t>(std::stoi(stem.substr(stem.rfind('_') + 1)))] = true;
+  }
+  EXPECT_TRUE(kept[kIterations]);
+  EXPECT_FALSE(kept[1]);  // the limit forced aging
+  int first_kept = 1;
+  while (!kept[static_cast<size_t>(first_kept)]) ++first_kept;
+  for (int i = first_kept; i <= kIterations; ++i) EXPECT_TRUE(kept[static_cast<size_t>(i)]) << "iteration " << i;
+  // The collection's metadata is never aged.
+  EXPECT_TRUE(fs::exists(p->collection_dir() + "/device_0/start_info.0"));
+  EXPECT_TRUE(fs::exists(p->collection_dir() + "/device_0/info.json.0"));
+}
+
+}  // namespace
+}  // namespace openge::profiling
