@@ -6,12 +6,16 @@
 #include "cli_args.h"
 #include "cli_errors.h"
 #include "commands.h"
+#include "latency_stats.h"
 #include "model_inputs.h"
+#include "options_cli.h"
+#include "profile_flags.h"
 
 namespace openge::cli {
 namespace {
 
-const std::vector<FlagSpec> kBenchFlags = {
+std::vector<FlagSpec> bench_flags() {
+  std::vector<FlagSpec> flags = {
     {"model", "M.onnx", "model to measure (default: the bundled demo model)"},
     {"input", "NAME=FILE", "input tensor from a .npy or .pb file (others get random data)", true},
     {"warmup", "N", "untimed runs first (default 5)"},
@@ -19,19 +23,24 @@ const std::vector<FlagSpec> kBenchFlags = {
     {"threads", "N", "threads (default: one per core)"},
     {"engine", "ENGINE", "auto (default) or aicpu"},
     {"json", "", "print one JSON line instead of text"},
-};
+  };
+  for (auto& f : profile_flag_specs()) flags.push_back(f);
+  for (auto& f : option_flag_specs()) flags.push_back(f);
+  return flags;
+}
 
 int fail(const Status& s) { return report_error("bench", s); }
 
 }  // namespace
 
 int cmd_bench(int argc, char** argv) {
-  auto args = Args::parse(argc, argv, 2, kBenchFlags);
+  const std::vector<FlagSpec> flags = bench_flags();
+  auto args = Args::parse(argc, argv, 2, flags);
   if (!args.ok()) return fail(args.status());
   if (args->has("help")) {
     std::cout << usage("openge bench [--model M.onnx] [--warmup N] [--runs N] [--threads N]",
                        "Runs a model repeatedly and prints the median, p90 and min latency in milliseconds.",
-                       kBenchFlags);
+                       flags);
     return 0;
   }
   auto warmup = args->get_int("warmup", 5, 0, 100000);
@@ -47,11 +56,24 @@ int cmd_bench(int argc, char** argv) {
     if (!demo.ok()) return fail(demo.status());
     model = *demo;
   }
+  // The options (and so profiling through PROFILING_MODE / --profile) apply as in `openge run`:
+  // the profiling overhead is measured this way (bench/RESULTS.md).
+  const options::EnvMap env = options::capture_process_environment();
+  CreatedFolder created;
+  auto profile = profile_assignments(*args, env, created);
+  if (!profile.ok()) return fail(profile.status());
+  auto config = option_set_from_args(*args, env, *profile);
+  if (!config.ok()) {
+    std::fprintf(stderr, "openge bench: invalid options:\n%s\n", config.status().message().c_str());
+    return 1;
+  }
   SessionOptions options;
   options.num_threads = *threads;
   options.use_aicore = engine == "auto";
+  options.config = std::make_shared<const options::OptionSet>(std::move(config.value()));
   auto session = Session::open(model, options);
   if (!session.ok()) return fail(session.status());
+  created.keep = true;
   auto inputs = gather_inputs(**session, *args, 0);
   if (!inputs.ok()) return fail(inputs.status().with_context("model " + model));
 
@@ -64,15 +86,19 @@ int cmd_bench(int argc, char** argv) {
     if (i >= *warmup) times.push_back(ms);
   }
   std::sort(times.begin(), times.end());
-  const double median = times.size() % 2 ? times[times.size() / 2]
-                                         : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+  const double median = median_of(times);
+  // Profiling data is written after the timed runs, outside the measurement.
+  const std::string profiling_dir = (*session)->profiling_dir();
+  if (Status s = (*session)->finish_profiling(); !s.ok()) return fail(s.with_context("profiling"));
   const double p90 = times[std::min(times.size() - 1, static_cast<size_t>(0.9 * static_cast<double>(times.size())))];
   if (args->has("json")) {
-    std::printf("{\"model\": \"%s\", \"threads\": %d, \"runs\": %d, \"median_ms\": %.4f, \"p90_ms\": %.4f, \"min_ms\": %.4f}\n",
-                model.c_str(), *threads, *runs, median, p90, times.front());
+    std::printf("{\"model\": \"%s\", \"threads\": %d, \"runs\": %d, \"median_ms\": %.4f, \"p90_ms\": %.4f, \"min_ms\": %.4f, "
+                "\"profiling_dir\": \"%s\"}\n",
+                model.c_str(), *threads, *runs, median, p90, times.front(), profiling_dir.c_str());
   } else {
     std::printf("%s: %d runs after %d warm-up, threads %s\nmedian %.3f ms   p90 %.3f ms   min %.3f ms\n", model.c_str(),
                 *runs, *warmup, *threads ? std::to_string(*threads).c_str() : "auto", median, p90, times.front());
+    if (!profiling_dir.empty()) std::printf("profiling data: %s\n", profiling_dir.c_str());
   }
   return 0;
 }

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "cli_args.h"
 #include "cli_errors.h"
@@ -14,6 +13,8 @@
 #include "options_cli.h"
 #include "options/problem.h"
 #include "output_summary.h"
+#include "latency_stats.h"
+#include "profile_flags.h"
 #include "profile_summary.h"
 #include "profiling/report.h"
 
@@ -21,11 +22,6 @@ namespace openge::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-// What --profile collects when --profile-options is not given: every task (AI Core and AI CPU),
-// the step trace and the host API calls.
-constexpr const char* kDefaultProfileOptions =
-    R"({"task_trace":"on","training_trace":"on","aicpu":"on","runtime_api":"on"})";
 
 std::vector<FlagSpec> run_flags() {
   std::vector<FlagSpec> flags = {
@@ -37,10 +33,8 @@ std::vector<FlagSpec> run_flags() {
     {"seed", "N", "seed for random inputs (default 0)"},
     {"engine", "ENGINE", "auto (default: AI Core where it can, AI CPU otherwise) or aicpu (reference kernels only)"},
     {"iterations", "N", "run the model N times (default 1); the first run includes compilation"},
-    {"profile", "", "profile the runs (profiling_config.enable_profiling=True) and print the top-10 operators"},
-    {"profile-options", "JSON", "profiling_options for --profile (default " + std::string(kDefaultProfileOptions) +
-                                    "; \"output\" defaults to ASCEND_WORK_PATH/profiling_data, else ./profiling_data)"},
   };
+  for (auto& f : profile_flag_specs()) flags.push_back(f);
   for (auto& f : option_flag_specs()) flags.push_back(f);
   return flags;
 }
@@ -62,45 +56,6 @@ int fail(const Status& s) { return report_error("run", s); }
 // --profile / --profile-options as option assignments. Without an "output" key and without
 // ASCEND_WORK_PATH, the shortcut collects into ./profiling_data (created), where CANN would
 // refuse (ENV-13): the shortcut is for a quick look (docs/DECISIONS.md).
-// The folder --profile created, removed again (when still empty) unless the run got as far as
-// collecting into it: bad input leaves nothing behind.
-struct CreatedFolder {
-  fs::path path;
-  bool keep = false;
-  ~CreatedFolder() {
-    std::error_code ec;
-    if (!keep && !path.empty() && fs::is_empty(path, ec)) fs::remove(path, ec);
-  }
-};
-
-Result<std::vector<options::OptionAssignment>> profile_assignments(const Args& args, const options::EnvMap& env,
-                                                                   CreatedFolder& created) {
-  if (!args.has("profile")) {
-    if (args.has("profile-options")) return invalid_argument("--profile-options needs --profile");
-    return std::vector<options::OptionAssignment>{};
-  }
-  std::string json = args.get("profile-options", kDefaultProfileOptions);
-  auto parsed = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_object() && !parsed.contains("output") && !env.count("ASCEND_WORK_PATH")) {
-    const fs::path dir = fs::absolute("profiling_data");
-    std::error_code ec;
-    if (!fs::exists(dir, ec)) created.path = dir;
-    fs::create_directories(dir, ec);
-    if (ec) return io_error("--profile: cannot create " + dir.string() + ": " + ec.message() +
-                            "; give an \"output\" folder in --profile-options");
-    parsed["output"] = dir.string();
-    json = parsed.dump();
-  }
-  // A malformed JSON is passed on as written: the option check reports it with the others.
-  return std::vector<options::OptionAssignment>{{"profiling_config.enable_profiling", "True", "--profile"},
-                                                {"profiling_config.profiling_options", json, "--profile-options"}};
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 }  // namespace
 
