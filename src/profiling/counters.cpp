@@ -172,9 +172,14 @@ void CounterSet::read_delta(std::vector<uint64_t>& counts) const {
 
 std::vector<std::string> CounterSet::cells(const std::vector<uint64_t>& d, int64_t duration_ns) const {
   std::vector<std::string> out;
-  if (!available() || d.size() != fds_.size()) return std::vector<std::string>(columns_.size(), "N/A");
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(duration_ns) / 1000.0);
+  if (!available() || d.size() != fds_.size()) {
+    // aicore_time is the task's own duration: known even where no counter is.
+    out.assign(columns_.size(), "N/A");
+    out[0] = buf;
+    return out;
+  }
   out.emplace_back(buf);
   out.push_back(std::to_string(d[0]));
   if (kind_ < 0) {

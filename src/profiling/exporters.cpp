@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "profiling/counters.h"
 #include "profiling/csv.h"
@@ -304,17 +305,32 @@ std::string step_trace_csv(const IterationRecord& it, const ExportContext& ctx) 
   return csv.text();
 }
 
+namespace {
+
+// AI CPU ops whose whole work is moving bytes (a copy with a new layout or selection): their
+// task time is reported as Memcpy_time, everything else as Compute_time. Ops that alias their
+// input (Reshape & co. on contiguous data) move nothing and take ~0 either way.
+const std::set<std::string, std::less<>> kDataMovementOps = {
+    "Identity", "Transpose", "Concat",  "Split",   "Slice",     "Gather",       "GatherElements", "GatherND",
+    "Expand",   "Tile",      "Pad",     "Reshape", "Flatten",   "Squeeze",      "Unsqueeze",      "DepthToSpace",
+    "SpaceToDepth", "ScatterND", "ScatterElements", "Shape", "NhwcToNchw", "NchwToNhwc"};
+
+}  // namespace
+
 std::string aicpu_csv(const IterationRecord& it, const ExportContext& ctx) {
-  // The AI CPU engine computes in place in the run's memory: no host<->device copy exists, so
-  // Memcpy_time is 0 and the dispatch time is the wait before the task.
+  // The AI CPU engine works in the run's own memory (no host<->device transfer): Memcpy_time is
+  // the time of data-movement tasks (kDataMovementOps), Compute_time that of the others, and the
+  // dispatch time is the wait before the task.
   CsvBuilder csv({"Device_id", "Timestamp(us)", "Node", "Compute_time(us)", "Memcpy_time(us)", "Task_time(us)",
                   "Dispatch_time(us)", "Total_time(us)", "Stream ID", "Task ID"});
   for (size_t i = 0; i < it.tasks.size(); ++i) {
     const TaskRecord& t = it.tasks[i];
     if (t.node->engine != Engine::kAiCpu) continue;
     const int64_t d = t.end_ns - t.start_ns, w = task_wait_ns(it, i);
-    csv.row({std::to_string(ctx.config->device_id), abs_us(ctx, t.start_ns), task_op_name(t), format_us(d), "0.000",
-             format_us(d), format_us(w), format_us(d + w), std::to_string(it.stream_id), std::to_string(t.task_id)});
+    const int64_t copy = kDataMovementOps.count(task_op_type(t)) ? d : 0;
+    csv.row({std::to_string(ctx.config->device_id), abs_us(ctx, t.start_ns), task_op_name(t), format_us(d - copy),
+             format_us(copy), format_us(d), format_us(w), format_us(d + w), std::to_string(it.stream_id),
+             std::to_string(t.task_id)});
   }
   return csv.text();
 }

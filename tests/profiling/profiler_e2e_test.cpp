@@ -104,7 +104,58 @@ TEST(ProfilerE2E, AicpuFileListsAiCpuTasks) {
   auto c = collect("aicpu", R"({"aicpu":"on","training_trace":"on"})", 1, /*use_aicore=*/false);
   const Csv csv = parse_csv(read_text(c.out + "/aicpu_0_1_1.csv"));
   EXPECT_EQ(csv.rows.size(), c.exe->nodes().size());
-  for (const auto& row : csv.rows) EXPECT_EQ(row.at("Memcpy_time(us)"), "0.000");
+  std::map<std::string, std::string> op_type;
+  for (const auto& n : c.exe->nodes()) op_type[n.node.name] = n.node.op_type;
+  for (const auto& row : csv.rows) {
+    // The layout Transposes are copies; Conv, Relu, Gemm, Softmax compute; Flatten aliases.
+    const std::string& type = op_type.at(row.at("Node"));
+    if (type == "Transpose") EXPECT_EQ(row.at("Memcpy_time(us)"), row.at("Task_time(us)")) << row.at("Node");
+    else if (type != "Flatten") EXPECT_EQ(row.at("Memcpy_time(us)"), "0.000") << row.at("Node");
+    EXPECT_NEAR(num(row.at("Compute_time(us)")) + num(row.at("Memcpy_time(us)")), num(row.at("Task_time(us)")), 1e-3);
+  }
+}
+
+TEST(ProfilerE2E, PROF_17_AicpuDataMovementTasksCountAsMemcpy) {
+  // x [64,128,16] -> Transpose (a copy) -> Relu (compute) -> y, all on the AI CPU engine.
+  Graph g;
+  g.source = "transpose_relu";
+  const int x = g.add_value("x"), t = g.add_value("t"), y = g.add_value("y");
+  g.values[static_cast<size_t>(x)].dtype = DType::kFloat32;
+  g.values[static_cast<size_t>(x)].shape = Shape{64, 128, 16};
+  g.inputs = {x};
+  g.outputs = {y};
+  Node transpose{"transpose", "Transpose", "", {x}, {t}, {}, {}};
+  Attribute perm;
+  perm.kind = Attribute::Kind::kInts;
+  perm.ints = {2, 0, 1};
+  transpose.attrs.set("perm", perm);
+  g.nodes.push_back(transpose);
+  g.nodes.push_back(Node{"relu", "Relu", "", {t}, {y}, {}, {}});
+  g.values[static_cast<size_t>(t)].producer = 0;
+  g.values[static_cast<size_t>(y)].producer = 1;
+  g.opset = 13;
+  CompileOptions co;
+  co.use_aicore = false;
+  auto exe = Executable::compile(std::move(g), {{64, 128, 16}}, co);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  auto cfg = profiler_config_from_json(R"({"aicpu":"on"})", scratch_dir("aicpu_copy"));
+  auto p = std::move(Profiler::create(cfg.value()).value());
+  Tensor input(DType::kFloat32, {64, 128, 16});
+  for (int64_t i = 0; i < input.numel(); ++i) input.data<float>()[i] = static_cast<float>(i % 7) - 3.0f;
+  auto it = p->begin_iteration(exe->get(), 2);
+  ASSERT_TRUE((*exe)->run({input}, nullptr, it.get()).ok());
+  ASSERT_TRUE(p->end_iteration(std::move(it)).ok());
+  ASSERT_TRUE(p->finish().ok());
+  const Csv csv = parse_csv(read_text(p->output_dir() + "/aicpu_0_1_1.csv"));
+  ASSERT_EQ(csv.rows.size(), 2u);
+  const auto& copy = csv.rows[0];
+  const auto& relu = csv.rows[1];
+  EXPECT_EQ(copy.at("Node"), "transpose");
+  EXPECT_EQ(copy.at("Compute_time(us)"), "0.000");
+  EXPECT_EQ(copy.at("Memcpy_time(us)"), copy.at("Task_time(us)"));
+  EXPECT_GT(num(copy.at("Memcpy_time(us)")), 0.0);
+  EXPECT_EQ(relu.at("Memcpy_time(us)"), "0.000");
+  EXPECT_EQ(relu.at("Compute_time(us)"), relu.at("Task_time(us)"));
 }
 
 TEST(ProfilerE2E, OpStatisticTotalsEqualOpSummarySums) {
@@ -240,6 +291,7 @@ TEST(ProfilerE2E, HardwareCountersFillOrSayNA) {
   auto info = nlohmann::json::parse(read_text(c.collection + "/device_0/info.json.0"));
   const std::string status = info["aic_metrics"]["status"];
   for (const auto& row : csv.rows) {
+    EXPECT_EQ(row.at("aicore_time(us)"), row.at("Task Duration(us)"));  // counters or not
     if (status.rfind("N/A", 0) == 0) {
       EXPECT_EQ(row.at("aic_total_cycles"), "N/A");
     } else {
