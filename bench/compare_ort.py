@@ -7,7 +7,6 @@ Usage: /usr/bin/python3 bench/compare_ort.py --models-dir bench/models --peers /
 Models come from ../shared/bench/export_models.py (NAME.onnx + NAME.input.npy). Prints a
 Markdown table for bench/RESULTS.md."""
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -16,19 +15,12 @@ import tempfile
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def run_json(cmd, env=None):
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
-    return json.loads(out.strip().splitlines()[-1])
+from bench_common import ROOT, add_common_args, node_env, run_json
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--models-dir", default=os.path.join(ROOT, "bench", "models"))
-    ap.add_argument("--peers", default="/work/peers")
-    ap.add_argument("--ort-script", default=os.path.join(ROOT, "..", "shared", "bench", "ort_run.js"))
+    add_common_args(ap)
     ap.add_argument("--openge", default=os.path.join(ROOT, "build", "openge"))
     ap.add_argument("--models", nargs="+", default=["resnet50", "mobilenet_v2", "bert_float"])
     ap.add_argument("--threads", nargs="+", type=int, default=[1, 2])
@@ -36,7 +28,7 @@ def main():
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     args = ap.parse_args()
-    env = dict(os.environ, NODE_PATH=os.path.join(args.peers, "node_modules"))
+    env = node_env(args.peers)
     rows = []
     for name in args.models:
         model = os.path.join(args.models_dir, name + ".onnx")

@@ -13,24 +13,15 @@ Usage: /usr/bin/python3 bench/profiling_overhead.py [--models resnet50 bert_floa
            [--reps 3] [--rounds 20]
 Models come from ../shared/bench/export_models.py (NAME.onnx + NAME.input.npy in bench/models)."""
 import argparse
-import json
 import os
 import statistics
-import subprocess
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def run_json(cmd, env=None):
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
-    return json.loads(out.strip().splitlines()[-1])
+from bench_common import ROOT, add_common_args, node_env, run_json
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--models-dir", default=os.path.join(ROOT, "bench", "models"))
-    ap.add_argument("--peers", default="/work/peers")
-    ap.add_argument("--ort-script", default=os.path.join(ROOT, "..", "shared", "bench", "ort_run.js"))
+    add_common_args(ap)
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "openge_profiling_overhead"))
     ap.add_argument("--models", nargs="+", default=["resnet50", "bert_float"])
     ap.add_argument("--threads", nargs="+", type=int, default=[1, 2])
@@ -38,7 +29,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     args = ap.parse_args()
-    node_env = dict(os.environ, NODE_PATH=os.path.join(args.peers, "node_modules"))
+    node_env = node_env(args.peers)
     print("| model | threads | tasks | off ms | l0 ms | l1 ms | l0/off | l1/off | ORT ms | off/ORT |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name in args.models:

@@ -8,8 +8,7 @@
 #include "commands.h"
 #include "latency_stats.h"
 #include "model_inputs.h"
-#include "options_cli.h"
-#include "profile_flags.h"
+#include "session_flags.h"
 
 namespace openge::cli {
 namespace {
@@ -20,12 +19,9 @@ std::vector<FlagSpec> bench_flags() {
     {"input", "NAME=FILE", "input tensor from a .npy or .pb file (others get random data)", true},
     {"warmup", "N", "untimed runs first (default 5)"},
     {"runs", "N", "timed runs (default 30)"},
-    {"threads", "N", "threads (default: one per core)"},
-    {"engine", "ENGINE", "auto (default) or aicpu"},
     {"json", "", "print one JSON line instead of text"},
   };
-  for (auto& f : profile_flag_specs()) flags.push_back(f);
-  for (auto& f : option_flag_specs()) flags.push_back(f);
+  for (auto& f : session_flag_specs()) flags.push_back(f);
   return flags;
 }
 
@@ -45,33 +41,19 @@ int cmd_bench(int argc, char** argv) {
   }
   auto warmup = args->get_int("warmup", 5, 0, 100000);
   auto runs = args->get_int("runs", 30, 1, 100000);
-  auto threads = args->get_int("threads", 0, 0, 1024);
-  for (const auto* r : {&warmup, &runs, &threads})
+  for (const auto* r : {&warmup, &runs})
     if (!r->ok()) return fail(r->status());
-  const std::string engine = args->get("engine", "auto");
-  if (engine != "auto" && engine != "aicpu") return fail(invalid_argument("--engine must be auto or aicpu, got '" + engine + "'"));
+  // The options (and so profiling through PROFILING_MODE / --profile) apply as in `openge run`.
+  CreatedFolder created;
+  auto options = session_options_from_flags("bench", *args, created);
+  if (!options) return 1;
   std::string model = args->get("model");
   if (model.empty()) {
     auto demo = find_demo_model();
     if (!demo.ok()) return fail(demo.status());
     model = *demo;
   }
-  // The options (and so profiling through PROFILING_MODE / --profile) apply as in `openge run`:
-  // the profiling overhead is measured this way (bench/RESULTS.md).
-  const options::EnvMap env = options::capture_process_environment();
-  CreatedFolder created;
-  auto profile = profile_assignments(*args, env, created);
-  if (!profile.ok()) return fail(profile.status());
-  auto config = option_set_from_args(*args, env, *profile);
-  if (!config.ok()) {
-    std::fprintf(stderr, "openge bench: invalid options:\n%s\n", config.status().message().c_str());
-    return 1;
-  }
-  SessionOptions options;
-  options.num_threads = *threads;
-  options.use_aicore = engine == "auto";
-  options.config = std::make_shared<const options::OptionSet>(std::move(config.value()));
-  auto session = Session::open(model, options);
+  auto session = Session::open(model, *options);
   if (!session.ok()) return fail(session.status());
   created.keep = true;
   auto inputs = gather_inputs(**session, *args, 0);
@@ -94,10 +76,10 @@ int cmd_bench(int argc, char** argv) {
   if (args->has("json")) {
     std::printf("{\"model\": \"%s\", \"threads\": %d, \"runs\": %d, \"median_ms\": %.4f, \"p90_ms\": %.4f, \"min_ms\": %.4f, "
                 "\"profiling_dir\": \"%s\"}\n",
-                model.c_str(), *threads, *runs, median, p90, times.front(), profiling_dir.c_str());
+                model.c_str(), options->num_threads, *runs, median, p90, times.front(), profiling_dir.c_str());
   } else {
     std::printf("%s: %d runs after %d warm-up, threads %s\nmedian %.3f ms   p90 %.3f ms   min %.3f ms\n", model.c_str(),
-                *runs, *warmup, *threads ? std::to_string(*threads).c_str() : "auto", median, p90, times.front());
+                *runs, *warmup, options->num_threads ? std::to_string(options->num_threads).c_str() : "auto", median, p90, times.front());
     if (!profiling_dir.empty()) std::printf("profiling data: %s\n", profiling_dir.c_str());
   }
   return 0;

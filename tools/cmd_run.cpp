@@ -10,11 +10,9 @@
 #include "frontend/tensor_proto.h"
 #include "io/npy.h"
 #include "model_inputs.h"
-#include "options_cli.h"
-#include "options/problem.h"
 #include "output_summary.h"
 #include "latency_stats.h"
-#include "profile_flags.h"
+#include "session_flags.h"
 #include "profile_summary.h"
 #include "profiling/report.h"
 
@@ -29,13 +27,10 @@ std::vector<FlagSpec> run_flags() {
     {"input", "NAME=FILE", "input tensor from a .npy or .pb (ONNX TensorProto) file", true},
     {"inputs", "DIR", "read DIR/input_<i>.pb for the i-th graph input"},
     {"outputs", "DIR", "write DIR/output_<i>.pb and .npy for the i-th graph output"},
-    {"threads", "N", "threads for parallel ops (default: one per core)"},
     {"seed", "N", "seed for random inputs (default 0)"},
-    {"engine", "ENGINE", "auto (default: AI Core where it can, AI CPU otherwise) or aicpu (reference kernels only)"},
     {"iterations", "N", "run the model N times (default 1); the first run includes compilation"},
   };
-  for (auto& f : profile_flag_specs()) flags.push_back(f);
-  for (auto& f : option_flag_specs()) flags.push_back(f);
+  for (auto& f : session_flag_specs()) flags.push_back(f);
   return flags;
 }
 
@@ -53,10 +48,6 @@ Status write_outputs(const Session& session, const std::vector<Tensor>& outputs,
 
 int fail(const Status& s) { return report_error("run", s); }
 
-// --profile / --profile-options as option assignments. Without an "output" key and without
-// ASCEND_WORK_PATH, the shortcut collects into ./profiling_data (created), where CANN would
-// refuse (ENV-13): the shortcut is for a quick look (docs/DECISIONS.md).
-
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
@@ -65,31 +56,19 @@ int cmd_run(int argc, char** argv) {
   if (!args.ok()) return fail(args.status());
   if (args->has("help")) {
     std::cout << usage("openge run [--model M.onnx] [--input NAME=FILE]... [--inputs DIR] [--outputs DIR] [--iterations N] [--profile]",
-                       "Runs a model once and prints each output's name, dtype, shape and a summary.\n"
+                       "Runs a model (--iterations N times) and prints each output's name, dtype, shape and a summary.\n"
                        "Inputs not given get seeded random data, and the run says so.",
                        flags);
     return 0;
   }
-  auto threads = args->get_int("threads", 0, 0, 1024);
-  if (!threads.ok()) return fail(threads.status());
   auto seed = args->get_int("seed", 0, 0, 1 << 30);
   if (!seed.ok()) return fail(seed.status());
   auto iterations = args->get_int("iterations", 1, 1, 1000000);
   if (!iterations.ok()) return fail(iterations.status());
-  const std::string engine = args->get("engine", "auto");
-  if (engine != "auto" && engine != "aicpu") return fail(invalid_argument("--engine must be auto or aicpu, got '" + engine + "'"));
-
   // Options are validated before the model is touched: a bad configuration fails fast.
-  const options::EnvMap env = options::capture_process_environment();
   CreatedFolder created;
-  auto profile = profile_assignments(*args, env, created);
-  if (!profile.ok()) return fail(profile.status());
-  auto config = option_set_from_args(*args, env, *profile);
-  if (!config.ok()) {
-    std::fprintf(stderr, "openge run: invalid options:\n%s\n", config.status().message().c_str());
-    return 1;
-  }
-  for (const auto& w : config->warnings()) std::fprintf(stderr, "openge run: warning: %s\n", w.c_str());
+  auto options = session_options_from_flags("run", *args, created);
+  if (!options) return 1;
 
   std::string model = args->get("model");
   if (model.empty()) {
@@ -98,11 +77,7 @@ int cmd_run(int argc, char** argv) {
     model = *demo;
     std::cout << "no --model given: running the bundled demo model " << model << "\n";
   }
-  SessionOptions options;
-  options.num_threads = *threads;
-  options.use_aicore = engine == "auto";
-  options.config = std::make_shared<const options::OptionSet>(std::move(config.value()));
-  auto session = Session::open(model, options);
+  auto session = Session::open(model, *options);
   if (!session.ok()) return fail(session.status());
   created.keep = true;
   auto inputs = gather_inputs(**session, *args, static_cast<uint32_t>(*seed));
