@@ -16,6 +16,9 @@ struct SpecCase {
   const char* expected;  // nullptr: the configuration must be refused
 };
 
+// ctest lists a parameterised test with its parameter: print the case's ID, not its bytes.
+void PrintTo(const SpecCase& c, std::ostream* os) { *os << c.id; }
+
 const SpecCase kCases[] = {
     {"OPT_graph_run_mode_3_DefaultTraining", {}, {}, "graph_run_mode", "1"},
     {"OPT_graph_run_mode_2_OnlineInference", {{"graph_run_mode", "0"}}, {}, "graph_run_mode", "0"},
