@@ -37,6 +37,9 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   std::unique_ptr<Executable> exe(new Executable());
   exe->graph_ = std::move(graph);
   exe->num_threads_ = options.num_threads;
+  // oneDNN fixes a primitive's thread count when it is created: compile with the thread count
+  // the runs will have, or a 1-thread session still wakes a second thread inside its kernels.
+  set_num_threads(options.num_threads);
   Graph& g = exe->graph_;
   if (input_shapes.size() != g.inputs.size())
     return invalid_argument("the model has " + std::to_string(g.inputs.size()) + " inputs but " +
@@ -260,7 +263,7 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, R
   if (inputs.size() != g.inputs.size())
     return invalid_argument("the model takes " + std::to_string(g.inputs.size()) + " inputs, " +
                             std::to_string(inputs.size()) + " were given");
-  if (num_threads_ > 0) set_num_threads(num_threads_);
+  set_num_threads(num_threads_);  // this thread may have compiled or run another session
   std::vector<Tensor> slots(g.values.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = g.values[static_cast<size_t>(g.inputs[i])];
