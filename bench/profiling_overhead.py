@@ -29,7 +29,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     args = ap.parse_args()
-    node_env = node_env(args.peers)
+    ort_env = node_env(args.peers)
     print("| model | threads | tasks | off ms | l0 ms | l1 ms | l0/off | l1/off | ORT ms | off/ORT |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name in args.models:
@@ -41,7 +41,7 @@ def main():
                 ours.append(run_json([args.binary, model, inp, "--threads", str(threads), "--rounds", str(args.rounds),
                                       "--warmup", str(args.warmup)]))
                 ort.append(run_json(["node", args.ort_script, model, inp, "--threads", str(threads), "--warmup",
-                                     str(args.warmup), "--runs", str(args.rounds)], node_env)["median"])
+                                     str(args.warmup), "--runs", str(args.rounds)], ort_env)["median"])
             med = lambda key: statistics.median(r[key] for r in ours)  # noqa: E731
             print(f"| {name} | {threads} | {ours[0]['tasks']} | {med('off_ms'):.2f} | {med('l0_ms'):.2f} | "
                   f"{med('l1_ms'):.2f} | {med('l0_ratio'):.3f} | {med('l1_ratio'):.3f} | {statistics.median(ort):.2f} | "
