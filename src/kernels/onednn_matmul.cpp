@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "kernels/onednn_common.h"
+#include "kernels/onednn_weight_placement.h"
+#include "runtime/parallel.h"
 
 namespace openge::onednn {
 namespace {
@@ -31,6 +33,7 @@ class MatmulKernel final : public OneDnnKernel {
   dnnl::matmul prim;
   dnnl::memory::desc src_md, dst_md, w_md, bias_md, scratchpad_md;
   std::optional<dnnl::memory> w_packed;
+  std::shared_ptr<void> w_storage;  // owns w_packed's buffer
   std::optional<Tensor> bias_const;
   int w_input = 1, bias_input = -1, residual_input = -1;
   bool has_bias = false;
@@ -70,7 +73,22 @@ Result<std::unique_ptr<CompiledKernel>> build(MatmulSpec& spec) {
   k->dst_md = spec.dst_md;
   k->w_md = spec.w_md;
   k->w_input = spec.w_input;
-  if (spec.w_const) k->w_packed = reorder_constant(spec.w_md, spec.w_const->raw(), pd->weights_desc());
+  if (spec.w_const) {
+    const std::string impl = pd->impl_info_str();
+    PlacedWeights placed;
+    if (impl.rfind("gemm", 0) == 0) {
+      // The gemm path reads plain weights whose address changes its speed (onednn_weight_placement.h).
+      std::string key = impl + "|" + std::to_string(num_threads()) + "|" + std::to_string(spec.residual_input >= 0) +
+                        std::to_string(spec.bias_md.has_value()) + std::to_string(static_cast<int>(spec.act.kind));
+      for (const auto* md : {&spec.src_md, &spec.w_md, &spec.dst_md})
+        for (auto d : md->dims()) key += "," + std::to_string(d);
+      placed = place_weights_measured(k->prim, *pd, spec.w_md, spec.w_const->raw(), key);
+    } else {
+      placed = place_weights(spec.w_md, spec.w_const->raw(), pd->weights_desc(), 0);
+    }
+    k->w_storage = std::move(placed.storage);
+    k->w_packed = placed.memory;
+  }
   k->has_bias = spec.bias_md.has_value();
   if (k->has_bias) k->bias_md = *spec.bias_md;
   k->bias_const = std::move(spec.bias_const);

@@ -1,0 +1,90 @@
+#include "kernels/onednn_weight_placement.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "kernels/onednn_common.h"
+
+namespace openge::onednn {
+namespace {
+
+// Offsets tried: 32-byte aligned (weights read in place) and 16 bytes past it (packed per call).
+constexpr size_t kOffsets[] = {0, 16};
+// Below this many multiply-adds the choice cannot matter enough to pay for timing it.
+constexpr double kMinMacsToMeasure = 32e6;
+
+std::mutex& choice_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<std::string, size_t>& choices() {
+  static std::map<std::string, size_t> c;
+  return c;
+}
+
+double seconds_of_one_run(const dnnl::matmul& prim, std::unordered_map<int, dnnl::memory> args,
+                          const dnnl::memory::desc& scratchpad_md) {
+  std::vector<std::byte> scratch(scratchpad_md.get_size() + 64);
+  if (scratchpad_md.get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = wrap(scratchpad_md, scratch.data());
+  dnnl::stream& s = thread_stream();
+  prim.execute(s, args);  // warm: first-touch and JIT effects stay out of the timing
+  s.wait();
+  const auto start = std::chrono::steady_clock::now();
+  prim.execute(s, args);
+  s.wait();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+PlacedWeights place_weights(const dnnl::memory::desc& src_md, const void* data, const dnnl::memory::desc& dst_md,
+                            size_t offset) {
+  const size_t bytes = dst_md.get_size() + offset + 64;
+  std::shared_ptr<void> storage(std::aligned_alloc(64, (bytes + 63) / 64 * 64), std::free);
+  if (!storage) throw std::bad_alloc();
+  void* start = static_cast<std::byte*>(storage.get()) + offset;
+  dnnl::memory dst(dst_md, cpu_engine(), start);
+  dnnl::memory src = wrap(src_md, data);
+  dnnl::reorder(src, dst).execute(thread_stream(), src, dst);
+  thread_stream().wait();
+  return {std::move(storage), dst};
+}
+
+PlacedWeights place_weights_measured(const dnnl::matmul& prim, const dnnl::matmul::primitive_desc& pd,
+                                     const dnnl::memory::desc& w_src_md, const void* data, const std::string& key) {
+  const auto src_md = pd.src_desc(), dst_md = pd.dst_desc(), w_md = pd.weights_desc();
+  double macs = 1;
+  for (auto d : dst_md.dims()) macs *= static_cast<double>(d);
+  macs *= static_cast<double>(src_md.dims().back());
+  {
+    std::lock_guard<std::mutex> lock(choice_mutex());
+    auto it = choices().find(key);
+    if (it != choices().end()) return place_weights(w_src_md, data, w_md, it->second);
+  }
+  if (macs < kMinMacsToMeasure) return place_weights(w_src_md, data, w_md, kOffsets[0]);
+  // Inputs of the right size (their values do not change the time of a dense matmul).
+  std::vector<std::byte> src(src_md.get_size() + 64), dst(dst_md.get_size() + 64), bias(pd.bias_desc().get_size() + 64);
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, wrap(src_md, src.data())},
+                                             {DNNL_ARG_DST, wrap(dst_md, dst.data())}};
+  if (pd.bias_desc().get_size() > 0) args[DNNL_ARG_BIAS] = wrap(pd.bias_desc(), bias.data());
+  size_t best = kOffsets[0];
+  double best_time = 0;
+  PlacedWeights kept;
+  for (size_t offset : kOffsets) {
+    PlacedWeights w = place_weights(w_src_md, data, w_md, offset);
+    args[DNNL_ARG_WEIGHTS] = w.memory;
+    const double t = seconds_of_one_run(prim, args, pd.scratchpad_desc());
+    if (!kept.storage || t < best_time) best = offset, best_time = t, kept = std::move(w);
+  }
+  std::lock_guard<std::mutex> lock(choice_mutex());
+  choices().emplace(key, best);
+  return kept;
+}
+
+}  // namespace openge::onednn
