@@ -15,6 +15,12 @@ struct ConvCase {
   std::string auto_pad;
   bool bias;
 };
+// ctest shows the parameter: print the case, not its bytes.
+void PrintTo(const ConvCase& k, std::ostream* os) {
+  *os << "x" << k.n << "x" << k.c << "x" << k.h << "x" << k.w << " m" << k.m << " k" << k.kh << "x" << k.kw << " s"
+      << k.stride << " d" << k.dil << " g" << k.group << (k.auto_pad.empty() ? "" : " " + k.auto_pad)
+      << (k.bias ? " bias" : "");
+}
 
 Node conv_node(const ConvCase& k, const std::string& op = "Conv", size_t inputs = 0) {
   Node node = make_node(op, inputs ? inputs : (k.bias ? 3 : 2));
@@ -76,6 +82,9 @@ struct FusedCase {
   FusedActivation act;
   bool residual;
 };
+void PrintTo(const FusedCase& f, std::ostream* os) {
+  *os << "activation " << static_cast<int>(f.act.kind) << (f.residual ? " + residual" : "");
+}
 
 class OneDnnFusedConvTest : public ::testing::TestWithParam<FusedCase> {};
 

@@ -58,6 +58,10 @@ struct MatMulCase {
   Shape a, b;
   bool b_constant;
 };
+// ctest shows the parameter: print the case, not its bytes.
+void PrintTo(const MatMulCase& c, std::ostream* os) {
+  *os << shape_to_string(c.a) << " x " << shape_to_string(c.b) << (c.b_constant ? " const B" : "");
+}
 
 class OneDnnMatMulTest : public ::testing::TestWithParam<MatMulCase> {};
 
@@ -116,6 +120,10 @@ struct GemmCase {
   Shape c;  // empty: no C
   bool b_constant;
 };
+void PrintTo(const GemmCase& g, std::ostream* os) {
+  *os << g.m << "x" << g.k << "x" << g.n << (g.trans_a ? " tA" : "") << (g.trans_b ? " tB" : "") << " alpha "
+      << g.alpha << " beta " << g.beta << " C " << shape_to_string(g.c) << (g.b_constant ? " const B" : "");
+}
 
 class OneDnnGemmTest : public ::testing::TestWithParam<GemmCase> {};
 

@@ -11,6 +11,10 @@ struct PoolCase {
   std::vector<int64_t> kernel, strides, pads;
   int64_t ceil_mode, count_include_pad;
 };
+// ctest shows the parameter: print the case, not its bytes.
+void PrintTo(const PoolCase& p, std::ostream* os) {
+  *os << p.op << " k" << p.kernel.size() << "d ceil " << p.ceil_mode << " count_pad " << p.count_include_pad;
+}
 
 class OneDnnPoolTest : public ::testing::TestWithParam<PoolCase> {};
 
