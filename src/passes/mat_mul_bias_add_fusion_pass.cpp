@@ -9,40 +9,26 @@ namespace openge::passes {
 namespace {
 
 Result<PassResult> run(Graph& g) {
-  PassResult result;
-  auto consumers = g.consumers();
-  std::vector<bool> dead(g.nodes.size(), false);
-  for (size_t ai = 0; ai < g.nodes.size(); ++ai) {
-    const Node& add = g.nodes[ai];
-    if (!is_op(add, "Add") || add.domain == "openge" || add.inputs.size() != 2 || add.outputs.empty()) continue;
-    for (int side = 0; side < 2; ++side) {
-      const int x = add.inputs[static_cast<size_t>(side)];
-      const int bias = add.inputs[static_cast<size_t>(1 - side)];
-      const Node* mm = producer(g, x);
-      if (!mm || !is_op(*mm, "MatMul") || mm->domain == "openge") continue;
-      if (sole_consumer(g, consumers, x) != static_cast<int>(ai)) continue;
-      const Tensor* b = constant_of(g, bias);
-      const Value& xv = g.values[static_cast<size_t>(x)];
-      if (!b || !xv.shape || xv.shape->empty()) continue;
-      ++result.matched;
-      const int64_t n = xv.shape->back();
-      bool row = b->dtype() == xv.dtype && b->numel() == n && n > 0 && b->rank() <= static_cast<int64_t>(xv.shape->size());
-      for (int64_t d = 0; row && d + 1 < b->rank(); ++d) row = b->dim(d) == 1;
-      if (!row) continue;
-      const int ci = g.values[static_cast<size_t>(x)].producer;
-      const int bias1d = add_constant(g, g.values[static_cast<size_t>(bias)].name + "_row", b->reshaped({n}).clone());
-      Node& m = g.nodes[static_cast<size_t>(ci)];
-      make_fused(m);
-      m.inputs.resize(3, -1);
-      m.inputs[2] = bias1d;
-      set_output(g, ci, 0, add.outputs[0]);
-      absorb_node(g, ci, static_cast<int>(ai), dead);
-      ++result.applied;
-      break;
-    }
-  }
-  erase_nodes(g, dead);
-  return result;
+  return fuse_adds(g, [&](const auto& consumers, const auto&, int add, int x, int bias) {
+    const Node* mm = producer(g, x);
+    if (!mm || !is_op(*mm, "MatMul") || mm->domain == "openge") return kNoMatch;
+    if (sole_consumer(g, consumers, x) != add) return kNoMatch;
+    const Tensor* b = constant_of(g, bias);
+    const Value& xv = g.values[static_cast<size_t>(x)];
+    if (!b || !xv.shape || xv.shape->empty()) return kNoMatch;
+    const int64_t n = xv.shape->back();
+    bool row = b->dtype() == xv.dtype && b->numel() == n && n > 0 && b->rank() <= static_cast<int64_t>(xv.shape->size());
+    for (int64_t d = 0; row && d + 1 < b->rank(); ++d) row = b->dim(d) == 1;
+    if (!row) return kMatchedNotApplied;
+    const int ci = xv.producer;
+    const int bias1d = add_constant(g, g.values[static_cast<size_t>(bias)].name + "_row", b->reshaped({n}).clone());
+    Node& m = g.nodes[static_cast<size_t>(ci)];
+    make_fused(m);
+    m.inputs.resize(3, -1);
+    m.inputs[2] = bias1d;
+    set_output(g, ci, 0, g.nodes[static_cast<size_t>(add)].outputs[0]);
+    return ci;
+  });
 }
 
 }  // namespace

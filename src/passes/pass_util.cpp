@@ -165,4 +165,34 @@ bool fuse_residual_add(Graph& g, int producer_node, int x, int other, int add_no
   return true;
 }
 
+Result<PassResult> fuse_adds(Graph& g, const AddFuser& fuse) {
+  PassResult result;
+  const auto consumers = g.consumers();
+  std::vector<bool> dead(g.nodes.size(), false);
+  for (size_t ai = 0; ai < g.nodes.size(); ++ai) {
+    const Node& add = g.nodes[ai];
+    if (!is_op(add, "Add") || add.domain == kFusedDomain || add.inputs.size() != 2 || add.outputs.empty()) continue;
+    for (size_t side = 0; side < 2; ++side) {
+      const int absorber = fuse(consumers, dead, static_cast<int>(ai), add.inputs[side], add.inputs[1 - side]);
+      if (absorber == kNoMatch) continue;
+      ++result.matched;
+      if (absorber == kMatchedNotApplied) continue;
+      absorb_node(g, absorber, static_cast<int>(ai), dead);
+      ++result.applied;
+      break;
+    }
+  }
+  erase_nodes(g, dead);
+  return result;
+}
+
+Result<PassResult> fuse_residual_adds(Graph& g, std::initializer_list<const char*> ops) {
+  return fuse_adds(g, [&](const auto& consumers, const auto& dead, int add, int x, int other) {
+    const int p = fusable_producer(g, consumers, x, add, ops);
+    if (p < 0 || dead[static_cast<size_t>(p)] || has_residual(g.nodes[static_cast<size_t>(p)]) || x == other)
+      return kNoMatch;
+    return fuse_residual_add(g, p, x, other, add) ? p : kMatchedNotApplied;
+  });
+}
+
 }  // namespace openge::passes

@@ -1,10 +1,12 @@
 // Pattern-matching and rewriting helpers shared by the fusion passes.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ir/graph.h"
+#include "passes/pass.h"
 
 namespace openge::passes {
 
@@ -66,5 +68,20 @@ std::optional<FusedActivation> match_activation(const Graph& g, const Node& n, i
 // only by node `reader`, not channels_last. Returns its node index or -1.
 int fusable_producer(const Graph& g, const std::vector<std::vector<int>>& consumers, int v, int reader,
                      std::initializer_list<const char*> ops);
+
+// What a fuse_adds callback found for one input of an Add.
+constexpr int kNoMatch = -1;            // the pattern is not there
+constexpr int kMatchedNotApplied = -2;  // the pattern is there but cannot be rewritten
+// The scaffold of the passes that fold an Add into the node producing one of its inputs: for
+// every default-domain two-input Add and each of its inputs `x` (the other being `other`),
+// `fuse(consumers, dead, add, x, other)` rewrites the graph and returns the index of the node
+// that now does the Add's work (the Add is absorbed into it), or kNoMatch / kMatchedNotApplied.
+using AddFuser = std::function<int(const std::vector<std::vector<int>>& consumers, const std::vector<bool>& dead,
+                                   int add, int x, int other)>;
+Result<PassResult> fuse_adds(Graph& g, const AddFuser& fuse);
+
+// Add(x, other) with `other` of x's exact shape folded into x's producer (one of `ops`) as its
+// residual input: TbeConvDoubleInFusionPass and TbeBatchMatmulElementWiseFusionPass.
+Result<PassResult> fuse_residual_adds(Graph& g, std::initializer_list<const char*> ops);
 
 }  // namespace openge::passes

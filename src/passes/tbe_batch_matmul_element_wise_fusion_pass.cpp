@@ -9,29 +9,7 @@
 namespace openge::passes {
 namespace {
 
-Result<PassResult> run(Graph& g) {
-  PassResult result;
-  auto consumers = g.consumers();
-  std::vector<bool> dead(g.nodes.size(), false);
-  for (size_t ai = 0; ai < g.nodes.size(); ++ai) {
-    const Node& add = g.nodes[ai];
-    if (!is_op(add, "Add") || add.domain == "openge" || add.inputs.size() != 2 || add.outputs.empty()) continue;
-    for (int side = 0; side < 2; ++side) {
-      const int x = add.inputs[static_cast<size_t>(side)];
-      const int other = add.inputs[static_cast<size_t>(1 - side)];
-      const int mi = fusable_producer(g, consumers, x, static_cast<int>(ai), {"MatMul", "FusedMatMul"});
-      if (mi < 0 || dead[static_cast<size_t>(mi)] || has_residual(g.nodes[static_cast<size_t>(mi)]) || x == other)
-        continue;
-      ++result.matched;
-      if (!fuse_residual_add(g, mi, x, other, static_cast<int>(ai))) continue;
-      absorb_node(g, mi, static_cast<int>(ai), dead);
-      ++result.applied;
-      break;
-    }
-  }
-  erase_nodes(g, dead);
-  return result;
-}
+Result<PassResult> run(Graph& g) { return fuse_residual_adds(g, {"MatMul", "FusedMatMul"}); }
 
 }  // namespace
 
