@@ -16,6 +16,7 @@
 
 #include "frontend/onnx_loader.h"
 #include "io/npy.h"
+#include "latency_stats.h"
 #include "profiling/profiler.h"
 #include "runtime/executable.h"
 
@@ -23,11 +24,6 @@ namespace {
 
 using namespace openge;
 namespace fs = std::filesystem;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 int die(const std::string& what) {
   std::fprintf(stderr, "openge_profiling_overhead: %s\n", what.c_str());
@@ -108,7 +104,7 @@ int main(int argc, char** argv) {
   fs::remove_all(out);
   std::printf("{\"model\": \"%s\", \"threads\": %d, \"rounds\": %d, \"tasks\": %zu, \"off_ms\": %.3f, \"l0_ms\": %.3f, "
               "\"l1_ms\": %.3f, \"l0_ratio\": %.4f, \"l1_ratio\": %.4f}\n",
-              model.c_str(), threads, rounds, (*exe)->nodes().size(), median(ms[0]), median(ms[1]), median(ms[2]),
-              median(ratio_l0), median(ratio_l1));
+              model.c_str(), threads, rounds, (*exe)->nodes().size(), cli::median_of(ms[0]), cli::median_of(ms[1]), cli::median_of(ms[2]),
+              cli::median_of(ratio_l0), cli::median_of(ratio_l1));
   return 0;
 }

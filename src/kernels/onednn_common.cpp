@@ -55,17 +55,18 @@ dnnl::primitive_attr make_attr(const dnnl::post_ops& ops) {
   return attr;
 }
 
-dnnl::memory reorder_constant(const dnnl::memory::desc& src_md, const void* data, const dnnl::memory::desc& dst_md) {
+void reorder_constant_into(const dnnl::memory::desc& src_md, const void* data, dnnl::memory& dst) {
   dnnl::memory src = wrap(src_md, data);
-  dnnl::memory dst(dst_md, cpu_engine());
   dnnl::reorder(src, dst).execute(thread_stream(), src, dst);
   thread_stream().wait();
+}
+
+dnnl::memory reorder_constant(const dnnl::memory::desc& src_md, const void* data, const dnnl::memory::desc& dst_md) {
+  dnnl::memory dst(dst_md, cpu_engine());
+  reorder_constant_into(src_md, data, dst);
   return dst;
 }
 
-namespace {
-// A per-thread scratchpad that grows to the largest request; runs on different threads never
-// share it, and one thread runs one primitive at a time.
 void* thread_scratchpad(size_t bytes) {
   struct Buffer {
     std::unique_ptr<void, void (*)(void*)> data{nullptr, std::free};
@@ -79,7 +80,6 @@ void* thread_scratchpad(size_t bytes) {
   }
   return buffer.data.get();
 }
-}  // namespace
 
 Status execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad_md,
                std::unordered_map<int, dnnl::memory>& args, const KernelContext& ctx) {

@@ -49,6 +49,12 @@ auto try_create(Fn&& fn) -> std::optional<decltype(fn())> {
 
 // Reorders a constant tensor (plain layout `src_md`, data `data`) once into `dst_md`.
 dnnl::memory reorder_constant(const dnnl::memory::desc& src_md, const void* data, const dnnl::memory::desc& dst_md);
+// The same into memory the caller placed (`dst` has the target layout).
+void reorder_constant_into(const dnnl::memory::desc& src_md, const void* data, dnnl::memory& dst);
+
+// A per-thread scratchpad of at least `bytes` that grows to the largest request; runs on
+// different threads never share it, and one thread runs one primitive at a time.
+void* thread_scratchpad(size_t bytes);
 
 // Runs `prim` with `args` (borrowed tensors wrapped as dnnl::memory) plus a fresh scratchpad of
 // `scratchpad_md`'s size, waits, and turns oneDNN exceptions into a Status naming the node.

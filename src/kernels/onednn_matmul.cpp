@@ -73,19 +73,16 @@ Result<std::unique_ptr<CompiledKernel>> build(MatmulSpec& spec) {
   k->dst_md = spec.dst_md;
   k->w_md = spec.w_md;
   k->w_input = spec.w_input;
-  if (spec.w_const) {
-    const std::string impl = pd->impl_info_str();
-    PlacedWeights placed;
-    if (impl.rfind("gemm", 0) == 0) {
-      // The gemm path reads plain weights whose address changes its speed (onednn_weight_placement.h).
-      std::string key = impl + "|" + std::to_string(num_threads()) + "|" + std::to_string(spec.residual_input >= 0) +
-                        std::to_string(spec.bias_md.has_value()) + std::to_string(static_cast<int>(spec.act.kind));
-      for (const auto* md : {&spec.src_md, &spec.w_md, &spec.dst_md})
-        for (auto d : md->dims()) key += "," + std::to_string(d);
-      placed = place_weights_measured(k->prim, *pd, spec.w_md, spec.w_const->raw(), key);
-    } else {
-      placed = place_weights(spec.w_md, spec.w_const->raw(), pd->weights_desc(), 0);
-    }
+  const std::string impl = pd->impl_info_str();
+  if (spec.w_const && impl.rfind("gemm", 0) != 0) {
+    k->w_packed = reorder_constant(spec.w_md, spec.w_const->raw(), pd->weights_desc());
+  } else if (spec.w_const) {
+    // The gemm path reads plain weights whose address changes its speed (onednn_weight_placement.h).
+    std::string key = impl + "|" + std::to_string(num_threads()) + "|" + std::to_string(spec.residual_input >= 0) +
+                      std::to_string(spec.bias_md.has_value()) + std::to_string(static_cast<int>(spec.act.kind));
+    for (const auto* md : {&spec.src_md, &spec.w_md, &spec.dst_md})
+      for (auto d : md->dims()) key += "," + std::to_string(d);
+    PlacedWeights placed = place_weights_measured(k->prim, *pd, spec.w_md, spec.w_const->raw(), key);
     k->w_storage = std::move(placed.storage);
     k->w_packed = placed.memory;
   }

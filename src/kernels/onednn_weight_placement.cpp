@@ -30,8 +30,7 @@ std::map<std::string, size_t>& choices() {
 
 double seconds_of_one_run(const dnnl::matmul& prim, std::unordered_map<int, dnnl::memory> args,
                           const dnnl::memory::desc& scratchpad_md) {
-  std::vector<std::byte> scratch(scratchpad_md.get_size() + 64);
-  if (scratchpad_md.get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = wrap(scratchpad_md, scratch.data());
+  if (scratchpad_md.get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = wrap(scratchpad_md, thread_scratchpad(scratchpad_md.get_size()));
   dnnl::stream& s = thread_stream();
   prim.execute(s, args);  // warm: first-touch and JIT effects stay out of the timing
   s.wait();
@@ -50,9 +49,7 @@ PlacedWeights place_weights(const dnnl::memory::desc& src_md, const void* data, 
   if (!storage) throw std::bad_alloc();
   void* start = static_cast<std::byte*>(storage.get()) + offset;
   dnnl::memory dst(dst_md, cpu_engine(), start);
-  dnnl::memory src = wrap(src_md, data);
-  dnnl::reorder(src, dst).execute(thread_stream(), src, dst);
-  thread_stream().wait();
+  reorder_constant_into(src_md, data, dst);
   return {std::move(storage), dst};
 }
 

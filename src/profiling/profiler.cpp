@@ -268,8 +268,9 @@ Status Profiler::write_pending_locked() {
       if (config_.aicpu) write("aicpu" + sfx + ".csv", aicpu_csv(it, ctx));
       if (config_.l2) write("l2_cache" + sfx + ".csv", l2_cache_csv(it, ctx));
     }
-    if (const std::string& fusion = fusion_op_per_model_[it.model_id]; !fusion.empty())
-      write("fusion_op" + sfx + ".csv", fusion);
+    if (auto fusion = fusion_op_per_model_.find(it.model_id);
+        fusion != fusion_op_per_model_.end() && !fusion->second.empty())
+      write("fusion_op" + sfx + ".csv", fusion->second);
   }
   if (!pending_.empty() && !pending_.back().tasks.empty()) {
     const IterationRecord& it = pending_.back();
