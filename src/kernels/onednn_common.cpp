@@ -4,7 +4,7 @@
 #include <cstring>
 #include <memory>
 
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge::onednn {
 

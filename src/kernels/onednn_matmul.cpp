@@ -4,7 +4,7 @@
 
 #include "kernels/onednn_common.h"
 #include "kernels/onednn_weight_placement.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge::onednn {
 namespace {

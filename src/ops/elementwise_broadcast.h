@@ -12,7 +12,7 @@
 
 #include "ir/dispatch.h"
 #include "ops/elementwise_common.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge::elementwise {
 

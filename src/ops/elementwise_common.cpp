@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge::elementwise {
 

@@ -8,7 +8,7 @@
 #include "ir/dispatch.h"
 #include "ops/op_registry.h"
 #include "ops/shape_strided_copy.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge {
 

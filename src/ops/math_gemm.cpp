@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "ops/shape_util.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge {
 namespace {

@@ -10,7 +10,7 @@
 #include "ops/math_gemm.h"
 #include "ops/math_ops_internal.h"
 #include "ops/shape_util.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge {
 namespace {

@@ -8,7 +8,7 @@
 #include "ops/math_gemm.h"
 #include "ops/nn_common.h"
 #include "ops/nn_window.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "ops/nn_common.h"
 #include "ops/shape_util.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge {
 namespace {

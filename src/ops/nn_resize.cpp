@@ -9,7 +9,7 @@
 
 #include "ops/nn_common.h"
 #include "ops/nn_window.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge {
 namespace {

@@ -8,7 +8,7 @@
 #include "ops/math_common.h"
 #include "ops/reduce_axes.h"
 #include "ops/shape_util.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge {
 namespace {

@@ -9,7 +9,7 @@
 #include <type_traits>
 
 #include "ops/math_common.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge {
 

@@ -12,7 +12,7 @@
 #include "ops/reduce_axes.h"
 #include "ops/reduce_kernels.h"
 #include "ops/shape_util.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge {
 namespace {

@@ -1,7 +1,7 @@
 #include "ops/shape_common.h"
 
 #include "ir/dispatch.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge {
 

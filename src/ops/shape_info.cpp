@@ -7,7 +7,7 @@
 
 #include "ir/dispatch.h"
 #include "ops/shape_common.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "ops/shape_common.h"
 #include "ops/shape_util.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "ops/shape_common.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge {
 namespace {

@@ -14,7 +14,7 @@
 #include "profiling/host_sampler.h"
 #include "profiling/report.h"
 #include "profiling/storage_limit.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge::profiling {
 namespace fs = std::filesystem;

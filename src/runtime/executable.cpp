@@ -6,7 +6,7 @@
 #include "passes/pass.h"
 #include "runtime/memory_plan.h"
 #include "runtime/node_eval.h"
-#include "runtime/parallel.h"
+#include "base/parallel.h"
 
 namespace openge {
 namespace {

@@ -13,10 +13,14 @@
 
 namespace openge {
 
+namespace options { class OptionSet; }
+
 struct CompileOptions {
   int num_threads = 0;         // 0: one per core
   bool use_aicore = true;      // false: every node on the reference engine
   bool run_passes = true;
+  // The session's validated configuration (precision, impl modes …); null: every default.
+  std::shared_ptr<const options::OptionSet> config;
 };
 
 struct PassStat {

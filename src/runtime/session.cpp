@@ -75,6 +75,7 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunI
       co.num_threads = impl_->options.num_threads;
       co.use_aicore = impl_->options.use_aicore;
       co.run_passes = impl_->options.run_passes;
+      co.config = impl_->options.config;
       auto compiled = Executable::compile(impl_->graph, shapes, co);
       if (!compiled.ok()) return compiled.status();
       it = impl_->compiled.emplace(shapes, std::shared_ptr<Executable>(std::move(compiled.value()))).first;
