@@ -38,6 +38,11 @@ class Session {
  public:
   ~Session();
   static Result<std::unique_ptr<Session>> open(const std::string& model_path, const SessionOptions& options = {});
+  // The same from a serialized ModelProto in memory (the Python package's bytes models);
+  // `source_name` names it in messages, external data resolves against the working directory.
+  static Result<std::unique_ptr<Session>> open_from_memory(const void* data, size_t size,
+                                                           const SessionOptions& options = {},
+                                                           const std::string& source_name = "<memory>");
 
   const std::vector<TensorInfo>& inputs() const;
   const std::vector<TensorInfo>& outputs() const;
@@ -61,6 +66,9 @@ class Session {
  private:
   struct Impl;
   explicit Session(std::unique_ptr<Impl> impl);
+  // open() and open_from_memory(): `data` null reads the file `name`.
+  static Result<std::unique_ptr<Session>> open_model(const std::string& name, const void* data, size_t size,
+                                                     const SessionOptions& options);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -25,7 +25,8 @@ struct Session::Impl {
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
-Result<std::unique_ptr<Session>> Session::open(const std::string& model_path, const SessionOptions& options) {
+Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, const void* data, size_t size,
+                                                     const SessionOptions& options) {
   // A bad profiling configuration fails before the model is read, and nothing is created on
   // disk unless the model loads.
   std::optional<profiling::ProfilerConfig> profiling;
@@ -35,7 +36,7 @@ Result<std::unique_ptr<Session>> Session::open(const std::string& model_path, co
     profiling = std::move(config.value());
   }
   const int64_t load_start = profiling::steady_now_ns();
-  auto graph = load_onnx(model_path);
+  auto graph = data ? load_onnx_from_bytes(data, size, name) : load_onnx(name);
   if (!graph.ok()) return graph.status();
   const int64_t load_end = profiling::steady_now_ns();
   auto impl = std::make_unique<Impl>();
@@ -117,6 +118,17 @@ Status Session::range_pop() { return impl_->profiler ? impl_->profiler->range_po
 
 void Session::mark(const std::string& message) {
   if (impl_->profiler) impl_->profiler->mark(message);
+}
+
+Result<std::unique_ptr<Session>> Session::open(const std::string& model_path, const SessionOptions& options) {
+  return open_model(model_path, nullptr, 0, options);
+}
+
+Result<std::unique_ptr<Session>> Session::open_from_memory(const void* data, size_t size, const SessionOptions& options,
+                                                           const std::string& source_name) {
+  // A null pointer with size 0 is an empty model, not a file name.
+  static const char kEmpty = 0;
+  return open_model(source_name, data ? data : &kEmpty, data ? size : 0, options);
 }
 
 }  // namespace openge
