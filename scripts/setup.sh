@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy     # conformance data and model generators
+  python3-dev pybind11-dev python3-pytest # the openge Python package (python/) and its tests
   clang libclang-rt-14-dev               # libFuzzer and sanitizers
   chromium fonts-dejavu-core             # headless check + screenshot of the profiling report.html
 )

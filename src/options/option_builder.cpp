@@ -41,7 +41,7 @@ class OptionSetBuilder {
     apply_defaults();
     apply_forced_values();
     warn_deprecated();
-    check_option_rules(set_, report_.errors, report_.warnings);
+    if (in_.check_rules) check_option_rules(set_, report_.errors, report_.warnings);
     if (in_.check_files) check_option_files(set_, report_.errors, report_.warnings);
 
     set_.warnings_ = report_.warnings;

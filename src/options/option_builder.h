@@ -26,6 +26,9 @@ struct OptionInputs {
   // Read and parse the files the options point to, and check the folders that must exist.
   // Off only for checks of a configuration on another machine.
   bool check_files = true;
+  // Check the rules between options. Off only to list the values and sources of a configuration
+  // that breaks one (the Python package's attribute reads); each value is still checked.
+  bool check_rules = true;
 };
 
 struct BuildReport {

@@ -1,0 +1,33 @@
+"""OpenGE from Python: configure with page 002's ``npu.global_options()`` lines and run ONNX
+models on NumPy arrays.
+
+    from openge import npu
+    import openge, numpy
+    npu.global_options().precision_mode = "allow_mix_precision"
+    session = openge.Session("model.onnx")
+    (y,) = session.run(None, {"x": numpy.ones((1, 3), numpy.float32)})
+
+Names: Session, TensorInfo, npu (global_options, NpuOptions), check_options, paths, explain,
+option_table, and the exceptions Error, OptionError, ModelError, InputError, RunError,
+OptionWarning. bfloat16 tensors travel as numpy.uint16 arrays holding the bits.
+"""
+from ._errors import Error, InputError, ModelError, OptionError, OptionWarning, RunError
+from . import _openge
+from . import npu
+from .session import Session, TensorInfo
+from .reports import CheckResult, check_options, explain, paths
+
+__version__ = "0.1.0"
+
+
+def option_table():
+    """Every row of the engine's option table (dicts: name, kind, types, allowed, range,
+    default, ge_key, aliases, env_var, description, ...), in table order."""
+    return _openge.option_table()
+
+
+__all__ = [
+    "Error", "OptionError", "ModelError", "InputError", "RunError", "OptionWarning",
+    "Session", "TensorInfo", "npu", "check_options", "paths", "explain", "option_table", "CheckResult",
+    "__version__",
+]

@@ -1,0 +1,50 @@
+"""The CLI's configuration reports as Python values: ``openge options --explain``,
+``openge paths`` and ``openge check-options``."""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, NamedTuple, Sequence, Union
+
+from . import _openge
+from .npu import option_row
+from .session import OptionsArg, _assignments
+
+__all__ = ["CheckResult", "check_options", "explain", "paths"]
+
+
+class CheckResult(NamedTuple):
+    """valid: no problem. errors: one E10001 line each. warnings: as the CLI prints them."""
+
+    valid: bool
+    errors: List[str]
+    warnings: List[str]
+
+
+def _files(options_files: Sequence[Union[str, "os.PathLike[str]"]]) -> List[str]:
+    return [os.fspath(f) for f in options_files]
+
+
+def check_options(options: OptionsArg = None, options_files: Sequence[Union[str, "os.PathLike[str]"]] = ()) -> CheckResult:
+    """Validates a configuration (assignments, options files, environment) as a Session would,
+    every rule between options and every file included (``openge check-options``)."""
+    report = _openge.build_options(_assignments(options), _files(options_files), True)
+    return CheckResult(not report["errors"], list(report["errors"]), list(report["warnings"]))
+
+
+def paths(options: OptionsArg = None, options_files: Sequence[Union[str, "os.PathLike[str]"]] = ()) -> Dict[str, Any]:
+    """Where every artifact kind goes (``openge paths``): {kind: {"path", "is_file", "rule",
+    "chain"}} plus "compile_cache_size". Raises OptionError for an invalid configuration."""
+    return _openge.resolve_paths(_assignments(options), _files(options_files))
+
+
+def explain(name: str, options: OptionsArg = None) -> Dict[str, Any]:
+    """One option's row of the table (``openge options --explain``): description, kind, allowed
+    values, default, GE key, aliases, environment variable, interactions, effect on a CPU, spec
+    IDs, and "effective": (value, source, origin) in the given configuration."""
+    row = option_row(name)
+    if row is None:
+        _openge.check_option(name, "", "explain")  # raises OptionError: unknown option, did you mean
+    assert row is not None
+    values = _openge.build_options(_assignments(options), [], False)["values"]
+    row["effective"] = values.get(row["name"]) if values else None
+    return row

@@ -1,0 +1,45 @@
+"""The examples run as the README says, and the TF-style script's option lines are page 002's."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import SOURCE_DIR
+from test_options import page_002_lines
+
+EXAMPLES = SOURCE_DIR / "examples"
+
+
+def run_example(name, *args, tmp_path):
+    return subprocess.run([sys.executable, str(EXAMPLES / name), *map(str, args)], capture_output=True, text=True,
+                          cwd=tmp_path, env=dict(os.environ), timeout=300)
+
+
+def test_tf_style_option_lines_are_verbatim_from_page_002():
+    lines = [l.strip() for l in (EXAMPLES / "tf_style_options.py").read_text().splitlines()
+             if l.startswith("npu.global_options().")]
+    assert len(lines) >= 5
+    seed = set(page_002_lines())
+    assert [l for l in lines if l not in seed] == []
+
+
+def test_tf_style_example_runs(tmp_path):
+    r = run_example("tf_style_options.py", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "precision_mode = allow_mix_precision" in r.stdout
+
+
+def test_mixed_precision_example_runs(tmp_path):
+    r = run_example("mixed_precision.py", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rows = {l.split()[0]: float(l.split()[1]) for l in r.stdout.splitlines()[1:]}
+    assert rows["force_fp32"] == 0.0
+    assert rows["allow_fp32_to_fp16"] > 0.0  # fp16 compute moves the outputs
+
+
+def test_profiling_example_runs(tmp_path):
+    r = run_example("profiling.py", SOURCE_DIR / "models" / "demo.onnx", tmp_path, tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "report: " + str(tmp_path) in r.stdout
+    assert list(tmp_path.rglob("report.html"))
