@@ -13,6 +13,8 @@ std::vector<OpSchema> build_table() {
   register_reduce_ops(table);
   register_math_ops(table);
   register_fused_ops(table);
+  register_index_ops(table);
+  register_select_ops(table);
   std::sort(table.begin(), table.end(), [](const OpSchema& a, const OpSchema& b) { return a.op_type < b.op_type; });
   return table;
 }

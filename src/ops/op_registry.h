@@ -35,5 +35,7 @@ void register_nn_ops(std::vector<OpSchema>& table);
 void register_reduce_ops(std::vector<OpSchema>& table);
 void register_math_ops(std::vector<OpSchema>& table);
 void register_fused_ops(std::vector<OpSchema>& table);  // internal ops made by fusion passes (domain "openge")
+void register_index_ops(std::vector<OpSchema>& table);   // GatherND ScatterElements Scatter ReverseSequence
+void register_select_ops(std::vector<OpSchema>& table);  // NonZero Compress Unique (data-dependent sizes)
 
 }  // namespace openge

@@ -1,0 +1,52 @@
+// Helpers shared by the ops that address data through index tensors or produce data-dependent
+// sizes (index_ops.cpp, select_ops.cpp, detection_ops.cpp): reading int32/int64 indices,
+// bounds-checking them with an error that names the node and the bad index, and the size check
+// for output sizes taken from data.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "ops/op_context.h"
+#include "ops/shape_common.h"
+
+namespace openge {
+
+inline bool is_index_dtype(DType t) { return t == DType::kInt64 || t == DType::kInt32; }
+
+// Element i of an int32/int64 tensor (the caller checked the dtype).
+inline int64_t index_at(const Tensor& t, int64_t i) {
+  return t.dtype() == DType::kInt64 ? t.data<int64_t>()[i] : static_cast<int64_t>(t.data<int32_t>()[i]);
+}
+
+// Error unless input i (when its dtype is known) is int32 or int64.
+inline Status check_index_input(const InferContext& ctx, size_t i, const std::string& what) {
+  const DType t = ctx.has_input(i) ? ctx.input_dtype(i) : DType::kUndefined;
+  if (t != DType::kUndefined && !is_index_dtype(t))
+    return ctx.error(what + " must be int32 or int64, got " + dtype_name(t));
+  return Status::Ok();
+}
+
+// `v` mapped into [0, dim) (negative values count from the end, as ONNX allows), or an error
+// that names the node, the bad index and the valid range.
+template <class Ctx>
+Result<int64_t> checked_index(const Ctx& ctx, int64_t v, int64_t dim, const std::string& what) {
+  if (v < -dim || v >= dim)
+    return ctx.error(what + " " + std::to_string(v) + " is out of range [" + std::to_string(-dim) + ", " +
+                     std::to_string(dim - 1) + "]");
+  return v < 0 ? v + dim : v;
+}
+
+// size-limit: output sizes taken from data (NonZero, Compress, Unique, NonMaxSuppression counts)
+// are checked here against kMaxTensorBytes (shape_common.h) until the central size-limit policy
+// (base/size_limit.h) exists; then this forwards to it.
+inline Status check_data_sized_output(const InferContext& ctx, const Shape& shape, DType dtype, const std::string& what) {
+  return check_shape_size(ctx, shape, dtype, what);
+}
+
+inline int64_t product(const Shape& s, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end && i < s.size(); ++i) p *= s[i];
+  return p;
+}
+
+}  // namespace openge
