@@ -1,10 +1,11 @@
-"""The Python binding's overhead over the C++ API: one small MLP (made here with onnx.helper),
+"""The Python binding's overhead over the C++ API: the benchmark suite's MLP (784-1024-1024-10,
+Linear+ReLU, batch 1; made here with onnx.helper, or --model bench/models/mlp.onnx),
 run through openge.Session.run in this process and through `openge bench` (the C++ Session::run
 in a loop), alternating R rounds of N timed runs each; the result is the median of the
 per-round medians and their ratio (issue 12: <= 1.05).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/python_overhead.py --openge build/openge \
-        [--rounds 7] [--runs 400] [--threads 1] [--batch 1] [--sizes 256,512,512,10]
+        [--rounds 7] [--runs 400] [--threads 1] [--batch 1] [--sizes 784,1024,1024,10] [--model M.onnx]
 """
 import argparse
 import json
@@ -42,7 +43,7 @@ def make_mlp(path, batch, sizes, seed=0):
 
 
 def python_median_ms(session, x, warmup, runs):
-    feed = {"x": x}
+    feed = {session.inputs[0].name: x}
     for _ in range(warmup):
         session.run(None, feed)
     times = []
@@ -53,8 +54,8 @@ def python_median_ms(session, x, warmup, runs):
     return statistics.median(times)
 
 
-def cpp_median_ms(cli, model, x_path, threads, warmup, runs):
-    out = subprocess.run([cli, "bench", "--model", model, "--input", f"x={x_path}", "--threads", str(threads),
+def cpp_median_ms(cli, model, name, x_path, threads, warmup, runs):
+    out = subprocess.run([cli, "bench", "--model", model, "--input", f"{name}={x_path}", "--threads", str(threads),
                           "--warmup", str(warmup), "--runs", str(runs), "--json"],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])["median_ms"]
@@ -68,15 +69,18 @@ def main():
     ap.add_argument("--warmup", type=int, default=50)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--batch", type=int, default=1)
-    ap.add_argument("--sizes", default="256,512,512,10")
+    ap.add_argument("--sizes", default="784,1024,1024,10")
+    ap.add_argument("--model", help="an existing one-input float32 model instead of the generated MLP")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
-        model, x_path = os.path.join(tmp, "mlp.onnx"), os.path.join(tmp, "x.npy")
-        make_mlp(model, args.batch, sizes)
-        x = numpy.random.default_rng(1).standard_normal((args.batch, sizes[0])).astype(numpy.float32)
-        numpy.save(x_path, x)
+        model, x_path = args.model or os.path.join(tmp, "mlp.onnx"), os.path.join(tmp, "x.npy")
+        if not args.model:
+            make_mlp(model, args.batch, sizes)
         session = openge.Session(model, threads=args.threads)
+        (info,) = session.inputs
+        x = numpy.random.default_rng(1).standard_normal(info.shape).astype(numpy.float32)
+        numpy.save(x_path, x)
         py, cpp = [], []
         for r in range(args.rounds):
             # Alternate which side goes first so drifts in machine load hit both alike.
@@ -85,10 +89,10 @@ def main():
                 if side == "py":
                     py.append(python_median_ms(session, x, args.warmup, args.runs))
                 else:
-                    cpp.append(cpp_median_ms(args.openge, model, x_path, args.threads, args.warmup, args.runs))
+                    cpp.append(cpp_median_ms(args.openge, model, info.name, x_path, args.threads, args.warmup, args.runs))
             print(f"round {r}: python {py[-1] * 1e3:8.1f} us   C++ {cpp[-1] * 1e3:8.1f} us")
         py_ms, cpp_ms = statistics.median(py), statistics.median(cpp)
-        result = {"model": f"MLP {'x'.join(map(str, sizes))} batch {args.batch}", "threads": args.threads,
+        result = {"model": args.model or f"MLP {'-'.join(map(str, sizes))} batch {args.batch}", "threads": args.threads,
                   "rounds": args.rounds, "runs": args.runs, "python_median_us": round(py_ms * 1e3, 2),
                   "cpp_median_us": round(cpp_ms * 1e3, 2), "overhead_us": round((py_ms - cpp_ms) * 1e3, 2),
                   "ratio": round(py_ms / cpp_ms, 4)}

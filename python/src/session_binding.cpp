@@ -30,12 +30,6 @@ constexpr DTypeRow kDTypes[] = {
     {DType::kBFloat16, 'u', 2, "uint16"},
 };
 
-const char* numpy_name(DType t) {
-  for (const auto& r : kDTypes)
-    if (r.dtype == t) return r.numpy;
-  return nullptr;
-}
-
 // The engine dtype of an array fed to an input declared as `declared`.
 DType dtype_of(const py::dtype& dt, DType declared) {
   const char kind = dt.kind();
@@ -46,23 +40,34 @@ DType dtype_of(const py::dtype& dt, DType declared) {
   return DType::kUndefined;
 }
 
+// The NumPy dtype object of a DType (None for types NumPy cannot hold), made once: building one
+// from its name on every output costs a noticeable part of a small model's run.
+py::object numpy_dtype(DType t) {
+  static const auto* cache = [] {
+    auto* m = new std::map<DType, py::object>();  // leaked: outlives the interpreter's teardown
+    for (const auto& r : kDTypes) m->emplace(r.dtype, py::dtype(r.numpy));
+    return m;
+  }();
+  auto it = cache->find(t);
+  return it == cache->end() ? py::object(py::none()) : it->second;
+}
+
 py::tuple info_tuple(const TensorInfo& t) {
   py::list shape;
   for (int64_t d : t.shape) shape.append(d < 0 ? py::object(py::none()) : py::object(py::int_(d)));
-  const char* np = numpy_name(t.dtype);
-  return py::make_tuple(t.name, dtype_name(t.dtype), np ? py::object(py::dtype(np)) : py::object(py::none()),
+  return py::make_tuple(t.name, dtype_name(t.dtype), numpy_dtype(t.dtype),
                         py::tuple(shape));
 }
 
 // An output as a NumPy array over the tensor's own buffer (kept alive by the array's base).
 py::array to_numpy(Tensor t) {
-  const char* np = numpy_name(t.dtype());
-  if (!np) raise(errors().run_error, std::string("output dtype ") + dtype_name(t.dtype()) + " has no NumPy type");
+  py::object dt = numpy_dtype(t.dtype());
+  if (dt.is_none()) raise(errors().run_error, std::string("output dtype ") + dtype_name(t.dtype()) + " has no NumPy type");
   if (!t.owns_storage()) t = t.clone();
   auto* kept = new Tensor(std::move(t));
   py::capsule base(kept, [](void* p) { delete static_cast<Tensor*>(p); });
   std::vector<py::ssize_t> shape(kept->shape().begin(), kept->shape().end());
-  return py::array(py::dtype(np), shape, {}, kept->raw(), base);
+  return py::array(py::reinterpret_borrow<py::dtype>(dt), shape, {}, kept->raw(), base);
 }
 
 constexpr int kReadableInPlace = py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_ | py::detail::npy_api::NPY_ARRAY_ALIGNED_;
@@ -118,11 +123,16 @@ class PySession {
     std::vector<py::object> arrays(declared.size());  // keeps the fed (or copied) arrays alive
     std::vector<Tensor> tensors(declared.size());
     for (const auto& [key, value] : feed) {
-      const std::string name = py::str(key);
+      if (!PyUnicode_Check(key.ptr()))
+        raise(errors().input_error, "input names must be str, got " + std::string(py::str(py::type::of(key))));
+      Py_ssize_t length = 0;
+      const char* utf8 = PyUnicode_AsUTF8AndSize(key.ptr(), &length);
+      if (!utf8) throw py::error_already_set();
+      const std::string name(utf8, static_cast<size_t>(length));
       auto it = input_index_.find(name);
       if (it == input_index_.end()) raise(errors().input_error, "unknown input '" + name + "'; the model's inputs are " + names(declared));
       const TensorInfo& info = declared[it->second];
-      py::array a = py::array::ensure(value);
+      py::array a = py::isinstance<py::array>(value) ? py::reinterpret_borrow<py::array>(value) : py::array::ensure(value);
       if (!a) {
         PyErr_Clear();
         raise(errors().input_error, "input '" + name + "': expected a numpy.ndarray, got " + std::string(py::str(py::type::of(value))));
