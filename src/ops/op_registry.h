@@ -37,5 +37,6 @@ void register_math_ops(std::vector<OpSchema>& table);
 void register_fused_ops(std::vector<OpSchema>& table);  // internal ops made by fusion passes (domain "openge")
 void register_index_ops(std::vector<OpSchema>& table);   // GatherND ScatterElements Scatter ReverseSequence
 void register_select_ops(std::vector<OpSchema>& table);  // NonZero Compress Unique (data-dependent sizes)
+void register_layout_ops(std::vector<OpSchema>& table);  // DepthToSpace SpaceToDepth
 
 }  // namespace openge
