@@ -38,5 +38,6 @@ void register_fused_ops(std::vector<OpSchema>& table);  // internal ops made by 
 void register_index_ops(std::vector<OpSchema>& table);   // GatherND ScatterElements Scatter ReverseSequence
 void register_select_ops(std::vector<OpSchema>& table);  // NonZero Compress Unique (data-dependent sizes)
 void register_layout_ops(std::vector<OpSchema>& table);  // DepthToSpace SpaceToDepth
+void register_normalization_ops(std::vector<OpSchema>& table);  // LRN MeanVarianceNormalization LpNormalization
 
 }  // namespace openge
