@@ -39,5 +39,6 @@ void register_index_ops(std::vector<OpSchema>& table);   // GatherND ScatterElem
 void register_select_ops(std::vector<OpSchema>& table);  // NonZero Compress Unique (data-dependent sizes)
 void register_layout_ops(std::vector<OpSchema>& table);  // DepthToSpace SpaceToDepth
 void register_normalization_ops(std::vector<OpSchema>& table);  // LRN MeanVarianceNormalization LpNormalization
+void register_pooling_ops(std::vector<OpSchema>& table);  // LpPool GlobalLpPool MaxUnpool MaxRoiPool
 
 }  // namespace openge
