@@ -18,6 +18,7 @@ std::vector<OpSchema> build_table() {
   register_layout_ops(table);
   register_normalization_ops(table);
   register_pooling_ops(table);
+  register_detection_ops(table);
   std::sort(table.begin(), table.end(), [](const OpSchema& a, const OpSchema& b) { return a.op_type < b.op_type; });
   return table;
 }

@@ -40,5 +40,6 @@ void register_select_ops(std::vector<OpSchema>& table);  // NonZero Compress Uni
 void register_layout_ops(std::vector<OpSchema>& table);  // DepthToSpace SpaceToDepth
 void register_normalization_ops(std::vector<OpSchema>& table);  // LRN MeanVarianceNormalization LpNormalization
 void register_pooling_ops(std::vector<OpSchema>& table);  // LpPool GlobalLpPool MaxUnpool MaxRoiPool
+void register_detection_ops(std::vector<OpSchema>& table);  // RoiAlign NonMaxSuppression
 
 }  // namespace openge
