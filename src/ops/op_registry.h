@@ -41,5 +41,6 @@ void register_layout_ops(std::vector<OpSchema>& table);  // DepthToSpace SpaceTo
 void register_normalization_ops(std::vector<OpSchema>& table);  // LRN MeanVarianceNormalization LpNormalization
 void register_pooling_ops(std::vector<OpSchema>& table);  // LpPool GlobalLpPool MaxUnpool MaxRoiPool
 void register_detection_ops(std::vector<OpSchema>& table);  // RoiAlign NonMaxSuppression
+void register_grid_sample_ops(std::vector<OpSchema>& table);  // GridSample
 
 }  // namespace openge
