@@ -42,5 +42,6 @@ void register_normalization_ops(std::vector<OpSchema>& table);  // LRN MeanVaria
 void register_pooling_ops(std::vector<OpSchema>& table);  // LpPool GlobalLpPool MaxUnpool MaxRoiPool
 void register_detection_ops(std::vector<OpSchema>& table);  // RoiAlign NonMaxSuppression
 void register_grid_sample_ops(std::vector<OpSchema>& table);  // GridSample
+void register_loss_ops(std::vector<OpSchema>& table);  // NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
 
 }  // namespace openge
