@@ -5,7 +5,7 @@
 # rounded to nearest even), and a bfloat16 output comes back as numpy.uint16 bits
 # ((bits.astype(uint32) << 16).view(float32) gives the values).
 import os
-from typing import Any, ContextManager, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, ContextManager, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy
 

@@ -75,7 +75,9 @@ class NpuOptions:
 
     ``npu.global_options()`` returns the process-wide instance; ``NpuOptions()`` makes an
     independent one (for ``Session(model, options=...)``). Assign fields as attributes (a group
-    such as ``dump_config`` is an attribute whose fields are assigned the same way).
+    such as ``dump_config`` is an attribute whose fields are assigned the same way), or give
+    them as keywords with ``__`` for the dot: ``NpuOptions(precision_mode="force_fp32",
+    dump_config__dump_mode="all")``.
     """
 
     __slots__ = ("_assigned", "_origin")

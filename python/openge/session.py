@@ -4,7 +4,7 @@ from __future__ import annotations
 import contextlib
 import os
 import warnings
-from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy
 

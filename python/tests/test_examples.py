@@ -3,7 +3,6 @@ import os
 import subprocess
 import sys
 
-import pytest
 
 from conftest import SOURCE_DIR
 from test_options import page_002_lines

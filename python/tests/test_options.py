@@ -280,3 +280,14 @@ def test_paths_report(tmp_path, monkeypatch):
     assert p["log"]["path"].startswith(str(tmp_path))
     assert "ASCEND_WORK_PATH" in p["log"]["rule"]
     assert p["compile_cache_size"]["max_size_mb"] > 0
+
+
+def test_independent_options_object_with_keywords():
+    opts = npu.NpuOptions(precision_mode="force_fp32", dump_config__dump_mode="all")
+    assert opts.precision_mode == "force_fp32" and opts.dump_config.dump_mode == "all"
+    assert npu.global_options().precision_mode == "must_keep_origin_dtype"  # untouched
+    copy = opts.copy()
+    copy.precision_mode = None
+    assert opts.precision_mode == "force_fp32" and copy.precision_mode == "must_keep_origin_dtype"
+    with pytest.raises(openge.OptionError, match=r"\[deterministic\]"):
+        npu.NpuOptions(deterministic=5)
