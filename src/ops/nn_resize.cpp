@@ -1,12 +1,14 @@
-// Resize (opsets 10, 11, 13+) and Upsample (opsets 7, 9) reference kernels: nearest and N-D
-// linear interpolation with every ONNX coordinate transformation mode. Each output coordinate
-// along a dim maps independently to an input coordinate, so the kernel precomputes one small
-// table per dim and then gathers (nearest) or blends 2^k neighbours (linear, k = dims that
-// actually interpolate).
+// Resize (opsets 10, 11, 13+) and Upsample (opsets 7, 9) reference kernels: nearest, N-D linear
+// and N-D cubic interpolation with every ONNX coordinate transformation mode. Each output
+// coordinate along a dim maps independently to an input coordinate, so the kernel precomputes
+// one small table per dim and then gathers (nearest) or blends 2^k (linear) or 4^k (cubic)
+// neighbours, k = dims that actually interpolate.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
+#include "ops/cubic_weights.h"
 #include "ops/nn_common.h"
 #include "ops/nn_window.h"
 #include "base/parallel.h"
@@ -14,7 +16,7 @@
 namespace openge {
 namespace {
 
-enum class ResizeMode { kNearest, kLinear };
+enum class ResizeMode { kNearest, kLinear, kCubic };
 enum class CoordMode { kHalfPixel, kAsymmetric, kAlignCorners, kPytorchHalfPixel, kTfHalfPixelForNn, kTfCropAndResize };
 // kSimple is the pre-opset-11 rule (Upsample, Resize-10): floor when upsampling, ceil when downsampling.
 enum class NearestMode { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kSimple };
@@ -26,6 +28,8 @@ struct ResizePlan {
   std::vector<double> scales;                 // per dim, as the coordinate transform uses them
   std::vector<double> roi_start, roi_end;     // tf_crop_and_resize only
   float extrapolation_value = 0.0f;
+  double cubic_coeff_a = -0.75;  // cubic mode: Keys' a
+  bool exclude_outside = false;  // cubic mode: taps outside the input get weight 0 (renormalised)
   Shape output;
 };
 
@@ -47,8 +51,8 @@ Status read_resize_modes(const Attributes& attrs, std::string_view op, int64_t o
   const std::string mode = attrs.get_string("mode", "nearest");
   if (mode == "nearest") plan->mode = ResizeMode::kNearest;
   else if (mode == "linear" || mode == "bilinear" || mode == "trilinear") plan->mode = ResizeMode::kLinear;
-  else if (mode == "cubic")
-    return unsupported("mode 'cubic' is unsupported by OpenGE's reference engine; use 'nearest' or 'linear'");
+  else if (mode == "cubic" && !legacy_semantics(op, opset)) plan->mode = ResizeMode::kCubic;
+  else if (mode == "cubic") return invalid_model("mode 'cubic' needs Resize from opset 11");
   else return invalid_model("mode '" + mode + "' is not one of nearest, linear, cubic");
   if (legacy_semantics(op, opset)) {
     plan->coord = CoordMode::kAsymmetric;
@@ -81,6 +85,9 @@ Status read_resize_modes(const Attributes& attrs, std::string_view op, int64_t o
   if (!found)
     return invalid_model("nearest_mode '" + nearest + "' is not one of round_prefer_floor, round_prefer_ceil, floor, ceil");
   plan->extrapolation_value = attrs.get_float("extrapolation_value", 0.0f);
+  plan->cubic_coeff_a = attrs.get_float("cubic_coeff_a", -0.75f);
+  plan->exclude_outside = attrs.get_int("exclude_outside", 0) != 0;
+  if (!std::isfinite(plan->cubic_coeff_a)) return invalid_model("cubic_coeff_a must be finite");
   return Status::Ok();
 }
 
@@ -174,8 +181,8 @@ Status infer_resize(InferContext& ctx) {
   if (Status st = read_resize_modes(ctx.attrs(), op, ctx.opset(), &plan); !st.ok())
     return st.code() == StatusCode::kUnsupported ? unsupported(op.data() + std::string(" '") + ctx.node().name + "': " + st.message())
                                                  : ctx.error(st.message());
-  if (plan.mode == ResizeMode::kLinear && !is_nn_float(dt) && !dtype_is_integer(dt))
-    return ctx.error(std::string("linear mode needs a numeric X, got ") + dtype_name(dt));
+  if (plan.mode != ResizeMode::kNearest && !is_nn_float(dt) && !dtype_is_integer(dt))
+    return ctx.error(std::string("linear and cubic modes need a numeric X, got ") + dtype_name(dt));
   const ResizeInputs in = resize_inputs(op, ctx.opset());
   ResizeArgs args;
   if (op == "Upsample" && ctx.opset() < 9) {
@@ -235,10 +242,14 @@ int64_t nearest_index(NearestMode m, double x, double scale) {
 }
 
 // Per dim and output index: the neighbours i0/i1 (i1 == i0 for nearest), the weight of i1, and
-// whether the coordinate is outside the input (tf_crop_and_resize extrapolation).
+// whether the coordinate is outside the input (tf_crop_and_resize extrapolation). Cubic mode
+// uses the four taps floor(x)-1 .. floor(x)+2 (clamped: ONNX pads the input with its edge) and
+// their weights instead, with i0 the tap at floor(x).
 struct AxisTable {
   std::vector<int64_t> i0, i1;
   std::vector<double> w1;
+  std::vector<std::array<int64_t, 4>> cubic_taps;
+  std::vector<std::array<double, 4>> cubic_w;
   std::vector<uint8_t> outside;
   bool interpolates = false;  // some w1 != 0: this dim needs two neighbours
 };
@@ -256,6 +267,27 @@ AxisTable axis_table(const ResizePlan& p, size_t d, int64_t in, int64_t out) {
     if (p.mode == ResizeMode::kNearest) {
       const int64_t i = nearest_index(p.nearest, x, p.scales[d]);
       t.i0[u] = t.i1[u] = std::clamp<int64_t>(i, 0, in - 1);
+      continue;
+    }
+    if (p.mode == ResizeMode::kCubic) {
+      t.cubic_taps.resize(static_cast<size_t>(out));
+      t.cubic_w.resize(static_cast<size_t>(out));
+      const double xf = std::floor(x);
+      double w[4];
+      cubic_weights(x - xf, p.cubic_coeff_a, w);
+      const int64_t first = static_cast<int64_t>(xf) - 1;
+      double sum = 0;
+      for (int k = 0; k < 4; ++k) {
+        if (p.exclude_outside && (first + k < 0 || first + k >= in)) w[k] = 0;
+        sum += w[k];
+      }
+      for (int k = 0; k < 4; ++k) {
+        if (p.exclude_outside && sum != 0) w[k] /= sum;
+        t.cubic_taps[u][static_cast<size_t>(k)] = std::clamp<int64_t>(first + k, 0, in - 1);
+        t.cubic_w[u][static_cast<size_t>(k)] = w[k];
+        if (w[k] != (k == 1 ? 1.0 : 0.0)) t.interpolates = true;
+      }
+      t.i0[u] = t.i1[u] = t.cubic_taps[u][1];
       continue;
     }
     x = std::clamp(x, 0.0, static_cast<double>(in - 1));
@@ -305,7 +337,7 @@ void resize_typed(KernelContext& ctx, const ResizePlan& p) {
   const bool may_extrapolate = p.coord == CoordMode::kTfCropAndResize;
   const T extrapolated = from_double<T>(p.extrapolation_value);
   const int64_t total = shape_numel(p.output);
-  const size_t corners = size_t{1} << interp_dims.size();
+  const size_t corners = size_t{1} << ((p.mode == ResizeMode::kCubic ? 2 : 1) * interp_dims.size());
   parallel_for(total, 4 * static_cast<int64_t>(corners), [&](int64_t begin, int64_t end) {
     std::vector<int64_t> o(rank);
     int64_t rem = begin;
@@ -325,6 +357,21 @@ void resize_typed(KernelContext& ctx, const ResizePlan& p) {
         y[i] = extrapolated;
       } else if (interp_dims.empty()) {
         y[i] = x[base];
+      } else if (p.mode == ResizeMode::kCubic) {
+        // 4^k taps: digit k of c (base 4) picks the tap along interp_dims[k].
+        double sum = 0;
+        for (size_t c = 0; c < corners; ++c) {
+          int64_t off = base;
+          double w = 1;
+          for (size_t k = 0, rest = c; k < interp_dims.size(); ++k, rest /= 4) {
+            const size_t d = interp_dims[k];
+            const size_t u = static_cast<size_t>(o[d]);
+            off += (tables[d].cubic_taps[u][rest % 4] - tables[d].i0[u]) * in_stride[d];
+            w *= tables[d].cubic_w[u][rest % 4];
+          }
+          if (w != 0.0) sum += w * static_cast<double>(static_cast<V>(x[off]));
+        }
+        y[i] = from_double<T>(sum);
       } else {
         double sum = 0;
         for (size_t c = 0; c < corners; ++c) {
@@ -372,6 +419,9 @@ Status resize_kernel(KernelContext& ctx) {
   if (ctx.output(0).numel() == 0) return Status::Ok();
   if (plan.mode == ResizeMode::kLinear && ctx.input(0).rank() > 10)
     return ctx.error("linear mode supports at most 10 dims (2^dims neighbours per output), X has " +
+                     std::to_string(ctx.input(0).rank()));
+  if (plan.mode == ResizeMode::kCubic && ctx.input(0).rank() > 5)
+    return ctx.error("cubic mode supports at most 5 dims (4^dims neighbours per output), X has " +
                      std::to_string(ctx.input(0).rank()));
   if (!visit_dtype(ctx.input(0).dtype(), [&](auto tag) { resize_typed<typename decltype(tag)::type>(ctx, plan); }))
     return ctx.error(std::string("unsupported dtype ") + dtype_name(ctx.input(0).dtype()));
