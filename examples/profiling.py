@@ -31,6 +31,8 @@ with openge.Session(model) as session:   # leaving the block writes the profilin
 print(f"collection folder: {prof}")
 reports = sorted(prof.rglob("report.html"))
 print(f"report: {reports[0] if reports else '(none)'}")
-for summary in sorted(prof.rglob("op_summary_*.csv"))[:1]:
-    rows = summary.read_text().splitlines()
-    print(f"{summary.name}: {len(rows) - 1} tasks")
+report = openge.profile_report(prof)
+print("step times (us):", [round(ns / 1e3, 1) for _, ns in report["step_times_ns"]])
+print("top operators by total time:")
+for op in sorted(report["ops"], key=lambda o: -o["total_ns"])[:5]:
+    print(f"  {op['name']:<24} {op['type']:<20} {op['engine']:<8} {op['count']:>3} x  {op['total_ns'] / 1e3:9.1f} us")

@@ -8,14 +8,14 @@ models on NumPy arrays.
     (y,) = session.run(None, {"x": numpy.ones((1, 3), numpy.float32)})
 
 Names: Session, TensorInfo, npu (global_options, NpuOptions), check_options, paths, explain,
-option_table, and the exceptions Error, OptionError, ModelError, InputError, RunError,
+profile_report, option_table, and the exceptions Error, OptionError, ModelError, InputError, RunError,
 OptionWarning. bfloat16 tensors travel as numpy.uint16 arrays holding the bits.
 """
 from ._errors import Error, InputError, ModelError, OptionError, OptionWarning, RunError
 from . import _openge
 from . import npu
 from .session import Session, TensorInfo
-from .reports import CheckResult, check_options, explain, paths
+from .reports import CheckResult, check_options, explain, paths, profile_report
 
 __version__ = "0.1.0"
 
@@ -28,6 +28,7 @@ def option_table():
 
 __all__ = [
     "Error", "OptionError", "ModelError", "InputError", "RunError", "OptionWarning",
-    "Session", "TensorInfo", "npu", "check_options", "paths", "explain", "option_table", "CheckResult",
+    "Session", "TensorInfo", "npu", "check_options", "paths", "explain", "profile_report", "option_table",
+    "CheckResult",
     "__version__",
 ]

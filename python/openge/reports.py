@@ -1,5 +1,5 @@
-"""The CLI's configuration reports as Python values: ``openge options --explain``,
-``openge paths`` and ``openge check-options``."""
+"""The CLI's reports as Python values: ``openge options --explain``, ``openge paths``,
+``openge check-options`` and ``openge profile-report``."""
 from __future__ import annotations
 
 import os
@@ -9,7 +9,7 @@ from . import _openge
 from .npu import option_row
 from .session import OptionsArg, _assignments
 
-__all__ = ["CheckResult", "check_options", "explain", "paths"]
+__all__ = ["CheckResult", "check_options", "explain", "paths", "profile_report"]
 
 
 class CheckResult(NamedTuple):
@@ -48,3 +48,13 @@ def explain(name: str, options: OptionsArg = None) -> Dict[str, Any]:
     values = _openge.build_options(_assignments(options), [], False)["values"]
     row["effective"] = values.get(row["name"]) if values else None
     return row
+
+
+def profile_report(collection: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
+    """A profiling collection read back (``openge profile-report``): {"title", "ops": [{"name",
+    "type", "engine", "count", "total_ns"}] per op name over all iterations, "step_times_ns":
+    [(iteration, ns)], "timeline": [{"name", "type", "engine", "start_us", "dur_us"}] of one
+    iteration, "timeline_label", "html": the self-contained report page}. ``collection`` is the
+    PROF_* folder (``Session.profiling_dir``) after ``finish_profiling()``. Raises RunError when
+    it holds no readable collection."""
+    return _openge.profile_report(os.fspath(collection))

@@ -23,5 +23,6 @@ void load_error_classes();
 
 void bind_options(py::module_& m);
 void bind_session(py::module_& m);
+void bind_profiling(py::module_& m);
 
 }  // namespace openge::python

@@ -28,4 +28,5 @@ PYBIND11_MODULE(_openge, m) {
   openge::python::load_error_classes();
   openge::python::bind_options(m);
   openge::python::bind_session(m);
+  openge::python::bind_profiling(m);
 }

@@ -44,6 +44,16 @@ def test_profiling_collects_into_prof_folder_with_markers(tmp_path):
     names = timeline_names(prof)
     assert {"outer step", "before run", "ModelExecute"} <= names, names
     assert len(list(prof.rglob("op_summary_*.csv"))) == 2  # one per run
+    report = openge.profile_report(prof)
+    assert [i for i, _ in report["step_times_ns"]] == [1, 2]
+    assert all(ns > 0 for _, ns in report["step_times_ns"])
+    assert sum(op["count"] for op in report["ops"]) == 2 * len(report["timeline"]) > 0
+    assert report["html"].lstrip().lower().startswith("<!doctype html")
+
+
+def test_profile_report_of_a_folder_without_collection(tmp_path):
+    with pytest.raises(openge.RunError):
+        openge.profile_report(tmp_path)
 
 
 def test_range_closes_when_the_block_raises(tmp_path):
