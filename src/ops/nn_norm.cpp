@@ -1,4 +1,5 @@
-// BatchNormalization (inference), InstanceNormalization and LayerNormalization reference kernels.
+// BatchNormalization (inference and training mode), InstanceNormalization and LayerNormalization
+// reference kernels.
 // Statistics are summed in double (two passes: mean, then squared deviations) so the result
 // does not depend on the reduction order; outputs are rounded once to the element type.
 #include <cmath>
@@ -43,6 +44,15 @@ bool bn_per_activation(const Attributes& attrs, int64_t opset) {
   return opset < 9 && attrs.get_int("spatial", 1) == 0;
 }
 
+// Training mode: from opset 14 the training_mode attribute; before, asking for the mean /
+// variance outputs.
+bool bn_training(const Node& node, const Attributes& attrs, int64_t opset) {
+  if (opset >= 14) return attrs.get_int("training_mode", 0) != 0;
+  for (size_t i = 1; i < node.outputs.size(); ++i)
+    if (node.outputs[i] >= 0) return true;
+  return false;
+}
+
 Status infer_batch_norm(InferContext& ctx) {
   OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 0, "input X"));
   const DType dt = ctx.input_dtype(0);
@@ -50,17 +60,28 @@ Status infer_batch_norm(InferContext& ctx) {
   for (size_t i = 1; i < 5; ++i)
     if (!is_nn_float(ctx.input_dtype(i)))
       return ctx.error(std::string(kParamNames[i]) + " has dtype " + dtype_name(ctx.input_dtype(i)) + "; expected a float type");
-  const int64_t training = ctx.attrs().get_int("training_mode", 0);
   bool extra_outputs = false;
   for (size_t i = 1; i < ctx.num_outputs(); ++i) extra_outputs = extra_outputs || output_present(ctx, i);
-  if (training != 0 || extra_outputs)
-    return ctx.error("training mode (training_mode = 1, or the running/saved mean and variance outputs) is "
-                     "unsupported; only inference is implemented, with the single output Y");
+  if (ctx.opset() >= 14 && ctx.attrs().get_int("training_mode", 0) == 0 && extra_outputs)
+    return ctx.error("the running mean and variance outputs exist only in training mode (training_mode = 1)");
   OPENGE_RETURN_IF_ERROR(check_epsilon(ctx));
   const int64_t spatial = ctx.attrs().get_int("spatial", 1);
   if (spatial != 0 && spatial != 1) return ctx.error("spatial must be 0 or 1, got " + std::to_string(spatial));
+  if (bn_training(ctx.node(), ctx.attrs(), ctx.opset()) && bn_per_activation(ctx.attrs(), ctx.opset()))
+    return ctx.error("training mode with spatial = 0 (per-activation statistics) is not supported");
+  // Outputs 1..4: running mean, running variance, then (before opset 14) the batch mean and
+  // variance; each one value per channel, in the dtype of the mean / variance inputs.
+  auto set_stat_outputs = [&](const Shape* channels) {
+    for (size_t i = 1; i < ctx.num_outputs(); ++i) {
+      if (!output_present(ctx, i)) continue;
+      const DType st = ctx.input_dtype(i % 2 == 1 ? 3 : 4);
+      if (channels) ctx.set_output(i, st, *channels);
+      else ctx.set_output_dtype(i, st);
+    }
+  };
   if (!ctx.input_shape_known(0)) {
     ctx.set_output_dtype(0, dt);
+    set_stat_outputs(nullptr);
     return Status::Ok();
   }
   const Shape& x = ctx.input_shape(0);
@@ -76,21 +97,45 @@ Status infer_batch_norm(InferContext& ctx) {
     }
   }
   ctx.set_output(0, dt, x);
+  const Shape channels{x[1]};
+  set_stat_outputs(&channels);
   return Status::Ok();
 }
 
+// Per-channel batch mean and population variance over N and the spatial dims, in double.
 template <class T>
-void batch_norm_typed(KernelContext& ctx, int64_t groups, int64_t inner) {
+void batch_moments(const Tensor& xt, int64_t groups, int64_t inner, std::vector<double>& mean, std::vector<double>& var) {
+  const T* x = xt.data<T>();
+  const int64_t rows = groups == 0 ? 0 : xt.numel() / (groups * inner);
+  mean.assign(static_cast<size_t>(groups), 0.0);
+  var.assign(static_cast<size_t>(groups), 0.0);
+  const double n = static_cast<double>(rows * inner);
+  for (int64_t r = 0; r < rows * groups; ++r)
+    for (int64_t i = 0; i < inner; ++i)
+      mean[static_cast<size_t>(r % groups)] += static_cast<double>(static_cast<float_or_self_t<T>>(x[r * inner + i]));
+  for (double& m : mean) m = n > 0 ? m / n : 0.0;
+  for (int64_t r = 0; r < rows * groups; ++r)
+    for (int64_t i = 0; i < inner; ++i) {
+      const double d = static_cast<double>(static_cast<float_or_self_t<T>>(x[r * inner + i])) - mean[static_cast<size_t>(r % groups)];
+      var[static_cast<size_t>(r % groups)] += d * d;
+    }
+  for (double& v : var) v = n > 0 ? v / n : 0.0;
+}
+
+template <class T>
+void batch_norm_typed(KernelContext& ctx, int64_t groups, int64_t inner, const std::vector<double>& mean,
+                      const std::vector<double>& var) {
   using Acc = nn_acc_t<T>;
   const Tensor& xt = ctx.input(0);
   const double eps = ctx.attrs().get_float("epsilon", 1e-5f);
-  AccView<double> scale(ctx.input(1)), bias(ctx.input(2)), mean(ctx.input(3)), var(ctx.input(4));
+  AccView<double> scale(ctx.input(1)), bias(ctx.input(2));
   // y = x * a + b with a = scale / sqrt(var + eps), b = B - mean * a, folded in double.
   std::vector<Acc> a(static_cast<size_t>(groups)), b(static_cast<size_t>(groups));
   for (int64_t c = 0; c < groups; ++c) {
-    const double ac = scale[c] / std::sqrt(var[c] + eps);
-    a[static_cast<size_t>(c)] = static_cast<Acc>(ac);
-    b[static_cast<size_t>(c)] = static_cast<Acc>(bias[c] - mean[c] * ac);
+    const size_t u = static_cast<size_t>(c);
+    const double ac = scale[c] / std::sqrt(var[u] + eps);
+    a[u] = static_cast<Acc>(ac);
+    b[u] = static_cast<Acc>(bias[c] - mean[u] * ac);
   }
   const T* x = xt.data<T>();
   T* y = ctx.output(0).data<T>();
@@ -118,8 +163,35 @@ Status batch_norm_kernel(KernelContext& ctx) {
     if (ctx.input(i).numel() != groups)
       return ctx.error("parameter input " + std::to_string(i) + " has " + std::to_string(ctx.input(i).numel()) +
                        " values; expected " + std::to_string(groups));
-  if (x.numel() == 0) return Status::Ok();
-  visit_float_dtype(x.dtype(), [&](auto tag) { batch_norm_typed<typename decltype(tag)::type>(ctx, groups, inner); });
+  std::vector<double> mean, var;
+  const bool training = bn_training(ctx.node(), ctx.attrs(), ctx.opset());
+  if (training) {
+    visit_float_dtype(x.dtype(), [&](auto tag) { batch_moments<typename decltype(tag)::type>(x, groups, inner, mean, var); });
+  } else {
+    const AccView<double> m(ctx.input(3)), v(ctx.input(4));
+    mean.assign(m.data(), m.data() + groups);
+    var.assign(v.data(), v.data() + groups);
+  }
+  if (x.numel() > 0)
+    visit_float_dtype(x.dtype(), [&](auto tag) { batch_norm_typed<typename decltype(tag)::type>(ctx, groups, inner, mean, var); });
+  if (!training) return Status::Ok();
+  // running = input * momentum + batch * (1 - momentum); then the batch statistics themselves.
+  const double momentum = ctx.attrs().get_float("momentum", 0.9f);
+  const AccView<double> in_mean(ctx.input(3)), in_var(ctx.input(4));
+  for (size_t i = 1; i < ctx.num_outputs() && i < 5; ++i) {
+    if (!ctx.has_output(i)) continue;
+    const bool is_mean = i % 2 == 1;
+    const std::vector<double>& batch = is_mean ? mean : var;
+    const AccView<double>& input = is_mean ? in_mean : in_var;
+    Tensor& out = ctx.output(i);
+    visit_float_dtype(out.dtype(), [&](auto tag) {
+      using S = typename decltype(tag)::type;
+      for (int64_t c = 0; c < groups && c < out.numel(); ++c) {
+        const double b = batch[static_cast<size_t>(c)];
+        out.data<S>()[c] = nn_store<S>(static_cast<nn_acc_t<S>>(i <= 2 ? input[c] * momentum + b * (1 - momentum) : b));
+      }
+    });
+  }
   return Status::Ok();
 }
 

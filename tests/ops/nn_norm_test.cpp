@@ -45,16 +45,15 @@ TEST(OpBatchNormalization, Opset7PerActivationWhenSpatialIsZero) {
   EXPECT_NE(run_error(n, {&x, &scale, &b, &mean, &var}, 9).find("expected 1 values"), std::string::npos);
 }
 
-TEST(OpBatchNormalization, TrainingModeIsRejected) {
+// Training mode itself: nn_norm_training_test.cpp.
+TEST(OpBatchNormalization, StatisticsOutputsNeedTrainingMode) {
   Tensor x = float_tensor({1, 1, 2}, {1, 2});
   Tensor p = float_tensor({1}, {1});
-  Node training = make_node("BatchNormalization", 5);
-  set_int(training, "training_mode", 1);
-  EXPECT_NE(run_error(training, {&x, &p, &p, &p, &p}).find("training mode"), std::string::npos);
   Node extra = make_node("BatchNormalization", 5, 3);
-  EXPECT_NE(run_error(extra, {&x, &p, &p, &p, &p}, 14).find("unsupported"), std::string::npos);
-  Node old = make_node("BatchNormalization", 5, 5);
-  EXPECT_NE(run_error(old, {&x, &p, &p, &p, &p}, 7).find("training mode"), std::string::npos);
+  EXPECT_NE(run_error(extra, {&x, &p, &p, &p, &p}, 14).find("training mode"), std::string::npos);
+  Node per_activation = make_node("BatchNormalization", 5, 5);
+  set_int(per_activation, "spatial", 0);
+  EXPECT_NE(run_error(per_activation, {&x, &p, &p, &p, &p}, 7).find("spatial = 0"), std::string::npos);
 }
 
 TEST(OpBatchNormalization, RejectsBadShapes) {
