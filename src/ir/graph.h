@@ -60,6 +60,11 @@ struct Node {
   // The model's nodes a fusion pass merged into this one, this node's own name first
   // (fusion_op_*.csv "Original Ops"); empty for a node no pass fused.
   std::vector<std::string> fused_from;
+  // Set by the precision pass (src/precision/): the node runs on the AI CPU engine because the
+  // SoC lacks its dtype on AI Core, and the implementation mode its kernel uses
+  // ("high_precision", "high_performance", "support_out_of_bound_index"; "" = the kernel's default).
+  bool aicpu_only = false;
+  std::string impl_mode;
 };
 
 struct Graph {

@@ -8,23 +8,30 @@
 #include "kernels/onednn_matmul.h"
 #include "kernels/onednn_pool.h"
 #include "kernels/onednn_reorder.h"
+#include "kernels/widened_kernel.h"
 
 namespace openge {
 namespace {
 
 using Factory = Result<std::unique_ptr<CompiledKernel>> (*)(const KernelRequest&);
 
+// How a row runs float16/bfloat16 tensors when oneDNN has no native kernel for them on this CPU:
+// cube ops widen to their float32 kernel (narrow in, float32 accumulate, narrow out, like the
+// NPU); data movement and pooling leave them to the AI CPU kernels, which handle them natively.
+enum class Narrow { kAiCpu, kWiden };
+
 struct AiCoreRow {
   std::string_view op_type;
   Factory make;
+  Narrow narrow = Narrow::kAiCpu;
 };
 
 constexpr AiCoreRow kAiCoreOps[] = {
-    {"Conv", onednn::make_conv_kernel},
-    {"FusedConv", onednn::make_conv_kernel},
-    {"MatMul", onednn::make_matmul_kernel},
-    {"FusedMatMul", onednn::make_matmul_kernel},
-    {"Gemm", onednn::make_gemm_kernel},
+    {"Conv", onednn::make_conv_kernel, Narrow::kWiden},
+    {"FusedConv", onednn::make_conv_kernel, Narrow::kWiden},
+    {"MatMul", onednn::make_matmul_kernel, Narrow::kWiden},
+    {"FusedMatMul", onednn::make_matmul_kernel, Narrow::kWiden},
+    {"Gemm", onednn::make_gemm_kernel, Narrow::kWiden},
     {"MaxPool", onednn::make_pool_kernel},
     {"AveragePool", onednn::make_pool_kernel},
     {"GlobalAveragePool", onednn::make_pool_kernel},
@@ -42,6 +49,16 @@ Result<std::unique_ptr<CompiledKernel>> make_aicore_kernel(const KernelRequest& 
   for (const AiCoreRow& row : kAiCoreOps) {
     if (row.op_type != request.node.op_type) continue;
     try {
+      if (row.narrow == Narrow::kWiden && has_narrow_float(request)) {
+        // A native bf16 primitive where the CPU has one; oneDNN refuses it (an exception) on
+        // CPUs without, and the widened float32 kernel runs instead.
+        try {
+          auto native = row.make(request);
+          if (native.ok() && *native) return native;
+        } catch (const std::exception&) {
+        }
+        return make_widened_kernel(request, row.make);
+      }
       return row.make(request);
     } catch (const std::exception& e) {
       return internal_error(request.node.op_type + " '" + request.node.name + "': AI Core kernel creation failed: " +

@@ -61,6 +61,7 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   OPENGE_RETURN_IF_ERROR(exe->check_declared_outputs().with_context("model " + g.source));
   if (options.run_passes) OPENGE_RETURN_IF_ERROR(exe->run_passes().with_context("model " + g.source));
   exe->remove_dead_nodes();
+  if (options.config) OPENGE_RETURN_IF_ERROR(exe->apply_precision(*options.config).with_context("model " + g.source));
   OPENGE_RETURN_IF_ERROR(exe->select_kernels(options).with_context("model " + g.source));
   exe->plan_memory_layout();
   return exe;
@@ -148,6 +149,16 @@ Status Executable::run_passes() {
   return Status::Ok();
 }
 
+Status Executable::apply_precision(const options::OptionSet& config) {
+  auto setup = precision::load_precision_setup(config);
+  if (!setup.ok()) return setup.status();
+  auto decisions = precision::apply_precision(graph_, *setup);
+  if (!decisions.ok()) return decisions.status();
+  precision_decisions_ = std::move(decisions.value());
+  precision_warnings_ = std::move(setup->warnings);
+  return Status::Ok();
+}
+
 void Executable::remove_dead_nodes() {
   Graph& g = graph_;
   std::vector<char> needed(g.values.size(), 0);
@@ -187,7 +198,7 @@ Status Executable::select_kernels(const CompileOptions& options) {
       request.outputs.push_back(out >= 0 ? info_of(graph_.values[static_cast<size_t>(out)]) : ValueInfo{});
       if (out >= 0 && !shape_is_static(graph_.values[static_cast<size_t>(out)].shape)) cn.static_outputs = false;
     }
-    if (options.use_aicore && !cn.schema->output_aliases_input) {
+    if (options.use_aicore && !cn.node.aicpu_only && !cn.schema->output_aliases_input) {
       auto kernel = make_aicore_kernel(request);
       if (!kernel.ok()) return kernel.status().with_context("node " + graph_.node_label(static_cast<int>(n)));
       if (*kernel) {

@@ -10,6 +10,7 @@
 #include "ir/graph.h"
 #include "kernels/compiled_kernel.h"
 #include "ops/op_registry.h"
+#include "precision/precision_pass.h"
 
 namespace openge {
 
@@ -67,6 +68,10 @@ class Executable {
   const Graph& graph() const { return graph_; }
   const std::vector<CompiledNode>& nodes() const { return nodes_; }
   const std::vector<PassStat>& pass_stats() const { return pass_stats_; }
+  // What the precision pass decided for each node (empty when the session has no configuration).
+  const std::vector<precision::PrecisionDecision>& precision_decisions() const { return precision_decisions_; }
+  // Settings the precision pass ignored, and why (customize_dtypes under must_keep_origin_dtype …).
+  const std::vector<std::string>& precision_warnings() const { return precision_warnings_; }
   size_t arena_bytes() const { return arena_bytes_; }
   size_t unplanned_total_bytes() const { return total_intermediate_bytes_; }
 
@@ -75,6 +80,7 @@ class Executable {
   Status infer_and_fold();
   Status check_declared_outputs() const;
   Status run_passes();
+  Status apply_precision(const options::OptionSet& config);
   void remove_dead_nodes();
   Status select_kernels(const CompileOptions& options);
   void plan_memory_layout();
@@ -84,6 +90,8 @@ class Executable {
   Graph graph_;
   std::vector<CompiledNode> nodes_;
   std::vector<PassStat> pass_stats_;
+  std::vector<precision::PrecisionDecision> precision_decisions_;
+  std::vector<std::string> precision_warnings_;
   int num_threads_ = 0;
   // Per value: offset in the arena (SIZE_MAX when not planned) and the step after which no
   // node reads it (its slot is released then).
