@@ -1,4 +1,5 @@
-// Unary math ops: Sqrt Exp Log Abs Neg Reciprocal Floor Ceil Erf Tanh Not.
+// Unary math ops: Sqrt Exp Log Abs Neg Reciprocal Floor Ceil Erf Tanh Not, the trigonometric
+// and hyperbolic functions (Sin … Atanh), Sign and Round.
 #include <cmath>
 #include <type_traits>
 
@@ -40,6 +41,41 @@ struct AbsOp {
 };
 struct NotOp { static constexpr int64_t kCost = kCheapCost; bool operator()(bool x) const { return !x; } };
 
+// An op that is one libm call on the compute type (float for fp32/fp16/bf16, double for fp64):
+// kFn is a capture-less lambda, so each op is its own type and the call inlines.
+template <auto kFn>
+struct LibmOp {
+  static constexpr int64_t kCost = kExpensiveCost;
+  template <class C> C operator()(C x) const { return kFn(x); }
+};
+using SinOp = LibmOp<[](auto x) { return std::sin(x); }>;
+using CosOp = LibmOp<[](auto x) { return std::cos(x); }>;
+using TanOp = LibmOp<[](auto x) { return std::tan(x); }>;
+using AsinOp = LibmOp<[](auto x) { return std::asin(x); }>;
+using AcosOp = LibmOp<[](auto x) { return std::acos(x); }>;
+using AtanOp = LibmOp<[](auto x) { return std::atan(x); }>;
+using SinhOp = LibmOp<[](auto x) { return std::sinh(x); }>;
+using CoshOp = LibmOp<[](auto x) { return std::cosh(x); }>;
+using AsinhOp = LibmOp<[](auto x) { return std::asinh(x); }>;
+using AcoshOp = LibmOp<[](auto x) { return std::acosh(x); }>;
+using AtanhOp = LibmOp<[](auto x) { return std::atanh(x); }>;
+
+// Sign: -1, 0 or 1 in the input's type (NaN stays NaN; unsigned never gives -1).
+struct SignOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C> C operator()(C x) const {
+    if constexpr (std::is_unsigned_v<C>) {
+      return x > C(0) ? C(1) : C(0);
+    } else {
+      if (x != x) return x;
+      return x > C(0) ? C(1) : (x < C(0) ? C(-1) : C(0));
+    }
+  }
+};
+// Round: half to even (NumPy's round, ONNX's spec); nearbyint does that in the default
+// rounding mode, which OpenGE never changes.
+struct RoundOp { static constexpr int64_t kCost = kCheapCost; template <class C> C operator()(C x) const { return std::nearbyint(x); } };
+
 }  // namespace
 
 void register_unary_ops(std::vector<OpSchema>& table) {
@@ -54,6 +90,19 @@ void register_unary_ops(std::vector<OpSchema>& table) {
   table.push_back(unary_schema<NegOp, kSignedTypes>("Neg"));
   table.push_back(unary_schema<AbsOp, kNumericTypes>("Abs"));
   table.push_back(unary_schema<NotOp, kBoolType>("Not"));
+  table.push_back(unary_schema<SinOp, kFloatTypes>("Sin"));
+  table.push_back(unary_schema<CosOp, kFloatTypes>("Cos"));
+  table.push_back(unary_schema<TanOp, kFloatTypes>("Tan"));
+  table.push_back(unary_schema<AsinOp, kFloatTypes>("Asin"));
+  table.push_back(unary_schema<AcosOp, kFloatTypes>("Acos"));
+  table.push_back(unary_schema<AtanOp, kFloatTypes>("Atan"));
+  table.push_back(unary_schema<SinhOp, kFloatTypes>("Sinh"));
+  table.push_back(unary_schema<CoshOp, kFloatTypes>("Cosh"));
+  table.push_back(unary_schema<AsinhOp, kFloatTypes>("Asinh"));
+  table.push_back(unary_schema<AcoshOp, kFloatTypes>("Acosh"));
+  table.push_back(unary_schema<AtanhOp, kFloatTypes>("Atanh"));
+  table.push_back(unary_schema<SignOp, kNumericTypes>("Sign"));
+  table.push_back(unary_schema<RoundOp, kFloatTypes>("Round"));
 }
 
 }  // namespace openge::elementwise
