@@ -21,6 +21,8 @@ std::vector<OpSchema> build_table() {
   register_detection_ops(table);
   register_grid_sample_ops(table);
   register_loss_ops(table);
+  register_extended_activation_ops(table);
+  register_numeric_ops(table);
   std::sort(table.begin(), table.end(), [](const OpSchema& a, const OpSchema& b) { return a.op_type < b.op_type; });
   return table;
 }

@@ -43,5 +43,7 @@ void register_pooling_ops(std::vector<OpSchema>& table);  // LpPool GlobalLpPool
 void register_detection_ops(std::vector<OpSchema>& table);  // RoiAlign NonMaxSuppression
 void register_grid_sample_ops(std::vector<OpSchema>& table);  // GridSample
 void register_loss_ops(std::vector<OpSchema>& table);  // NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
+void register_extended_activation_ops(std::vector<OpSchema>& table);  // Celu ThresholdedRelu Shrink Softsign
+void register_numeric_ops(std::vector<OpSchema>& table);  // IsInf IsNaN Mod BitShift
 
 }  // namespace openge
