@@ -23,6 +23,8 @@ std::vector<OpSchema> build_table() {
   register_loss_ops(table);
   register_extended_activation_ops(table);
   register_numeric_ops(table);
+  register_hardmax_ops(table);
+  register_construct_ops(table);
   std::sort(table.begin(), table.end(), [](const OpSchema& a, const OpSchema& b) { return a.op_type < b.op_type; });
   return table;
 }

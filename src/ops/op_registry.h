@@ -45,5 +45,7 @@ void register_grid_sample_ops(std::vector<OpSchema>& table);  // GridSample
 void register_loss_ops(std::vector<OpSchema>& table);  // NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
 void register_extended_activation_ops(std::vector<OpSchema>& table);  // Celu ThresholdedRelu Shrink Softsign
 void register_numeric_ops(std::vector<OpSchema>& table);  // IsInf IsNaN Mod BitShift
+void register_hardmax_ops(std::vector<OpSchema>& table);  // Hardmax
+void register_construct_ops(std::vector<OpSchema>& table);  // Trilu EyeLike OneHot
 
 }  // namespace openge
