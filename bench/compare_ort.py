@@ -2,9 +2,11 @@
 """OpenGE vs ONNX Runtime, side by side in one run: accuracy (max relative error of OpenGE's
 output against ONNX Runtime's) and latency (medians, interleaved A/B rounds, ratio per pair).
 
-Usage: /usr/bin/python3 bench/compare_ort.py --models-dir bench/models --peers /work/peers \
-           [--models resnet50 mobilenet_v2 bert_float] [--threads 1 2] [--rounds 4] [--runs 30]
-Models come from ../shared/bench/export_models.py (NAME.onnx + NAME.input.npy). Prints a
+Usage: /usr/bin/python3 bench/compare_ort.py --peers ORT_DIR --ort-script ORT_HARNESS \
+           [--models-dir bench/models] [--models resnet50 mobilenet_v2 bert_float] [--threads 1 2]
+           [--rounds 4] [--runs 30]
+(or OPENGE_ORT_PEERS / OPENGE_ORT_SCRIPT in the environment; see bench_common.py). Models are
+NAME.onnx + NAME.input.npy in --models-dir, exported beforehand (not committed). Prints a
 Markdown table for bench/RESULTS.md."""
 import argparse
 import os
@@ -15,7 +17,7 @@ import tempfile
 
 import numpy as np
 
-from bench_common import ROOT, add_common_args, node_env, run_json
+from bench_common import ROOT, add_common_args, node_env, parse_args, run_json
 
 
 def main():
@@ -27,7 +29,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
-    args = ap.parse_args()
+    args = parse_args(ap)
     env = node_env(args.peers)
     rows = []
     for name in args.models:

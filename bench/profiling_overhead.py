@@ -9,14 +9,15 @@ round). Separate processes per mode differ from each other by more than the over
 shared machine, so they cannot resolve a 3 % goal. Each repetition runs that binary and then
 ORT's harness; the table gives medians over repetitions.
 
-Usage: /usr/bin/python3 bench/profiling_overhead.py [--models resnet50 bert_float] [--threads 1 2]
-           [--reps 3] [--rounds 20]
-Models come from ../shared/bench/export_models.py (NAME.onnx + NAME.input.npy in bench/models)."""
+Usage: /usr/bin/python3 bench/profiling_overhead.py --peers ORT_DIR --ort-script ORT_HARNESS
+           [--models resnet50 bert_float] [--threads 1 2] [--reps 3] [--rounds 20]
+(or OPENGE_ORT_PEERS / OPENGE_ORT_SCRIPT in the environment; see bench_common.py). Models are
+NAME.onnx + NAME.input.npy in bench/models, exported beforehand (not committed)."""
 import argparse
 import os
 import statistics
 
-from bench_common import ROOT, add_common_args, node_env, run_json
+from bench_common import ROOT, add_common_args, node_env, parse_args, run_json
 
 
 def main():
@@ -28,7 +29,7 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
-    args = ap.parse_args()
+    args = parse_args(ap)
     ort_env = node_env(args.peers)
     print("| model | threads | tasks | off ms | l0 ms | l1 ms | l0/off | l1/off | ORT ms | off/ORT |")
     print("|---|---|---|---|---|---|---|---|---|---|")

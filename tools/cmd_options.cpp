@@ -32,12 +32,37 @@ std::string pad(std::string s, size_t n) {
 std::string default_text(const OptionSpec& spec) {
   if (!spec.default_fn) return *spec.default_value ? spec.default_value : "(unset)";
   std::string out;
+  bool all_same = true;
+  const std::string first = default_for(spec, DefaultContext{1, "Ascend910"});
   for (const char* soc : {"Ascend910", "Ascend910B", "Ascend310P"})
     for (int mode : {1, 0}) {
-      out += std::string(out.empty() ? "" : "; ") + soc + (mode ? " training: " : " online inference: ") +
-             default_for(spec, DefaultContext{mode, soc});
+      const std::string value = default_for(spec, DefaultContext{mode, soc});
+      all_same = all_same && value == first;
+      out += std::string(out.empty() ? "" : "; ") + soc + (mode ? " training: " : " online inference: ") + value;
     }
-  return out;
+  return all_same ? first : out;  // computed, but the same in every scenario
+}
+
+// "implemented: ...", "accepted, not implemented yet: ..." or "no effect on CPU: ...".
+std::string effect_text(const OptionSpec& spec) {
+  return std::string(effect_label(spec.status)) + ": " + spec.effect;
+}
+
+// The value as listed; through values(), so that listing options is not recorded as reading them.
+const OptionValue* listed_value(const BuildReport& report, const char* name) {
+  if (!report.options) return nullptr;
+  auto it = report.options->values().find(name);
+  return it == report.options->values().end() ? nullptr : &it->second;
+}
+
+// The marker after a value in the list: what a user must know before relying on it.
+const char* effect_marker(Effect e) {
+  switch (e) {
+    case Effect::kImplemented: return "";
+    case Effect::kNotImplemented: return " (not implemented yet)";
+    case Effect::kNoCpuEffect: return " (no effect on CPU)";
+  }
+  return "";
 }
 
 int explain(const std::string& name, const BuildReport& report) {
@@ -58,23 +83,44 @@ int explain(const std::string& name, const BuildReport& report) {
   line("aliases:", spec->aliases);
   line("env var:", spec->env_var);
   line("interactions:", spec->interactions);
-  line("on CPU:", std::string(spec->cpu_effect ? "" : "no effect on CPU; accepted and validated. ") + spec->cpu_note);
+  line("effect:", effect_text(*spec));
+  line("consumer:", spec->consumer);
   if (spec->deprecated_by)
     line("deprecated:", *spec->deprecated_by ? "use " + std::string(spec->deprecated_by) + " instead" : "no replacement");
   line("spec:", spec->spec_ids);
-  if (report.options) {
-    const OptionValue* v = report.options->find(spec->name);
-    if (v) line("effective:", (v->value.empty() ? "(unset)" : v->value) + "  [" + source_name(v->source) +
-                                  (v->origin.empty() ? "" : ": " + v->origin) + "]");
-  }
+  if (const OptionValue* v = listed_value(report, spec->name))
+    line("effective:", (v->value.empty() ? "(unset)" : v->value) + "  [" + source_name(v->source) +
+                           (v->origin.empty() ? "" : ": " + v->origin) + "]");
   return 0;
+}
+
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+// The "Every option" table of docs/OPTIONS.md (a test keeps the document equal to it).
+void print_markdown() {
+  std::cout << "| option | type | allowed | default | GE key / env var | effect in OpenGE today |\n"
+            << "|---|---|---|---|---|---|\n";
+  for (const auto& spec : option_table()) {
+    std::string key = *spec.ge_key ? "`" + std::string(spec.ge_key) + "`" : "";
+    if (*spec.env_var && spec.env_var != std::string_view(spec.ge_key))
+      key += (key.empty() ? "" : " / ") + std::string("`") + spec.env_var + "`";
+    std::cout << "| `" << spec.name << "`" << (spec.deprecated_by ? " (deprecated)" : "") << " | "
+              << kind_name(spec.kind) << " | " << md_cell(spec.allowed) << " | " << md_cell(default_text(spec)) << " | "
+              << key << " | " << md_cell(effect_text(spec))
+              << (spec.status == Effect::kImplemented ? std::string(" (`") + spec.consumer + "`)" : "") << " |\n";
+  }
 }
 
 }  // namespace
 
 int cmd_options(int argc, char** argv) {
   const auto specs = with_option_flags({{"explain", "NAME", "describe one option: values, default, GE key, "
-                                                            "interactions, effect on CPU"}});
+                                                            "interactions, what it does in OpenGE today"},
+                                        {"markdown", "", "print the option table as Markdown (docs/OPTIONS.md)"}});
   auto args = Args::parse(argc, argv, 2, specs);
   if (!args.ok()) {
     std::fprintf(stderr, "openge options: error: %s\n", args.status().message().c_str());
@@ -83,20 +129,23 @@ int cmd_options(int argc, char** argv) {
   if (args->has("help")) {
     std::cout << usage("openge options [--explain NAME] [--option NAME=VALUE]... [--options-file F]...",
                        "Lists every option with its effective value and where it came from\n"
-                       "(default / env / file / flag). Precedence: flag > file > env > default.",
+                       "(default / env / file / flag). Precedence: flag > file > env > default.\n"
+                       "Options marked (not implemented yet) or (no effect on CPU) are accepted and\n"
+                       "validated but change nothing; --explain NAME says why.",
                        specs);
     return 0;
   }
+  if (args->has("markdown")) return print_markdown(), 0;
   const BuildReport report = option_report_from_args(*args, capture_process_environment());
   if (args->has("explain")) return explain(args->get("explain"), report);
   print_report(report, "options");
   if (!report.options) return 1;
   for (const auto& spec : option_table()) {
-    const OptionValue* v = report.options->find(spec.name);
+    const OptionValue* v = listed_value(report, spec.name);
     std::string value = v && !v->value.empty() ? v->value : "(unset)";
     std::string src = v ? std::string(source_name(v->source)) + (v->origin.empty() ? "" : ": " + v->origin) : "default";
-    std::cout << pad(spec.name, 38) << " " << pad(value, 24) << " [" << src << "]"
-              << (spec.cpu_effect ? "" : " (no effect on CPU)") << (spec.deprecated_by ? " (deprecated)" : "") << "\n";
+    std::cout << pad(spec.name, 38) << " " << pad(value, 24) << " [" << src << "]" << effect_marker(spec.status)
+              << (spec.deprecated_by ? " (deprecated)" : "") << "\n";
   }
   return 0;
 }
@@ -110,7 +159,8 @@ int cmd_paths(int argc, char** argv) {
   }
   if (args->has("help")) {
     std::cout << usage("openge paths [--option NAME=VALUE]... [--options-file F]...",
-                       "Prints where every artifact kind goes and the rule of its priority chain that chose it.",
+                       "Prints where every artifact kind goes, the rule of its priority chain that chose it,\n"
+                       "and whether OpenGE writes it today.",
                        specs);
     return 0;
   }
@@ -119,13 +169,19 @@ int cmd_paths(int argc, char** argv) {
   if (!report.options) return 1;
   const auto ids = paths::RunIds::current();
   for (const auto& r : paths::resolve_all_artifacts(*report.options, ids)) {
+    const char* writer = paths::artifact_writer(r.kind);
     std::cout << pad(paths::artifact_name(r.kind), 17) << " " << (r.path.empty() ? "(none)" : r.path) << "\n"
-              << pad("", 17) << "   rule: " << r.rule << "\n" << pad("", 17) << "   chain: " << r.chain << "\n";
+              << pad("", 17) << "   rule: " << r.rule << "\n" << pad("", 17) << "   chain: " << r.chain << "\n"
+              << pad("", 17) << "   written: "
+              << (writer ? std::string("yes, by ") + writer : std::string("no, nothing writes it yet")) << "\n";
   }
   const auto cache = paths::resolve_artifact(paths::ArtifactKind::kCompileCache, *report.options, ids);
   const auto limits = paths::resolve_op_cache_limits(*report.options, cache.path);
   std::cout << pad("compile_cache_size", 17) << " " << limits.max_size_mb << " MB, keep " << limits.remain_ratio_percent
-            << "%\n" << pad("", 17) << "   rule: " << limits.rule << "\n";
+            << "%\n" << pad("", 17) << "   rule: " << limits.rule << "\n"
+            << pad("", 17) << "   applied: "
+            << (paths::artifact_writer(paths::ArtifactKind::kCompileCache) ? "yes" : "no, there is no compile cache yet")
+            << "\n";
   for (const auto& w : limits.warnings) std::fprintf(stderr, "openge paths: warning: %s\n", w.c_str());
   return 0;
 }

@@ -98,7 +98,8 @@ class OptionSetBuilder {
                       "' is deprecated and will be removed in future version. ";
       w += *spec.deprecated_by ? "Please use '" + std::string(spec.deprecated_by) + "' instead."
                                : std::string("Please do not configure this option in the future.");
-      if (!spec.cpu_effect) w += " It has no effect.";
+      if (spec.status == Effect::kNoCpuEffect) w += " It has no effect.";
+      if (spec.status == Effect::kNotImplemented) w += " OpenGE does not implement it yet.";
       report_.warnings.push_back(w);
     }
   }

@@ -27,9 +27,25 @@ const char* source_name(Source s) {
   return "?";
 }
 
+void OptionReadRecord::add(const char* name) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  names_.insert(name);
+}
+
+std::set<std::string> OptionReadRecord::names() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return names_;
+}
+
+void OptionReadRecord::forget() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  names_.clear();
+}
+
 const OptionValue* OptionSet::find(std::string_view name) const {
   const OptionSpec* spec = find_option(name);
   if (!spec) return nullptr;
+  reads_.add(spec->name);
   auto it = values_.find(spec->name);
   return it == values_.end() ? nullptr : &it->second;
 }

@@ -5,6 +5,8 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +28,28 @@ struct OptionValue {
   std::string value;   // canonical text ("" = unset); bools are "True"/"False" as in TF scripts
   Source source = Source::kDefault;
   std::string origin;  // e.g. "PROFILING_OPTIONS", "opts.json:3", "--option", "derived: graph_run_mode=0"
+};
+
+// The options one OptionSet object has been asked for, by canonical name. It proves which
+// options engine code consumes (tests/options/option_effects_test.cpp holds the option table's
+// "implemented" rows to it). Thread-safe: sessions read their options from several threads. A
+// copy or move of an OptionSet starts with an empty record, so the builder's own reads (defaults,
+// validation) are not in the record of the set it returns.
+class OptionReadRecord {
+ public:
+  OptionReadRecord() = default;
+  OptionReadRecord(const OptionReadRecord&) {}
+  OptionReadRecord& operator=(const OptionReadRecord&) {
+    forget();
+    return *this;
+  }
+  void add(const char* name) const;
+  std::set<std::string> names() const;
+  void forget() const;
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::set<std::string> names_;
 };
 
 class OptionSet {
@@ -52,14 +76,21 @@ class OptionSet {
   const std::string& home() const { return home_; }
   // Warnings produced while building (deprecations, overrides, ignored settings), in order.
   const std::vector<std::string>& warnings() const { return warnings_; }
-  // Every option row by canonical name.
+  // Every option row by canonical name. Reading through this map is not recorded: it is for
+  // code that lists options (the CLI), not for code that acts on them.
   const std::map<std::string, OptionValue>& values() const { return values_; }
+
+  // The canonical names of the options read through find/get/get_bool/get_int/has_value/user_set
+  // on this object since it was made (or since forget_reads()).
+  std::set<std::string> options_read() const { return reads_.names(); }
+  void forget_reads() const { reads_.forget(); }
 
  private:
   friend class OptionSetBuilder;
   std::map<std::string, OptionValue> values_;
   std::vector<std::string> warnings_;
   std::string cwd_, home_;
+  OptionReadRecord reads_;
 };
 
 }  // namespace openge::options

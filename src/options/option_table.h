@@ -25,6 +25,16 @@ enum class Kind {
   kNameList,          // comma-separated free names (enable_scope_fusion_passes)
 };
 
+// What an option does in OpenGE today. Every row says exactly one of these, and
+// tests/options/option_effects_test.cpp holds the table to it: an implemented row names the file
+// under src/ that consumes it, and a Session run with the option set must read it.
+enum class Effect {
+  kImplemented,     // acts now; `effect` says what, `consumer` names the code that reads it
+  kNotImplemented,  // accepted and validated, but no engine code acts on it yet
+  kNoCpuEffect,     // accepted and validated; it has no meaning for a CPU engine (`effect` says why)
+};
+const char* effect_label(Effect e);  // "implemented", "accepted, not implemented yet", "no effect on CPU"
+
 // What decides a default that depends on the scenario or the product.
 struct DefaultContext {
   int graph_run_mode = 1;
@@ -43,8 +53,10 @@ struct OptionSpec {
   const char* default_value;  // "" = unset
   DefaultFn default_fn;       // non-null when the default depends on graph_run_mode/soc_version
   const char* deprecated_by;  // nullptr: current; "": deprecated, no replacement; else replacement
-  bool cpu_effect;            // false: accepted and validated but no effect on a CPU (AMB-1)
-  const char* cpu_note;       // what it does in OpenGE
+  Effect status;              // what OpenGE does with it today
+  const char* effect;         // kImplemented: what it does now; kNotImplemented: what is missing and what it
+                              // will do; kNoCpuEffect: why a CPU has nothing to apply it to (AMB-1)
+  const char* consumer;       // kImplemented: the file under src/ that reads it (it names the option); else ""
   const char* description;    // one line, English
   const char* interactions;   // rules that involve other options ("" none)
   const char* spec_ids;       // requirement IDs

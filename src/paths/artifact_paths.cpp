@@ -73,6 +73,13 @@ const char* artifact_name(ArtifactKind k) {
   return "?";
 }
 
+const char* artifact_writer(ArtifactKind k) {
+  switch (k) {
+    case ArtifactKind::kProfiling: return "src/profiling/collection_dir.cpp";
+    default: return nullptr;  // no log files, dumps, kernel_meta, compile cache or tuning yet
+  }
+}
+
 const std::vector<ArtifactKind>& all_artifact_kinds() {
   static const std::vector<ArtifactKind> k = {
       ArtifactKind::kLog,          ArtifactKind::kAtrace,        ArtifactKind::kProfiling,

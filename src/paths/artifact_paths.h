@@ -46,6 +46,12 @@ struct ResolvedPath {
 };
 
 const char* artifact_name(ArtifactKind kind);  // "log", "atrace", ...
+
+// The file under src/ that writes this artifact today, or nullptr when nothing writes it yet (its
+// path is resolved, shown by `openge paths` and checked, but no engine code creates it).
+// tests/options/option_effects_test.cpp runs a session with every trigger on and holds each
+// kind to this: written when a writer is named, absent otherwise.
+const char* artifact_writer(ArtifactKind kind);
 const std::vector<ArtifactKind>& all_artifact_kinds();
 
 ResolvedPath resolve_artifact(ArtifactKind kind, const options::OptionSet& options, const RunIds& ids);

@@ -88,8 +88,8 @@ TEST(OptSources, EnvVarValuesAreValidated) {
 }
 
 TEST(OptSources, ImmutableSetKnowsWorkingDirectoryAndHome) {
-  auto r = build({}, {{"HOME", "/home/u"}}, {}, false, "/work/dir");
-  EXPECT_EQ(r.options->cwd(), "/work/dir");
+  auto r = build({}, {{"HOME", "/home/u"}}, {}, false, "/data/dir");
+  EXPECT_EQ(r.options->cwd(), "/data/dir");
   EXPECT_EQ(r.options->home(), "/home/u");
 }
 

@@ -66,7 +66,7 @@ TEST(OptGeneral, OPT_general_2_TableHasEveryFieldOfThePageInOrder) {
 TEST(OptGeneral, EveryRowIsDocumented) {
   for (const auto& s : option_table()) {
     EXPECT_GT(std::string(s.description).size(), 5u) << s.name;
-    EXPECT_GT(std::string(s.cpu_note).size(), 5u) << s.name;
+    EXPECT_GT(std::string(s.effect).size(), 5u) << s.name;
     EXPECT_GT(std::string(s.allowed).size(), 1u) << s.name;
   }
 }

@@ -2,11 +2,17 @@
 // environment given to the child process.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <sys/wait.h>
 
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "options/option_table.h"
 #include "options_test_util.h"
+#include "paths/artifact_paths.h"
 
 namespace openge::options::test {
 namespace {
@@ -29,7 +35,8 @@ Run openge(const std::string& args, const std::string& env = "") {
   return r;
 }
 
-bool has(const Run& r, const std::string& s) { return r.out.find(s) != std::string::npos; }
+bool has_text(const std::string& text, const std::string& s) { return text.find(s) != std::string::npos; }
+bool has(const Run& r, const std::string& s) { return has_text(r.out, s); }
 
 TEST(OptionsCli, CheckOptionsListsEveryProblemAndFails) {
   auto r = openge("check-options --option graph_run_mode=2 --option precison_mode=x --option dump_step=3-1");
@@ -69,10 +76,48 @@ TEST(OptionsCli, OptionsListsValuesAndSources) {
   EXPECT_TRUE(has(r, "[default]")) << r.out;
 }
 
+// Each line carries the row's effect: implemented rows no marker, the others theirs.
+TEST(OptionsCli, OptionsMarksWhatIsNotImplementedOrHasNoEffect) {
+  auto r = openge("options");
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::istringstream lines(r.out);
+  std::map<std::string, std::string> line_of;
+  for (std::string line; std::getline(lines, line);) line_of[line.substr(0, line.find(' '))] = line;
+  for (const auto& s : option_table()) {
+    ASSERT_TRUE(line_of.count(s.name)) << s.name << "\n" << r.out;
+    const std::string& line = line_of[s.name];
+    const bool not_yet = has_text(line, "(not implemented yet)"), no_cpu = has_text(line, "(no effect on CPU)");
+    EXPECT_EQ(not_yet, s.status == Effect::kNotImplemented) << line;
+    EXPECT_EQ(no_cpu, s.status == Effect::kNoCpuEffect) << line;
+  }
+}
+
+TEST(OptionsCli, ExplainSaysTheEffectAndTheConsumer) {
+  auto r = openge("options --explain profiling_config.enable_profiling");
+  EXPECT_TRUE(has(r, "effect:       implemented: ")) << r.out;
+  EXPECT_TRUE(has(r, "consumer:     src/profiling/profiler_config.cpp")) << r.out;
+  r = openge("options --explain dump_config.enable_dump");
+  EXPECT_TRUE(has(r, "effect:       accepted, not implemented yet: ")) << r.out;
+  EXPECT_FALSE(has(r, "consumer:")) << r.out;
+  r = openge("options --explain hcom_parallel");
+  EXPECT_TRUE(has(r, "effect:       no effect on CPU: ")) << r.out;
+}
+
+// docs/OPTIONS.md carries the table `openge options --markdown` prints, verbatim.
+TEST(OptionsCli, OptionsDocumentHasTheTableOfTheCode) {
+  auto r = openge("options --markdown");
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::ifstream in(std::string(OPENGE_SOURCE_DIR) + "/docs/OPTIONS.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  EXPECT_TRUE(has_text(doc.str(), r.out))
+      << "docs/OPTIONS.md is out of date: paste the output of `openge options --markdown` under \"Every option\"";
+}
+
 TEST(OptionsCli, ExplainDescribesAnOption) {
   auto r = openge("options --explain memory_config.atomic_clean_policy");
   EXPECT_EQ(r.code, 0) << r.out;
-  for (const char* s : {"GE key:", "ge.exec.atomicCleanPolicy", "allowed:", "default:", "on CPU:", "no effect on CPU",
+  for (const char* s : {"GE key:", "ge.exec.atomicCleanPolicy", "allowed:", "default:", "effect:", "no effect on CPU",
                         "aliases:", "atomic_clean_policy"})
     EXPECT_TRUE(has(r, s)) << s << "\n" << r.out;
   r = openge("options --explain precision_mode");
@@ -90,6 +135,23 @@ TEST(OptionsCli, PathsPrintsEveryArtifactAndItsRule) {
                         "/w/profiling_data", "/w/check_result.json", "/home/cli/atc_data/kernel_cache_",
                         "compile_cache_size", "500 MB, keep 50%"})
     EXPECT_TRUE(has(r, s)) << s << "\n" << r.out;
+}
+
+// Each artifact says whether anything writes it today, as paths::artifact_writer() says.
+TEST(OptionsCli, PathsSayWhetherEachArtifactIsWritten) {
+  auto r = openge("paths", "ASCEND_WORK_PATH=/w");
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (auto kind : paths::all_artifact_kinds()) {
+    const std::string name = paths::artifact_name(kind);
+    const auto at = ("\n" + r.out).find("\n" + name + " ");  // the artifact's first line
+    ASSERT_NE(at, std::string::npos) << name << "\n" << r.out;
+    const auto written = r.out.find("written: ", at);
+    ASSERT_NE(written, std::string::npos) << name;
+    const char* writer = paths::artifact_writer(kind);
+    EXPECT_EQ(r.out.compare(written, 13, writer ? "written: yes," : "written: no, "), 0)
+        << name << ": " << r.out.substr(written, 60);
+  }
+  EXPECT_TRUE(has(r, "applied: no, there is no compile cache yet")) << r.out;
 }
 
 TEST(OptionsCli, InvalidOptionsStopPaths) {

@@ -125,7 +125,7 @@ const SpecCase kCases[] = {
      "graph_memory_max_size", "26843545600"},
     {"OPT_variable_memory_max_size_1_AcceptedNoEffect", {{"variable_memory_max_size", "5368709120"}}, {},
      "variable_memory_max_size", "5368709120"},
-    {"ENV_1_WorkPathRead", {}, {{"ASCEND_WORK_PATH", "/work"}}, "ASCEND_WORK_PATH", "/work"},
+    {"ENV_1_WorkPathRead", {}, {{"ASCEND_WORK_PATH", "/data/work"}}, "ASCEND_WORK_PATH", "/data/work"},
     {"NPU_5_ConfigExample", {}, {{"NPU_COLLECT_PATH", "/root/demo/"}}, "NPU_COLLECT_PATH", "/root/demo/"},
     {"OPT_op_compiler_cache_mode_14_EnvSize", {}, {{"ASCEND_MAX_OP_CACHE_SIZE", "500"}}, "ASCEND_MAX_OP_CACHE_SIZE",
      "500"},

@@ -1,0 +1,240 @@
+// The option table says, for every option, exactly one of: what it does now (and which file
+// under src/ consumes it), "accepted, not implemented yet", or "no effect on CPU". These tests
+// hold the table to it, so that `openge options`, `--explain`, `openge paths` and
+// docs/OPTIONS.md cannot claim an effect that no engine code produces:
+// - statically: every implemented row names a consumer under src/ that exists and names the
+//   option; every other row names none;
+// - dynamically: a Session opens and runs the demo model with every implemented option at a
+//   non-default value (and the triggers of the unimplemented artifacts on); the OptionSet
+//   records what engine code read, and every implemented row must be in that record while no
+//   other row may be (an engine read of an "unimplemented" option means the row is stale);
+// - options whose consumer is the option layer itself (scenario defaults) must change another
+//   option's effective value;
+// - every artifact `openge paths` calls written is written by that run, and no file appears
+//   that an artifact marked "nothing writes it yet" accounts for.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "openge/session.h"
+#include "options/option_table.h"
+#include "options_test_util.h"
+#include "paths/artifact_paths.h"
+
+namespace openge::options::test {
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kDemoModel = std::string(OPENGE_SOURCE_DIR) + "/models/demo.onnx";
+
+bool implemented(const OptionSpec& s) { return s.status == Effect::kImplemented; }
+
+// Rows whose effect is on other options (scenario defaults), applied while the set is built.
+bool option_layer_consumer(const OptionSpec& s) { return std::string_view(s.consumer).starts_with("src/options/"); }
+
+// Environment rows (ASCEND_WORK_PATH ...) are given as the environment, the others as flags.
+bool environment_row(const OptionSpec& s) { return *s.env_var && s.env_var == std::string_view(s.name); }
+
+std::string read_source(const std::string& relative) {
+  std::ifstream in(std::string(OPENGE_SOURCE_DIR) + "/" + relative, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A non-default, valid value for every implemented option. A row flipped to "implemented" needs
+// its value here; the tests say so.
+std::map<std::string, std::string> implemented_option_values(const TempDir& d) {
+  return {
+      {"graph_run_mode", "0"},
+      {"soc_version", "Ascend910"},
+      {"device_id", "5"},
+      {"profiling_config.enable_profiling", "True"},
+      // No "output": the data must land under ASCEND_WORK_PATH (its implemented effect).
+      {"profiling_config.profiling_options", R"({"task_trace":"on","training_trace":"on","aicpu":"on"})"},
+      {"ASCEND_WORK_PATH", d.path() + "/work"},
+      {"max_tensor_bytes", "1073741824"},  // 1 GiB: far above the demo's tensors, not the default
+  };
+}
+
+// Options that would make OpenGE write the artifacts `openge paths` says nothing writes yet.
+std::map<std::string, std::string> unimplemented_artifact_triggers(const TempDir& d) {
+  return {
+      {"dump_config.enable_dump", "True"}, {"dump_config.dump_path", d.dir("dump")},
+      {"dump_config.dump_mode", "all"},    {"enable_exception_dump", "1"},
+      {"external_weight", "True"},         {"debug_dir", d.path() + "/debug"},
+      {"DUMP_GE_GRAPH", "1"},              {"ASCEND_CACHE_PATH", d.path() + "/cache"},
+  };
+}
+
+struct DemoRun {
+  std::shared_ptr<const OptionSet> config;
+  std::set<std::string> reads;  // what engine code read while the session opened and ran
+};
+
+// Opens and runs the demo model with `values`, from a working directory and HOME inside `d`.
+DemoRun run_demo(const TempDir& d, const std::map<std::string, std::string>& values) {
+  Flags flags;
+  EnvMap env = {{"HOME", d.dir("home")}};
+  for (const auto& [name, value] : values) {
+    const OptionSpec* spec = find_option(name);
+    if (!spec) continue;  // a value for a row that is not in this tree's table
+    if (environment_row(*spec))
+      env[name] = value;
+    else
+      flags.emplace_back(name, value);
+  }
+  fs::create_directories(d.path() + "/work/profiling_data");  // the profiler writes into an existing folder
+  BuildReport r = build(flags, env, {}, /*check_files=*/true, d.path());
+  EXPECT_TRUE(r.errors.empty()) << dump_errors(r);
+  if (!r.options) return {};
+  DemoRun out;
+  out.config = std::make_shared<const OptionSet>(std::move(*r.options));
+  // The builder's own reads (defaults, validation) must not count as consumption.
+  EXPECT_TRUE(out.config->options_read().empty());
+
+  SessionOptions so;
+  so.config = out.config;
+  so.num_threads = 1;
+  auto session = Session::open(kDemoModel, so);
+  EXPECT_TRUE(session.ok()) << session.status().message();
+  if (!session.ok()) return out;
+  std::vector<Tensor> inputs;
+  for (const auto& info : (*session)->inputs()) {
+    Shape shape = info.shape;
+    for (auto& dim : shape) dim = dim < 0 ? 1 : dim;
+    inputs.emplace_back(info.dtype, shape);  // zero-filled
+  }
+  auto outputs = (*session)->run(inputs);
+  EXPECT_TRUE(outputs.ok()) << outputs.status().message();
+  EXPECT_TRUE((*session)->finish_profiling().ok());
+  out.reads = out.config->options_read();
+  return out;
+}
+
+std::string status_words(const OptionSpec& s) { return std::string("'") + effect_label(s.status) + "'"; }
+
+TEST(OptionEffects, EveryRowStatesOneEffectAndImplementedRowsNameTheirConsumer) {
+  for (const auto& s : option_table()) {
+    EXPECT_GT(std::string(s.effect).size(), 10u) << s.name << ": say what it does, or why it does nothing";
+    if (!implemented(s)) {
+      EXPECT_STREQ(s.consumer, "") << s.name << " is " << status_words(s) << " but names a consumer";
+      continue;
+    }
+    const std::string consumer = s.consumer;
+    ASSERT_TRUE(consumer.starts_with("src/")) << s.name << ": the consumer must be engine code under src/, not '"
+                                              << consumer << "'";
+    ASSERT_TRUE(fs::is_regular_file(std::string(OPENGE_SOURCE_DIR) + "/" + consumer))
+        << s.name << ": consumer " << consumer << " does not exist";
+    // The consumer names the option (by its name, or its leaf: options.device_id()).
+    const std::string text = read_source(consumer);
+    const std::string_view name = s.name;
+    const std::string leaf(name.substr(name.rfind('.') == std::string_view::npos ? 0 : name.rfind('.') + 1));
+    EXPECT_TRUE(text.find(s.name) != std::string::npos || text.find(leaf) != std::string::npos)
+        << s.name << ": consumer " << consumer << " never mentions it";
+  }
+}
+
+TEST(OptionEffects, EveryImplementedOptionIsReadByEngineCode) {
+  TempDir d;
+  const auto values = implemented_option_values(d);
+  for (const auto& s : option_table()) {
+    if (!implemented(s)) continue;
+    auto it = values.find(s.name);
+    if (it == values.end()) {
+      ADD_FAILURE() << s.name << " is marked implemented: give it a non-default valid value in "
+                    << "implemented_option_values() so that this test can prove its consumer reads it";
+      continue;
+    }
+    EXPECT_NE(it->second, default_for(s, DefaultContext{1, kDefaultSoc})) << s.name << ": pick a non-default value";
+  }
+  auto all = values;
+  for (const auto& [k, v] : unimplemented_artifact_triggers(d)) all.emplace(k, v);
+  const DemoRun run = run_demo(d, all);
+  ASSERT_TRUE(run.config);
+  for (const auto& s : option_table()) {
+    if (!implemented(s) || option_layer_consumer(s)) continue;
+    EXPECT_TRUE(run.reads.count(s.name)) << s.name << " is marked implemented (consumer " << s.consumer
+                                         << "), but opening and running a model with it set never read it";
+  }
+}
+
+// The other direction: engine code that reads an option the table calls unimplemented (or
+// without effect) means the row is stale. When a feature lands, this test names the rows to flip.
+TEST(OptionEffects, NoOptionMarkedUnimplementedIsReadByEngineCode) {
+  TempDir d;
+  auto all = implemented_option_values(d);
+  for (const auto& [k, v] : unimplemented_artifact_triggers(d)) all.emplace(k, v);
+  const DemoRun run = run_demo(d, all);
+  ASSERT_TRUE(run.config);
+  for (const auto& s : option_table()) {
+    if (implemented(s)) continue;
+    EXPECT_FALSE(run.reads.count(s.name)) << "engine code read " << s.name << ", but the option table says "
+                                          << status_words(s)
+                                          << ": if it acts now, mark the row implemented and name its consumer";
+  }
+}
+
+TEST(OptionEffects, OptionLayerEffectsChangeAnotherOptionsValue) {
+  const BuildReport base = build({});
+  ASSERT_TRUE(base.options) << dump_errors(base);
+  TempDir d;
+  const auto values = implemented_option_values(d);
+  for (const auto& s : option_table()) {
+    if (!implemented(s) || !option_layer_consumer(s)) continue;
+    auto it = values.find(s.name);
+    if (it == values.end()) continue;  // reported by the test above
+    const BuildReport changed = build({{s.name, it->second}});
+    ASSERT_TRUE(changed.options) << dump_errors(changed);
+    std::vector<std::string> moved;
+    for (const auto& [name, v] : changed.options->values())
+      if (name != s.name && v.value != base.options->values().at(name).value) moved.push_back(name);
+    EXPECT_FALSE(moved.empty()) << s.name << "=" << it->second << " is said to act through " << s.consumer
+                                << ", but no other option's value changed";
+  }
+}
+
+// Is `file` at or under `root`?
+bool under(const fs::path& file, const std::string& root) {
+  if (root.empty()) return false;
+  const auto rel = file.lexically_relative(fs::path(root).lexically_normal());
+  return !rel.empty() && *rel.begin() != "..";
+}
+
+TEST(OptionEffects, PathsSayWhichArtifactsAreWrittenAndOnlyThoseAre) {
+  TempDir d;
+  auto all = implemented_option_values(d);
+  for (const auto& [k, v] : unimplemented_artifact_triggers(d)) all.emplace(k, v);
+  const DemoRun run = run_demo(d, all);
+  ASSERT_TRUE(run.config);
+  const auto resolved = paths::resolve_all_artifacts(*run.config, paths::RunIds::current());
+  for (const auto& r : resolved) {
+    const char* writer = paths::artifact_writer(r.kind);
+    if (!writer) continue;
+    EXPECT_TRUE(fs::is_regular_file(std::string(OPENGE_SOURCE_DIR) + "/" + writer)) << writer;
+    EXPECT_TRUE(fs::is_directory(r.directory()) && !fs::is_empty(r.directory()))
+        << paths::artifact_name(r.kind) << " is said to be written by " << writer << ", but " << r.path
+        << " is empty or missing after a run";
+  }
+  // Every file the run created is accounted for by an artifact that is said to be written.
+  for (const auto& e : fs::recursive_directory_iterator(d.path())) {
+    if (!e.is_regular_file()) continue;
+    std::string owner, unwritten;
+    for (const auto& r : resolved) {
+      if (!under(e.path(), r.path)) continue;
+      (paths::artifact_writer(r.kind) ? owner : unwritten) = paths::artifact_name(r.kind);
+    }
+    EXPECT_FALSE(owner.empty()) << e.path() << " was written, but "
+                                << (unwritten.empty() ? std::string("no artifact kind accounts for it")
+                                                      : "artifact_writer() says nothing writes " + unwritten);
+  }
+}
+
+}  // namespace
+}  // namespace openge::options::test
