@@ -18,6 +18,10 @@ struct ErrorClasses {
 const ErrorClasses& errors();
 void load_error_classes();
 
+// Engine text as a Python str. Model files are untrusted: names and messages quoting them may
+// hold bytes that are not UTF-8, which become U+FFFD instead of a decoding error.
+py::str text(const std::string& s);
+
 // Raises `cls(message)` (a C++ exception pybind11 turns back into the Python one).
 [[noreturn]] void raise(const py::object& cls, const std::string& message);
 

@@ -16,8 +16,14 @@ void load_error_classes() {
   g_errors = new ErrorClasses{e.attr("OptionError"), e.attr("ModelError"), e.attr("InputError"), e.attr("RunError")};
 }
 
+py::str text(const std::string& s) {
+  PyObject* decoded = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+  if (!decoded) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(decoded);
+}
+
 void raise(const py::object& cls, const std::string& message) {
-  PyErr_SetObject(cls.ptr(), py::str(message).ptr());
+  PyErr_SetObject(cls.ptr(), text(message).ptr());
   throw py::error_already_set();
 }
 

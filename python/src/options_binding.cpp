@@ -62,7 +62,7 @@ OptionInputs inputs_of(const Assignments& assignments, const std::vector<std::st
 
 py::dict values_dict(const OptionSet& set) {
   py::dict values;
-  for (const auto& [name, v] : set.values()) values[py::str(name)] = py::make_tuple(v.value, source_name(v.source), v.origin);
+  for (const auto& [name, v] : set.values()) values[text(name)] = py::make_tuple(text(v.value), source_name(v.source), text(v.origin));
   return values;
 }
 
@@ -71,9 +71,10 @@ py::dict build(const Assignments& assignments, const std::vector<std::string>& o
   const BuildReport r = build_options(inputs_of(assignments, option_files, check_files, check_rules));
   py::dict out;
   out["values"] = r.options ? py::object(values_dict(*r.options)) : py::object(py::none());
-  out["warnings"] = r.warnings;
-  py::list errs;
-  for (const auto& e : r.errors) errs.append(e.to_string());
+  py::list warnings, errs;
+  for (const auto& w : r.warnings) warnings.append(text(w));
+  for (const auto& e : r.errors) errs.append(text(e.to_string()));
+  out["warnings"] = warnings;
   out["errors"] = errs;
   return out;
 }
@@ -85,10 +86,10 @@ py::dict paths(const Assignments& assignments, const std::vector<std::string>& o
   py::dict out;
   for (const auto& r : paths::resolve_all_artifacts(*set, ids)) {
     py::dict d;
-    d["path"] = r.path.empty() ? py::object(py::none()) : py::object(py::str(r.path));
+    d["path"] = r.path.empty() ? py::object(py::none()) : py::object(text(r.path));
     d["is_file"] = r.is_file;
-    d["rule"] = r.rule;
-    d["chain"] = r.chain;
+    d["rule"] = text(r.rule);
+    d["chain"] = text(r.chain);
     out[paths::artifact_name(r.kind)] = d;
   }
   const auto cache = paths::resolve_artifact(paths::ArtifactKind::kCompileCache, *set, ids);

@@ -55,7 +55,7 @@ py::object numpy_dtype(DType t) {
 py::tuple info_tuple(const TensorInfo& t) {
   py::list shape;
   for (int64_t d : t.shape) shape.append(d < 0 ? py::object(py::none()) : py::object(py::int_(d)));
-  return py::make_tuple(t.name, dtype_name(t.dtype), numpy_dtype(t.dtype),
+  return py::make_tuple(text(t.name), dtype_name(t.dtype), numpy_dtype(t.dtype),
                         py::tuple(shape));
 }
 
@@ -116,7 +116,11 @@ class PySession {
 
   py::list inputs() const { return infos(session_->inputs()); }
   py::list outputs() const { return infos(session_->outputs()); }
-  const std::vector<std::string>& warnings() const { return warnings_; }
+  py::list warnings() const {
+    py::list out;
+    for (const auto& w : warnings_) out.append(text(w));
+    return out;
+  }
 
   py::list run(const std::optional<std::vector<std::string>>& output_names, const py::dict& feed) {
     const auto& declared = session_->inputs();
@@ -175,7 +179,7 @@ class PySession {
     return out;
   }
 
-  std::string profiling_dir() const { return session_->profiling_dir(); }
+  py::str profiling_dir() const { return text(session_->profiling_dir()); }
   void finish_profiling() {
     Status s = Status::Ok();
     {
