@@ -25,6 +25,7 @@ std::vector<OpSchema> build_table() {
   register_numeric_ops(table);
   register_hardmax_ops(table);
   register_construct_ops(table);
+  register_random_ops(table);
   std::sort(table.begin(), table.end(), [](const OpSchema& a, const OpSchema& b) { return a.op_type < b.op_type; });
   return table;
 }

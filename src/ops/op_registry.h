@@ -47,5 +47,6 @@ void register_extended_activation_ops(std::vector<OpSchema>& table);  // Celu Th
 void register_numeric_ops(std::vector<OpSchema>& table);  // IsInf IsNaN Mod BitShift
 void register_hardmax_ops(std::vector<OpSchema>& table);  // Hardmax
 void register_construct_ops(std::vector<OpSchema>& table);  // Trilu EyeLike OneHot
+void register_random_ops(std::vector<OpSchema>& table);  // RandomUniform/Normal(Like) Bernoulli Multinomial (seeded)
 
 }  // namespace openge
