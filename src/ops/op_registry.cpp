@@ -26,6 +26,8 @@ std::vector<OpSchema> build_table() {
   register_hardmax_ops(table);
   register_construct_ops(table);
   register_random_ops(table);
+  register_signal_ops(table);
+  register_linalg_ops(table);
   std::sort(table.begin(), table.end(), [](const OpSchema& a, const OpSchema& b) { return a.op_type < b.op_type; });
   return table;
 }

@@ -48,5 +48,7 @@ void register_numeric_ops(std::vector<OpSchema>& table);  // IsInf IsNaN Mod Bit
 void register_hardmax_ops(std::vector<OpSchema>& table);  // Hardmax
 void register_construct_ops(std::vector<OpSchema>& table);  // Trilu EyeLike OneHot
 void register_random_ops(std::vector<OpSchema>& table);  // RandomUniform/Normal(Like) Bernoulli Multinomial (seeded)
+void register_signal_ops(std::vector<OpSchema>& table);  // Hann/Hamming/BlackmanWindow MelWeightMatrix DFT STFT
+void register_linalg_ops(std::vector<OpSchema>& table);  // Det
 
 }  // namespace openge
