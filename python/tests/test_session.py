@@ -234,3 +234,29 @@ def test_failed_run_raises_and_session_still_works():
         session.run(None, {"x": x, "i": numpy.array([7], numpy.int64)})
     (y,) = session.run(None, {"x": x, "i": numpy.array([2], numpy.int64)})
     assert y.tolist() == [3.0]
+
+
+def test_contiguous_input_read_in_place_others_copied():
+    """NumPy reports its allocations to tracemalloc: feeding an 8 MiB C-contiguous array must
+    allocate no array of that size (read in place), a Fortran-ordered one must (the copy)."""
+    import tracemalloc
+    from onnx import helper
+    from conftest import model_bytes
+    data = model_bytes([helper.make_node("ReduceSum", ["x"], ["y"], keepdims=0)],
+                       [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1024, 2048])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])])
+    session = openge.Session(data, threads=1)
+    x = numpy.ones((1024, 2048), numpy.float32)
+    fortran = numpy.asfortranarray(x)
+    session.run(None, {"x": x})  # compile outside the measurement
+
+    def peak_bytes(array):
+        tracemalloc.start()
+        (y,) = session.run(None, {"x": array})
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert y == 1024 * 2048
+        return peak
+
+    assert peak_bytes(x) < x.nbytes // 8
+    assert peak_bytes(fortran) >= x.nbytes
