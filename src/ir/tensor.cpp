@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "base/size_limit.h"
 #include "openge/half.h"
 #include "ir/dispatch.h"
 
@@ -28,6 +29,9 @@ std::string shape_to_string(const Shape& shape) {
 }
 
 Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+  // Every owned allocation passes the size-limit policy; callers that know the node check the
+  // shape first (run_infer), so this only fires where nobody did and is reported by the guards.
+  if (Status s = check_tensor_size(shape_, dtype_size(dtype_), "tensor"); !s.ok()) throw TensorSizeError(s);
   numel_ = shape_numel(shape_);
   // 64-byte alignment suits AVX-512 loads and oneDNN; at least one byte so data() is never null.
   const size_t bytes = std::max<size_t>(64, (nbytes() + 63) / 64 * 64);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "base/size_limit.h"
 #include "options/did_you_mean.h"
 
 namespace openge::options {
@@ -23,6 +24,9 @@ std::string precision_mode_default(const DefaultContext& c) {
 
 // enable_small_channel: off in training, on (and fixed) in online inference (OPT-enable_small_channel-2/3).
 std::string small_channel_default(const DefaultContext& c) { return c.graph_run_mode == 0 ? "1" : "0"; }
+
+// max_tensor_bytes: the size-limit policy's named constant, so the two cannot disagree.
+std::string max_tensor_bytes_default(const DefaultContext&) { return std::to_string(kDefaultMaxTensorBytes); }
 
 #define RANGE(a, b) a, b
 #define NORANGE kNoMin, kNoMax
@@ -249,6 +253,12 @@ const OptionSpec kTable[] = {
           "dumps, which would carry it too, are not written yet",
           "src/profiling/profiler_config.cpp"),
      "logical device id", "", "AMB-23"},
+    {"max_tensor_bytes", "", "", "OPENGE_MAX_TENSOR_BYTES", Kind::kInt, "bytes, >= 1", RANGE(1, kNoMax), "",
+     max_tensor_bytes_default, nullptr,
+     DOES("the largest single tensor a session allocates (initializers, folded constants, inferred and run-time "
+          "shapes); a larger one is refused with an error naming the node, the shape and the limit",
+          "src/runtime/session.cpp"),
+     "size limit of one tensor allocation (base/size_limit.h)", "", ""},
     // ---- environment variables (MISC-18) ------------------------------------------------------
     {"ASCEND_WORK_PATH", "", "", "ASCEND_WORK_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr,
      DOES("profiling data goes to ASCEND_WORK_PATH/profiling_data when profiling_options has no output; the other "

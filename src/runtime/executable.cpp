@@ -34,6 +34,9 @@ ValueInfo info_of(const Value& v) {
 
 Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::vector<Shape>& input_shapes,
                                                         const CompileOptions& options) {
+  // Exceptions (bad_alloc, oneDNN's dnnl::error, a tensor over the size limit) become errors.
+  const std::string source = graph.source;  // `graph` is moved from inside
+  return guard_exceptions([&]() -> Result<std::unique_ptr<Executable>> {
   std::unique_ptr<Executable> exe(new Executable());
   exe->graph_ = std::move(graph);
   exe->num_threads_ = options.num_threads;
@@ -65,6 +68,7 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   OPENGE_RETURN_IF_ERROR(exe->select_kernels(options).with_context("model " + g.source));
   exe->plan_memory_layout();
   return exe;
+  }, [&] { return "model " + source; });
 }
 
 Status Executable::infer_and_fold() {
@@ -93,7 +97,7 @@ Status Executable::infer_and_fold() {
       all_constant = all_constant && infos[i].value;
     }
     InferContext ctx(node, g.opset, ptrs, node.outputs.size());
-    OPENGE_RETURN_IF_ERROR(schema->infer(ctx));
+    OPENGE_RETURN_IF_ERROR(run_infer(*schema, ctx));
     size_t out_bytes = 0;
     for (size_t o = 0; o < node.outputs.size(); ++o) {
       if (node.outputs[o] < 0) continue;
@@ -337,7 +341,7 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, R
       peak_dynamic = std::max(peak_dynamic, dynamic_bytes);
       if (!all_folded) {
         KernelContext ctx(node, g.opset, in_ptrs, out_ptrs);
-        status = cn.kernel ? cn.kernel->run(ctx) : cn.schema->reference(ctx);
+        status = run_guarded(node, [&] { return cn.kernel ? cn.kernel->run(ctx) : cn.schema->reference(ctx); });
         if (!status.ok()) break;
       }
     }

@@ -1,5 +1,7 @@
 #include "runtime/node_eval.h"
 
+#include "base/size_limit.h"
+
 namespace openge {
 
 Status check_arity(const OpSchema& schema, const Node& node) {
@@ -20,6 +22,18 @@ Status check_arity(const OpSchema& schema, const Node& node) {
   return Status::Ok();
 }
 
+Status run_infer(const OpSchema& schema, InferContext& ctx) {
+  const Node& node = ctx.node();
+  OPENGE_RETURN_IF_ERROR(run_guarded(node, [&] { return schema.infer(ctx); }));
+  for (size_t i = 0; i < ctx.num_outputs(); ++i) {
+    const ValueInfo& o = ctx.output(i);
+    if (!o.shape_known || i >= node.outputs.size() || node.outputs[i] < 0) continue;
+    OPENGE_RETURN_IF_ERROR(check_tensor_size(o.shape, dtype_size(o.dtype),
+                                             node.op_type + " '" + node.name + "': output " + std::to_string(i)));
+  }
+  return Status::Ok();
+}
+
 Result<std::vector<ValueInfo>> infer_node(const OpSchema& schema, const Node& node, int64_t opset,
                                           const std::vector<const Tensor*>& inputs, std::vector<Tensor>* folded) {
   std::vector<ValueInfo> infos(inputs.size());
@@ -30,7 +44,7 @@ Result<std::vector<ValueInfo>> infer_node(const OpSchema& schema, const Node& no
     ptrs[i] = &infos[i];
   }
   InferContext ctx(node, opset, std::move(ptrs), node.outputs.size());
-  OPENGE_RETURN_IF_ERROR(schema.infer(ctx));
+  OPENGE_RETURN_IF_ERROR(run_infer(schema, ctx));
   std::vector<ValueInfo> outs;
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     const ValueInfo& o = ctx.output(i);
@@ -75,7 +89,7 @@ Result<std::vector<Tensor>> evaluate_node(const Node& node, int64_t opset, const
   std::vector<Tensor*> out_ptrs;
   for (size_t i = 0; i < outputs.size(); ++i) out_ptrs.push_back(outputs[i].defined() ? &outputs[i] : nullptr);
   KernelContext kctx(node, opset, inputs, std::move(out_ptrs));
-  OPENGE_RETURN_IF_ERROR(schema->reference(kctx));
+  OPENGE_RETURN_IF_ERROR(run_guarded(node, [&] { return schema->reference(kctx); }));
   return outputs;
 }
 

@@ -4,12 +4,24 @@
 #pragma once
 #include <vector>
 
+#include "base/guard.h"
 #include "ir/graph.h"
 #include "openge/status.h"
 #include "openge/tensor.h"
 #include "ops/op_registry.h"
 
 namespace openge {
+
+// Runs the schema's inference on `ctx` (exceptions become an error naming the node) and checks
+// every output shape it decided against the size-limit policy (base/size_limit.h): the one place
+// where inferred sizes are checked, at compile time and at run time.
+Status run_infer(const OpSchema& schema, InferContext& ctx);
+
+// Runs a kernel (reference or compiled) through `fn`; an exception becomes an error naming the node.
+template <class Fn>
+Status run_guarded(const Node& node, Fn&& fn) {
+  return guard_exceptions(std::forward<Fn>(fn), [&] { return node.op_type + " '" + node.name + "'"; });
+}
 
 // Infers output infos for `node` from concrete inputs (nullptr = omitted optional input).
 Result<std::vector<ValueInfo>> infer_node(const OpSchema& schema, const Node& node, int64_t opset,

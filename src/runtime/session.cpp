@@ -3,6 +3,8 @@
 #include <map>
 #include <mutex>
 
+#include "base/guard.h"
+#include "base/size_limit.h"
 #include "frontend/onnx_loader.h"
 #include "options/option_set.h"
 #include "profiling/profiler.h"
@@ -20,13 +22,28 @@ struct Session::Impl {
   // Declared after `compiled` so that it is destroyed first: its records point into the
   // compiled graphs, and its destructor writes them.
   std::unique_ptr<profiling::Profiler> profiler;
+  uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;  // option max_tensor_bytes
 };
+
+namespace {
+
+// The session's size limit (base/size_limit.h): option max_tensor_bytes, else the default.
+uint64_t max_tensor_bytes_of(const SessionOptions& options) {
+  const int64_t v = options.config ? options.config->get_int("max_tensor_bytes", 0) : 0;
+  return v > 0 ? static_cast<uint64_t>(v) : kDefaultMaxTensorBytes;
+}
+
+}  // namespace
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
 Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, const void* data, size_t size,
                                                      const SessionOptions& options) {
+  // The session's size limit covers the initializers; exceptions (bad_alloc, protobuf) become errors.
+  const uint64_t max_tensor_bytes = max_tensor_bytes_of(options);
+  ScopedMaxTensorBytes scoped_limit(max_tensor_bytes);
+  return guard_exceptions([&]() -> Result<std::unique_ptr<Session>> {
   // A bad profiling configuration fails before the model is read, and nothing is created on
   // disk unless the model loads.
   std::optional<profiling::ProfilerConfig> profiling;
@@ -42,6 +59,7 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
   auto impl = std::make_unique<Impl>();
   impl->graph = std::move(graph.value());
   impl->options = options;
+  impl->max_tensor_bytes = max_tensor_bytes;
   for (int v : impl->graph.inputs) {
     const Value& value = impl->graph.values[static_cast<size_t>(v)];
     impl->inputs.push_back({value.name, value.dtype, value.shape.value_or(Shape{})});
@@ -57,12 +75,16 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
     impl->profiler->record_api("ModelLoad", load_start, load_end);
   }
   return std::unique_ptr<Session>(new Session(std::move(impl)));
+  }, [&] { return "model " + name; });
 }
 
 const std::vector<TensorInfo>& Session::inputs() const { return impl_->inputs; }
 const std::vector<TensorInfo>& Session::outputs() const { return impl_->outputs; }
 
 Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunInfo* info) {
+  // Compiles and runs under the session's size limit; exceptions become errors, never a terminate.
+  ScopedMaxTensorBytes scoped_limit(impl_->max_tensor_bytes);
+  return guard_exceptions([&]() -> Result<std::vector<Tensor>> {
   profiling::Profiler* profiler = impl_->profiler.get();
   const int64_t run_start = profiler ? profiling::steady_now_ns() : 0;
   std::vector<Shape> shapes;
@@ -104,6 +126,7 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunI
     for (const auto& node : exe->nodes()) (node.engine == Engine::kAiCore ? info->aicore_nodes : info->aicpu_nodes)++;
   }
   return outputs;
+  }, [&] { return "model " + impl_->graph.source; });
 }
 
 std::string Session::profiling_dir() const { return impl_->profiler ? impl_->profiler->collection_dir() : ""; }
