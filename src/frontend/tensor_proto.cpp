@@ -8,6 +8,8 @@
 #include <limits>
 #include <optional>
 
+#include "base/guard.h"
+#include "base/size_limit.h"
 #include "io/atomic_file.h"
 #include "openge/half.h"
 
@@ -15,24 +17,7 @@ namespace openge {
 namespace fs = std::filesystem;
 
 Status check_dims(const Shape& dims, DType dtype, const std::string& what) {
-  // The product of the non-zero dims is bounded too: shape arithmetic elsewhere multiplies
-  // dims in int64 before it meets a zero, so [2^60, 2^60, 0] must not get through.
-  uint64_t count = 1;
-  bool has_zero = false;
-  for (int64_t d : dims) {
-    if (d < 0) return invalid_model(what + " has a negative dimension in " + shape_to_string(dims));
-    if (d == 0) { has_zero = true; continue; }
-    if (count > kMaxTensorBytes / static_cast<uint64_t>(d))
-      return invalid_model(what + " has dimensions " + shape_to_string(dims) + " whose product overflows OpenGE's " +
-                           std::to_string(kMaxTensorBytes >> 30) + " GiB limit per tensor");
-    count *= static_cast<uint64_t>(d);
-  }
-  if (has_zero) count = 0;
-  const uint64_t esize = std::max<size_t>(1, dtype_size(dtype));
-  if (count > kMaxTensorBytes / esize)
-    return invalid_model(what + " with dimensions " + shape_to_string(dims) + " is larger than OpenGE's " +
-                         std::to_string(kMaxTensorBytes >> 30) + " GiB limit per tensor");
-  return Status::Ok();
+  return check_tensor_size(dims, dtype_size(dtype), what);
 }
 
 namespace {
@@ -180,13 +165,30 @@ Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const std::stri
   return t;
 }
 
+Result<Tensor> read_tensor_pb_from_bytes(const void* data, size_t size, const std::string& name,
+                                         const std::string& base_dir) {
+  // Protobuf's parser refuses messages over 2 GiB; say so before it tries.
+  if (size > static_cast<size_t>(std::numeric_limits<int>::max()))
+    return invalid_argument(name + " is larger than 2 GiB, the limit of a serialized TensorProto");
+  return guard_exceptions([&]() -> Result<Tensor> {
+    onnx::TensorProto proto;
+    if (!proto.ParseFromArray(data, static_cast<int>(size)))
+      return invalid_argument(name + " is not a serialized ONNX TensorProto");
+    return tensor_from_proto(proto, base_dir, name);
+  }, name);
+}
+
 Result<Tensor> read_tensor_pb(const std::string& path) {
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec) return io_error("cannot open tensor file " + path + ": " + ec.message());
+  if (size > static_cast<uintmax_t>(std::numeric_limits<int>::max()))
+    return invalid_argument("tensor file " + path + " is larger than 2 GiB, the limit of a serialized TensorProto");
   std::ifstream in(path, std::ios::binary);
   if (!in) return io_error("cannot open tensor file " + path);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  onnx::TensorProto proto;
-  if (!proto.ParseFromString(bytes)) return invalid_argument(path + " is not a serialized ONNX TensorProto");
-  return tensor_from_proto(proto, fs::path(path).parent_path().string(), "tensor file " + path);
+  return read_tensor_pb_from_bytes(bytes.data(), bytes.size(), "tensor file " + path,
+                                   fs::path(path).parent_path().string());
 }
 
 Status write_tensor_pb(const Tensor& tensor, const std::string& name, const std::string& path) {

@@ -10,19 +10,21 @@ namespace onnx { class TensorProto; }
 
 namespace openge {
 
-// Largest tensor OpenGE accepts from a file; protects against hostile dims.
-constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 36;  // 64 GiB
-
 // Converts a TensorProto. `base_dir` resolves external data (relative to the model's folder);
 // `what` names the tensor in messages ("initializer 'conv1.weight'").
 Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const std::string& base_dir, const std::string& what);
 
 // Reads a serialized TensorProto file.
 Result<Tensor> read_tensor_pb(const std::string& path);
+// The same from bytes in memory (tests, the fuzzer); `name` names them in messages. External
+// data resolves against `base_dir`.
+Result<Tensor> read_tensor_pb_from_bytes(const void* data, size_t size, const std::string& name,
+                                         const std::string& base_dir);
 // Writes one atomically (temporary name, then rename).
 Status write_tensor_pb(const Tensor& tensor, const std::string& name, const std::string& path);
 
-// Checks dims (non-negative, product without overflow, size under kMaxTensorBytes).
+// Checks dims against the size-limit policy (base/size_limit.h): non-negative, product without
+// overflow, size at most max_tensor_bytes().
 Status check_dims(const Shape& dims, DType dtype, const std::string& what);
 
 }  // namespace openge

@@ -1,6 +1,12 @@
-// NumPy .npy files (format 1.0/2.0, little-endian, C order). bfloat16 has no NumPy type: it is
-// read from and written as '<u2' holding the raw bits only when the caller says so.
+// NumPy .npy files (format 1.0/2.0/3.0, little-endian, C order). bfloat16 has no NumPy type:
+// it is written as float32.
+//
+// Files are untrusted input: the header is parsed by hand (no regex, whose backtracking
+// recursion a long hostile header could exhaust the stack with), every dimension must be a
+// non-negative decimal integer, and the size is checked against the size-limit policy
+// (base/size_limit.h) and against the bytes the file really holds before anything is allocated.
 #pragma once
+#include <cstddef>
 #include <string>
 
 #include "openge/status.h"
@@ -8,7 +14,20 @@
 
 namespace openge {
 
+// What the magic, version and header dict of a .npy file say.
+struct NpyHeader {
+  DType dtype = DType::kUndefined;
+  Shape shape;
+  size_t data_offset = 0;  // bytes from the start of the file to the first element
+};
+
+// Parses the start of a .npy file: `size` bytes at `data`, at least through the header dict.
+// `name` names the file in messages.
+Result<NpyHeader> parse_npy_header(const void* data, size_t size, const std::string& name);
+
 Result<Tensor> read_npy(const std::string& path);
+// The same from bytes in memory (tests, the fuzzer).
+Result<Tensor> read_npy_from_bytes(const void* data, size_t size, const std::string& name);
 // Written atomically. bfloat16 tensors are stored as float32 (NumPy cannot name bf16).
 Status write_npy(const Tensor& tensor, const std::string& path);
 
