@@ -91,11 +91,9 @@ class PySession {
     so.config = std::make_shared<const options::OptionSet>(std::move(config.value()));
 
     Result<std::unique_ptr<Session>> opened = Status::Ok();
-    if (PyBytes_Check(model.ptr()) || PyByteArray_Check(model.ptr()) || PyMemoryView_Check(model.ptr())) {
-      py::buffer buffer = model.cast<py::buffer>();
-      py::buffer_info bytes = buffer.request();
-      if (bytes.ndim > 1 && !PyBuffer_IsContiguous(bytes.view(), 'C'))
-        throw py::value_error("model bytes must be contiguous");
+    // bytes and bytearray are contiguous; openge.Session turns a memoryview into bytes first.
+    if (PyBytes_Check(model.ptr()) || PyByteArray_Check(model.ptr())) {
+      py::buffer_info bytes = model.cast<py::buffer>().request();
       const size_t size = static_cast<size_t>(bytes.size * bytes.itemsize);
       py::gil_scoped_release unlocked;
       opened = Session::open_from_memory(bytes.ptr, size, so);
