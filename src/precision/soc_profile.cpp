@@ -251,6 +251,7 @@ Status parse_impl_modes(const std::string& file, std::map<std::string, std::vect
   if (!text.ok()) return text.status();
   std::map<std::string, int, std::less<>> first_line;
   std::string_view rest = *text;
+  if (rest.substr(0, 3) == "\xEF\xBB\xBF") rest.remove_prefix(3);  // a UTF-8 BOM from a Windows editor
   int n = 0;
   while (!rest.empty()) {
     size_t end = rest.find('\n');

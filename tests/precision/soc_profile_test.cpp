@@ -263,6 +263,18 @@ TEST(SocProfile, OPT_op_precision_mode_7_BadIniLineIsOneError) {
   }
 }
 
+// An edited ini saved with a BOM and CRLF line ends still reads.
+TEST(SocProfile, OPT_op_precision_mode_7_IniWithBomAndCrlf) {
+  TempDir tmp;
+  copy_opp(tmp);
+  tmp.file(kIni, "\xEF\xBB\xBFSoftmaxV2=high_precision\r\n# c\r\nGelu=high_performance\r\n");
+  auto r = load_soc_profile(tmp.path(), "Ascend910");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->find_onnx("Softmax")->impl_modes, std::vector<std::string>{"high_precision"});
+  EXPECT_EQ(r->find_onnx("Gelu")->impl_modes, std::vector<std::string>{"high_performance"});
+  EXPECT_TRUE(r->find_onnx("Exp")->impl_modes.empty());
+}
+
 TEST(SocProfile, UserAddedProfileAndSplitFileLoadWithoutCodeChanges) {
   TempDir tmp;
   const std::string dir = kConfig + "/myboard/";
