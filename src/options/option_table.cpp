@@ -82,27 +82,33 @@ const OptionSpec kTable[] = {
      "allow_fp32_to_fp16|force_fp16|cube_fp16in_fp32out|force_fp32|must_keep_origin_dtype|allow_mix_precision_fp16|"
      "allow_mix_precision|allow_mix_precision_bf16|allow_fp32_to_bf16",
      NORANGE, "", precision_mode_default, nullptr,
-     NOT_YET("every node computes in its model dtype; the precision pass that will assign compute dtypes from it is "
-             "not in yet"),
+     DOES("the precision pass assigns each node its compute dtype from it (cube and vector rules, the SoC's "
+          "mixed-precision lists) and inserts Casts where a value changes type",
+          "src/precision/precision_mode.cpp"),
      "operator precision mode for the whole network",
      "not with precision_mode_v2; force_fp16 only with graph_run_mode=0; *bf16* only on Ascend910B; "
      "must_keep_origin_dtype makes customize_dtypes ineffective; mixed modes enable modify_mixlist",
      "OPT-precision_mode-1..20 MISC-11"},
     {"precision_mode_v2", "", "ge.exec.precision_mode_v2", "", Kind::kEnum,
      "fp16|origin|cube_fp16in_fp32out|mixed_float16|mixed_bfloat16", NORANGE, "", nullptr, nullptr,
-     NOT_YET("every node computes in its model dtype; the precision pass that will assign compute dtypes from it is "
-             "not in yet"),
+     DOES("the precision pass assigns each node its compute dtype from it, as precision_mode does (and instead of it)",
+          "src/precision/precision_mode.cpp"),
      "operator precision mode, new value names", "not with precision_mode; mixed_bfloat16 only on Ascend910B",
      "OPT-precision_mode_v2-1..7 AMB-12"},
     {"modify_mixlist", "", "ge.exec.modify_mixlist", "", Kind::kFile,
      "path of a JSON file with black-list/white-list to-add/to-remove (// comments allowed)", NORANGE, "", nullptr,
-     nullptr, NOT_YET("the file is read and checked; the precision pass that will apply its lists is not in yet"),
+     nullptr,
+     DOES("in a mixed mode, edits the SoC's white/black/gray lists the precision pass applies",
+          "src/precision/precision_pass.cpp"),
      "edit the mixed-precision black/white/gray lists",
      "needs a mixed precision mode (allow_mix_precision*, mixed_float16, mixed_bfloat16)",
      "OPT-modify_mixlist-1..12 AMB-13 DISC-15"},
     {"customize_dtypes", "", "ge.customizeDtypes", "", Kind::kFile,
      "path of a .cfg file: Opname::InputDtype:...,OutputDtype:... or OpType::Type:InputDtype:...", NORANGE, "", nullptr,
-     nullptr, NOT_YET("the file is read and checked; per-node compute dtypes are not applied yet"),
+     nullptr,
+     DOES("per-node (or per-op-type) compute dtypes in the precision pass, node name before op type; ignored with a "
+          "warning under must_keep_origin_dtype / origin",
+          "src/precision/precision_pass.cpp"),
      "input/output dtypes of individual operators",
      "no effect with precision_mode=must_keep_origin_dtype (or precision_mode_v2=origin); op name beats op type",
      "OPT-customize_dtypes-1..10 DISC-14 AMB-14"},
@@ -151,8 +157,10 @@ const OptionSpec kTable[] = {
     {"op_precision_mode", "", "ge.exec.op_precision_mode", "", Kind::kFile,
      "path of an .ini file: [ByOpType]/[ByNodeName] name=high_precision|high_performance|support_out_of_bound_index",
      NORANGE, "", nullptr, nullptr,
-     NOT_YET("the file is read and checked; kernels have no high-precision / high-performance variants to choose "
-             "between yet"),
+     DOES("the precision pass picks each node's implementation mode from it (kept with the compiled graph's precision "
+          "decisions); no kernel has distinct high-precision / high-performance variants yet, so outputs do not "
+          "change; it beats op_select_implmode",
+          "src/precision/precision_pass.cpp"),
      "high-precision / high-performance mode per operator type or node",
      "beats op_select_implmode and optypelist_for_implmode; [ByNodeName] beats [ByOpType]",
      "OPT-op_precision_mode-1..9 AMB-20"},
@@ -219,12 +227,18 @@ const OptionSpec kTable[] = {
      "OPT-jit_compile-1..4 NPU-14"},
     {"op_select_implmode", "", "ge.opSelectImplmode", "", Kind::kEnum,
      "high_precision|high_performance|high_precision_for_all|high_performance_for_all", NORANGE, "", nullptr,
-     "op_precision_mode", NOT_YET("kernels have no high-precision / high-performance variants to choose between yet"),
+     "op_precision_mode",
+     DOES("the precision pass picks each node's implementation mode from it (kept with the compiled graph's precision "
+          "decisions); no kernel has distinct high-precision / high-performance variants yet, so outputs do not change",
+          "src/precision/precision_pass.cpp"),
      "high-precision or high-performance implementations",
      "overridden by op_precision_mode; narrowed by optypelist_for_implmode", "OPT-op_select_implmode-1..5"},
     {"optypelist_for_implmode", "", "ge.optypelistForImplmode", "", Kind::kTypeList, "Pooling|SoftmaxV2|LRN|ROIAlign",
      NORANGE, "", nullptr, "op_precision_mode",
-     NOT_YET("kernels have no high-precision / high-performance variants to choose between yet"),
+     DOES("narrows op_select_implmode to these op types; the precision pass picks each node's implementation mode from "
+          "it (kept with the compiled graph's precision decisions); no kernel has distinct high-precision / "
+          "high-performance variants yet, so outputs do not change",
+          "src/precision/precision_pass.cpp"),
      "operator types that use op_select_implmode", "needs op_select_implmode; overridden by op_precision_mode",
      "OPT-optypelist_for_implmode-1..4 AMB-20"},
     {"variable_format_optimize", "", "ge.exec.variable_acc", "", Kind::kBool, "True or False", NORANGE, "", nullptr, "",

@@ -48,20 +48,38 @@ std::string read_source(const std::string& relative) {
   return ss.str();
 }
 
-// A non-default, valid value for every implemented option. A row flipped to "implemented" needs
+// Non-default, valid values for every implemented option, as scenarios: options that exclude
+// each other (precision_mode / precision_mode_v2, op_precision_mode over op_select_implmode) go
+// to different scenarios, each opened and run separately. A row flipped to "implemented" needs
 // its value here; the tests say so.
-std::map<std::string, std::string> implemented_option_values(const TempDir& d) {
+using Scenario = std::map<std::string, std::string>;
+std::vector<Scenario> implemented_option_scenarios(const TempDir& d) {
   return {
-      {"graph_run_mode", "0"},
-      {"soc_version", "Ascend910"},
-      {"device_id", "5"},
-      {"profiling_config.enable_profiling", "True"},
-      // No "output": the data must land under ASCEND_WORK_PATH (its implemented effect).
-      {"profiling_config.profiling_options", R"({"task_trace":"on","training_trace":"on","aicpu":"on"})"},
-      {"ASCEND_WORK_PATH", d.path() + "/work"},
-      {"max_tensor_bytes", "1073741824"},  // 1 GiB: far above the demo's tensors, not the default
+      {
+          {"graph_run_mode", "0"},
+          {"soc_version", "Ascend910"},
+          {"device_id", "5"},
+          {"profiling_config.enable_profiling", "True"},
+          // No "output": the data must land under ASCEND_WORK_PATH (its implemented effect).
+          {"profiling_config.profiling_options", R"({"task_trace":"on","training_trace":"on","aicpu":"on"})"},
+          {"ASCEND_WORK_PATH", d.path() + "/work"},
+          {"max_tensor_bytes", "1073741824"},  // 1 GiB: far above the demo's tensors, not the default
+          {"precision_mode", "force_fp32"},
+          {"op_select_implmode", "high_performance"},
+          {"optypelist_for_implmode", "Pooling"},
+      },
+      {
+          // The files live in inputs/, which the artifact check leaves alone.
+          {"precision_mode_v2", "mixed_float16"},
+          {"modify_mixlist", d.file("inputs/mixlist.json", R"({"black-list": {"to-add": ["Relu"]}})")},
+          {"customize_dtypes", d.file("inputs/dtypes.cfg", "OpType::Relu:InputDtype:float32,OutputDtype:float32\n")},
+          {"op_precision_mode", d.file("inputs/op_precision.ini", "[ByOpType]\nConv2D=high_precision\n")},
+      },
   };
 }
+
+// The first scenario: the profiling and artifact checks run on it.
+Scenario implemented_option_values(const TempDir& d) { return implemented_option_scenarios(d).front(); }
 
 // Options that would make OpenGE write the artifacts `openge paths` says nothing writes yet.
 std::map<std::string, std::string> unimplemented_artifact_triggers(const TempDir& d) {
@@ -143,25 +161,29 @@ TEST(OptionEffects, EveryRowStatesOneEffectAndImplementedRowsNameTheirConsumer) 
 
 TEST(OptionEffects, EveryImplementedOptionIsReadByEngineCode) {
   TempDir d;
-  const auto values = implemented_option_values(d);
+  const auto scenarios = implemented_option_scenarios(d);
+  std::vector<DemoRun> runs;
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    auto all = scenarios[i];
+    if (i == 0)
+      for (const auto& [k, v] : unimplemented_artifact_triggers(d)) all.emplace(k, v);
+    runs.push_back(run_demo(d, all));
+    ASSERT_TRUE(runs.back().config) << "scenario " << i;
+  }
   for (const auto& s : option_table()) {
     if (!implemented(s)) continue;
-    auto it = values.find(s.name);
-    if (it == values.end()) {
+    size_t i = 0;
+    while (i < scenarios.size() && !scenarios[i].count(s.name)) ++i;
+    if (i == scenarios.size()) {
       ADD_FAILURE() << s.name << " is marked implemented: give it a non-default valid value in "
-                    << "implemented_option_values() so that this test can prove its consumer reads it";
+                    << "implemented_option_scenarios() so that this test can prove its consumer reads it";
       continue;
     }
-    EXPECT_NE(it->second, default_for(s, DefaultContext{1, kDefaultSoc})) << s.name << ": pick a non-default value";
-  }
-  auto all = values;
-  for (const auto& [k, v] : unimplemented_artifact_triggers(d)) all.emplace(k, v);
-  const DemoRun run = run_demo(d, all);
-  ASSERT_TRUE(run.config);
-  for (const auto& s : option_table()) {
-    if (!implemented(s) || option_layer_consumer(s)) continue;
-    EXPECT_TRUE(run.reads.count(s.name)) << s.name << " is marked implemented (consumer " << s.consumer
-                                         << "), but opening and running a model with it set never read it";
+    EXPECT_NE(scenarios[i].at(s.name), default_for(s, DefaultContext{1, kDefaultSoc}))
+        << s.name << ": pick a non-default value";
+    if (option_layer_consumer(s)) continue;  // OptionLayerEffectsChangeAnotherOptionsValue
+    EXPECT_TRUE(runs[i].reads.count(s.name)) << s.name << " is marked implemented (consumer " << s.consumer
+                                             << "), but opening and running a model with it set never read it";
   }
 }
 
@@ -185,7 +207,8 @@ TEST(OptionEffects, OptionLayerEffectsChangeAnotherOptionsValue) {
   const BuildReport base = build({});
   ASSERT_TRUE(base.options) << dump_errors(base);
   TempDir d;
-  const auto values = implemented_option_values(d);
+  Scenario values;
+  for (const auto& scenario : implemented_option_scenarios(d)) values.insert(scenario.begin(), scenario.end());
   for (const auto& s : option_table()) {
     if (!implemented(s) || !option_layer_consumer(s)) continue;
     auto it = values.find(s.name);
@@ -224,7 +247,7 @@ TEST(OptionEffects, PathsSayWhichArtifactsAreWrittenAndOnlyThoseAre) {
   }
   // Every file the run created is accounted for by an artifact that is said to be written.
   for (const auto& e : fs::recursive_directory_iterator(d.path())) {
-    if (!e.is_regular_file()) continue;
+    if (!e.is_regular_file() || under(e.path(), d.path() + "/inputs")) continue;  // the test's own files
     std::string owner, unwritten;
     for (const auto& r : resolved) {
       if (!under(e.path(), r.path)) continue;

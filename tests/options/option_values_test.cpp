@@ -50,7 +50,7 @@ TEST(OptRanges, EveryIntRangeAtItsBoundaries) {
     EXPECT_FALSE(accepted({{s.name, ""}})) << s.name;
     ++checked;
   }
-  EXPECT_EQ(checked, 13);  // 7 fields, device_id and 5 environment variables
+  EXPECT_EQ(checked, 14);  // 7 fields, device_id, max_tensor_bytes and 5 environment variables
 }
 
 TEST(OptEnums, EveryEnumValueAcceptedAndOthersRejected) {
