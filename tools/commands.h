@@ -9,5 +9,6 @@ int cmd_options(int argc, char** argv);        // tools/cmd_options.cpp
 int cmd_paths(int argc, char** argv);
 int cmd_check_options(int argc, char** argv);
 int cmd_profile_report(int argc, char** argv);  // tools/cmd_profile_report.cpp
+int cmd_ops(int argc, char** argv);             // tools/cmd_ops.cpp
 
 }  // namespace openge::cli

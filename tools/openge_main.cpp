@@ -21,6 +21,7 @@ constexpr Command kCommands[] = {
     {"paths", openge::cli::cmd_paths, "where each artifact goes and which rule chose it"},
     {"check-options", openge::cli::cmd_check_options, "validate options; list every problem"},
     {"profile-report", openge::cli::cmd_profile_report, "HTML report and top ops of a profiling collection DIR"},
+    {"ops", openge::cli::cmd_ops, "list the registered op types, one per line"},
 };
 
 void print_usage(FILE* out) {

@@ -1,0 +1,27 @@
+// openge ops [--list]: the op types the engine registers, one per line, sorted. Tools read it
+// (the ONNX conformance harness takes its scope from it) so that no list of ops is kept twice.
+#include <cstdio>
+#include <cstring>
+
+#include "commands.h"
+#include "ops/op_registry.h"
+
+namespace openge::cli {
+
+int cmd_ops(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::printf("usage: openge ops [--list]\n  prints every registered op type, one per line, sorted\n");
+      return 0;
+    }
+    if (std::strcmp(argv[i], "--list") != 0) {
+      std::fprintf(stderr, "openge ops: unknown flag '%s' (usage: openge ops [--list])\n", argv[i]);
+      return 2;
+    }
+  }
+  for (const OpSchema& s : all_op_schemas())
+    std::printf("%.*s\n", static_cast<int>(s.op_type.size()), s.op_type.data());
+  return 0;
+}
+
+}  // namespace openge::cli
