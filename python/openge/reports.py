@@ -39,8 +39,10 @@ def paths(options: OptionsArg = None, options_files: Sequence[Union[str, "os.Pat
 
 def explain(name: str, options: OptionsArg = None) -> Dict[str, Any]:
     """One option's row of the table (``openge options --explain``): description, kind, allowed
-    values, default, GE key, aliases, environment variable, interactions, effect on a CPU, spec
-    IDs, and "effective": (value, source, origin) in the given configuration."""
+    values, default, GE key, aliases, environment variable, interactions, spec IDs, "status"
+    (implemented / accepted, not implemented yet / no effect on CPU) with "effect" (what it does,
+    or why not) and "consumer" (the engine file that reads it), and "effective": (value, source,
+    origin) in the given configuration."""
     row = option_row(name)
     if row is None:
         _openge.check_option(name, "", "explain")  # raises OptionError: unknown option, did you mean

@@ -40,6 +40,9 @@ py::dict spec_dict(const OptionSpec& s) {
   d["default"] = default_for(s, DefaultContext{1, kDefaultSoc});
   d["default_depends_on_scenario"] = s.default_fn != nullptr;
   d["deprecated_by"] = text_or_none(s.deprecated_by);
+  d["status"] = effect_label(s.status);  // implemented / accepted, not implemented yet / no effect on CPU
+  d["effect"] = s.effect;
+  d["consumer"] = s.consumer;
   d["description"] = s.description;
   d["interactions"] = s.interactions;
   d["spec_ids"] = s.spec_ids;

@@ -270,6 +270,8 @@ def test_explain_report():
     assert info["name"] == "dump_config.enable_dump"
     assert info["ge_key"] == "ge.exec.enableDump"
     assert info["effective"] == ("False", "default", "")
+    assert info["status"] in ("implemented", "accepted, not implemented yet", "no effect on CPU") and info["effect"]
+    assert openge.explain("hcom_parallel")["status"] == "no effect on CPU"
     with pytest.raises(openge.OptionError, match="unknown option"):
         openge.explain("enable_dum_x")
 
