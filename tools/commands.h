@@ -10,5 +10,6 @@ int cmd_paths(int argc, char** argv);
 int cmd_check_options(int argc, char** argv);
 int cmd_profile_report(int argc, char** argv);  // tools/cmd_profile_report.cpp
 int cmd_ops(int argc, char** argv);             // tools/cmd_ops.cpp
+int cmd_explain_precision(int argc, char** argv);  // tools/cmd_explain_precision.cpp
 
 }  // namespace openge::cli

@@ -21,12 +21,14 @@ constexpr Command kCommands[] = {
     {"paths", openge::cli::cmd_paths, "where each artifact goes and which rule chose it"},
     {"check-options", openge::cli::cmd_check_options, "validate options; list every problem"},
     {"profile-report", openge::cli::cmd_profile_report, "HTML report and top ops of a profiling collection DIR"},
+    {"explain-precision", openge::cli::cmd_explain_precision,
+     "every node's compute dtype, engine and the precision rule that chose it"},
     {"ops", openge::cli::cmd_ops, "list the registered op types, one per line"},
 };
 
 void print_usage(FILE* out) {
   std::fprintf(out, "usage: openge COMMAND [flags]   (openge COMMAND --help for its flags)\n\ncommands:\n");
-  for (const auto& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+  for (const auto& c : kCommands) std::fprintf(out, "  %-17s %s\n", c.name, c.summary);
 }
 
 }  // namespace

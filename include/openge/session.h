@@ -34,6 +34,17 @@ struct RunInfo {
   int aicpu_nodes = 0;
 };
 
+// One row of the precision report: what the precision pass (precision_mode, mixed-precision
+// lists, customize_dtypes, impl modes) decided for one node, and the rule that decided it.
+struct PrecisionRecord {
+  std::string node, op_type, ascend_type;  // ascend_type: the Ascend IR type the SoC table knows it by
+  std::string original_dtype;              // the node's float dtype in the model ("" when it has none)
+  std::string input_dtype, output_dtype;   // the dtypes it computes in
+  std::string engine;                      // "AI_CORE" / "AI_CPU": where it runs
+  std::string rule;                        // e.g. "precision_mode=allow_mix_precision: white list (...)"
+  std::string impl_mode, impl_rule;        // "" when the kernel's default implementation runs
+};
+
 class Session {
  public:
   ~Session();
@@ -62,6 +73,11 @@ class Session {
   void range_push(const std::string& message);
   Status range_pop();
   void mark(const std::string& message);
+
+  // The precision decisions of the graph compiled by the first run (empty before it, and when
+  // SessionOptions.config is null), with the settings the pass ignored and why.
+  std::vector<PrecisionRecord> precision_report() const;
+  std::vector<std::string> precision_warnings() const;
 
  private:
   struct Impl;

@@ -154,4 +154,26 @@ Result<std::unique_ptr<Session>> Session::open_from_memory(const void* data, siz
   return open_model(source_name, data ? data : &kEmpty, data ? size : 0, options);
 }
 
+std::vector<PrecisionRecord> Session::precision_report() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  std::vector<PrecisionRecord> records;
+  if (impl_->compiled.empty()) return records;
+  const Executable& exe = *impl_->compiled.begin()->second;
+  std::map<std::string, Engine> engines;
+  for (const CompiledNode& n : exe.nodes()) engines[n.node.name] = n.engine;
+  auto name = [](DType t) { return t == DType::kUndefined ? std::string() : std::string(dtype_name(t)); };
+  for (const precision::PrecisionDecision& d : exe.precision_decisions()) {
+    auto engine = engines.find(d.node_name);
+    records.push_back({d.node_name, d.op_type, d.ascend_type, name(d.original), name(d.input_dtype),
+                       name(d.output_dtype), engine == engines.end() ? "folded" : engine_name(engine->second), d.rule,
+                       d.impl_mode, d.impl_rule});
+  }
+  return records;
+}
+
+std::vector<std::string> Session::precision_warnings() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->compiled.empty() ? std::vector<std::string>{} : impl_->compiled.begin()->second->precision_warnings();
+}
+
 }  // namespace openge
