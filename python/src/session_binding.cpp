@@ -193,6 +193,30 @@ class PySession {
   }
   void mark(const std::string& message) { session_->mark(message); }
 
+  py::list precision_report() const {
+    py::list out;
+    for (const PrecisionRecord& r : session_->precision_report()) {
+      py::dict d;
+      d["node"] = text(r.node);
+      d["op_type"] = text(r.op_type);
+      d["ascend_type"] = text(r.ascend_type);
+      d["original_dtype"] = r.original_dtype;
+      d["input_dtype"] = r.input_dtype;
+      d["output_dtype"] = r.output_dtype;
+      d["engine"] = r.engine;
+      d["rule"] = text(r.rule);
+      d["impl_mode"] = r.impl_mode;
+      d["impl_rule"] = text(r.impl_rule);
+      out.append(d);
+    }
+    return out;
+  }
+  py::list precision_warnings() const {
+    py::list out;
+    for (const auto& w : session_->precision_warnings()) out.append(text(w));
+    return out;
+  }
+
  private:
   static py::list infos(const std::vector<TensorInfo>& list) {
     py::list out;
@@ -235,7 +259,13 @@ void bind_session(py::module_& m) {
       .def("range_push", &PySession::range_push, py::arg("message"),
            "Opens an msproftx range on this thread (profiling_options msproftx=on; no-op otherwise).")
       .def("range_pop", &PySession::range_pop, "Closes the innermost msproftx range of this thread (RunError without one).")
-      .def("mark", &PySession::mark, py::arg("message"), "An msproftx instant marker on this thread.");
+      .def("mark", &PySession::mark, py::arg("message"), "An msproftx instant marker on this thread.")
+      .def("precision_report", &PySession::precision_report,
+           "The precision pass's decision per node of the graph compiled by the first run (empty before it): "
+           "[{node, op_type, ascend_type, original_dtype, input_dtype, output_dtype, engine, rule, impl_mode, "
+           "impl_rule}], rule naming the setting that decided.")
+      .def("precision_warnings", &PySession::precision_warnings,
+           "Settings the precision pass ignored, and why (after the first run).");
 }
 
 }  // namespace openge::python
