@@ -50,5 +50,6 @@ void register_construct_ops(std::vector<OpSchema>& table);  // Trilu EyeLike One
 void register_random_ops(std::vector<OpSchema>& table);  // RandomUniform/Normal(Like) Bernoulli Multinomial (seeded)
 void register_signal_ops(std::vector<OpSchema>& table);  // Hann/Hamming/BlackmanWindow MelWeightMatrix DFT STFT
 void register_linalg_ops(std::vector<OpSchema>& table);  // Det
+void register_recurrent_ops(std::vector<OpSchema>& table);  // RNN GRU LSTM
 
 }  // namespace openge
