@@ -29,6 +29,7 @@ std::vector<OpSchema> build_table() {
   register_signal_ops(table);
   register_linalg_ops(table);
   register_recurrent_ops(table);
+  register_quantize_ops(table);
   std::sort(table.begin(), table.end(), [](const OpSchema& a, const OpSchema& b) { return a.op_type < b.op_type; });
   return table;
 }
