@@ -1,6 +1,7 @@
 // Linear quantization on the reference engine: QuantizeLinear and DequantizeLinear (per-tensor,
 // and per-axis from opset 13), DynamicQuantizeLinear, and the integer matrix products
-// MatMulInteger and QLinearMatMul (through the shared GEMM core in wrapping 64-bit integers).
+// MatMulInteger and QLinearMatMul (through the shared GEMM core in wrapping 64-bit integers),
+// ConvInteger and QLinearConv (direct loops over the shared window geometry of nn_window.h).
 //   quantize:   y = saturate(round_half_even(x / scale) + zero_point)
 //   dequantize: y = (x - zero_point) * scale
 // The arithmetic is done in float, as ONNX and ONNX Runtime define it, so results match bit for bit.
@@ -13,6 +14,7 @@
 
 #include "ops/elementwise_common.h"
 #include "ops/math_gemm.h"
+#include "ops/nn_window.h"
 #include "ops/shape_util.h"
 
 namespace openge {
@@ -325,6 +327,150 @@ Status qlinear_matmul_kernel(KernelContext& ctx) {
   return Status::Ok();
 }
 
+// ---- ConvInteger and QLinearConv -------------------------------------------------------------
+// sum over (x - x_zero_point)·(w - w_zero_point[m]) on the Conv window geometry; padding reads
+// the zero point (contributes 0). w_zero_point / w_scale are per tensor or per output channel.
+
+struct IntConvPlan {
+  int64_t N = 0, C = 0, M = 0, group = 1;
+  WindowGeometry geom;
+  Shape out;
+};
+
+template <class Ctx>
+Result<IntConvPlan> plan_int_conv(const Ctx& ctx, const Shape& x, const Shape& w) {
+  if (x.size() < 3 || w.size() != x.size())
+    return ctx.error("x must be [N, C, spatial...] and w [M, C/group, kernel...] of the same rank, got " +
+                     shape_to_string(x) + " and " + shape_to_string(w));
+  IntConvPlan p;
+  p.N = x[0], p.C = x[1], p.M = w[0];
+  p.group = ctx.attrs().get_int("group", 1);
+  if (p.group < 1 || p.C % p.group != 0 || p.M % p.group != 0 || w[1] * p.group != p.C)
+    return ctx.error("group " + std::to_string(p.group) + " does not fit x " + shape_to_string(x) + " and w " + shape_to_string(w));
+  const std::vector<int64_t> kernel(w.begin() + 2, w.end()), spatial(x.begin() + 2, x.end());
+  auto params = read_window_params(ctx.attrs(), spatial.size(), &kernel, false);
+  if (!params.ok()) return ctx.error(params.status().message());
+  auto geom = resolve_window(*params, spatial);
+  if (!geom.ok()) return ctx.error(geom.status().message());
+  p.geom = *geom;
+  p.out = {p.N, p.M};
+  p.out.insert(p.out.end(), p.geom.output.begin(), p.geom.output.end());
+  if (Status s = check_output_elements(p.out); !s.ok()) return ctx.error(s.message());
+  return p;
+}
+
+// int32 accumulators [N, M, out spatial] (wrapping, as int32 arithmetic does).
+Result<std::vector<int32_t>> integer_conv(KernelContext& ctx, const IntConvPlan& p, size_t x_in, size_t x_zp_in,
+                                          size_t w_in, size_t w_zp_in) {
+  const Tensor& x = ctx.input(x_in);
+  const Tensor& w = ctx.input(w_in);
+  const Tensor* xzp = ctx.has_input(x_zp_in) ? &ctx.input(x_zp_in) : nullptr;
+  const Tensor* wzp = ctx.has_input(w_zp_in) ? &ctx.input(w_zp_in) : nullptr;
+  if (xzp && xzp->numel() != 1) return ctx.error("x_zero_point must be a scalar, got " + shape_to_string(xzp->shape()));
+  OPENGE_RETURN_IF_ERROR(check_param_count(ctx, wzp, p.M, "w_zero_point"));
+  const std::vector<uint64_t> xc = centered(x, xzp, [](int64_t) { return int64_t{0}; });
+  const int64_t ksize = p.geom.kernel_size(), cg = p.C / p.group, mg = p.M / p.group;
+  const std::vector<uint64_t> wc = centered(w, wzp, [&](int64_t i) { return i / (cg * ksize); });
+  const size_t rank = p.geom.rank();
+  const int64_t in_size = shape_numel(p.geom.input), out_size = p.geom.output_size();
+  std::vector<int32_t> acc(static_cast<size_t>(p.N * p.M * out_size));
+  std::vector<int64_t> o_idx(rank), k_idx(rank);
+  for (int64_t o = 0; o < out_size; ++o) {
+    for (int64_t rem = o, d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
+      o_idx[d] = rem % p.geom.output[d];
+      rem /= p.geom.output[d];
+    }
+    for (int64_t k = 0; k < ksize; ++k) {
+      // The input position of kernel tap k for output o, or -1 when it falls in the padding.
+      int64_t in_pos = 0;
+      for (int64_t rem = k, d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
+        k_idx[d] = rem % p.geom.kernel[d];
+        rem /= p.geom.kernel[d];
+      }
+      for (size_t d = 0; d < rank && in_pos >= 0; ++d) {
+        const int64_t i = o_idx[d] * p.geom.strides[d] - p.geom.pad_begin[d] + k_idx[d] * p.geom.dilations[d];
+        in_pos = i < 0 || i >= p.geom.input[d] ? -1 : in_pos * p.geom.input[d] + i;
+      }
+      if (in_pos < 0) continue;
+      for (int64_t n = 0; n < p.N; ++n)
+        for (int64_t m = 0; m < p.M; ++m) {
+          const int64_t g = m / mg;
+          uint64_t sum = 0;
+          for (int64_t c = 0; c < cg; ++c)
+            sum += xc[static_cast<size_t>((n * p.C + g * cg + c) * in_size + in_pos)] *
+                   wc[static_cast<size_t>((m * cg + c) * ksize + k)];
+          int32_t& a = acc[static_cast<size_t>((n * p.M + m) * out_size + o)];
+          a = static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(sum));
+        }
+    }
+  }
+  return acc;
+}
+
+Status int_conv_infer(InferContext& ctx, size_t x_in, size_t w_in, DType out) {
+  OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, x_in, kQuantizedTypes));
+  OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, w_in, kQuantizedTypes));
+  if (!all_dims_known(ctx, ctx.num_inputs())) {
+    ctx.set_output_dtype(0, out);
+    return Status::Ok();
+  }
+  auto plan = plan_int_conv(ctx, ctx.input_shape(x_in), ctx.input_shape(w_in));
+  if (!plan.ok()) return plan.status();
+  ctx.set_output(0, out, plan->out);
+  return Status::Ok();
+}
+
+// ConvInteger(x, w, x_zero_point?, w_zero_point?) -> int32
+Status conv_integer_infer(InferContext& ctx) { return int_conv_infer(ctx, 0, 1, DType::kInt32); }
+
+Status conv_integer_kernel(KernelContext& ctx) {
+  auto plan = plan_int_conv(ctx, ctx.input(0).shape(), ctx.input(1).shape());
+  if (!plan.ok()) return plan.status();
+  auto acc = integer_conv(ctx, *plan, 0, 2, 1, 3);
+  if (!acc.ok()) return acc.status();
+  std::copy(acc->begin(), acc->end(), ctx.output(0).data<int32_t>());
+  return Status::Ok();
+}
+
+// QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B?): the int32 sum plus the
+// int32 bias, scaled by x_scale·w_scale[m] / y_scale (in float) and requantized.
+Status qlinear_conv_infer(InferContext& ctx) {
+  OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 7, kQuantizedTypes));
+  if (ctx.has_input(8)) OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 8, dtype_bit(DType::kInt32)));
+  return int_conv_infer(ctx, 0, 3, ctx.input_dtype(7));
+}
+
+Status qlinear_conv_kernel(KernelContext& ctx) {
+  auto plan = plan_int_conv(ctx, ctx.input(0).shape(), ctx.input(3).shape());
+  if (!plan.ok()) return plan.status();
+  const IntConvPlan& p = *plan;
+  OPENGE_RETURN_IF_ERROR(check_param_count(ctx, &ctx.input(4), p.M, "w_scale"));
+  if (ctx.input(1).numel() != 1 || ctx.input(6).numel() != 1 || ctx.input(7).numel() != 1)
+    return ctx.error("x_scale, y_scale and y_zero_point must be scalars");
+  const Tensor* bias = ctx.has_input(8) ? &ctx.input(8) : nullptr;
+  if (bias && bias->numel() != p.M) return ctx.error("B must have " + std::to_string(p.M) + " values, got " + shape_to_string(bias->shape()));
+  auto acc = integer_conv(ctx, p, 0, 2, 3, 5);
+  if (!acc.ok()) return acc.status();
+  const float x_scale = static_cast<float>(ctx.input(1).scalar_as_double());
+  const float y_scale = static_cast<float>(ctx.input(6).scalar_as_double());
+  const float y_zp = static_cast<float>(ctx.input(7).scalar_as_int());
+  const Tensor& w_scale = ctx.input(4);
+  const int64_t out_size = p.geom.output_size();
+  Tensor& y = ctx.output(0);
+  elementwise::visit_dtype_in<kQuantizedTypes>(y.dtype(), [&](auto tag) {
+    using Q = typename decltype(tag)::type;
+    Q* py = y.data<Q>();
+    for (int64_t i = 0; i < static_cast<int64_t>(acc->size()); ++i) {
+      const int64_t m = (i / out_size) % p.M;
+      const int32_t b = bias ? bias->data<int32_t>()[m] : 0;
+      const int32_t sum = static_cast<int32_t>(static_cast<uint32_t>((*acc)[static_cast<size_t>(i)]) + static_cast<uint32_t>(b));
+      const float multiplier = x_scale * static_cast<float>(w_scale.scalar_as_double(w_scale.numel() == 1 ? 0 : m)) / y_scale;
+      py[i] = saturate_round<Q>(std::nearbyint(static_cast<float>(sum) * multiplier) + y_zp);
+    }
+  });
+  return Status::Ok();
+}
+
 }  // namespace
 
 void register_quantize_ops(std::vector<OpSchema>& table) {
@@ -333,6 +479,8 @@ void register_quantize_ops(std::vector<OpSchema>& table) {
   table.push_back(OpSchema{"DynamicQuantizeLinear", 1, 1, 1, 3, &dynamic_quantize_infer, &dynamic_quantize_kernel, false});
   table.push_back(OpSchema{"MatMulInteger", 2, 4, 1, 1, &matmul_integer_infer, &matmul_integer_kernel, false});
   table.push_back(OpSchema{"QLinearMatMul", 8, 8, 1, 1, &qlinear_matmul_infer, &qlinear_matmul_kernel, false});
+  table.push_back(OpSchema{"ConvInteger", 2, 4, 1, 1, &conv_integer_infer, &conv_integer_kernel, false});
+  table.push_back(OpSchema{"QLinearConv", 8, 9, 1, 1, &qlinear_conv_infer, &qlinear_conv_kernel, false});
 }
 
 }  // namespace openge

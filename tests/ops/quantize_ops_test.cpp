@@ -1,5 +1,6 @@
 // QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear against hand-computed values
-// (round half to even, saturation, per-axis parameters), and MatMulInteger / QLinearMatMul.
+// (round half to even, saturation, per-axis parameters), MatMulInteger / QLinearMatMul and
+// ConvInteger / QLinearConv.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -138,6 +139,57 @@ TEST(OpQuantize, QLinearMatMulRequantizesByHand) {
     auto out = run_node(make_node("QLinearMatMul", 8), {&a, &as, &azp, &b, &bs, &bzp, &y_scale, &yzp});
     ASSERT_TRUE(out.ok()) << out.status().message();
     EXPECT_EQ((*out)[0].dtype(), DType::kUInt8);
+    EXPECT_EQ(values_of((*out)[0]), (std::vector<double>{want})) << "y_scale " << ys;
+  }
+}
+
+TEST(OpQuantize, ConvIntegerPaddingGroupsAndPerChannelZeroPointByHand) {
+  // x - 1 = [[0,1,2],[3,4,5],[6,7,8]], 2x2 kernel of ones: the four window sums.
+  Tensor x = make_tensor<uint8_t>(DType::kUInt8, {1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  Tensor w = make_tensor<uint8_t>(DType::kUInt8, {1, 1, 2, 2}, {1, 1, 1, 1});
+  Tensor xzp = make_tensor<uint8_t>(DType::kUInt8, {}, {1});
+  auto out = run_node(make_node("ConvInteger", 3), {&x, &w, &xzp});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ((*out)[0].dtype(), DType::kInt32);
+  EXPECT_EQ((*out)[0].shape(), (Shape{1, 1, 2, 2}));
+  EXPECT_EQ(values_of((*out)[0]), (std::vector<double>{8, 12, 20, 24}));
+  // Pads of 1: 4x4 output; padding contributes nothing (it reads the zero point).
+  Node padded = make_node("ConvInteger", 3);
+  testing::set_ints(padded, "pads", {1, 1, 1, 1});
+  auto pout = run_node(padded, {&x, &w, &xzp});
+  ASSERT_TRUE(pout.ok()) << pout.status().message();
+  ASSERT_EQ((*pout)[0].shape(), (Shape{1, 1, 4, 4}));
+  const std::vector<double> pv = values_of((*pout)[0]);
+  EXPECT_EQ(pv[0], 0);   // x[0,0] only
+  EXPECT_EQ(pv[3], 2);   // x[0,2] only
+  EXPECT_EQ(pv[5], 8);   // the first full window
+  EXPECT_EQ(pv[15], 8);  // x[2,2] only
+  // group 2, per-output-channel w_zero_point [1, 0]: 5·(2-1), 7·3.
+  Tensor xg = make_tensor<uint8_t>(DType::kUInt8, {1, 2, 1, 1}, {5, 7});
+  Tensor wg = make_tensor<uint8_t>(DType::kUInt8, {2, 1, 1, 1}, {2, 3});
+  Tensor wzp = make_tensor<uint8_t>(DType::kUInt8, {2}, {1, 0});
+  Node grouped = make_node("ConvInteger", 4);
+  set_int(grouped, "group", 2);
+  auto gout = run_node(grouped, {&xg, &wg, nullptr, &wzp});
+  ASSERT_TRUE(gout.ok()) << gout.status().message();
+  EXPECT_EQ(values_of((*gout)[0]), (std::vector<double>{5, 21}));
+  set_int(grouped, "group", 3);  // 2 channels do not split into 3 groups
+  EXPECT_FALSE(run_node(grouped, {&xg, &wg, nullptr, &wzp}).ok());
+}
+
+TEST(OpQuantize, QLinearConvWithBiasByHand) {
+  // int sum 2+4+6+8 = 20, + bias 4 = 24, times 0.5·1 / y_scale, + y_zero_point 1.
+  Tensor x = make_tensor<uint8_t>(DType::kUInt8, {1, 1, 2, 2}, {2, 4, 6, 8});
+  Tensor xs = make_tensor<float>(DType::kFloat32, {}, {0.5f});
+  Tensor zp0 = make_tensor<uint8_t>(DType::kUInt8, {}, {0});
+  Tensor w = make_tensor<uint8_t>(DType::kUInt8, {1, 1, 2, 2}, {1, 1, 1, 1});
+  Tensor ws = make_tensor<float>(DType::kFloat32, {}, {1});
+  Tensor yzp = make_tensor<uint8_t>(DType::kUInt8, {}, {1});
+  Tensor bias = make_tensor<int32_t>(DType::kInt32, {1}, {4});
+  for (auto [ys, want] : {std::pair<float, double>{2, 7}, {5, 3}}) {  // 6 + 1; 2.4 -> 2, + 1
+    Tensor y_scale = make_tensor<float>(DType::kFloat32, {}, {ys});
+    auto out = run_node(make_node("QLinearConv", 9), {&x, &xs, &zp0, &w, &ws, &zp0, &y_scale, &yzp, &bias});
+    ASSERT_TRUE(out.ok()) << out.status().message();
     EXPECT_EQ(values_of((*out)[0]), (std::vector<double>{want})) << "y_scale " << ys;
   }
 }
