@@ -83,16 +83,9 @@ bool all_dims_known(const InferContext& ctx, size_t n) {
   return true;
 }
 
-// ---- QuantizeLinear --------------------------------------------------------------------------
-
-Status quantize_infer(InferContext& ctx) {
-  OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 0, kFloatTypes | dtype_bit(DType::kInt32)));
-  OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 1, kFloatTypes));
-  DType out = DType::kUInt8;
-  if (ctx.has_input(2)) {
-    OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 2, kQuantizedTypes));
-    out = ctx.input_dtype(2);
-  }
+// Output 0 has x's shape and dtype `out`; the scale/zero point must fit x (checked once every
+// shape is known).
+Status set_quantized_output(InferContext& ctx, DType out) {
   if (!ctx.input_shape_known(0) || !ctx.input_shape_known(1)) {
     ctx.set_output_dtype(0, out);
     return Status::Ok();
@@ -103,16 +96,43 @@ Status quantize_infer(InferContext& ctx) {
   return Status::Ok();
 }
 
+// A kernel's scale and zero point, one float per parameter position.
+struct LoadedParams {
+  QuantParams plan;
+  std::vector<float> scale, zero_point;
+};
+
+Result<LoadedParams> load_params(const KernelContext& ctx) {
+  auto plan = plan_params_of(ctx, ctx.input(0).shape());
+  if (!plan.ok()) return plan.status();
+  LoadedParams l{*plan, std::vector<float>(static_cast<size_t>(plan->count)), std::vector<float>(static_cast<size_t>(plan->count), 0.f)};
+  for (int64_t i = 0; i < plan->count; ++i) {
+    l.scale[i] = static_cast<float>(ctx.input(1).scalar_as_double(i));
+    if (ctx.has_input(2)) l.zero_point[i] = static_cast<float>(ctx.input(2).scalar_as_int(i));
+  }
+  return l;
+}
+
+// ---- QuantizeLinear --------------------------------------------------------------------------
+
+Status quantize_infer(InferContext& ctx) {
+  OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 0, kFloatTypes | dtype_bit(DType::kInt32)));
+  OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 1, kFloatTypes));
+  DType out = DType::kUInt8;
+  if (ctx.has_input(2)) {
+    OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 2, kQuantizedTypes));
+    out = ctx.input_dtype(2);
+  }
+  return set_quantized_output(ctx, out);
+}
+
 Status quantize_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  auto plan = plan_params_of(ctx, x.shape());
-  if (!plan.ok()) return plan.status();
-  const QuantParams p = *plan;
-  std::vector<float> scale(static_cast<size_t>(p.count));
-  for (int64_t i = 0; i < p.count; ++i) scale[i] = static_cast<float>(ctx.input(1).scalar_as_double(i));
-  std::vector<float> zp(static_cast<size_t>(p.count), 0.f);
-  if (ctx.has_input(2))
-    for (int64_t i = 0; i < p.count; ++i) zp[i] = static_cast<float>(ctx.input(2).scalar_as_int(i));
+  auto params = load_params(ctx);
+  if (!params.ok()) return params.status();
+  const QuantParams& p = params->plan;
+  const std::vector<float>& scale = params->scale;
+  const std::vector<float>& zp = params->zero_point;
   Tensor& y = ctx.output(0);
   bool ok = elementwise::visit_dtype_in<kQuantizedTypes>(y.dtype(), [&](auto tag) {
     using Q = typename decltype(tag)::type;
@@ -133,30 +153,23 @@ Status dequantize_infer(InferContext& ctx) {
   OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 1, kFloatTypes));
   if (ctx.has_input(2)) OPENGE_RETURN_IF_ERROR(elementwise::check_same_dtype(ctx, 0, 2));
   const DType out = ctx.input_dtype(1);
-  if (!ctx.input_shape_known(0) || !ctx.input_shape_known(1)) {
-    ctx.set_output_dtype(0, out);
-    return Status::Ok();
-  }
-  if (all_dims_known(ctx, 3))
-    if (auto p = plan_params_of(ctx, ctx.input_shape(0)); !p.ok()) return p.status();
-  ctx.set_output(0, out, ctx.input_shape(0));
-  return Status::Ok();
+  return set_quantized_output(ctx, out);
 }
 
 Status dequantize_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  auto plan = plan_params_of(ctx, x.shape());
-  if (!plan.ok()) return plan.status();
-  const QuantParams p = *plan;
+  auto params = load_params(ctx);
+  if (!params.ok()) return params.status();
+  const QuantParams& p = params->plan;
   Tensor& y = ctx.output(0);
   const bool ok = elementwise::visit_dtype_in<kFloatTypes>(y.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* py = y.data<T>();
     for (int64_t i = 0; i < x.numel(); ++i) {
       const int64_t k = p.index_of(i);
-      const int64_t zp = ctx.has_input(2) ? ctx.input(2).scalar_as_int(k) : 0;
-      const float scale = static_cast<float>(ctx.input(1).scalar_as_double(k));
-      py[i] = elementwise::to_storage<T>(static_cast<float>(x.scalar_as_int(i) - zp) * scale);
+      // x - zero_point is exact in int64 (int32 x), then one float multiply as ONNX defines it.
+      const float centered_x = static_cast<float>(x.scalar_as_int(i) - static_cast<int64_t>(params->zero_point[k]));
+      py[i] = elementwise::to_storage<T>(centered_x * params->scale[k]);
     }
   });
   return ok ? Status::Ok() : ctx.error(std::string("unsupported output dtype ") + dtype_name(y.dtype()));
