@@ -92,9 +92,9 @@ Status check_tensor_size(const std::vector<int64_t>& dims, size_t elem_size, con
   std::string need;
   auto bytes = checked_nbytes(dims, e);
   if (!bytes.ok()) need = "a size that overflows int64";
-  else if (*bytes == 0) need = "dimensions whose non-zero product is too large";
+  else if (*bytes == 0) need = "more than the limit for the product of its non-zero dims";
   else need = bytes_text(*bytes);
-  return resource_exhausted(what + " of shape " + dims_to_string(dims) + " would need " + need +
+  return resource_exhausted(what + " of shape " + dims_to_string(dims) + " is too large: it would need " + need +
                             ", over the limit of " + bytes_text(limit) +
                             " per tensor (option max_tensor_bytes)");
 }

@@ -1,5 +1,6 @@
 #include "ops/shape_common.h"
 
+#include "base/size_limit.h"
 #include "ir/dispatch.h"
 #include "base/parallel.h"
 
@@ -13,17 +14,8 @@ bool input_shape_static(const InferContext& ctx, size_t i) {
 }
 
 Status check_shape_size(const InferContext& ctx, const Shape& shape, DType dtype, const std::string& what) {
-  const int64_t elem = std::max<int64_t>(1, static_cast<int64_t>(dtype_size(dtype)));
-  int64_t bytes = elem;
-  for (int64_t d : shape) {
-    if (d < 0) return ctx.error(what + " has a negative dimension: " + shape_to_string(shape));
-    if (d == 0) continue;
-    if (bytes > kMaxTensorBytes / d)
-      return ctx.error(what + " " + shape_to_string(shape) + " is too large (over " +
-                       std::to_string(kMaxTensorBytes) + " bytes)");
-    bytes *= d;
-  }
-  return Status::Ok();
+  // The engine's one size-limit policy (base/size_limit.h): the session's max_tensor_bytes.
+  return check_tensor_size(shape, dtype_size(dtype), ctx.node().op_type + " '" + ctx.node().name + "': " + what);
 }
 
 Status check_data_dtype(const InferContext& ctx, size_t i) {

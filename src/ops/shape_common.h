@@ -13,7 +13,8 @@
 
 namespace openge {
 
-// The largest tensor a shape op may produce. Anything bigger is a hostile or broken model.
+// A bound for intermediate counts (Range's length, Pad's arithmetic) before the output shape is
+// checked against the size-limit policy (check_shape_size).
 constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
 
 // Registration of each file of the family; register_shape_ops (shape_ops.cpp) calls them all.
@@ -30,7 +31,8 @@ void register_shape_info_ops(std::vector<OpSchema>& table);      // Shape Size C
 bool input_shape_static(const InferContext& ctx, size_t i);
 
 // Ok when every dim is >= 0 and the tensor (product of the non-zero dims, so that even an empty
-// tensor cannot carry overflowing dims) fits in kMaxTensorBytes. `what` names the tensor.
+// tensor cannot carry overflowing dims) fits under the size-limit policy (base/size_limit.h,
+// check_tensor_size). `what` names the tensor; the message starts with the node.
 Status check_shape_size(const InferContext& ctx, const Shape& shape, DType dtype, const std::string& what);
 
 // Ok when input i's dtype is one OpenGE can hold (or is not known yet).
