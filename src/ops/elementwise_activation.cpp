@@ -20,6 +20,11 @@ struct SigmoidOp {
     else return C(1) / (C(1) + std::exp(-x));
   }
 };
+// Sigmoid's high_precision implementation (impl modes): libm's exp on the compute type.
+struct SigmoidExactOp {
+  static constexpr int64_t kCost = kExpensiveCost;
+  template <class C> C operator()(C x) const { return C(1) / (C(1) + std::exp(-x)); }
+};
 struct LeakyReluOp {
   static constexpr int64_t kCost = kCheapCost;
   float alpha;
@@ -103,7 +108,7 @@ Status clip_kernel(KernelContext& ctx) {
 
 void register_activation_ops(std::vector<OpSchema>& table) {
   table.push_back(unary_schema<ReluOp, kSignedTypes>("Relu"));
-  table.push_back(unary_schema<SigmoidOp, kFloatTypes>("Sigmoid"));
+  table.push_back(impl_mode_unary_schema<SigmoidOp, SigmoidExactOp, kFloatTypes>("Sigmoid"));
   table.push_back(unary_schema<LeakyReluOp, kFloatTypes>("LeakyRelu"));
   table.push_back(unary_schema<EluOp, kFloatTypes>("Elu"));
   table.push_back(unary_schema<SeluOp, kFloatTypes>("Selu"));

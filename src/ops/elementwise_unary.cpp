@@ -59,6 +59,9 @@ using CoshOp = LibmOp<[](auto x) { return std::cosh(x); }>;
 using AsinhOp = LibmOp<[](auto x) { return std::asinh(x); }>;
 using AcoshOp = LibmOp<[](auto x) { return std::acosh(x); }>;
 using AtanhOp = LibmOp<[](auto x) { return std::atanh(x); }>;
+// The high_precision implementations of Erf and Tanh (impl modes): libm on the compute type.
+using ErfExactOp = LibmOp<[](auto x) { return std::erf(x); }>;
+using TanhExactOp = LibmOp<[](auto x) { return std::tanh(x); }>;
 
 // Sign: -1, 0 or 1 in the input's type (NaN stays NaN; unsigned never gives -1).
 struct SignOp {
@@ -82,8 +85,8 @@ void register_unary_ops(std::vector<OpSchema>& table) {
   table.push_back(unary_schema<SqrtOp, kFloatTypes>("Sqrt"));
   table.push_back(unary_schema<ExpOp, kFloatTypes>("Exp"));
   table.push_back(unary_schema<LogOp, kFloatTypes>("Log"));
-  table.push_back(unary_schema<ErfOp, kFloatTypes>("Erf"));
-  table.push_back(unary_schema<TanhOp, kFloatTypes>("Tanh"));
+  table.push_back(impl_mode_unary_schema<ErfOp, ErfExactOp, kFloatTypes>("Erf"));
+  table.push_back(impl_mode_unary_schema<TanhOp, TanhExactOp, kFloatTypes>("Tanh"));
   table.push_back(unary_schema<FloorOp, kFloatTypes>("Floor"));
   table.push_back(unary_schema<CeilOp, kFloatTypes>("Ceil"));
   table.push_back(unary_schema<ReciprocalOp, kFloatTypes>("Reciprocal"));

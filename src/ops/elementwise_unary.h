@@ -40,4 +40,16 @@ constexpr OpSchema unary_schema(std::string_view name) {
   return OpSchema{name, 1, 1, 1, 1, &unary_infer<Allowed>, &unary_kernel<Op, Allowed>, false};
 }
 
+// An op with a fast default (vectorisable approximation) and an exact high_precision
+// implementation, chosen per node by its impl mode (high_precision_impl).
+template <class FastOp, class PreciseOp, DTypeSet Allowed>
+Status impl_mode_unary_kernel(KernelContext& ctx) {
+  return high_precision_impl(ctx.node()) ? unary_kernel<PreciseOp, Allowed>(ctx) : unary_kernel<FastOp, Allowed>(ctx);
+}
+
+template <class FastOp, class PreciseOp, DTypeSet Allowed>
+constexpr OpSchema impl_mode_unary_schema(std::string_view name) {
+  return OpSchema{name, 1, 1, 1, 1, &unary_infer<Allowed>, &impl_mode_unary_kernel<FastOp, PreciseOp, Allowed>, false};
+}
+
 }  // namespace openge::elementwise

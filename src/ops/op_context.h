@@ -20,6 +20,11 @@ struct ValueInfo {
   const Tensor* value = nullptr;  // the data, when known (constants, or at run time)
 };
 
+// The precision pass sets a node's impl mode (op_select_implmode / op_precision_mode). Kernels
+// with two implementations run the fast approximation by default and the exact one (libm, in
+// the accumulation type) under "high_precision", as CANN's high-precision kernels do.
+inline bool high_precision_impl(const Node& node) { return node.impl_mode == "high_precision"; }
+
 class InferContext {
  public:
   InferContext(const Node& node, int64_t opset, std::vector<const ValueInfo*> inputs, size_t num_outputs)

@@ -34,8 +34,15 @@ Status infer_softmax(InferContext& ctx) {
   return Status::Ok();
 }
 
+// e^v for v <= 0: the vectorisable polynomial by default, libm under the high_precision impl mode.
+template <bool kPrecise, class A>
+A exp_nonpositive_as(A v) {
+  if constexpr (kPrecise) return std::exp(v);
+  else return exp_nonpositive(v);
+}
+
 // Softmax of each contiguous row of n elements.
-template <class T>
+template <class T, bool kPrecise>
 void softmax_rows(const T* x, T* y, int64_t rows, int64_t n, bool log) {
   using A = reduce_acc_t<T>;
   parallel_for(rows, 24 * n + 16, [&](int64_t b, int64_t e) {
@@ -55,7 +62,11 @@ void softmax_rows(const T* x, T* y, int64_t rows, int64_t n, bool log) {
         xa = ex;
       }
       const A m = reduce_row<MaxPolicy<A>>(xa, n);
-      exp_shifted_row(xa, ex, n, m);
+      if constexpr (kPrecise) {
+        for (int64_t i = 0; i < n; ++i) ex[i] = std::exp(xa[i] - m);
+      } else {
+        exp_shifted_row(xa, ex, n, m);
+      }
       const A sum = reduce_row<SumPolicy<A>>(ex, n);
       if (log) {
         // ex may hold the row itself (converted), so read x again from the input.
@@ -70,7 +81,7 @@ void softmax_rows(const T* x, T* y, int64_t rows, int64_t n, bool log) {
 }
 
 // Softmax over the middle dimension of [outer, R, inner], inner columns as vector lanes.
-template <class T>
+template <class T, bool kPrecise>
 void softmax_blocks(const T* x, T* y, AxisSplit s, bool log) {
   using A = reduce_acc_t<T>;
   constexpr int64_t kBlock = 256;
@@ -85,12 +96,12 @@ void softmax_blocks(const T* x, T* y, AxisSplit s, bool log) {
       for (int64_t r = 0; r < s.axis; ++r)
         for (int64_t i = 0; i < n; ++i) m[i] = MaxPolicy<A>::step(m[i], to_acc<A>(xb[r * s.inner + i]));
       for (int64_t r = 0; r < s.axis; ++r)
-        for (int64_t i = 0; i < n; ++i) sum[i] += exp_nonpositive(to_acc<A>(xb[r * s.inner + i]) - m[i]);
+        for (int64_t i = 0; i < n; ++i) sum[i] += exp_nonpositive_as<kPrecise>(to_acc<A>(xb[r * s.inner + i]) - m[i]);
       for (int64_t i = 0; i < n; ++i) sum[i] = log ? m[i] + std::log(sum[i]) : A(1) / sum[i];
       for (int64_t r = 0; r < s.axis; ++r)
         for (int64_t i = 0; i < n; ++i) {
           const A v = to_acc<A>(xb[r * s.inner + i]);
-          yb[r * s.inner + i] = from_acc<T>(log ? v - sum[i] : exp_nonpositive(v - m[i]) * sum[i]);
+          yb[r * s.inner + i] = from_acc<T>(log ? v - sum[i] : exp_nonpositive_as<kPrecise>(v - m[i]) * sum[i]);
         }
     }
   });
@@ -115,8 +126,9 @@ Status softmax_kernel(KernelContext& ctx) {
   const bool ok = visit_float_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* y = ctx.output(0).data<T>();
-    if (s.inner == 1) softmax_rows<T>(x.data<T>(), y, s.outer, s.axis, log);
-    else softmax_blocks<T>(x.data<T>(), y, s, log);
+    const bool precise = high_precision_impl(ctx.node());
+    if (s.inner == 1) (precise ? softmax_rows<T, true> : softmax_rows<T, false>)(x.data<T>(), y, s.outer, s.axis, log);
+    else (precise ? softmax_blocks<T, true> : softmax_blocks<T, false>)(x.data<T>(), y, s, log);
   });
   if (!ok) return ctx.error(std::string("unsupported dtype ") + dtype_name(x.dtype()));
   return Status::Ok();

@@ -157,9 +157,10 @@ const OptionSpec kTable[] = {
     {"op_precision_mode", "", "ge.exec.op_precision_mode", "", Kind::kFile,
      "path of an .ini file: [ByOpType]/[ByNodeName] name=high_precision|high_performance|support_out_of_bound_index",
      NORANGE, "", nullptr, nullptr,
-     DOES("the precision pass picks each node's implementation mode from it (kept with the compiled graph's precision "
-          "decisions); no kernel has distinct high-precision / high-performance variants yet, so outputs do not "
-          "change; it beats op_select_implmode",
+     DOES("the precision pass gives each node the mode its [ByNodeName] / [ByOpType] entry names (if the op lists it "
+          "in all_ops_impl_mode.ini): high_precision runs libm's erf/tanh/exp in Erf, Tanh, Sigmoid and "
+          "Softmax/LogSoftmax, high_performance the vectorised approximations (the default); "
+          "support_out_of_bound_index changes nothing (indices are always checked); it beats op_select_implmode",
           "src/precision/precision_pass.cpp"),
      "high-precision / high-performance mode per operator type or node",
      "beats op_select_implmode and optypelist_for_implmode; [ByNodeName] beats [ByOpType]",
@@ -228,16 +229,16 @@ const OptionSpec kTable[] = {
     {"op_select_implmode", "", "ge.opSelectImplmode", "", Kind::kEnum,
      "high_precision|high_performance|high_precision_for_all|high_performance_for_all", NORANGE, "", nullptr,
      "op_precision_mode",
-     DOES("the precision pass picks each node's implementation mode from it (kept with the compiled graph's precision "
-          "decisions); no kernel has distinct high-precision / high-performance variants yet, so outputs do not change",
+     DOES("the precision pass gives every node whose op lists the mode in all_ops_impl_mode.ini (or only the types of "
+          "optypelist_for_implmode) that mode: high_precision runs libm's erf/tanh/exp in Erf, Tanh, Sigmoid and "
+          "Softmax/LogSoftmax, high_performance the vectorised approximations (the default)",
           "src/precision/precision_pass.cpp"),
      "high-precision or high-performance implementations",
      "overridden by op_precision_mode; narrowed by optypelist_for_implmode", "OPT-op_select_implmode-1..5"},
     {"optypelist_for_implmode", "", "ge.optypelistForImplmode", "", Kind::kTypeList, "Pooling|SoftmaxV2|LRN|ROIAlign",
      NORANGE, "", nullptr, "op_precision_mode",
-     DOES("narrows op_select_implmode to these op types; the precision pass picks each node's implementation mode from "
-          "it (kept with the compiled graph's precision decisions); no kernel has distinct high-precision / "
-          "high-performance variants yet, so outputs do not change",
+     DOES("narrows op_select_implmode to these op types (Pooling = the pools, SoftmaxV2 = Softmax, ROIAlign = RoiAlign); "
+          "of them only Softmax has a distinct high_precision kernel today",
           "src/precision/precision_pass.cpp"),
      "operator types that use op_select_implmode", "needs op_select_implmode; overridden by op_precision_mode",
      "OPT-optypelist_for_implmode-1..4 AMB-20"},
