@@ -253,7 +253,8 @@ Status reverse_sequence_kernel(KernelContext& ctx) {
     return ctx.error(std::string("sequence_lens must be int32 or int64, got ") + dtype_name(lens.dtype()));
   auto axes = reverse_sequence_axes(ctx, x.shape(), lens.shape());
   if (!axes.ok()) return axes.status();
-  const auto [batch_axis, time_axis] = *axes;
+  // Plain variables, not a structured binding: clang 14 (the fuzz build) cannot capture those.
+  const auto batch_axis = axes->first, time_axis = axes->second;
   const int64_t batch = x.dim(static_cast<int64_t>(batch_axis)), steps = x.dim(static_cast<int64_t>(time_axis));
   std::vector<int64_t> len(static_cast<size_t>(batch));
   for (int64_t b = 0; b < batch; ++b) {
