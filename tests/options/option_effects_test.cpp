@@ -62,7 +62,7 @@ std::vector<Scenario> implemented_option_scenarios(const TempDir& d) {
           {"profiling_config.enable_profiling", "True"},
           // No "output": the data must land under ASCEND_WORK_PATH (its implemented effect).
           {"profiling_config.profiling_options", R"({"task_trace":"on","training_trace":"on","aicpu":"on"})"},
-          {"ASCEND_WORK_PATH", d.path() + "/work"},
+          {"ASCEND_WORK_PATH", d.path() + "/ascend_work"},
           {"max_tensor_bytes", "1073741824"},  // 1 GiB: far above the demo's tensors, not the default
           {"precision_mode", "force_fp32"},
           {"op_select_implmode", "high_performance"},
@@ -108,7 +108,7 @@ DemoRun run_demo(const TempDir& d, const std::map<std::string, std::string>& val
     else
       flags.emplace_back(name, value);
   }
-  fs::create_directories(d.path() + "/work/profiling_data");  // the profiler writes into an existing folder
+  fs::create_directories(d.path() + "/ascend_work/profiling_data");  // the profiler writes into an existing folder
   BuildReport r = build(flags, env, {}, /*check_files=*/true, d.path());
   EXPECT_TRUE(r.errors.empty()) << dump_errors(r);
   if (!r.options) return {};

@@ -64,7 +64,7 @@ void check_chain(ArtifactKind kind, const std::vector<TierCase>& tiers, const st
 TEST(EnvChains, ENV_6_LogChain) {
   check_chain(ArtifactKind::kLog,
               {{{}, {{"ASCEND_PROCESS_LOG_PATH", "/plog"}}, "/plog", "ASCEND_PROCESS_LOG_PATH"},
-               {{}, {{"ASCEND_WORK_PATH", "/work"}}, "/work/log", "ASCEND_WORK_PATH"}},
+               {{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/log", "ASCEND_WORK_PATH"}},
               "/home/u/ascend/log", "default $HOME/ascend/log");
 }
 
@@ -74,7 +74,7 @@ TEST(EnvChains, AMB_30_LogWithoutHome) {
 }
 
 TEST(EnvChains, ENV_8_AtraceChain) {
-  check_chain(ArtifactKind::kAtrace, {{{}, {{"ASCEND_WORK_PATH", "/work"}}, "/work/atrace", "ASCEND_WORK_PATH"}},
+  check_chain(ArtifactKind::kAtrace, {{{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/atrace", "ASCEND_WORK_PATH"}},
               "/home/u/ascend/atrace", "default $HOME/ascend/atrace");
 }
 
@@ -82,7 +82,7 @@ TEST(EnvChains, ENV_12_13_ProfilingChain) {
   check_chain(ArtifactKind::kProfiling,
               {{{{"profiling_options", R"({"output":"/prof"})"}}, {}, "/prof", "profiling_options"},
                {{}, {{"PROFILING_OPTIONS", R"({"output":"rel/prof"})"}}, kCwd + "/rel/prof", ""},
-               {{}, {{"ASCEND_WORK_PATH", "/work"}}, "/work/profiling_data", "ASCEND_WORK_PATH"}},
+               {{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/profiling_data", "ASCEND_WORK_PATH"}},
               "", "none: set \"output\"");
 }
 
@@ -95,7 +95,7 @@ TEST(EnvChains, PROF_4_ProfilingOptionsEnvOutputBeatsWorkPath) {
 TEST(EnvChains, ENV_23_KernelMetaChain) {
   check_chain(ArtifactKind::kKernelMeta,
               {{{{"debug_dir", "/dbg"}}, {}, "/dbg/kernel_meta", "debug_dir"},
-               {{}, {{"ASCEND_WORK_PATH", "/work"}}, "/work/kernel_meta", "ASCEND_WORK_PATH"}},
+               {{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/kernel_meta", "ASCEND_WORK_PATH"}},
               kCwd + "/kernel_meta", "default ./kernel_meta");
 }
 
@@ -103,7 +103,7 @@ TEST(EnvChains, ENV_25_GraphDumpChain) {
   check_chain(ArtifactKind::kGraphDump,
               {{{}, {{"DUMP_GRAPH_PATH", "/g"}}, "/g", "DUMP_GRAPH_PATH"},
                {{}, {{"NPU_COLLECT_PATH", "/n"}}, "/n/4242_0", "NPU_COLLECT_PATH"},
-               {{}, {{"ASCEND_WORK_PATH", "/work"}}, "/work/4242_0", "ASCEND_WORK_PATH"}},
+               {{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/4242_0", "ASCEND_WORK_PATH"}},
               kCwd, "default: working directory");
 }
 
@@ -115,23 +115,23 @@ TEST(EnvChains, ENV_24_GraphDumpFolderUsesDeviceId) {
 TEST(EnvChains, ENV_27_NPU_10_ExceptionDumpChain) {
   check_chain(ArtifactKind::kExceptionDump,
               {{{}, {{"NPU_COLLECT_PATH", "/n"}}, "/n/extra-info/data-dump", "NPU_COLLECT_PATH"},
-               {{}, {{"ASCEND_WORK_PATH", "/work"}}, "/work/extra-info/data-dump", "ASCEND_WORK_PATH"}},
+               {{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/extra-info/data-dump", "ASCEND_WORK_PATH"}},
               kCwd + "/extra-info/data-dump", "default ./extra-info/data-dump");
 }
 
 TEST(EnvChains, ENV_30_DISC_1_ExternalWeightsChain) {
   check_chain(ArtifactKind::kExternalWeights,
-              {{{}, {{"ASCEND_WORK_PATH", "/work"}}, "/work/tmp_weight_4242_7", "ASCEND_WORK_PATH"}},
+              {{{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/tmp_weight_4242_7", "ASCEND_WORK_PATH"}},
               kCwd + "/tmp_weight_4242_7", "default ./tmp_weight");
 }
 
 TEST(EnvChains, ENV_31_32_FusionResultChain) {
   check_chain(ArtifactKind::kFusionResult,
-              {{{}, {{"ASCEND_WORK_PATH", "/work"}}, "/work/FE/4242/fusion_result.json", "ASCEND_WORK_PATH"}},
+              {{{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/FE/4242/fusion_result.json", "ASCEND_WORK_PATH"}},
               kCwd + "/fusion_result.json", "default ./fusion_result.json");
-  auto r = resolve(ArtifactKind::kFusionResult, {}, {{"ASCEND_WORK_PATH", "/work"}});
+  auto r = resolve(ArtifactKind::kFusionResult, {}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}});
   EXPECT_TRUE(r.is_file);
-  EXPECT_EQ(r.directory(), "/work/FE/4242");
+  EXPECT_EQ(r.directory(), "/data/ascend_work/FE/4242");
 }
 
 TEST(EnvChains, ENV_35_CheckResultChain) {
@@ -139,10 +139,10 @@ TEST(EnvChains, ENV_35_CheckResultChain) {
     RunIds id = ids();
     options::EnvMap env;
     if (mask & 1) id.check_report = "reports/check.json";
-    if (mask & 2) env["ASCEND_WORK_PATH"] = "/work";
+    if (mask & 2) env["ASCEND_WORK_PATH"] = "/data/ascend_work";
     auto r = resolve(ArtifactKind::kCheckResult, {}, env, id);
     const std::string want = (mask & 1) ? kCwd + "/reports/check.json"
-                             : (mask & 2) ? "/work/check_result.json"
+                             : (mask & 2) ? "/data/ascend_work/check_result.json"
                                           : kCwd + "/check_result.json";
     EXPECT_EQ(r.path, want) << mask;
   }
@@ -151,7 +151,7 @@ TEST(EnvChains, ENV_35_CheckResultChain) {
 TEST(EnvChains, ENV_3_AMB_21_AoeDataChain) {
   check_chain(ArtifactKind::kAoeData,
               {{{{"aoe_config.work_path", "aoe_out"}}, {}, kCwd + "/aoe_out", "aoe_config.work_path"},
-               {{}, {{"ASCEND_WORK_PATH", "/work"}}, "/work/aoe_data", "ASCEND_WORK_PATH"}},
+               {{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/aoe_data", "ASCEND_WORK_PATH"}},
               kCwd, "default: working directory");
 }
 
@@ -214,7 +214,7 @@ TEST(EnvPrepare, ENV_13_ProfilingWithoutFolderIsAnError) {
 TEST(EnvPrepare, AFileWhereAFolderIsExpected) {
   TempDir d;
   d.file("work", "not a folder");
-  auto r = build({}, {{"ASCEND_WORK_PATH", d.path() + "/work"}}, {}, false, d.path());
+  auto r = build({}, {{"ASCEND_WORK_PATH", d.path() + "/data/ascend_work"}}, {}, false, d.path());
   auto p = resolve_artifact(ArtifactKind::kKernelMeta, *r.options, ids());
   EXPECT_FALSE(prepare_artifact_directory(p, *r.options).ok());
 }
