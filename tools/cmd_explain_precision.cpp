@@ -72,12 +72,9 @@ int cmd_explain_precision(int argc, char** argv) {
   CreatedFolder created;
   auto options = session_options_from_flags("explain-precision", *args, created);
   if (!options) return 1;
-  std::string model = args->get("model");
-  if (model.empty()) {
-    auto demo = find_demo_model();
-    if (!demo.ok()) return fail(demo.status());
-    model = *demo;
-  }
+  auto model_path = model_flag_or_demo(*args);
+  if (!model_path.ok()) return fail(model_path.status());
+  const std::string model = *model_path;
   auto session = Session::open(model, *options);
   if (!session.ok()) return fail(session.status());
   created.keep = true;

@@ -70,13 +70,10 @@ int cmd_run(int argc, char** argv) {
   auto options = session_options_from_flags("run", *args, created);
   if (!options) return 1;
 
-  std::string model = args->get("model");
-  if (model.empty()) {
-    auto demo = find_demo_model();
-    if (!demo.ok()) return fail(demo.status());
-    model = *demo;
-    std::cout << "no --model given: running the bundled demo model " << model << "\n";
-  }
+  auto model_path = model_flag_or_demo(*args);
+  if (!model_path.ok()) return fail(model_path.status());
+  const std::string model = *model_path;
+  if (args->get("model").empty()) std::cout << "no --model given: running the bundled demo model " << model << "\n";
   auto session = Session::open(model, *options);
   if (!session.ok()) return fail(session.status());
   created.keep = true;

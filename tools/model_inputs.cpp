@@ -121,4 +121,10 @@ Result<std::string> find_demo_model() {
   return io_error("the demo model was not found (looked at" + tried + "); pass --model FILE.onnx");
 }
 
+Result<std::string> model_flag_or_demo(const Args& args) {
+  const std::string model = args.get("model");
+  if (!model.empty()) return model;
+  return find_demo_model();
+}
+
 }  // namespace openge::cli

@@ -22,5 +22,7 @@ Tensor random_tensor(DType dtype, const Shape& shape, uint32_t seed);
 
 // The demo model shipped with OpenGE, or an error saying where it was looked for.
 Result<std::string> find_demo_model();
+// --model, or the demo model when the flag is absent.
+Result<std::string> model_flag_or_demo(const Args& args);
 
 }  // namespace openge::cli
