@@ -7,6 +7,7 @@
 #include "kernels/onednn_conv.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/onednn_pool.h"
+#include "kernels/onednn_qlinear.h"
 #include "kernels/onednn_reorder.h"
 #include "kernels/widened_kernel.h"
 
@@ -41,6 +42,8 @@ constexpr AiCoreRow kAiCoreOps[] = {
     {"NhwcGlobalAveragePool", onednn::make_pool_kernel},
     {"NhwcGlobalMaxPool", onednn::make_pool_kernel},
     {"Transpose", onednn::make_transpose_kernel},
+    {"QLinearConv", onednn::make_qlinear_conv_kernel},
+    {"QLinearMatMul", onednn::make_qlinear_matmul_kernel},
 };
 
 }  // namespace

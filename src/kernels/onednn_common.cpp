@@ -67,12 +67,15 @@ dnnl::memory reorder_constant(const dnnl::memory::desc& src_md, const void* data
   return dst;
 }
 
-void* thread_scratchpad(size_t bytes) {
+void* thread_scratchpad(size_t bytes) { return thread_buffer(0, bytes); }
+
+void* thread_buffer(size_t slot, size_t bytes) {
   struct Buffer {
     std::unique_ptr<void, void (*)(void*)> data{nullptr, std::free};
     size_t size = 0;
   };
-  thread_local Buffer buffer;
+  thread_local Buffer buffers[2];
+  Buffer& buffer = buffers[slot];
   if (bytes > buffer.size) {
     const size_t rounded = (bytes + 63) / 64 * 64;
     buffer.data.reset(std::aligned_alloc(64, rounded));

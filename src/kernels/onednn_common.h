@@ -55,6 +55,9 @@ void reorder_constant_into(const dnnl::memory::desc& src_md, const void* data, d
 // A per-thread scratchpad of at least `bytes` that grows to the largest request; runs on
 // different threads never share it, and one thread runs one primitive at a time.
 void* thread_scratchpad(size_t bytes);
+// The same for other per-run staging (slot 0 is the scratchpad's; a kernel that needs a second
+// buffer at the same time, e.g. activations reordered around a primitive, uses slot 1).
+void* thread_buffer(size_t slot, size_t bytes);
 
 // Runs `prim` with `args` (borrowed tensors wrapped as dnnl::memory) plus a fresh scratchpad of
 // `scratchpad_md`'s size, waits, and turns oneDNN exceptions into a Status naming the node.

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "base/parallel.h"
 #include "ops/elementwise_common.h"
 #include "ops/math_gemm.h"
 #include "ops/nn_window.h"
@@ -113,6 +114,26 @@ Result<LoadedParams> load_params(const KernelContext& ctx) {
   return l;
 }
 
+// Per-tensor QuantizeLinear of float32 data, the same function as saturate_round(nearbyint(x /
+// scale) + zero_point) written so that the compiler vectorises it: clamping before rounding to
+// the integer bounds [qmin - zp, qmax - zp] gives the same result (rounding is monotone and
+// keeps integers), and within them adding 1.5 * 2^23 rounds to nearest even exactly. NaN gives
+// 0, as saturate_round does.
+template <class Q>
+void quantize_per_tensor(const float* x, Q* y, int64_t n, float scale, float zero_point) {
+  const float lo = static_cast<float>(std::numeric_limits<Q>::min()) - zero_point;
+  const float hi = static_cast<float>(std::numeric_limits<Q>::max()) - zero_point;
+  constexpr float kShift = 12582912.0f;
+  parallel_for(n, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      float v = x[i] / scale;
+      v = v == v ? v : -zero_point;  // NaN -> stored 0
+      v = v < lo ? lo : (v > hi ? hi : v);
+      y[i] = static_cast<Q>(static_cast<int32_t>(((v + kShift) - kShift) + zero_point));
+    }
+  });
+}
+
 // ---- QuantizeLinear --------------------------------------------------------------------------
 
 Status quantize_infer(InferContext& ctx) {
@@ -137,11 +158,14 @@ Status quantize_kernel(KernelContext& ctx) {
   bool ok = elementwise::visit_dtype_in<kQuantizedTypes>(y.dtype(), [&](auto tag) {
     using Q = typename decltype(tag)::type;
     Q* py = y.data<Q>();
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      const int64_t k = p.index_of(i);
-      // x / scale rounded, then the zero point added (ONNX: saturate(round(x / y_scale) + y_zero_point)).
-      py[i] = saturate_round<Q>(std::nearbyint(static_cast<float>(x.scalar_as_double(i)) / scale[k]) + zp[k]);
+    // x / scale rounded, then the zero point added (ONNX: saturate(round(x / y_scale) + y_zero_point)).
+    auto quantize = [&](float v, int64_t k) { return saturate_round<Q>(std::nearbyint(v / scale[k]) + zp[k]); };
+    if (x.dtype() == DType::kFloat32 && p.count == 1) {
+      // The common case (a QDQ model's activations): per tensor, in parallel, vectorised.
+      quantize_per_tensor(x.data<float>(), py, x.numel(), scale[0], zp[0]);
+      return;
     }
+    for (int64_t i = 0; i < x.numel(); ++i) py[i] = quantize(static_cast<float>(x.scalar_as_double(i)), p.index_of(i));
   });
   return ok ? Status::Ok() : ctx.error(std::string("unsupported output dtype ") + dtype_name(y.dtype()));
 }
@@ -162,6 +186,30 @@ Status dequantize_kernel(KernelContext& ctx) {
   if (!params.ok()) return params.status();
   const QuantParams& p = params->plan;
   Tensor& y = ctx.output(0);
+  if (y.dtype() == DType::kFloat32 && (x.dtype() == DType::kUInt8 || x.dtype() == DType::kInt8)) {
+    // The common case (a QDQ model's activations): typed and in parallel, the same arithmetic
+    // (the centred value is exact in int32, then one float multiply).
+    float* py = y.data<float>();
+    elementwise::visit_dtype_in<kQuantizedTypes>(x.dtype(), [&](auto tag) {
+      using Q = typename decltype(tag)::type;
+      const Q* px = x.data<Q>();
+      const float* scale = params->scale.data();
+      const float* zp = params->zero_point.data();
+      parallel_for(x.numel(), 1, [&](int64_t begin, int64_t end) {
+        if (p.count == 1) {  // per tensor: a loop the compiler vectorises
+          const int32_t z = static_cast<int32_t>(zp[0]);
+          const float s = scale[0];
+          for (int64_t i = begin; i < end; ++i) py[i] = static_cast<float>(static_cast<int32_t>(px[i]) - z) * s;
+          return;
+        }
+        for (int64_t i = begin; i < end; ++i) {
+          const int64_t k = p.index_of(i);
+          py[i] = static_cast<float>(static_cast<int32_t>(px[i]) - static_cast<int32_t>(zp[k])) * scale[k];
+        }
+      });
+    });
+    return Status::Ok();
+  }
   const bool ok = elementwise::visit_dtype_in<kFloatTypes>(y.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* py = y.data<T>();

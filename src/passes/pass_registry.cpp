@@ -1,4 +1,6 @@
-// The fusion passes in the order they run. Order matters: BatchNorm folds into the Conv first,
+// The fusion passes in the order they run. Order matters: a QDQ model's DequantizeLinear ->
+// Conv/MatMul -> QuantizeLinear groups become quantized ops first, before the float fusions
+// below could take their Conv or Relu; then BatchNorm folds into the Conv first,
 // then the residual Add joins (Conv + Add), then the activation after it (…+ Relu), so that
 // ResNet's Conv-BN-Add-Relu ends as one FusedConv; MatMul takes its bias before its residual
 // and activation. The layout pass runs last, on the fused graph.
@@ -8,6 +10,7 @@ namespace openge {
 
 const std::vector<Pass>& all_passes() {
   static const std::vector<Pass> passes = {
+      passes::kRequantFusionPass,
       passes::kConvBatchnormFusionPass,
       passes::kTbeConvDoubleInFusionPass,
       passes::kTbeConvElemwiseFusionPass,

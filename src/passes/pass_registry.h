@@ -5,6 +5,7 @@
 
 namespace openge::passes {
 
+extern const Pass kRequantFusionPass;
 extern const Pass kConvBatchnormFusionPass;
 extern const Pass kTbeConvDoubleInFusionPass;
 extern const Pass kTbeConvElemwiseFusionPass;

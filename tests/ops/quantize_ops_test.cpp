@@ -3,7 +3,9 @@
 // ConvInteger / QLinearConv.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -202,6 +204,46 @@ TEST(OpQuantize, BadParametersAreErrors) {
   EXPECT_FALSE(run_node(q, {&x, &s}, 13).ok());
   set_int(q, "axis", 5);
   EXPECT_FALSE(run_node(q, {&x, &s}, 13).ok());
+}
+
+}  // namespace
+}  // namespace openge
+
+namespace openge {
+namespace {
+
+// The per-tensor float32 QuantizeLinear is a vectorised loop (clamp, then round by the 1.5 * 2^23
+// shift); the per-axis form keeps the scalar definition (nearbyint, then saturate). With every
+// axis entry equal they compute the same function: compare them on ties, saturation, NaN, inf.
+TEST(OpQuantize, VectorisedPerTensorQuantizeEqualsScalarDefinition) {
+  std::vector<float> xs;
+  for (int i = -700; i <= 700; ++i) xs.push_back(static_cast<float>(i) * 0.25f);  // every .5 tie
+  for (float v : {1e30f, -1e30f, 8388609.0f, -8388609.0f, 1e-30f, -0.0f, std::numeric_limits<float>::infinity(),
+                  -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()})
+    xs.push_back(v);
+  const int64_t n = static_cast<int64_t>(xs.size());
+  std::vector<float> pairs;  // x [n, 2]: an axis of length 2, so the per-axis form stays per-axis
+  for (float v : xs) pairs.insert(pairs.end(), {v, v});
+  Tensor x(DType::kFloat32, {n, 2});
+  std::copy(pairs.begin(), pairs.end(), x.data<float>());
+  for (const auto& [dtype, zp] : {std::pair{DType::kUInt8, 0}, std::pair{DType::kUInt8, 131}, std::pair{DType::kInt8, -128},
+                                  std::pair{DType::kInt8, 5}}) {
+    for (float scale : {0.5f, 0.37f, 3.0f}) {
+      Tensor s = make_tensor<float>(DType::kFloat32, {}, {scale});
+      Tensor s_axis = make_tensor<float>(DType::kFloat32, {2}, {scale, scale});
+      Tensor z(dtype, {}), z_axis(dtype, {2});
+      for (int64_t i = 0; i < 2; ++i) {
+        if (dtype == DType::kUInt8) z.data<uint8_t>()[0] = z_axis.data<uint8_t>()[i] = static_cast<uint8_t>(zp);
+        else z.data<int8_t>()[0] = z_axis.data<int8_t>()[i] = static_cast<int8_t>(zp);
+      }
+      Node per_axis = make_node("QuantizeLinear", 3);
+      set_int(per_axis, "axis", 1);
+      auto fast = run_node(make_node("QuantizeLinear", 3), {&x, &s, &z}, 13);
+      auto slow = run_node(per_axis, {&x, &s_axis, &z_axis}, 13);
+      ASSERT_TRUE(fast.ok() && slow.ok());
+      EXPECT_EQ(values_of((*fast)[0]), values_of((*slow)[0])) << dtype_name(dtype) << " zp " << zp << " scale " << scale;
+    }
+  }
 }
 
 }  // namespace

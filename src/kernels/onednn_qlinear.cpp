@@ -1,0 +1,245 @@
+#include "kernels/onednn_qlinear.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "kernels/onednn_common.h"
+#include "ops/nn_window.h"
+
+namespace openge::onednn {
+
+bool int8_weights_safe(bool has_vnni, int max_abs_weight) { return has_vnni || 2 * 255 * max_abs_weight <= 32767; }
+
+bool cpu_has_vnni() {
+  using isa = dnnl::cpu_isa;
+  switch (dnnl::get_effective_cpu_isa()) {
+    case isa::avx2_vnni:
+    case isa::avx512_core_vnni:
+    case isa::avx512_core_bf16:
+    case isa::avx512_core_amx: return true;
+    default: return false;
+  }
+}
+
+namespace {
+
+using tag = dnnl::memory::format_tag;
+using dims = dnnl::memory::dims;
+
+std::unique_ptr<CompiledKernel> none() { return nullptr; }
+
+std::optional<dnnl::memory::data_type> int8_type(DType t) {
+  if (t == DType::kUInt8) return dnnl::memory::data_type::u8;
+  if (t == DType::kInt8) return dnnl::memory::data_type::s8;
+  return std::nullopt;
+}
+
+// Input i's data when it is present and known at compile time.
+const Tensor* constant_input(const KernelRequest& r, size_t i) {
+  return i < r.inputs.size() && r.inputs[i].dtype != DType::kUndefined ? r.inputs[i].value : nullptr;
+}
+
+// The requantization of one QLinear node as oneDNN attributes: output scale per output channel
+// (or one), and the activation / output zero points. Input positions follow QLinearConv and
+// QLinearMatMul, which share them: x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp.
+struct Requant {
+  std::vector<float> scales;
+  bool per_channel = false;
+  int32_t src_zp = 0, dst_zp = 0;
+};
+
+std::optional<Requant> read_requant(const KernelRequest& r, int64_t channels) {
+  const Tensor* x_scale = constant_input(r, 1);
+  const Tensor* x_zp = constant_input(r, 2);
+  const Tensor* w_scale = constant_input(r, 4);
+  const Tensor* y_scale = constant_input(r, 6);
+  const Tensor* y_zp = constant_input(r, 7);
+  if (!x_scale || !w_scale || !y_scale || !y_zp || x_scale->numel() != 1 || y_scale->numel() != 1 ||
+      y_zp->numel() != 1 || (w_scale->numel() != 1 && w_scale->numel() != channels))
+    return std::nullopt;
+  if (r.inputs[2].dtype != DType::kUndefined && (!x_zp || x_zp->numel() != 1)) return std::nullopt;
+  if (r.inputs.size() > 5 && r.inputs[5].dtype != DType::kUndefined) {
+    const Tensor* w_zp = constant_input(r, 5);
+    if (!w_zp) return std::nullopt;
+    for (int64_t i = 0; i < w_zp->numel(); ++i)
+      if (w_zp->scalar_as_int(i) != 0) return std::nullopt;  // oneDNN 2.6: no weight zero points for int8
+  }
+  Requant q;
+  q.per_channel = w_scale->numel() > 1;
+  const float xs = static_cast<float>(x_scale->scalar_as_double());
+  const float ys = static_cast<float>(y_scale->scalar_as_double());
+  // The reference kernels' multiplier, in their order: x_scale * w_scale[m], then / y_scale.
+  for (int64_t m = 0; m < w_scale->numel(); ++m) q.scales.push_back(xs * static_cast<float>(w_scale->scalar_as_double(m)) / ys);
+  q.src_zp = x_zp ? static_cast<int32_t>(x_zp->scalar_as_int()) : 0;
+  q.dst_zp = static_cast<int32_t>(y_zp->scalar_as_int());
+  return q;
+}
+
+dnnl::primitive_attr requant_attr(const Requant& q, int channel_dim) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  attr.set_output_scales(q.per_channel ? 1 << channel_dim : 0, q.scales);
+  if (q.src_zp != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q.src_zp});
+  if (q.dst_zp != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {q.dst_zp});
+  return attr;
+}
+
+// Constant int8 weights whose sums oneDNN computes exactly on this CPU.
+bool weights_supported(const KernelRequest& r, size_t i) {
+  const Tensor* w = constant_input(r, i);
+  if (!w || w->dtype() != DType::kInt8) return false;
+  const int8_t* p = w->data<int8_t>();
+  int max_abs = 0;
+  for (int64_t k = 0; k < w->numel(); ++k) max_abs = std::max(max_abs, std::abs(static_cast<int>(p[k])));
+  static const bool vnni = cpu_has_vnni();
+  return int8_weights_safe(vnni, max_abs);
+}
+
+// oneDNN's reference int8 kernels are slower than OpenGE's own reference; only jit ones count.
+bool is_reference_impl(const dnnl::primitive_desc_base& pd) { return std::string(pd.impl_info_str()).rfind("ref", 0) == 0; }
+
+// One int8 primitive. The activations arrive and leave in ONNX's plain layout; where the
+// primitive wants another (int8 convolutions run on channels-last), they are reordered through
+// per-thread buffers around it.
+class QLinearKernel final : public OneDnnKernel {
+ public:
+  dnnl::primitive prim;
+  dnnl::memory::desc src_md, dst_md, bias_md, scratchpad_md;
+  dnnl::memory weights;
+  std::optional<Tensor> bias;
+  struct Reorder {
+    dnnl::reorder prim;
+    dnnl::memory::desc plain_md, scratchpad_md;
+  };
+  std::optional<Reorder> src_reorder, dst_reorder;
+
+  Status run(KernelContext& ctx) const override {
+    const size_t src_bytes = src_reorder ? (src_md.get_size() + 63) / 64 * 64 : 0;
+    const size_t dst_bytes = dst_reorder ? dst_md.get_size() : 0;
+    char* staging = src_bytes + dst_bytes > 0 ? static_cast<char*>(thread_buffer(1, src_bytes + dst_bytes)) : nullptr;
+    const void* x = ctx.input(0).raw();
+    void* y = ctx.output(0).raw();
+    dnnl::memory src = wrap(src_md, src_reorder ? staging : x);
+    dnnl::memory dst = wrap(dst_md, dst_reorder ? staging + src_bytes : y);
+    if (src_reorder) {
+      std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, wrap(src_reorder->plain_md, x)}, {DNNL_ARG_TO, src}};
+      OPENGE_RETURN_IF_ERROR(execute(src_reorder->prim, src_reorder->scratchpad_md, args, ctx));
+    }
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+    if (bias) args[DNNL_ARG_BIAS] = wrap(bias_md, bias->raw());
+    OPENGE_RETURN_IF_ERROR(execute(prim, scratchpad_md, args, ctx));
+    if (dst_reorder) {
+      std::unordered_map<int, dnnl::memory> back{{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, wrap(dst_reorder->plain_md, y)}};
+      OPENGE_RETURN_IF_ERROR(execute(dst_reorder->prim, dst_reorder->scratchpad_md, back, ctx));
+    }
+    return Status::Ok();
+  }
+};
+
+// A reorder between the plain layout and the primitive's, or nullopt when they are the same.
+std::optional<QLinearKernel::Reorder> make_reorder(const dnnl::memory::desc& plain, const dnnl::memory::desc& chosen,
+                                                   bool to_chosen) {
+  if (plain == chosen) return std::nullopt;
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const auto& from = to_chosen ? plain : chosen;
+  const auto& to = to_chosen ? chosen : plain;
+  dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to, attr);
+  return QLinearKernel::Reorder{dnnl::reorder(pd), plain, pd.scratchpad_desc()};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<CompiledKernel>> make_qlinear_conv_kernel(const KernelRequest& request) {
+  const auto& in = request.inputs;
+  if (in.size() < 8 || request.outputs.empty()) return none();
+  const auto x_shape = static_shape(in[0]);
+  const auto w_shape = static_shape(in[3]);
+  const auto y_shape = static_shape(request.outputs[0]);
+  const auto x_dt = int8_type(in[0].dtype);
+  const auto y_dt = int8_type(request.outputs[0].dtype);
+  if (!x_shape || !w_shape || !y_shape || !x_dt || !y_dt || x_shape->size() != 4 || w_shape->size() != 4 ||
+      !weights_supported(request, 3))
+    return none();
+  const Shape &x = *x_shape, &w = *w_shape, &y = *y_shape;
+  const int64_t group = request.node.attrs.get_int("group", 1);
+  if (group < 1 || x[1] % group != 0 || w[0] % group != 0 || w[1] * group != x[1] || y[1] != w[0]) return none();
+  const bool has_bias = in.size() > 8 && in[8].dtype != DType::kUndefined;
+  const Tensor* bias = has_bias ? constant_input(request, 8) : nullptr;
+  if (has_bias && (!bias || bias->dtype() != DType::kInt32 || bias->numel() != w[0])) return none();
+  const auto requant = read_requant(request, w[0]);
+  if (!requant) return none();
+  const std::vector<int64_t> kernel{w[2], w[3]};
+  auto params = read_window_params(request.node.attrs, 2, &kernel, false);
+  if (!params.ok()) return none();  // the reference engine reports it
+  auto geom = resolve_window(*params, {x[2], x[3]});
+  if (!geom.ok() || geom->output != std::vector<int64_t>{y[2], y[3]}) return none();
+
+  auto k = std::make_unique<QLinearKernel>();
+  const dnnl::memory::desc src_plain(to_dims(x), *x_dt, tag::nchw);
+  const dnnl::memory::desc dst_plain(to_dims(y), *y_dt, tag::nchw);
+  const dims w_dims = group > 1 ? dims{group, w[0] / group, w[1], w[2], w[3]} : to_dims(w);
+  const dnnl::memory::desc w_plain(w_dims, dnnl::memory::data_type::s8, group > 1 ? tag::goihw : tag::oihw);
+  if (bias) {
+    k->bias_md = dnnl::memory::desc({w[0]}, dnnl::memory::data_type::s32, tag::x);
+    k->bias = bias->clone();
+  }
+  const dims strides{geom->strides[0], geom->strides[1]};
+  const dims dilations{geom->dilations[0] - 1, geom->dilations[1] - 1};
+  const dims pad_l{geom->pad_begin[0], geom->pad_begin[1]};
+  const dims pad_r{geom->pad_end[0], geom->pad_end[1]};
+  const auto any = [](const dims& d, dnnl::memory::data_type t) { return dnnl::memory::desc(d, t, tag::any); };
+  const dnnl::primitive_attr attr = requant_attr(*requant, 1);
+  auto pd = try_create([&] {
+    const auto prop = dnnl::prop_kind::forward_inference;
+    const auto algo = dnnl::algorithm::convolution_direct;
+    auto desc = bias ? dnnl::convolution_forward::desc(prop, algo, any(to_dims(x), *x_dt), any(w_dims, w_plain.data_type()),
+                                                       k->bias_md, any(to_dims(y), *y_dt), strides, dilations, pad_l, pad_r)
+                     : dnnl::convolution_forward::desc(prop, algo, any(to_dims(x), *x_dt), any(w_dims, w_plain.data_type()),
+                                                       any(to_dims(y), *y_dt), strides, dilations, pad_l, pad_r);
+    return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
+  });
+  if (!pd || is_reference_impl(*pd)) return none();
+  k->prim = dnnl::convolution_forward(*pd);
+  k->scratchpad_md = pd->scratchpad_desc();
+  k->src_md = pd->src_desc();
+  k->dst_md = pd->dst_desc();
+  k->src_reorder = make_reorder(src_plain, k->src_md, true);
+  k->dst_reorder = make_reorder(dst_plain, k->dst_md, false);
+  k->weights = reorder_constant(w_plain, constant_input(request, 3)->raw(), pd->weights_desc());
+  return std::unique_ptr<CompiledKernel>(std::move(k));
+}
+
+Result<std::unique_ptr<CompiledKernel>> make_qlinear_matmul_kernel(const KernelRequest& request) {
+  const auto& in = request.inputs;
+  if (in.size() < 8 || request.outputs.empty()) return none();
+  const auto a = static_shape(in[0]);
+  const auto b = static_shape(in[3]);
+  const auto y = static_shape(request.outputs[0]);
+  const auto a_dt = int8_type(in[0].dtype);
+  const auto y_dt = int8_type(request.outputs[0].dtype);
+  // A [..., M, K] folded into rows, B a constant [K, N]: the form of quantized Linear / Gemm layers.
+  if (!a || !b || !y || !a_dt || !y_dt || a->size() < 2 || b->size() != 2 || !weights_supported(request, 3)) return none();
+  const int64_t K = a->back(), N = (*b)[1];
+  if ((*b)[0] != K || y->back() != N) return none();
+  const int64_t M = shape_numel(*a) / std::max<int64_t>(K, 1);
+  if (K == 0 || shape_numel(*y) != M * N) return none();
+  const auto requant = read_requant(request, N);
+  if (!requant) return none();
+  auto k = std::make_unique<QLinearKernel>();
+  k->src_md = dnnl::memory::desc({M, K}, *a_dt, tag::ab);
+  k->dst_md = dnnl::memory::desc({M, N}, *y_dt, tag::ab);
+  const dnnl::memory::desc w_plain({K, N}, dnnl::memory::data_type::s8, tag::ab);
+  const dnnl::primitive_attr attr = requant_attr(*requant, 1);
+  auto pd = try_create([&] {
+    dnnl::matmul::desc desc(k->src_md, dnnl::memory::desc({K, N}, dnnl::memory::data_type::s8, tag::any), k->dst_md);
+    return dnnl::matmul::primitive_desc(desc, attr, cpu_engine());
+  });
+  if (!pd || is_reference_impl(*pd)) return none();
+  k->prim = dnnl::matmul(*pd);
+  k->scratchpad_md = pd->scratchpad_desc();
+  k->weights = reorder_constant(w_plain, constant_input(request, 3)->raw(), pd->weights_desc());
+  return std::unique_ptr<CompiledKernel>(std::move(k));
+}
+
+}  // namespace openge::onednn
