@@ -26,7 +26,10 @@ struct FixedInput {
   std::string_view op_type;
   int input;
 };
-constexpr FixedInput kFixedInputs[] = {{"Resize", 1}, {"Resize", 2}, {"Upsample", 1}};
+// The quantized cube ops compute in integers; their scales are parameters, not data.
+constexpr FixedInput kFixedInputs[] = {{"Resize", 1},        {"Resize", 2},        {"Upsample", 1},
+                                       {"QLinearConv", 1},   {"QLinearConv", 4},   {"QLinearConv", 6},
+                                       {"QLinearMatMul", 1}, {"QLinearMatMul", 4}, {"QLinearMatMul", 6}};
 
 bool untouched(std::string_view op_type) {
   return std::find(std::begin(kUntouchedOps), std::end(kUntouchedOps), op_type) != std::end(kUntouchedOps);

@@ -6,6 +6,8 @@
 
 #include "io/npy.h"
 #include "openge/session.h"
+#include "options/option_builder.h"
+#include "options/option_set.h"
 #include "pass_test_util.h"
 
 namespace openge::testing {
@@ -24,9 +26,16 @@ struct FixtureRun {
   RunInfo info;
 };
 
-FixtureRun run_fixture(bool passes, bool aicore) {
+FixtureRun run_fixture(bool passes, bool aicore, const std::string& precision_mode = "") {
   SessionOptions opts;
   opts.num_threads = 1;
+  if (!precision_mode.empty()) {
+    options::OptionInputs in;
+    in.flags.push_back({"precision_mode", precision_mode, "test"});
+    auto set = options::build_option_set(in);
+    EXPECT_TRUE(set.ok()) << set.status().message();
+    if (set.ok()) opts.config = std::make_shared<const options::OptionSet>(std::move(set.value()));
+  }
   opts.run_passes = passes;
   opts.use_aicore = aicore;
   auto session = Session::open(kFixture + ".onnx", opts);
@@ -57,6 +66,18 @@ TEST(RequantFusionPass, QdqFixtureOnInt8OneDnnKernelsEqualsNumPyBitForBit) {
   EXPECT_EQ(r.info.aicore_nodes, 4);
   EXPECT_TRUE(same_bytes(r.outputs[0], load(".y2q.npy")));
   EXPECT_TRUE(same_bytes(r.outputs[1], load(".y.npy")));
+}
+
+// The precision modes lower float cube ops to float16; the quantized ones compute in integers, and
+// their float scales are parameters that must stay float32 (a float16 scale changes the outputs).
+TEST(RequantFusionPass, PrecisionModesLeaveQuantizedOpsExact) {
+  for (const char* mode : {"allow_fp32_to_fp16", "allow_mix_precision", "allow_mix_precision_bf16"}) {
+    const FixtureRun r = run_fixture(/*passes=*/true, /*aicore=*/true, mode);
+    ASSERT_EQ(r.outputs.size(), 2u) << mode;
+    EXPECT_EQ(r.info.aicore_nodes, 4) << mode;
+    EXPECT_TRUE(same_bytes(r.outputs[0], load(".y2q.npy"))) << mode;
+    EXPECT_TRUE(same_bytes(r.outputs[1], load(".y.npy"))) << mode;
+  }
 }
 
 // Without the pass the float Conv sums dequantized values, which rounds differently from the
