@@ -125,11 +125,16 @@ void quantize_per_tensor(const float* x, Q* y, int64_t n, float scale, float zer
   const float hi = static_cast<float>(std::numeric_limits<Q>::max()) - zero_point;
   constexpr float kShift = 12582912.0f;
   parallel_for(n, 1, [&](int64_t begin, int64_t end) {
+    // Locals, not the closure's members: the uint8/int8 stores may alias anything, which would
+    // make the compiler reload every captured value per element and not vectorise.
+    const float* __restrict in = x;
+    Q* __restrict out = y;
+    const float s = scale, z = zero_point, low = lo, high = hi;
     for (int64_t i = begin; i < end; ++i) {
-      float v = x[i] / scale;
-      v = v == v ? v : -zero_point;  // NaN -> stored 0
-      v = v < lo ? lo : (v > hi ? hi : v);
-      y[i] = static_cast<Q>(static_cast<int32_t>(((v + kShift) - kShift) + zero_point));
+      float v = in[i] / s;
+      v = v == v ? v : -z;  // NaN -> stored 0
+      v = v < low ? low : (v > high ? high : v);
+      out[i] = static_cast<Q>(static_cast<int32_t>(((v + kShift) - kShift) + z));
     }
   });
 }
