@@ -7,6 +7,7 @@ packages=(
   libdnnl-dev ocl-icd-opencl-dev          # oneDNN (AI Core kernels); its CMake config wants OpenCL headers
   libonnx-dev libprotobuf-dev protobuf-compiler   # ONNX protos
   nlohmann-json3-dev
+  libspdlog-dev                           # the engine's logger (src/logging/)
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy     # conformance data and model generators
   python3-dev pybind11-dev python3-pytest # the openge Python package (python/) and its tests

@@ -173,7 +173,10 @@ int cmd_paths(int argc, char** argv) {
     std::cout << pad(paths::artifact_name(r.kind), 17) << " " << (r.path.empty() ? "(none)" : r.path) << "\n"
               << pad("", 17) << "   rule: " << r.rule << "\n" << pad("", 17) << "   chain: " << r.chain << "\n"
               << pad("", 17) << "   written: "
-              << (writer ? std::string("yes, by ") + writer : std::string("no, nothing writes it yet")) << "\n";
+              << (writer ? std::string("yes, by ") + writer : std::string("no, nothing writes it yet"))
+              << (writer && paths::artifact_written_only(r.kind) ? std::string(", only ") + paths::artifact_written_only(r.kind)
+                                                                  : std::string())
+              << "\n";
   }
   const auto cache = paths::resolve_artifact(paths::ArtifactKind::kCompileCache, *report.options, ids);
   const auto limits = paths::resolve_op_cache_limits(*report.options, cache.path);

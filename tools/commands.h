@@ -11,5 +11,6 @@ int cmd_check_options(int argc, char** argv);
 int cmd_profile_report(int argc, char** argv);  // tools/cmd_profile_report.cpp
 int cmd_ops(int argc, char** argv);             // tools/cmd_ops.cpp
 int cmd_explain_precision(int argc, char** argv);  // tools/cmd_explain_precision.cpp
+int cmd_check(int argc, char** argv);              // tools/cmd_check.cpp
 
 }  // namespace openge::cli

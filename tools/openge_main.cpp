@@ -24,6 +24,7 @@ constexpr Command kCommands[] = {
     {"explain-precision", openge::cli::cmd_explain_precision,
      "every node's compute dtype, engine and the precision rule that chose it"},
     {"ops", openge::cli::cmd_ops, "list the registered op types, one per line"},
+    {"check", openge::cli::cmd_check, "precheck a model (ATC --mode=3): check_result.json, every node supported or not"},
 };
 
 void print_usage(FILE* out) {

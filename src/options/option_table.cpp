@@ -276,19 +276,35 @@ const OptionSpec kTable[] = {
      "size limit of one tensor allocation (base/size_limit.h)", "", ""},
     // ---- environment variables (MISC-18) ------------------------------------------------------
     {"ASCEND_WORK_PATH", "", "", "ASCEND_WORK_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr,
-     DOES("profiling data goes to ASCEND_WORK_PATH/profiling_data when profiling_options has no output; the other "
-          "artifacts it roots are not written yet (openge paths)",
+     DOES("profiling data goes to ASCEND_WORK_PATH/profiling_data when profiling_options has no output, logs to "
+          "ASCEND_WORK_PATH/log and the error trace to ASCEND_WORK_PATH/atrace; the other artifacts it roots are not "
+          "written yet (openge paths)",
           "src/paths/artifact_paths.cpp"),
      "work path: root of logs, dumps, profiling data, kernel_meta ...", "", "ENV-1..35"},
     {"NPU_COLLECT_PATH", "", "", "NPU_COLLECT_PATH", Kind::kDir, "directory path (created, needs rwx)", NORANGE, "",
      nullptr, nullptr,
-     NOT_YET("it switches enable_exception_dump on, which is not implemented yet; nothing is collected there and "
-             "nothing is compiled online"),
+     DOES("graph dumps (DUMP_GE_GRAPH) go to NPU_COLLECT_PATH/${pid}_${device_id} unless DUMP_GRAPH_PATH is set; it "
+          "also switches enable_exception_dump on, but exception dumps, fault collection and online compilation are "
+          "not implemented yet",
+          "src/paths/artifact_paths.cpp"),
      "fault-information folder for problem reproduction", "turns enable_exception_dump on; oom is not allowed",
      "NPU-1..23"},
     {"ASCEND_PROCESS_LOG_PATH", "", "", "ASCEND_PROCESS_LOG_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr,
-     nullptr, NOT_YET("OpenGE writes no log files yet (messages go to stderr)"),
+     nullptr,
+     DOES("the log folder: plog-<pid>_<timestamp>.log files go to ASCEND_PROCESS_LOG_PATH/debug/plog, above "
+          "ASCEND_WORK_PATH/log and $HOME/ascend/log",
+          "src/paths/artifact_paths.cpp"),
      "log folder, above ASCEND_WORK_PATH/log", "", "ENV-6 AMB-30"},
+    {"ASCEND_GLOBAL_LOG_LEVEL", "", "", "ASCEND_GLOBAL_LOG_LEVEL", Kind::kInt, "0 debug, 1 info, 2 warning, 3 error, 4 none",
+     RANGE(0, 4), "3", nullptr, nullptr,
+     DOES("records at this level and above go to the log file (compile decisions and kernel choices at info, "
+          "precision warnings at warning, every error at error); 4 writes none. The atrace ring keeps every level",
+          "src/logging/log.cpp"),
+     "log level of the application log", "", "ENV-5..6"},
+    {"ASCEND_SLOG_PRINT_TO_STDOUT", "", "", "ASCEND_SLOG_PRINT_TO_STDOUT", Kind::kInt, "0 files, 1 screen", RANGE(0, 1),
+     "0", nullptr, nullptr,
+     DOES("1 prints the log records on stdout instead of writing the log file", "src/logging/log.cpp"),
+     "print the log on the screen instead of files", "", "ENV-5..6"},
     {"ASCEND_CACHE_PATH", "", "", "ASCEND_CACHE_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr,
      NOT_YET("there is no operator compile cache yet"), "cache folder", "", "OPT-op_compiler_cache_dir-5 NPU-15"},
     {"ASCEND_MAX_OP_CACHE_SIZE", "", "", "ASCEND_MAX_OP_CACHE_SIZE", Kind::kInt, "MB, >= 1", RANGE(1, kNoMax), "",
@@ -300,12 +316,22 @@ const OptionSpec kTable[] = {
      NOT_YET("there is no operator compile cache yet (openge paths shows the ratio that would apply)"),
      "share of the compile cache kept when full (%)", "op_cache.ini > this > 50", "OPT-op_compiler_cache_mode-14..15"},
     {"DUMP_GE_GRAPH", "", "", "DUMP_GE_GRAPH", Kind::kInt, "1 (full), 2 (no weights), 3 (simplified)", RANGE(1, 3), "",
-     nullptr, nullptr, NOT_YET("no graph dumps are written yet"), "graph dump switch", "", "ENV-24"},
+     nullptr, nullptr,
+     DOES("each compile writes its graph after every stage (load, infer-shape, each fusion pass group, prune, "
+          "precision, build) as ge_onnx_<index>_graph_<id>_<stage>.onnx and .pbtxt: 1 with weights, 2 weights without "
+          "data, 3 nodes and edges only",
+          "src/graph_dump/graph_dumper.cpp"),
+     "graph dump switch", "", "ENV-24"},
     {"DUMP_GRAPH_LEVEL", "", "", "DUMP_GRAPH_LEVEL", Kind::kInt,
      "1 all graphs, 2 all but subgraphs, 3 last graph, 4 first graph", RANGE(1, 4), "2", nullptr, nullptr,
-     NOT_YET("no graph dumps are written yet"), "graph dump level", "read only with DUMP_GE_GRAPH", "ENV-24"},
+     DOES("which compile stages DUMP_GE_GRAPH writes: 1 and 2 every stage (GE's level 2 skips partition, subgraph "
+          "and AI CPU stages, which OpenGE does not have), 3 the built graph only, 4 the loaded graph only",
+          "src/graph_dump/graph_dumper.cpp"),
+     "graph dump level", "read only with DUMP_GE_GRAPH", "ENV-24"},
     {"DUMP_GRAPH_PATH", "", "", "DUMP_GRAPH_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr,
-     NOT_YET("no graph dumps are written yet"), "graph dump folder",
+     DOES("graph dumps go to this folder, above NPU_COLLECT_PATH and ASCEND_WORK_PATH (created when missing)",
+          "src/paths/artifact_paths.cpp"),
+     "graph dump folder",
      "DUMP_GRAPH_PATH > ASCEND_WORK_PATH > working directory", "ENV-25"},
     {"HCCL_EXEC_TIMEOUT", "", "", "HCCL_EXEC_TIMEOUT", Kind::kInt, "seconds in [0,17340]", RANGE(0, 17340), "", nullptr,
      nullptr,

@@ -76,7 +76,19 @@ const char* artifact_name(ArtifactKind k) {
 const char* artifact_writer(ArtifactKind k) {
   switch (k) {
     case ArtifactKind::kProfiling: return "src/profiling/collection_dir.cpp";
-    default: return nullptr;  // no log files, dumps, kernel_meta, compile cache or tuning yet
+    case ArtifactKind::kLog: return "src/logging/log.cpp";
+    case ArtifactKind::kAtrace: return "src/logging/log.cpp";
+    case ArtifactKind::kGraphDump: return "src/graph_dump/graph_dumper.cpp";
+    case ArtifactKind::kCheckResult: return "src/precheck/check_report.cpp";
+    default: return nullptr;  // no dumps, kernel_meta, compile cache or tuning yet
+  }
+}
+
+const char* artifact_written_only(ArtifactKind k) {
+  switch (k) {
+    case ArtifactKind::kAtrace: return "when an error is logged";
+    case ArtifactKind::kCheckResult: return "by openge check, and when a model fails to load";
+    default: return nullptr;
   }
 }
 
@@ -200,7 +212,11 @@ std::vector<ResolvedPath> resolve_all_artifacts(const OptionSet& o, const RunIds
   return out;
 }
 
-Status prepare_artifact_directory(const ResolvedPath& r, const OptionSet& o) {
+Status prepare_artifact_directory(const ResolvedPath& r, const OptionSet&) { return prepare_artifact_directory(r); }
+
+bool chosen_by_work_path(const ResolvedPath& r) { return r.rule.rfind("ASCEND_WORK_PATH", 0) == 0; }
+
+Status prepare_artifact_directory(const ResolvedPath& r) {
   if (r.path.empty())
     return invalid_argument(std::string(artifact_name(r.kind)) + ": no folder: " +
                             (r.kind == ArtifactKind::kProfiling

@@ -52,6 +52,9 @@ const char* artifact_name(ArtifactKind kind);  // "log", "atrace", ...
 // tests/options/option_effects_test.cpp runs a session with every trigger on and holds each
 // kind to this: written when a writer is named, absent otherwise.
 const char* artifact_writer(ArtifactKind kind);
+// When a written artifact appears only in some runs ("when an error is logged"), else nullptr:
+// a healthy run with the artifact's triggers on writes it.
+const char* artifact_written_only(ArtifactKind kind);
 const std::vector<ArtifactKind>& all_artifact_kinds();
 
 ResolvedPath resolve_artifact(ArtifactKind kind, const options::OptionSet& options, const RunIds& ids);
@@ -59,7 +62,15 @@ std::vector<ResolvedPath> resolve_all_artifacts(const options::OptionSet& option
 
 // Creates the artifact's folder on demand with its parents and checks the permissions the spec
 // asks for (read/write; read/write/execute under NPU_COLLECT_PATH, NPU-3/4).
+// A folder that cannot be created or written is one error naming the artifact, its folder and the
+// rule that chose it.
+Status prepare_artifact_directory(const ResolvedPath& resolved);
 Status prepare_artifact_directory(const ResolvedPath& resolved, const options::OptionSet& options);
+
+// The subfolder an artifact kind makes under ASCEND_WORK_PATH: the tier chose the work path, so the
+// folder is the artifact's own and is created when missing. A user folder of a higher tier
+// (profiling_options "output", dump_path) must exist already (MISC-6).
+bool chosen_by_work_path(const ResolvedPath& resolved);
 
 // Compile-cache size limits: op_cache.ini in the cache folder (both values valid) >
 // ASCEND_MAX_OP_CACHE_SIZE / ASCEND_REMAIN_CACHE_SIZE_RATIO > 500 MB / 50 %

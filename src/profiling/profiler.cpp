@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "io/atomic_file.h"
+#include "paths/artifact_paths.h"
 #include "profiling/collection_dir.h"
 #include "profiling/counters.h"
 #include "profiling/exporters.h"
@@ -63,6 +64,14 @@ Result<std::unique_ptr<Profiler>> Profiler::create(ProfilerConfig config) {
   const std::string start_info = "{\"collectionTimeBegin\":\"" + std::to_string(p->anchor_.epoch_ns / 1000) +
                                  "\",\"clockMonotonicRaw\":\"" + std::to_string(p->anchor_.steady_ns) +
                                  "\",\"pid\":\"" + std::to_string(p->pid_) + "\"}\n";
+  if (p->config_.create_output_dir) {
+    Status ready = paths::prepare_artifact_directory(
+        {paths::ArtifactKind::kProfiling, p->config_.output_dir, false, p->config_.output_rule, ""});
+    if (!ready.ok()) {
+      p->finished_ = true;
+      return ready;
+    }
+  }
   auto dir = create_collection_dir(p->config_.output_dir, p->config_.device_id, start_info);
   if (!dir.ok()) {
     p->finished_ = true;  // nothing was created: nothing to finish

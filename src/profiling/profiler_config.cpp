@@ -91,6 +91,7 @@ Result<ProfilerConfig> profiler_config_from_options(const options::OptionSet& op
         "ASCEND_WORK_PATH environment variable (ENV-13)");
   c.output_dir = where.path;
   c.output_rule = where.rule;
+  c.create_output_dir = paths::chosen_by_work_path(where);
   return c;
 }
 

@@ -21,6 +21,7 @@ enum class TaskLevel { kOff, kL0, kL1 };
 struct ProfilerConfig {
   std::string output_dir;   // the folder PROF_* collection folders go into (absolute)
   std::string output_rule;  // which tier of the path chain chose it
+  bool create_output_dir = false;  // ASCEND_WORK_PATH/profiling_data: the work path's own subfolder, made on demand
   int device_id = 0;
   TaskLevel task_level = TaskLevel::kL1;
   bool training_trace = false;     // fills FP/BP columns of step_trace (DISC-11)

@@ -3,7 +3,9 @@
 #include <climits>
 #include <cstdlib>
 
+#include "graph_dump/graph_dumper.h"
 #include "passes/pass.h"
+#include "runtime/compile_log.h"
 #include "runtime/memory_plan.h"
 #include "runtime/node_eval.h"
 #include "base/parallel.h"
@@ -60,13 +62,21 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
     }
     v.shape = given;
   }
+  // DUMP_GE_GRAPH: one dump per stage (graph_dump/graph_dumper.h); nothing without it.
+  graph_dump::GraphDumper dump(options.config.get());
+  OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterLoad));
   OPENGE_RETURN_IF_ERROR(exe->infer_and_fold().with_context("model " + g.source));
   OPENGE_RETURN_IF_ERROR(exe->check_declared_outputs().with_context("model " + g.source));
-  if (options.run_passes) OPENGE_RETURN_IF_ERROR(exe->run_passes().with_context("model " + g.source));
+  OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterInferShape));
+  if (options.run_passes) OPENGE_RETURN_IF_ERROR(exe->run_passes(dump).with_context("model " + g.source));
   exe->remove_dead_nodes();
+  OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterPrune));
   if (options.config) OPENGE_RETURN_IF_ERROR(exe->apply_precision(*options.config).with_context("model " + g.source));
+  if (options.config) OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterPrecision));
   OPENGE_RETURN_IF_ERROR(exe->select_kernels(options).with_context("model " + g.source));
   exe->plan_memory_layout();
+  OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kFinal));
+  log_compile_decisions(*exe, options.use_aicore);
   return exe;
   }, [&] { return "model " + source; });
 }
@@ -139,11 +149,16 @@ Status Executable::check_declared_outputs() const {
   return Status::Ok();
 }
 
-Status Executable::run_passes() {
-  for (const Pass& pass : all_passes()) {
+Status Executable::run_passes(graph_dump::GraphDumper& dump) {
+  const std::vector<Pass>& passes = all_passes();
+  for (size_t i = 0; i < passes.size(); ++i) {
+    const Pass& pass = passes[i];
     auto result = pass.run(graph_);
     if (!result.ok()) return result.status().with_context("pass " + std::string(pass.name));
     pass_stats_.push_back({std::string(pass.name), result->matched, result->applied});
+    // A dump after each group of passes of one kind (graph fusion, then UB fusion).
+    if (i + 1 == passes.size() || passes[i + 1].kind != pass.kind)
+      OPENGE_RETURN_IF_ERROR(dump.dump(graph_, graph_dump::after_fusion_group(pass.kind)));
   }
   auto order = graph_.topological_order();
   if (!order.ok()) return order.status().with_context("after fusion");

@@ -15,6 +15,7 @@
 namespace openge {
 
 namespace options { class OptionSet; }
+namespace graph_dump { class GraphDumper; }
 
 struct CompileOptions {
   int num_threads = 0;         // 0: one per core
@@ -79,7 +80,7 @@ class Executable {
   Executable() = default;
   Status infer_and_fold();
   Status check_declared_outputs() const;
-  Status run_passes();
+  Status run_passes(graph_dump::GraphDumper& dump);
   Status apply_precision(const options::OptionSet& config);
   void remove_dead_nodes();
   Status select_kernels(const CompileOptions& options);

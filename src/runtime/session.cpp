@@ -6,7 +6,9 @@
 #include "base/guard.h"
 #include "base/size_limit.h"
 #include "frontend/onnx_loader.h"
+#include "logging/log.h"
 #include "options/option_set.h"
+#include "precheck/check_report.h"
 #include "profiling/profiler.h"
 #include "runtime/executable.h"
 
@@ -33,6 +35,13 @@ uint64_t max_tensor_bytes_of(const SessionOptions& options) {
   return v > 0 ? static_cast<uint64_t>(v) : kDefaultMaxTensorBytes;
 }
 
+// Every error that leaves the session lands in the log (and flushes the atrace ring).
+template <class T>
+Result<T> logged(Result<T> result) {
+  if (!result.ok()) OPENGE_LOG_ERROR("GE", result.status().message());
+  return result;
+}
+
 }  // namespace
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -43,7 +52,11 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
   // The session's size limit covers the initializers; exceptions (bad_alloc, protobuf) become errors.
   const uint64_t max_tensor_bytes = max_tensor_bytes_of(options);
   ScopedMaxTensorBytes scoped_limit(max_tensor_bytes);
-  return guard_exceptions([&]() -> Result<std::unique_ptr<Session>> {
+  if (options.config) {
+    logging::configure(*options.config);
+    for (const std::string& w : options.config->warnings()) OPENGE_LOG_WARNING("GE", "option: " + w);
+  }
+  return logged(guard_exceptions([&]() -> Result<std::unique_ptr<Session>> {
   // A bad profiling configuration fails before the model is read, and nothing is created on
   // disk unless the model loads.
   std::optional<profiling::ProfilerConfig> profiling;
@@ -54,7 +67,8 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
   }
   const int64_t load_start = profiling::steady_now_ns();
   auto graph = data ? load_onnx_from_bytes(data, size, name) : load_onnx(name);
-  if (!graph.ok()) return graph.status();
+  if (!graph.ok())
+    return options.config ? precheck::with_check_report(graph.status(), name, data, size, *options.config) : graph.status();
   const int64_t load_end = profiling::steady_now_ns();
   auto impl = std::make_unique<Impl>();
   impl->graph = std::move(graph.value());
@@ -74,8 +88,10 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
     impl->profiler = std::move(profiler.value());
     impl->profiler->record_api("ModelLoad", load_start, load_end);
   }
+  OPENGE_LOG_INFO("GE", "model " + name + " loaded: " + std::to_string(impl->graph.nodes.size()) + " nodes, opset " +
+                            std::to_string(impl->graph.opset));
   return std::unique_ptr<Session>(new Session(std::move(impl)));
-  }, [&] { return "model " + name; });
+  }, [&] { return "model " + name; }));
 }
 
 const std::vector<TensorInfo>& Session::inputs() const { return impl_->inputs; }
@@ -84,7 +100,7 @@ const std::vector<TensorInfo>& Session::outputs() const { return impl_->outputs;
 Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunInfo* info) {
   // Compiles and runs under the session's size limit; exceptions become errors, never a terminate.
   ScopedMaxTensorBytes scoped_limit(impl_->max_tensor_bytes);
-  return guard_exceptions([&]() -> Result<std::vector<Tensor>> {
+  return logged(guard_exceptions([&]() -> Result<std::vector<Tensor>> {
   profiling::Profiler* profiler = impl_->profiler.get();
   const int64_t run_start = profiler ? profiling::steady_now_ns() : 0;
   std::vector<Shape> shapes;
@@ -126,7 +142,7 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunI
     for (const auto& node : exe->nodes()) (node.engine == Engine::kAiCore ? info->aicore_nodes : info->aicpu_nodes)++;
   }
   return outputs;
-  }, [&] { return "model " + impl_->graph.source; });
+  }, [&] { return "model " + impl_->graph.source; }));
 }
 
 std::string Session::profiling_dir() const { return impl_->profiler ? impl_->profiler->collection_dir() : ""; }

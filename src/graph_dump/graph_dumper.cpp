@@ -1,0 +1,68 @@
+#include "graph_dump/graph_dumper.h"
+
+#include <google/protobuf/text_format.h>
+#include <onnx/onnx_pb.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+
+#include "graph_dump/graph_to_onnx.h"
+#include "io/atomic_file.h"
+#include "logging/log.h"
+#include "options/option_set.h"
+#include "paths/artifact_paths.h"
+
+namespace openge::graph_dump {
+namespace {
+
+// GE numbers graphs per process and dump files with one process-wide index.
+std::atomic<int> g_next_graph_id{0};
+std::atomic<int> g_next_file_index{0};
+
+}  // namespace
+
+std::string after_fusion_group(std::string_view pass_kind) {
+  return pass_kind == "ub" ? "PreRunAfterUbFusion" : "PreRunAfterGraphFusion";
+}
+
+GraphDumper::GraphDumper(const options::OptionSet* options) : options_(options) {
+  if (!options || !options->has_value("DUMP_GE_GRAPH")) return;
+  detail_ = static_cast<int>(options->get_int("DUMP_GE_GRAPH", 0));
+  level_ = static_cast<int>(options->get_int("DUMP_GRAPH_LEVEL", 2));
+  graph_id_ = g_next_graph_id++;
+}
+
+// GE's filter (graph_utils.cc): 1 every stage; 2 all but partition/subgraph/AI CPU stages; 3 the
+// built graph; 4 the graph as loaded.
+bool GraphDumper::level_keeps(std::string_view stage) const {
+  switch (level_) {
+    case 1: return true;
+    case 3: return stage == kFinal;
+    case 4: return stage == kAfterLoad;
+    default:
+      for (std::string_view skip : {"partition", "OptimizeSubGraph", "Aicpu", "sub_graph"})
+        if (stage.find(skip) != std::string_view::npos) return false;
+      return true;
+  }
+}
+
+Status GraphDumper::dump(const Graph& graph, std::string_view stage) {
+  if (!active() || !level_keeps(stage)) return Status::Ok();
+  const paths::ResolvedPath where =
+      paths::resolve_artifact(paths::ArtifactKind::kGraphDump, *options_, paths::RunIds::current());
+  OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(where).with_context("DUMP_GE_GRAPH"));
+  onnx::ModelProto model;
+  graph_to_onnx(graph, static_cast<Detail>(detail_), model);
+  char stem[64];
+  std::snprintf(stem, sizeof stem, "ge_onnx_%08d_graph_%d_", g_next_file_index++, graph_id_);
+  const std::filesystem::path base = std::filesystem::path(where.path) / (std::string(stem) + std::string(stage));
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(model, &text);
+  OPENGE_RETURN_IF_ERROR(write_file_atomically(base.string() + ".onnx", model.SerializeAsString()).with_context("DUMP_GE_GRAPH"));
+  OPENGE_RETURN_IF_ERROR(write_file_atomically(base.string() + ".pbtxt", text).with_context("DUMP_GE_GRAPH"));
+  OPENGE_LOG_INFO("GE", "graph dump " + base.string() + ".onnx (" + std::to_string(graph.nodes.size()) + " nodes)");
+  return Status::Ok();
+}
+
+}  // namespace openge::graph_dump

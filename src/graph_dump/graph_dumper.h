@@ -1,0 +1,48 @@
+// Graph dumps of a compile (DUMP_GE_GRAPH, DUMP_GRAPH_LEVEL, ENV-24/25, CANN_FORMATS.md §7.3):
+// one dump per compile stage, as GE names them, into DUMP_GRAPH_PATH >
+// NPU_COLLECT_PATH/${pid}_${device_id} > ASCEND_WORK_PATH/${pid}_${device_id} > the working
+// directory (docs/DECISIONS.md, AMB-41). Each dump is two files with GE's file-name pattern and
+// one index: ge_onnx_<index>_graph_<graph id>_<stage>.onnx (binary ONNX) and .pbtxt (the same
+// model as protobuf text).
+//
+// Executable::compile makes one GraphDumper and calls dump() after each stage; without
+// DUMP_GE_GRAPH every call returns at once.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "ir/graph.h"
+
+namespace openge::options {
+class OptionSet;
+}
+
+namespace openge::graph_dump {
+
+// The compile stages, by GE's suffixes (DUMP_GRAPH_LEVEL 3 keeps only "Build", 4 only "PreRunBegin").
+inline constexpr std::string_view kAfterLoad = "PreRunBegin";
+inline constexpr std::string_view kAfterInferShape = "PreRunAfterInferShape";
+inline constexpr std::string_view kAfterPrune = "PreRunAfterPrune";
+inline constexpr std::string_view kAfterPrecision = "PreRunAfterPrecision";
+inline constexpr std::string_view kFinal = "Build";
+// After a group of fusion passes of one kind: "PreRunAfterGraphFusion", "PreRunAfterUbFusion".
+std::string after_fusion_group(std::string_view pass_kind);
+
+class GraphDumper {
+ public:
+  explicit GraphDumper(const options::OptionSet* options);  // null options: never dumps
+  bool active() const { return detail_ != 0; }
+  // Writes the graph of `stage` when DUMP_GRAPH_LEVEL keeps it; a folder or file that cannot be
+  // written is an error naming it.
+  Status dump(const Graph& graph, std::string_view stage);
+
+ private:
+  bool level_keeps(std::string_view stage) const;
+
+  const options::OptionSet* options_ = nullptr;
+  int detail_ = 0;  // DUMP_GE_GRAPH; 0 = off
+  int level_ = 2;   // DUMP_GRAPH_LEVEL
+  int graph_id_ = 0;
+};
+
+}  // namespace openge::graph_dump

@@ -1,0 +1,140 @@
+#include "precheck/check_report.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "frontend/onnx_loader.h"
+#include "io/atomic_file.h"
+#include "ops/op_registry.h"
+#include "paths/artifact_paths.h"
+
+namespace openge::precheck {
+namespace fs = std::filesystem;
+
+namespace {
+
+void add_cause(std::vector<Cause>& causes, CauseCode code, const std::string& message) {
+  for (const Cause& c : causes)
+    if (c.code == code && c.message == message) return;  // CANN de-duplicates causes
+  causes.push_back({code, message});
+}
+
+// The nodes as the loader names them ("<op_type>_<index>" for an unnamed node).
+std::vector<OpCheck> nodes_of(const onnx::GraphProto& g) {
+  std::vector<OpCheck> ops;
+  std::map<std::string, int> seen;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const auto& np = g.node(i);
+    OpCheck op{np.name().empty() ? np.op_type() + "_" + std::to_string(i) : np.name(), np.op_type(), {}};
+    // The domain rule of the loader (src/frontend/onnx_loader.cpp): default ONNX domain only.
+    if (!np.domain().empty() && np.domain() != "ai.onnx")
+      add_cause(op.causes, CauseCode::kTypeUnsupported,
+                "The type is not supported: domain '" + np.domain() + "' (OpenGE runs the default ONNX domain)");
+    else if (!find_op_schema(np.op_type()))
+      add_cause(op.causes, CauseCode::kTypeUnsupported,
+                "The type is not supported: OpenGE has no " + np.op_type() + " operator (openge ops lists them)");
+    if (++seen[op.name] > 1) add_cause(op.causes, CauseCode::kNameRepeated, "The name is repeated.");
+    ops.push_back(std::move(op));
+  }
+  return ops;
+}
+
+// A load error naming a node ("Conv 'conv1'") is that node's; others are the model's.
+void attribute_load_error(CheckReport& report, const Status& error) {
+  const std::string& m = error.message();
+  for (OpCheck& op : report.ops) {
+    if (m.find(op.type + " '" + op.name + "'") == std::string::npos) continue;
+    if (op.ok()) add_cause(op.causes, CauseCode::kParamInvalid, m);
+    return;
+  }
+  bool some_op_failed = false;
+  for (const OpCheck& op : report.ops) some_op_failed = some_op_failed || !op.ok();
+  // An unsupported op also stops the loader; its message adds nothing to the per-op causes.
+  if (!some_op_failed) add_cause(report.model_causes, CauseCode::kParamInvalid, m);
+}
+
+}  // namespace
+
+bool CheckReport::ok() const { return model_causes.empty() && failed_ops() == 0; }
+
+size_t CheckReport::failed_ops() const {
+  size_t n = 0;
+  for (const OpCheck& op : ops) n += !op.ok();
+  return n;
+}
+
+CheckReport check_model(const std::string& path, const void* data, size_t size) {
+  CheckReport report;
+  report.model_name = fs::path(path).stem().string();
+  std::string bytes;
+  if (!data) {
+    std::ifstream in(path, std::ios::binary);
+    std::error_code ec;
+    if (!in || fs::is_directory(path, ec)) {
+      add_cause(report.model_causes, CauseCode::kParamInvalid, "cannot read the model file " + path);
+      return report;
+    }
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    data = bytes.data();
+    size = bytes.size();
+  }
+  onnx::ModelProto model;
+  if (size > 0 && size <= kMaxModelBytes && model.ParseFromArray(data, static_cast<int>(size)) && model.has_graph()) {
+    if (!model.graph().name().empty()) report.model_name = model.graph().name();
+    report.ops = nodes_of(model.graph());
+  }
+  const std::string base = fs::path(path).parent_path().string();
+  auto graph = load_onnx_from_bytes(data, size, path, base.empty() ? "." : base);
+  if (!graph.ok()) attribute_load_error(report, graph.status());
+  return report;
+}
+
+std::string to_json(const CheckReport& report) {
+  using Json = nlohmann::ordered_json;
+  auto causes_json = [](const std::vector<Cause>& causes) {
+    Json out = Json::array();
+    for (const Cause& c : causes) out.push_back(Json{{"code", static_cast<int>(c.code)}, {"message", c.message}});
+    return out;
+  };
+  const size_t fail = report.failed_ops();
+  Json j;
+  j["name"] = report.model_name;
+  j["result"] = report.ok() ? "success" : "failed";
+  j["total"] = report.ops.size();
+  j["pass"] = report.ops.size() - fail;
+  j["fail"] = fail;
+  if (!report.model_causes.empty()) j["cause"] = causes_json(report.model_causes);
+  Json ops = Json::array();
+  for (const OpCheck& op : report.ops) {
+    Json o{{"name", op.name}, {"type", op.type}, {"result", op.ok() ? "success" : "failed"}};
+    if (!op.ok()) o["cause"] = causes_json(op.causes);
+    ops.push_back(std::move(o));
+  }
+  j["op"] = std::move(ops);
+  // Non-UTF-8 names from a hostile model are replaced rather than thrown on.
+  return j.dump(4, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+Result<std::string> write_check_report(const CheckReport& report, const options::OptionSet& options,
+                                       const std::string& check_report) {
+  paths::RunIds ids = paths::RunIds::current();
+  ids.check_report = check_report;
+  const paths::ResolvedPath where = paths::resolve_artifact(paths::ArtifactKind::kCheckResult, options, ids);
+  OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(where));
+  OPENGE_RETURN_IF_ERROR(write_file_atomically(where.path, to_json(report)));
+  return where.path;
+}
+
+Status with_check_report(const Status& load_error, const std::string& path, const void* data, size_t size,
+                         const options::OptionSet& options) {
+  auto written = write_check_report(check_model(path, data, size), options);
+  const std::string note = written.ok() ? " (precheck report: " + *written + ")"
+                                        : " (the precheck report could not be written: " + written.status().message() + ")";
+  return Status(load_error.code(), load_error.message() + note);
+}
+
+}  // namespace openge::precheck

@@ -1,0 +1,38 @@
+#include "runtime/compile_log.h"
+
+#include "logging/log.h"
+#include "runtime/executable.h"
+
+namespace openge {
+
+void log_compile_decisions(const Executable& exe, bool aicore_enabled) {
+  using logging::Level;
+  const std::string model = "model " + exe.graph().source + ": ";
+  for (const PassStat& p : exe.pass_stats())
+    if (p.applied > 0)
+      OPENGE_LOG_INFO("FE", model + "fusion pass " + p.name + " applied " + std::to_string(p.applied) + " time(s)");
+  for (const std::string& w : exe.precision_warnings()) OPENGE_LOG_WARNING("FE", model + "precision: " + w);
+  if (logging::enabled(Level::kInfo)) {
+    for (const precision::PrecisionDecision& d : exe.precision_decisions())
+      if (d.changed())
+        OPENGE_LOG_INFO("FE", model + "node " + d.node_name + " (" + d.op_type + ") computes in " +
+                                  dtype_name(d.input_dtype) + " -> " + dtype_name(d.output_dtype) + ": " + d.rule);
+  }
+  size_t aicore = 0;
+  for (const CompiledNode& n : exe.nodes()) {
+    if (n.engine == Engine::kAiCore) {
+      ++aicore;
+      continue;
+    }
+    if (!aicore_enabled || !logging::enabled(Level::kInfo)) continue;
+    const char* why = n.node.aicpu_only            ? "placed on AI CPU by the precision rules"
+                      : n.schema->output_aliases_input ? "a view of its input, no kernel runs"
+                                                       : "no AI Core kernel for this op, dtype and shape";
+    OPENGE_LOG_INFO("GE", model + "node " + n.node.name + " (" + n.node.op_type + ") runs on AI CPU: " + why);
+  }
+  OPENGE_LOG_INFO("GE", model + "compiled: " + std::to_string(exe.nodes().size()) + " nodes, " +
+                            std::to_string(aicore) + " on AI Core, " + std::to_string(exe.nodes().size() - aicore) +
+                            " on AI CPU, arena " + std::to_string(exe.arena_bytes()) + " bytes");
+}
+
+}  // namespace openge

@@ -1,0 +1,53 @@
+// Every artifact kind under ASCEND_WORK_PATH makes its own subfolder when it is written: the
+// user sets the work path, never the subfolders (ENV-1). A folder that cannot be made or written
+// is one error naming the artifact and its folder.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "openge/session.h"
+#include "options/options_test_util.h"
+
+namespace openge::paths::test {
+namespace {
+namespace fs = std::filesystem;
+using options::OptionSet;
+using options::test::TempDir;
+
+const std::string kDemo = std::string(OPENGE_SOURCE_DIR) + "/models/demo.onnx";
+
+Result<std::unique_ptr<Session>> open_profiled(const TempDir& d, const std::string& work) {
+  auto r = options::test::build({{"profiling_config.enable_profiling", "True"},
+                                 {"profiling_config.profiling_options", R"({"task_trace":"on","training_trace":"on"})"}},
+                                {{"ASCEND_WORK_PATH", work}, {"HOME", d.path() + "/home"}}, {}, true, d.path());
+  EXPECT_TRUE(r.options) << options::test::dump_errors(r);
+  if (!r.options) return invalid_argument("bad options");
+  SessionOptions so;
+  so.config = std::make_shared<const OptionSet>(std::move(*r.options));
+  so.num_threads = 1;
+  return Session::open(kDemo, so);
+}
+
+TEST(WorkPathFolders, ENV_9_ProfilingDataIsCreatedUnderTheWorkPath) {
+  TempDir d;
+  auto session = open_profiled(d, d.path() + "/work");  // neither work nor work/profiling_data exists
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  const std::string dir = (*session)->profiling_dir();
+  EXPECT_EQ(fs::path(dir).parent_path(), fs::path(d.path() + "/work/profiling_data"));
+  EXPECT_TRUE(fs::is_directory(dir));
+  EXPECT_TRUE((*session)->finish_profiling().ok());
+}
+
+TEST(WorkPathFolders, ENV_9_AWorkPathThatCannotHoldFoldersIsOneClearError) {
+  TempDir d;
+  const std::string file = d.file("work", "a file, not a folder");
+  auto session = open_profiled(d, file);
+  ASSERT_FALSE(session.ok());
+  const std::string& m = session.status().message();
+  EXPECT_NE(m.find("profiling_data"), std::string::npos) << m;
+  EXPECT_NE(m.find(file), std::string::npos) << m;
+  EXPECT_NE(m.find("ASCEND_WORK_PATH"), std::string::npos) << "names the rule that chose the folder: " << m;
+}
+
+}  // namespace
+}  // namespace openge::paths::test

@@ -1,0 +1,166 @@
+// The model precheck and check_result.json (ENV-33..35, CANN_FORMATS.md §7.1): every node with
+// its result and causes in CANN's schema, the folder chain check_report > ASCEND_WORK_PATH > cwd,
+// the report of a model that fails to load in a normal run, and `openge check`.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "openge/session.h"
+#include "options/options_test_util.h"
+#include "precheck/check_report.h"
+
+namespace openge::precheck::test {
+namespace {
+namespace fs = std::filesystem;
+using options::OptionSet;
+using options::test::TempDir;
+
+const std::string kDemo = std::string(OPENGE_SOURCE_DIR) + "/models/demo.onnx";
+
+// x -> Relu 'r1' -> NotAnOp 'weird' -> Relu 'r1' (the name again) -> w
+std::string write_bad_model(const TempDir& d) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("bad_model");
+  auto add_io = [](onnx::ValueInfoProto* v, const char* name) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    t->mutable_shape()->add_dim()->set_dim_value(4);
+  };
+  add_io(g->add_input(), "x");
+  add_io(g->add_output(), "w");
+  auto add_node = [&](const char* type, const char* name, const char* in, const char* out) {
+    auto* n = g->add_node();
+    n->set_op_type(type);
+    n->set_name(name);
+    n->add_input(in);
+    n->add_output(out);
+  };
+  add_node("Relu", "r1", "x", "y");
+  add_node("NotAnOp", "weird", "y", "z");
+  add_node("Relu", "r1", "z", "w");
+  return d.file("bad.onnx", m.SerializeAsString());
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << path << " is missing";
+  return in.good() ? nlohmann::json::parse(in) : nlohmann::json();
+}
+
+std::shared_ptr<const OptionSet> options_with(const options::EnvMap& env, const std::string& cwd) {
+  auto r = options::test::build({}, env, {}, true, cwd);
+  EXPECT_TRUE(r.options) << options::test::dump_errors(r);
+  return std::make_shared<const OptionSet>(std::move(*r.options));
+}
+
+TEST(Precheck, ENV_33_EveryNodeWithItsResultAndCause) {
+  TempDir d;
+  const auto report = check_model(write_bad_model(d));
+  auto written = write_check_report(report, *options_with({{"ASCEND_WORK_PATH", d.path() + "/work"}}, d.path()));
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  EXPECT_EQ(*written, d.path() + "/work/check_result.json");
+  const auto j = read_json(*written);
+  EXPECT_EQ(j["name"], "bad_model");
+  EXPECT_EQ(j["result"], "failed");
+  EXPECT_EQ(j["total"], 3);
+  EXPECT_EQ(j["pass"], 1);
+  EXPECT_EQ(j["fail"], 2);
+  ASSERT_EQ(j["op"].size(), 3u);
+  EXPECT_EQ(j["op"][0]["name"], "r1");
+  EXPECT_EQ(j["op"][0]["type"], "Relu");
+  EXPECT_EQ(j["op"][0]["result"], "success");
+  EXPECT_FALSE(j["op"][0].contains("cause")) << "no cause when none";
+  EXPECT_EQ(j["op"][1]["type"], "NotAnOp");
+  EXPECT_EQ(j["op"][1]["result"], "failed");
+  EXPECT_EQ(j["op"][1]["cause"][0]["code"], 1) << "TYPE_UNSUPPORTED";
+  EXPECT_EQ(j["op"][2]["result"], "failed");
+  EXPECT_EQ(j["op"][2]["cause"][0]["code"], 9) << "NAME_REPEATED";
+  EXPECT_EQ(j["op"][2]["cause"][0]["message"], "The name is repeated.");
+}
+
+TEST(Precheck, ENV_33_ASupportedModelPasses) {
+  const auto report = check_model(kDemo);
+  const auto j = nlohmann::json::parse(to_json(report));
+  EXPECT_EQ(j["result"], "success");
+  EXPECT_EQ(j["total"], 13);  // the demo's nodes (models/demo.onnx)
+  EXPECT_EQ(j["pass"], 13);
+  EXPECT_EQ(j["fail"], 0);
+}
+
+TEST(Precheck, ENV_33_ACorruptFileFailsAsAModel) {
+  TempDir d;
+  const auto j = nlohmann::json::parse(to_json(check_model(d.file("junk.onnx", "this is not a protobuf"))));
+  EXPECT_EQ(j["result"], "failed");
+  EXPECT_EQ(j["total"], 0);
+  ASSERT_TRUE(j.contains("cause"));
+  EXPECT_NE(j["cause"][0]["message"].get<std::string>().find("not a valid ONNX protobuf"), std::string::npos);
+}
+
+TEST(Precheck, ENV_35_CheckReportThenWorkPathThenWorkingDirectory) {
+  TempDir d;
+  const auto report = check_model(kDemo);
+  auto both = options_with({{"ASCEND_WORK_PATH", d.path() + "/work"}}, d.path());
+  auto first = write_check_report(report, *both, "reports/mine.json");
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(*first, d.path() + "/reports/mine.json") << "check_report, relative to the working directory";
+  auto second = write_check_report(report, *both);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(*second, d.path() + "/work/check_result.json");
+  auto third = write_check_report(report, *options_with({}, d.path()));
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(*third, d.path() + "/check_result.json");
+  for (const auto& p : {*first, *second, *third}) EXPECT_EQ(read_json(p)["result"], "success") << p;
+  for (const auto& e : fs::recursive_directory_iterator(d.path()))
+    EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << "a temporary file remains: " << e.path();
+}
+
+TEST(Precheck, ENV_35_AnUnwritableFolderIsOneClearError) {
+  TempDir d;
+  const std::string file = d.file("taken", "a file");
+  auto written = write_check_report(check_model(kDemo), *options_with({{"ASCEND_WORK_PATH", file}}, d.path()));
+  ASSERT_FALSE(written.ok());
+  EXPECT_NE(written.status().message().find("check_result"), std::string::npos) << written.status().message();
+  EXPECT_NE(written.status().message().find(file), std::string::npos) << written.status().message();
+}
+
+TEST(Precheck, ENV_34_AModelThatFailsToLoadInANormalRunWritesTheReport) {
+  TempDir d;
+  SessionOptions so;
+  so.config = options_with({{"ASCEND_WORK_PATH", d.path() + "/work"}}, d.path());
+  auto session = Session::open(write_bad_model(d), so);
+  ASSERT_FALSE(session.ok());
+  const std::string report = d.path() + "/work/check_result.json";
+  EXPECT_NE(session.status().message().find(report), std::string::npos) << session.status().message();
+  const auto j = read_json(report);
+  EXPECT_EQ(j["result"], "failed");
+  EXPECT_EQ(j["op"][1]["cause"][0]["code"], 1);
+}
+
+// `openge check` in a shell: exit status and the report where --check-report says.
+int run_cli(const std::string& args) {
+  const int status = std::system((std::string(OPENGE_CLI) + " check " + args + " >/dev/null 2>&1").c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(Precheck, ENV_34_OpengeCheckIsAtcMode3) {
+  TempDir d;
+  const std::string bad = write_bad_model(d);
+  EXPECT_EQ(run_cli("--model " + bad + " --check-report " + d.path() + "/bad.json"), 1);
+  EXPECT_EQ(read_json(d.path() + "/bad.json")["fail"], 2);
+  EXPECT_EQ(run_cli("--model " + kDemo + " --check-report " + d.path() + "/demo.json"), 0);
+  EXPECT_EQ(read_json(d.path() + "/demo.json")["result"], "success");
+  EXPECT_EQ(run_cli("--check-report " + d.path() + "/none.json"), 1) << "--model is required";
+  EXPECT_FALSE(fs::exists(d.path() + "/none.json"));
+}
+
+}  // namespace
+}  // namespace openge::precheck::test
