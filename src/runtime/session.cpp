@@ -67,8 +67,12 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
   }
   const int64_t load_start = profiling::steady_now_ns();
   auto graph = data ? load_onnx_from_bytes(data, size, name) : load_onnx(name);
+  // A model that was read but does not load gets the precheck report (ENV-34); a file that cannot
+  // be opened has nothing to check.
   if (!graph.ok())
-    return options.config ? precheck::with_check_report(graph.status(), name, data, size, *options.config) : graph.status();
+    return options.config && graph.status().code() != StatusCode::kIoError
+               ? precheck::with_check_report(graph.status(), name, data, size, *options.config)
+               : graph.status();
   const int64_t load_end = profiling::steady_now_ns();
   auto impl = std::make_unique<Impl>();
   impl->graph = std::move(graph.value());
