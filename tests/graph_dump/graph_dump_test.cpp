@@ -16,17 +16,15 @@
 #include <sstream>
 
 #include "logging/log.h"
-#include "openge/session.h"
-#include "options/options_test_util.h"
+#include "runtime/demo_run_util.h"
 
 namespace openge::graph_dump::test {
 namespace {
 namespace fs = std::filesystem;
 using options::EnvMap;
-using options::OptionSet;
 using options::test::TempDir;
 
-const std::string kDemo = std::string(OPENGE_SOURCE_DIR) + "/models/demo.onnx";
+const std::string& kDemo = openge::test::kDemoModel;
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -41,19 +39,7 @@ onnx::ModelProto read_model(const fs::path& p) {
   return m;
 }
 
-Status run_demo(const EnvMap& env, const std::string& cwd) {
-  auto r = options::test::build({}, env, {}, true, cwd);
-  if (!r.options) return invalid_argument(options::test::dump_errors(r));
-  SessionOptions so;
-  so.config = std::make_shared<const OptionSet>(std::move(*r.options));
-  so.num_threads = 1;
-  auto session = Session::open(kDemo, so);
-  if (!session.ok()) return session.status();
-  std::vector<Tensor> inputs;
-  for (const auto& info : (*session)->inputs()) inputs.emplace_back(info.dtype, info.shape);
-  auto out = (*session)->run(inputs);
-  return out.ok() ? Status::Ok() : out.status();
-}
+Status run_demo(const EnvMap& env, const std::string& cwd) { return openge::test::run_demo_with(env, cwd); }
 
 struct Dump {
   int index;

@@ -3,49 +3,28 @@
 // rotation, and that a folder that cannot be written never fails a run.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
 
 #include "logging/log.h"
-#include "openge/session.h"
-#include "options/options_test_util.h"
+#include "runtime/demo_run_util.h"
 
 namespace openge::logging::test {
 namespace {
 namespace fs = std::filesystem;
 using options::EnvMap;
-using options::OptionSet;
 using options::test::TempDir;
 
-const std::string kDemo = std::string(OPENGE_SOURCE_DIR) + "/models/demo.onnx";
+using openge::test::options_from;
 
 // CANN's line, from its log reference: [Level] Module(PID,PName):yyyy-mm-dd-hh:mm:ss.fff.zzz [file:line]text
 const std::regex kCannLine(R"(^\[(ERROR|WARNING|INFO|DEBUG)\] [A-Z]+\(\d+,[^)]+\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3} \[[^\]:]+:\d+\].*$)");
 
-std::shared_ptr<const OptionSet> options_from(const EnvMap& env, const std::string& cwd) {
-  auto r = options::test::build({}, env, {}, true, cwd);
-  EXPECT_TRUE(r.errors.empty()) << options::test::dump_errors(r);
-  return r.options ? std::make_shared<const OptionSet>(std::move(*r.options)) : nullptr;
-}
-
-// Opens and runs the demo model (zero inputs) with `env`; `bad_input` runs it with a wrong shape.
 Status run_demo(const EnvMap& env, const std::string& cwd, bool bad_input = false) {
-  SessionOptions so;
-  so.config = options_from(env, cwd);
-  so.num_threads = 1;
-  auto session = Session::open(kDemo, so);
-  if (!session.ok()) return session.status();
-  std::vector<Tensor> inputs;
-  for (const auto& info : (*session)->inputs()) {
-    Shape shape = info.shape;
-    for (auto& d : shape) d = d < 0 ? 1 : d;
-    if (bad_input) shape.push_back(3);
-    inputs.emplace_back(info.dtype, shape);
-  }
-  auto out = (*session)->run(inputs);
-  return out.ok() ? Status::Ok() : out.status();
+  return openge::test::run_demo_with(env, cwd, bad_input);
 }
 
 std::vector<fs::path> files_under(const std::string& dir, const std::string& prefix) {
@@ -188,16 +167,10 @@ TEST_F(Logs, ENV_6_PrintToStdoutInsteadOfFiles) {
 TEST_F(Logs, ENV_6_PrecisionWarningsLandInTheLog) {
   const std::string dtypes = d.file("dtypes.cfg", "OpType::Relu:InputDtype:float32,OutputDtype:float32\n");
   options::test::Flags flags = {{"precision_mode", "must_keep_origin_dtype"}, {"customize_dtypes", dtypes}};
-  auto r = options::test::build(flags, {{"ASCEND_PROCESS_LOG_PATH", d.path() + "/plogs"}, {"ASCEND_GLOBAL_LOG_LEVEL", "2"}},
-                                {}, true, d.path());
-  ASSERT_TRUE(r.options) << options::test::dump_errors(r);
-  SessionOptions so;
-  so.config = std::make_shared<const OptionSet>(std::move(*r.options));
-  auto session = Session::open(kDemo, so);
-  ASSERT_TRUE(session.ok()) << session.status().message();
-  std::vector<Tensor> inputs;
-  for (const auto& info : (*session)->inputs()) inputs.emplace_back(info.dtype, info.shape);
-  ASSERT_TRUE((*session)->run(inputs).ok());
+  ASSERT_TRUE(openge::test::run_demo_with(
+                  options_from({{"ASCEND_PROCESS_LOG_PATH", d.path() + "/plogs"}, {"ASCEND_GLOBAL_LOG_LEVEL", "2"}},
+                               d.path(), flags))
+                  .ok());
   const auto logs = files_under(d.path() + "/plogs", "plog-");
   ASSERT_EQ(logs.size(), 1u);
   const auto lines = lines_of(logs[0]);
@@ -229,6 +202,26 @@ TEST_F(Logs, ENV_6_AnUnwritableLogFolderNeverFailsTheRunAndIsSaidOnce) {
   ASSERT_NE(first, std::string::npos) << err;
   EXPECT_EQ(err.find("cannot write the log", first + 1), std::string::npos) << "said more than once:\n" << err;
   EXPECT_NE(err.find(file), std::string::npos) << "the message names the folder: " << err;
+}
+
+// A full disk: a 16 KiB tmpfs as the log folder (needs the right to mount; skipped without it).
+TEST_F(Logs, ENV_6_AFullDiskNeverFailsTheRunAndIsSaidOnce) {
+  const std::string mnt = d.dir("full");
+  if (std::system(("mount -t tmpfs -o size=16k tmpfs " + mnt + " 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "cannot mount a small tmpfs here (not root, or no CAP_SYS_ADMIN)";
+  auto config = options_from({{"ASCEND_PROCESS_LOG_PATH", mnt}, {"ASCEND_GLOBAL_LOG_LEVEL", "0"}}, d.path());
+  configure(*config);
+  ::testing::internal::CaptureStderr();
+  const std::string text(500, 'x');
+  for (int i = 0; i < 200; ++i) OPENGE_LOG_INFO("GE", text);  // ~110 KB into 16 KiB
+  const Status st = run_demo({{"ASCEND_PROCESS_LOG_PATH", mnt}, {"ASCEND_GLOBAL_LOG_LEVEL", "0"}}, d.path());
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  unconfigure();
+  EXPECT_EQ(std::system(("umount " + mnt).c_str()), 0);
+  EXPECT_TRUE(st.ok()) << st.message();
+  const auto first = err.find("cannot write the log");
+  ASSERT_NE(first, std::string::npos) << err;
+  EXPECT_EQ(err.find("cannot write the log", first + 1), std::string::npos) << "said more than once:\n" << err;
 }
 
 TEST_F(Logs, ENV_6_FilesRotateAtTheSizeCap) {

@@ -5,27 +5,22 @@
 
 #include <filesystem>
 
-#include "openge/session.h"
-#include "options/options_test_util.h"
+#include "runtime/demo_run_util.h"
 
 namespace openge::paths::test {
 namespace {
 namespace fs = std::filesystem;
-using options::OptionSet;
 using options::test::TempDir;
 
-const std::string kDemo = std::string(OPENGE_SOURCE_DIR) + "/models/demo.onnx";
-
 Result<std::unique_ptr<Session>> open_profiled(const TempDir& d, const std::string& work) {
-  auto r = options::test::build({{"profiling_config.enable_profiling", "True"},
-                                 {"profiling_config.profiling_options", R"({"task_trace":"on","training_trace":"on"})"}},
-                                {{"ASCEND_WORK_PATH", work}, {"HOME", d.path() + "/home"}}, {}, true, d.path());
-  EXPECT_TRUE(r.options) << options::test::dump_errors(r);
-  if (!r.options) return invalid_argument("bad options");
   SessionOptions so;
-  so.config = std::make_shared<const OptionSet>(std::move(*r.options));
+  so.config = openge::test::options_from(
+      {{"ASCEND_WORK_PATH", work}, {"HOME", d.path() + "/home"}}, d.path(),
+      {{"profiling_config.enable_profiling", "True"},
+       {"profiling_config.profiling_options", R"({"task_trace":"on","training_trace":"on"})"}});
+  if (!so.config) return invalid_argument("bad options");
   so.num_threads = 1;
-  return Session::open(kDemo, so);
+  return Session::open(openge::test::kDemoModel, so);
 }
 
 TEST(WorkPathFolders, ENV_9_ProfilingDataIsCreatedUnderTheWorkPath) {

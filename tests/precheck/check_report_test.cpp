@@ -10,17 +10,15 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "openge/session.h"
-#include "options/options_test_util.h"
+#include "runtime/demo_run_util.h"
 #include "precheck/check_report.h"
 
 namespace openge::precheck::test {
 namespace {
 namespace fs = std::filesystem;
-using options::OptionSet;
 using options::test::TempDir;
 
-const std::string kDemo = std::string(OPENGE_SOURCE_DIR) + "/models/demo.onnx";
+const std::string& kDemo = openge::test::kDemoModel;
 
 // x -> Relu 'r1' -> NotAnOp 'weird' -> Relu 'r1' (the name again) -> w
 std::string write_bad_model(const TempDir& d) {
@@ -56,10 +54,8 @@ nlohmann::json read_json(const std::string& path) {
   return in.good() ? nlohmann::json::parse(in) : nlohmann::json();
 }
 
-std::shared_ptr<const OptionSet> options_with(const options::EnvMap& env, const std::string& cwd) {
-  auto r = options::test::build({}, env, {}, true, cwd);
-  EXPECT_TRUE(r.options) << options::test::dump_errors(r);
-  return std::make_shared<const OptionSet>(std::move(*r.options));
+std::shared_ptr<const options::OptionSet> options_with(const options::EnvMap& env, const std::string& cwd) {
+  return openge::test::options_from(env, cwd);
 }
 
 TEST(Precheck, ENV_33_EveryNodeWithItsResultAndCause) {
