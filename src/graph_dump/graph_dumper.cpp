@@ -48,6 +48,9 @@ bool GraphDumper::level_keeps(std::string_view stage) const {
 }
 
 Status GraphDumper::dump(const Graph& graph, std::string_view stage) {
+  // Every stage is an engine event of the trace ring (atrace), dumped or not.
+  OPENGE_LOG_DEBUG("GE", "compile stage " + std::string(stage) + " done: " + std::to_string(graph.nodes.size()) +
+                             " nodes, model " + graph.source);
   if (!active() || !level_keeps(stage)) return Status::Ok();
   const paths::ResolvedPath where =
       paths::resolve_artifact(paths::ArtifactKind::kGraphDump, *options_, paths::RunIds::current());

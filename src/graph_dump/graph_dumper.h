@@ -6,7 +6,7 @@
 // model as protobuf text).
 //
 // Executable::compile makes one GraphDumper and calls dump() after each stage; without
-// DUMP_GE_GRAPH every call returns at once.
+// DUMP_GE_GRAPH a call only logs the stage (debug level, and the atrace ring).
 #pragma once
 #include <string>
 #include <string_view>

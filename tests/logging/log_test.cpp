@@ -248,6 +248,8 @@ TEST_F(Logs, ENV_8_AtraceIsWrittenOnlyOnAnErrorUnderTheWorkPath) {
   for (const auto& l : lines) EXPECT_TRUE(std::regex_match(l, kCannLine)) << l;
   // The ring keeps records below the file's level (3): the compile summary of the healthy run is there.
   EXPECT_TRUE(any_line_has(lines, "[INFO] GE(")) << "the ring keeps every level";
+  EXPECT_TRUE(any_line_has(lines, "[DEBUG] GE(")) << "the ring keeps every level";
+  EXPECT_TRUE(any_line_has(lines, "compile stage Build done")) << "the compile stages are engine events";
   ASSERT_FALSE(lines.empty());
   EXPECT_TRUE(lines.back().starts_with("[ERROR]")) << "the error that flushed it is the last event";
   EXPECT_FALSE(fs::exists(d.path() + "/home/ascend")) << "the work path outranks $HOME";
