@@ -260,6 +260,21 @@ TEST_F(Logs, ENV_8_AtraceDefaultsToHomeAscendAtrace) {
   EXPECT_EQ(files_under(d.path() + "/home/ascend/atrace", "atrace-").size(), 1u);
 }
 
+TEST_F(Logs, ENV_8_AnUnwritableTraceFolderIsSaidOnceAndTheErrorStaysTheRunsOwn) {
+  const std::string file = d.file("not_a_folder", "x");
+  ::testing::internal::CaptureStderr();
+  const Status st1 = run_demo({{"ASCEND_WORK_PATH", file}}, d.path(), /*bad_input=*/true);
+  const Status st2 = run_demo({{"ASCEND_WORK_PATH", file}}, d.path(), /*bad_input=*/true);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_FALSE(st1.ok());
+  EXPECT_EQ(st1.message().find("trace"), std::string::npos) << "the run's own error, not the trace's: " << st1.message();
+  EXPECT_EQ(st1.message(), st2.message());
+  const auto first = err.find("cannot write the trace log");
+  ASSERT_NE(first, std::string::npos) << err;
+  EXPECT_EQ(err.find("cannot write the trace log", first + 1), std::string::npos) << "said more than once:\n" << err;
+  EXPECT_NE(err.find(file), std::string::npos) << err;
+}
+
 TEST_F(Logs, ENV_7_TheRingKeepsTheLastEvents) {
   auto config = options_from({{"ASCEND_WORK_PATH", d.path() + "/work"}, {"ASCEND_GLOBAL_LOG_LEVEL", "4"}}, d.path());
   Limits limits;
