@@ -3,7 +3,7 @@
 // NPU_COLLECT_PATH/${pid}_${device_id} > ASCEND_WORK_PATH/${pid}_${device_id} > the working
 // directory (docs/DECISIONS.md, AMB-41). Each dump is two files with GE's file-name pattern and
 // one index: ge_onnx_<index>_graph_<graph id>_<stage>.onnx (binary ONNX) and .pbtxt (the same
-// model as protobuf text).
+// model as protobuf text, without the weights' bytes).
 //
 // Executable::compile makes one GraphDumper and calls dump() after each stage; without
 // DUMP_GE_GRAPH a call only logs the stage (debug level, and the atrace ring).

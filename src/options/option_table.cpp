@@ -318,8 +318,8 @@ const OptionSpec kTable[] = {
     {"DUMP_GE_GRAPH", "", "", "DUMP_GE_GRAPH", Kind::kInt, "1 (full), 2 (no weights), 3 (simplified)", RANGE(1, 3), "",
      nullptr, nullptr,
      DOES("each compile writes its graph after every stage (load, infer-shape, each fusion pass group, prune, "
-          "precision, build) as ge_onnx_<index>_graph_<id>_<stage>.onnx and .pbtxt: 1 with weights, 2 weights without "
-          "data, 3 nodes and edges only",
+          "precision, build) as ge_onnx_<index>_graph_<id>_<stage>.onnx and .pbtxt (text, never the weights' bytes): 1 "
+          "with weights, 2 weights without data, 3 nodes and edges only",
           "src/graph_dump/graph_dumper.cpp"),
      "graph dump switch", "", "ENV-24"},
     {"DUMP_GRAPH_LEVEL", "", "", "DUMP_GRAPH_LEVEL", Kind::kInt,
