@@ -276,9 +276,10 @@ const OptionSpec kTable[] = {
      "size limit of one tensor allocation (base/size_limit.h)", "", ""},
     // ---- environment variables (MISC-18) ------------------------------------------------------
     {"ASCEND_WORK_PATH", "", "", "ASCEND_WORK_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr,
-     DOES("profiling data goes to ASCEND_WORK_PATH/profiling_data when profiling_options has no output, logs to "
-          "ASCEND_WORK_PATH/log and the error trace to ASCEND_WORK_PATH/atrace; the other artifacts it roots are not "
-          "written yet (openge paths)",
+     DOES("the root of the artifacts' own folders, each made when first written: profiling data in profiling_data "
+          "(when profiling_options has no output), logs in log, the error trace in atrace, graph dumps in "
+          "${pid}_${device_id} (below DUMP_GRAPH_PATH and NPU_COLLECT_PATH), the precheck report check_result.json "
+          "(below check_report); the other artifacts it roots are not written yet (openge paths)",
           "src/paths/artifact_paths.cpp"),
      "work path: root of logs, dumps, profiling data, kernel_meta ...", "", "ENV-1..35"},
     {"NPU_COLLECT_PATH", "", "", "NPU_COLLECT_PATH", Kind::kDir, "directory path (created, needs rwx)", NORANGE, "",
