@@ -9,6 +9,7 @@
 #include "kernels/onednn_pool.h"
 #include "kernels/onednn_qlinear.h"
 #include "kernels/onednn_reorder.h"
+#include "kernels/onednn_rnn.h"
 #include "kernels/widened_kernel.h"
 
 namespace openge {
@@ -44,6 +45,9 @@ constexpr AiCoreRow kAiCoreOps[] = {
     {"Transpose", onednn::make_transpose_kernel},
     {"QLinearConv", onednn::make_qlinear_conv_kernel},
     {"QLinearMatMul", onednn::make_qlinear_matmul_kernel},
+    {"RNN", onednn::make_rnn_kernel},
+    {"GRU", onednn::make_rnn_kernel},
+    {"LSTM", onednn::make_rnn_kernel},
 };
 
 }  // namespace
