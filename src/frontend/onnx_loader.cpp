@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 
+#include "frontend/old_opset_forms.h"
 #include "frontend/onnx_schema_check.h"
 #include "frontend/tensor_proto.h"
 #include "ops/op_registry.h"
@@ -42,8 +43,11 @@ class Loader {
         found = true;
       }
     }
+    if (!found && model.ir_version() < 3) {  // IR versions 1-2 have no opset_import: opset 1
+      graph_.opset = 1;
+      found = true;
+    }
     if (!found) {
-      // IR version 1-2 models have no opset_import and mean opset 1.
       return unsupported("the model declares no default-domain opset; OpenGE runs opsets " +
                          std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
                          " (re-export it with one of those)");
@@ -147,7 +151,8 @@ class Loader {
         node.inputs.push_back(v);
       }
     }
-    return convert_and_check_nodes();
+    OPENGE_RETURN_IF_ERROR(convert_and_check_nodes());
+    return apply_old_opset_forms(graph_);  // opsets 1-6: the old forms of ops/opset_forms.cpp
   }
 
   Status read_attributes(const onnx::NodeProto& np, Node& node, const std::string& label) {
@@ -197,6 +202,7 @@ class Loader {
       const OpSchema* schema = find_op_schema(node.op_type);
       if (!schema)
         return unsupported("node " + label + ": op " + node.op_type + " is not supported by OpenGE");
+      OPENGE_RETURN_IF_ERROR(check_old_form_supported(node, graph_.opset));
       OPENGE_RETURN_IF_ERROR(check_arity(*schema, node).with_context("node"));
       new_index[i] = static_cast<int>(kept.size());
       kept.push_back(std::move(node));

@@ -11,7 +11,7 @@
 namespace openge {
 
 // Default-domain opsets OpenGE implements.
-constexpr int64_t kMinOpset = 7;
+constexpr int64_t kMinOpset = 1;  // opsets 1-6 through src/ops/opset_forms.cpp
 constexpr int64_t kMaxOpset = 17;
 // Largest model file accepted (protobuf itself stops at 2 GiB; larger models use external data).
 constexpr size_t kMaxModelBytes = size_t{2} << 30;

@@ -40,6 +40,11 @@ Status check_node_against_onnx_schema(const onnx::NodeProto& node, int64_t opset
   if (!schema)
     return invalid_model("node " + label + ": op " + node.op_type() + " does not exist in ONNX opset " +
                          std::to_string(opset));
+  // Inputs that later opsets added (Unsqueeze's axes, Pad's pads …) do not exist in older ones.
+  if (node.input_size() > schema->max_input())
+    return invalid_model("node " + label + " has " + std::to_string(node.input_size()) + " inputs; " +
+                         node.op_type() + " (opset " + std::to_string(opset) + ") takes at most " +
+                         std::to_string(schema->max_input()));
   const auto& defined = schema->attributes();
   for (const auto& a : node.attribute()) {
     auto it = defined.find(a.name());

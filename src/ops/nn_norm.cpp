@@ -44,10 +44,11 @@ bool bn_per_activation(const Attributes& attrs, int64_t opset) {
   return opset < 9 && attrs.get_int("spatial", 1) == 0;
 }
 
-// Training mode: from opset 14 the training_mode attribute; before, asking for the mean /
-// variance outputs.
+// Training mode: from opset 14 the training_mode attribute; from 7 to 13, asking for the mean /
+// variance outputs; before 7, is_test = 0, which the loader turns into training_mode = 1.
+bool bn_mode_by_attribute(int64_t opset) { return opset >= 14 || opset < 7; }
 bool bn_training(const Node& node, const Attributes& attrs, int64_t opset) {
-  if (opset >= 14) return attrs.get_int("training_mode", 0) != 0;
+  if (bn_mode_by_attribute(opset)) return attrs.get_int("training_mode", 0) != 0;
   for (size_t i = 1; i < node.outputs.size(); ++i)
     if (node.outputs[i] >= 0) return true;
   return false;
@@ -62,8 +63,8 @@ Status infer_batch_norm(InferContext& ctx) {
       return ctx.error(std::string(kParamNames[i]) + " has dtype " + dtype_name(ctx.input_dtype(i)) + "; expected a float type");
   bool extra_outputs = false;
   for (size_t i = 1; i < ctx.num_outputs(); ++i) extra_outputs = extra_outputs || output_present(ctx, i);
-  if (ctx.opset() >= 14 && ctx.attrs().get_int("training_mode", 0) == 0 && extra_outputs)
-    return ctx.error("the running mean and variance outputs exist only in training mode (training_mode = 1)");
+  if (bn_mode_by_attribute(ctx.opset()) && ctx.attrs().get_int("training_mode", 0) == 0 && extra_outputs)
+    return ctx.error("the running mean and variance outputs exist only in training mode (training_mode = 1; is_test = 0 before opset 7)");
   OPENGE_RETURN_IF_ERROR(check_epsilon(ctx));
   const int64_t spatial = ctx.attrs().get_int("spatial", 1);
   if (spatial != 0 && spatial != 1) return ctx.error("spatial must be 0 or 1, got " + std::to_string(spatial));

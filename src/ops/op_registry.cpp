@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ops/opset_forms.h"
+
 namespace openge {
 namespace {
 
@@ -30,6 +32,7 @@ std::vector<OpSchema> build_table() {
   register_linalg_ops(table);
   register_recurrent_ops(table);
   register_quantize_ops(table);
+  register_old_form_ops(table);
   std::sort(table.begin(), table.end(), [](const OpSchema& a, const OpSchema& b) { return a.op_type < b.op_type; });
   return table;
 }

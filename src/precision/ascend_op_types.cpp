@@ -92,6 +92,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"LSTM", "DynamicRNN"},
     {"LayerNormalization", "LayerNorm"},
     {"LeakyRelu", "LeakyRelu"},
+    {"LegacyAxisAlign", "Reshape"},  // OpenGE's opset < 7 broadcast axis: B reshaped with trailing 1-dims
     {"Less", "Less"},
     {"LessOrEqual", "LessEqual"},
     {"Log", "Log"},

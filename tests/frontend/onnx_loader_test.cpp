@@ -112,10 +112,52 @@ TEST(Loader, RejectsTruncatedFiles) {
 }
 
 TEST(Loader, RejectsUnsupportedOpsets) {
-  expect_error(load(tiny_model(6)), "opset 6");
+  expect_error(load(tiny_model(0)), "opset 0");
   expect_error(load(tiny_model(18)), "opset 18");
-  EXPECT_TRUE(load(tiny_model(7)).ok());
+  EXPECT_TRUE(load(tiny_model(1)).ok());
+  EXPECT_TRUE(load(tiny_model(6)).ok());
   EXPECT_TRUE(load(tiny_model(17)).ok());
+}
+
+TEST(Loader, ModelWithoutOpsetImportIsOpset1OnlyBeforeIrVersion3) {
+  auto m = tiny_model();
+  m.clear_opset_import();
+  m.set_ir_version(2);
+  auto r = load(m);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->opset, 1);
+  m.set_ir_version(3);
+  expect_error(load(m), "declares no default-domain opset");
+}
+
+// Opset 1-6 binary ops with broadcast = 1 and an axis: B gets trailing 1-dims through a
+// LegacyAxisAlign node, so that the Add itself is a plain NumPy-broadcast Add.
+TEST(Loader, OldBroadcastAxisBecomesAnAlignNode) {
+  auto m = tiny_model(6);
+  auto* add = m.mutable_graph()->mutable_node(0);
+  auto* b = add->add_attribute();
+  b->set_name("broadcast");
+  b->set_type(onnx::AttributeProto::INT);
+  b->set_i(1);
+  auto* axis = add->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(0);
+  auto r = load(m);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->nodes.size(), 3u);
+  const Node& plain_add = r->nodes[0];
+  EXPECT_FALSE(plain_add.attrs.has("broadcast"));
+  EXPECT_FALSE(plain_add.attrs.has("axis"));
+  const Node& align = r->nodes[2];
+  EXPECT_EQ(align.op_type, "LegacyAxisAlign");
+  EXPECT_EQ(align.attrs.get_int("axis", -1), 0);
+  EXPECT_EQ(plain_add.inputs[1], align.outputs[0]);
+  EXPECT_EQ(align.inputs[0], r->find_value("b"));
+  EXPECT_EQ(align.inputs[1], r->find_value("x"));
+  auto order = r->topological_order();
+  ASSERT_TRUE(order.ok());
+  EXPECT_EQ(order->front(), 2);
 }
 
 TEST(Loader, RejectsUnknownOpNamingTheNode) {

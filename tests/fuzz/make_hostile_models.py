@@ -341,9 +341,9 @@ def structured_mutations(conv, shapes, external):
         "model without opset_import")
     add("shapes_opset_6", "shapes",
         lambda m: (setattr(m.opset_import[0], "version", 6), setattr(m, "ir_version", 3)),
-        "default-domain opset 6 (OpenGE runs 7..17)")
+        "opset 6, where Unsqueeze takes no axes input")
     add("shapes_opset_18", "shapes", lambda m: setattr(m.opset_import[0], "version", 18),
-        "default-domain opset 18 (OpenGE runs 7..17)")
+        "default-domain opset 18 (OpenGE runs 1..17)")
     add("shapes_opset_huge", "shapes",
         lambda m: setattr(m.opset_import[0], "version", (1 << 62)), "opset 2^62")
     add("shapes_opset_negative", "shapes", lambda m: setattr(m.opset_import[0], "version", -13),
