@@ -23,7 +23,8 @@ int cmd_check(int argc, char** argv) {
   if (args->has("help")) {
     std::cout << usage("openge check --model M.onnx [--check-report FILE]",
                        "Prechecks a model as ATC --mode=3 does: every node is checked (op type known, name unique,\n"
-                       "loadable) and the result is written to check_result.json. Exits 1 when anything fails.",
+                       "loads and compiles, open input dimensions taken as 1) and the result is written to\n"
+                       "check_result.json. Exits 1 when anything fails.",
                        flags);
     return 0;
   }

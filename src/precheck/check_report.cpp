@@ -11,6 +11,7 @@
 #include "io/atomic_file.h"
 #include "ops/op_registry.h"
 #include "paths/artifact_paths.h"
+#include "runtime/executable.h"
 
 namespace openge::precheck {
 namespace fs = std::filesystem;
@@ -43,8 +44,8 @@ std::vector<OpCheck> nodes_of(const onnx::GraphProto& g) {
   return ops;
 }
 
-// A load error naming a node ("Conv 'conv1'") is that node's; others are the model's.
-void attribute_load_error(CheckReport& report, const Status& error) {
+// A load or compile error naming a node ("Conv 'conv1'") is that node's; others are the model's.
+void attribute_error(CheckReport& report, const Status& error) {
   const std::string& m = error.message();
   for (OpCheck& op : report.ops) {
     if (m.find(op.type + " '" + op.name + "'") == std::string::npos) continue;
@@ -89,7 +90,22 @@ CheckReport check_model(const std::string& path, const void* data, size_t size) 
   }
   const std::string base = fs::path(path).parent_path().string();
   auto graph = load_onnx_from_bytes(data, size, path, base.empty() ? "." : base);
-  if (!graph.ok()) attribute_load_error(report, graph.status());
+  if (!graph.ok()) {
+    attribute_error(report, graph.status());
+    return report;
+  }
+  // Then compile it as a run would (every node's shape inference and attribute checks), with 1 for
+  // each dimension the inputs leave open: an op that would fail there fails the check.
+  std::vector<Shape> shapes;
+  for (int v : graph->inputs) {
+    Shape shape = graph->values[static_cast<size_t>(v)].shape.value_or(Shape{});
+    for (auto& d : shape) d = d < 0 ? 1 : d;
+    shapes.push_back(std::move(shape));
+  }
+  CompileOptions co;
+  co.num_threads = 1;
+  auto compiled = Executable::compile(std::move(graph.value()), shapes, co);
+  if (!compiled.ok()) attribute_error(report, compiled.status());
   return report;
 }
 

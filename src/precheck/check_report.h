@@ -35,8 +35,9 @@ struct CheckReport {
   size_t failed_ops() const;
 };
 
-// Checks the model file (its bytes when `data` is non-null) node by node, then loads it as a run
-// would; a load error that names a node is that node's cause, any other is the model's.
+// Checks the model file (its bytes when `data` is non-null) node by node, then loads and compiles
+// it as a run would (open input dimensions taken as 1); a load or compile error that names a node
+// is that node's cause (PARAM_INVALID), any other is the model's.
 CheckReport check_model(const std::string& path, const void* data = nullptr, size_t size = 0);
 
 // The report as CANN writes it: {"name","result","total","pass","fail","op":[{"name","type",

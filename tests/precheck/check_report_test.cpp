@@ -83,6 +83,50 @@ TEST(Precheck, ENV_33_EveryNodeWithItsResultAndCause) {
   EXPECT_EQ(j["op"][2]["cause"][0]["message"], "The name is repeated.");
 }
 
+// x[1,4,8,8] -> Relu 'r' -> Conv 'c' (group 3 does not divide 4 channels) -> y: a known op type
+// whose attributes cannot work, found by compiling the model.
+TEST(Precheck, ENV_33_AnOpWhoseAttributesCannotWorkFailsWithParamInvalid) {
+  TempDir d;
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("bad_conv");
+  auto* x = g->add_input();
+  x->set_name("x");
+  auto* t = x->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int64_t dim : {1, 4, 8, 8}) t->mutable_shape()->add_dim()->set_dim_value(dim);
+  g->add_output()->set_name("y");
+  auto* w = g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t dim : {3, 4, 1, 1}) w->add_dims(dim);
+  for (int i = 0; i < 12; ++i) w->add_float_data(1.0f);
+  auto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->set_name("r");
+  relu->add_input("x");
+  relu->add_output("h");
+  auto* conv = g->add_node();
+  conv->set_op_type("Conv");
+  conv->set_name("c");
+  conv->add_input("h");
+  conv->add_input("w");
+  conv->add_output("y");
+  auto* group = conv->add_attribute();
+  group->set_name("group");
+  group->set_type(onnx::AttributeProto::INT);
+  group->set_i(3);
+  const auto j = nlohmann::json::parse(to_json(check_model(d.file("bad_conv.onnx", m.SerializeAsString()))));
+  EXPECT_EQ(j["result"], "failed");
+  EXPECT_EQ(j["fail"], 1);
+  EXPECT_EQ(j["op"][0]["result"], "success");
+  ASSERT_EQ(j["op"][1]["result"], "failed") << j.dump(2);
+  EXPECT_EQ(j["op"][1]["cause"][0]["code"], 2) << "PARAM_INVALID";
+  EXPECT_FALSE(j.contains("cause")) << "the node accounts for the failure";
+}
+
 TEST(Precheck, ENV_33_ASupportedModelPasses) {
   const auto report = check_model(kDemo);
   const auto j = nlohmann::json::parse(to_json(report));
