@@ -106,6 +106,10 @@ int cmd_run(int argc, char** argv) {
     print_top_ops(*data, 10);
     std::cout << "report: " << dir << "/mindstudio_profiler_output/report.html\n";
   }
+  if (const std::string dir = (*session)->dump_dir(); !dir.empty()) {
+    if (Status s = (*session)->flush_dump(); !s.ok()) return fail(s.with_context("dump"));
+    std::cout << "dump: " << dir << "\n";
+  }
   if (args->has("outputs")) {
     if (Status s = write_outputs(**session, *outputs, args->get("outputs")); !s.ok()) return fail(s);
     std::cout << "outputs written to " << args->get("outputs") << "\n";

@@ -12,5 +12,7 @@ int cmd_profile_report(int argc, char** argv);  // tools/cmd_profile_report.cpp
 int cmd_ops(int argc, char** argv);             // tools/cmd_ops.cpp
 int cmd_explain_precision(int argc, char** argv);  // tools/cmd_explain_precision.cpp
 int cmd_check(int argc, char** argv);              // tools/cmd_check.cpp
+int cmd_dump(int argc, char** argv);            // tools/cmd_dump.cpp
+int cmd_compare(int argc, char** argv);         // tools/cmd_compare.cpp
 
 }  // namespace openge::cli

@@ -25,6 +25,8 @@ constexpr Command kCommands[] = {
      "every node's compute dtype, engine and the precision rule that chose it"},
     {"ops", openge::cli::cmd_ops, "list the registered op types, one per line"},
     {"check", openge::cli::cmd_check, "precheck a model (ATC --mode=3): check_result.json, every node supported or not"},
+    {"dump", openge::cli::cmd_dump, "dump convert DIR --to npy: Data Dump files as .npy, one per tensor"},
+    {"compare", openge::cli::cmd_compare, "compare two Data Dumps op by op: cosine, max abs/rel error, first deviating op"},
 };
 
 void print_usage(FILE* out) {

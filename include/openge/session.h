@@ -74,6 +74,13 @@ class Session {
   Status range_pop();
   void mark(const std::string& message);
 
+  // Data Dump / overflow detection (dump_config.enable_dump / enable_dump_debug): the folder
+  // <dump_path>/<YYYYmmddHHMMSS> of this session, or "" when both are off. Files are written in
+  // the background; flush_dump() waits for them and returns the first write error (the
+  // destructor waits too).
+  std::string dump_dir() const;
+  Status flush_dump();
+
   // The precision decisions of the graph compiled by the first run (empty before it, and when
   // SessionOptions.config is null), with the settings the pass ignored and why.
   std::vector<PrecisionRecord> precision_report() const;

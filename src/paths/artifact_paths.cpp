@@ -69,6 +69,7 @@ const char* artifact_name(ArtifactKind k) {
     case ArtifactKind::kAoeData: return "aoe_data";
     case ArtifactKind::kCompileCache: return "compile_cache";
     case ArtifactKind::kCollectCompile: return "collect_compile";
+    case ArtifactKind::kDataDump: return "data_dump";
   }
   return "?";
 }
@@ -80,6 +81,7 @@ const char* artifact_writer(ArtifactKind k) {
     case ArtifactKind::kAtrace: return "src/logging/log.cpp";
     case ArtifactKind::kGraphDump: return "src/graph_dump/graph_dumper.cpp";
     case ArtifactKind::kCheckResult: return "src/precheck/check_report.cpp";
+    case ArtifactKind::kDataDump: return "src/dump/dump_writer.cpp";
     default: return nullptr;  // no dumps, kernel_meta, compile cache or tuning yet
   }
 }
@@ -97,7 +99,8 @@ const std::vector<ArtifactKind>& all_artifact_kinds() {
       ArtifactKind::kLog,          ArtifactKind::kAtrace,        ArtifactKind::kProfiling,
       ArtifactKind::kKernelMeta,   ArtifactKind::kGraphDump,     ArtifactKind::kExceptionDump,
       ArtifactKind::kExternalWeights, ArtifactKind::kFusionResult, ArtifactKind::kCheckResult,
-      ArtifactKind::kAoeData,      ArtifactKind::kCompileCache,  ArtifactKind::kCollectCompile};
+      ArtifactKind::kAoeData,      ArtifactKind::kCompileCache,  ArtifactKind::kCollectCompile,
+      ArtifactKind::kDataDump};
   return k;
 }
 
@@ -201,6 +204,14 @@ ResolvedPath resolve_artifact(ArtifactKind kind, const OptionSet& o, const RunId
                    {under(env_dir(o, "ASCEND_CACHE_PATH"), host), "ASCEND_CACHE_PATH/kernel_cache_<host> (NPU-15)"},
                    {join(home_or_cwd(o), "atc_data/" + host), "default $HOME/atc_data/kernel_cache_<host> (NPU-15)"}},
                   "NPU_COLLECT_PATH > ASCEND_CACHE_PATH > $HOME/atc_data");
+    }
+    case ArtifactKind::kDataDump: {
+      // Only dump_path, and only while a dump is on (no default folder: OPT-dump_config.dump_path-1).
+      const bool on = o.get_bool("dump_config.enable_dump") || o.get_bool("dump_config.enable_dump_debug");
+      return pick(kind,
+                  {{on ? resolve_against(cwd, o.get("dump_config.dump_path")) : "",
+                    "dump_config.dump_path (OPT-dump_config.dump_path-1..3)"}},
+                  "dump_config.dump_path, only with enable_dump or enable_dump_debug; no default");
     }
   }
   return ResolvedPath{kind, "", false, "unknown artifact", ""};

@@ -25,6 +25,7 @@ enum class ArtifactKind {
   kAoeData,          // ENV-2..4, OPT-aoe_config.work_path, DISC-7
   kCompileCache,     // OPT-op_compiler_cache_dir-3..5, DISC-6
   kCollectCompile,   // NPU-15: online-compiled operator .o/.json
+  kDataDump,         // OPT-dump_config.dump_path-1..3: Data Dump and overflow detection
 };
 
 // Identifiers the paths contain (AMB-23).

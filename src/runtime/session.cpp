@@ -1,16 +1,20 @@
 #include "openge/session.h"
 
+#include <filesystem>
 #include <map>
+#include <optional>
 #include <mutex>
 
 #include "base/guard.h"
 #include "base/size_limit.h"
+#include "dump/data_dumper.h"
 #include "frontend/onnx_loader.h"
 #include "logging/log.h"
 #include "options/option_set.h"
 #include "precheck/check_report.h"
 #include "profiling/profiler.h"
 #include "runtime/executable.h"
+#include "runtime/observer_pair.h"
 
 namespace openge {
 
@@ -24,6 +28,8 @@ struct Session::Impl {
   // Declared after `compiled` so that it is destroyed first: its records point into the
   // compiled graphs, and its destructor writes them.
   std::unique_ptr<profiling::Profiler> profiler;
+  // Data Dump / overflow detection (dump_config.*); null while both are off.
+  std::unique_ptr<dump::DataDumper> dumper;
   uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;  // option max_tensor_bytes
 };
 
@@ -65,6 +71,12 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
     if (!config.ok()) return config.status();
     profiling = std::move(config.value());
   }
+  std::optional<dump::DumpConfig> dumping;
+  if (options.config) {
+    auto config = dump::dump_config_from_options(*options.config);
+    if (!config.ok()) return config.status();
+    dumping = std::move(config.value());
+  }
   const int64_t load_start = profiling::steady_now_ns();
   auto graph = data ? load_onnx_from_bytes(data, size, name) : load_onnx(name);
   // A model that was read but does not load gets the precheck report (ENV-34); a file that cannot
@@ -91,6 +103,11 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
     if (!profiler.ok()) return profiler.status();
     impl->profiler = std::move(profiler.value());
     impl->profiler->record_api("ModelLoad", load_start, load_end);
+  }
+  if (dumping) {
+    const std::string model_name =
+        impl->graph.name.empty() ? std::filesystem::path(name).stem().string() : impl->graph.name;
+    impl->dumper = std::make_unique<dump::DataDumper>(std::move(*dumping), model_name);
   }
   OPENGE_LOG_INFO("GE", "model " + name + " loaded: " + std::to_string(impl->graph.nodes.size()) + " nodes, opset " +
                             std::to_string(impl->graph.opset));
@@ -128,16 +145,23 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunI
   }
   RunStats stats;
   Result<std::vector<Tensor>> outputs = std::vector<Tensor>{};
+  std::unique_ptr<RunObserver> dump_observer = impl_->dumper ? impl_->dumper->begin_iteration(*exe) : nullptr;
   if (profiler) {
     const int64_t execute_start = profiling::steady_now_ns();
     auto iteration = profiler->begin_iteration(exe.get(), exe->nodes().size());
-    outputs = exe->run(inputs, &stats, iteration.get());
+    std::optional<ObserverPair> both;
+    if (dump_observer) both.emplace(iteration.get(), dump_observer.get());
+    outputs = exe->run(inputs, &stats, both ? &*both : static_cast<RunObserver*>(iteration.get()));
     // Recorded before the iteration closes so that it lands on this iteration's timeline.
     profiler->record_api("ModelExecute", execute_start, profiling::steady_now_ns());
     Status recorded = profiler->end_iteration(std::move(iteration), outputs.ok());
     if (outputs.ok() && !recorded.ok()) return recorded.with_context("profiling");
   } else {
-    outputs = exe->run(inputs, &stats);
+    outputs = exe->run(inputs, &stats, dump_observer.get());
+  }
+  if (impl_->dumper) {
+    Status dumped = impl_->dumper->end_iteration(std::move(dump_observer));
+    if (outputs.ok() && !dumped.ok()) return dumped.with_context("dump_config.dump_path");
   }
   if (info && outputs.ok()) {
     info->arena_bytes = stats.arena_bytes;
@@ -150,6 +174,10 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunI
 }
 
 std::string Session::profiling_dir() const { return impl_->profiler ? impl_->profiler->collection_dir() : ""; }
+
+std::string Session::dump_dir() const { return impl_->dumper ? impl_->dumper->session_dir() : ""; }
+
+Status Session::flush_dump() { return impl_->dumper ? impl_->dumper->flush() : Status::Ok(); }
 
 Status Session::finish_profiling() { return impl_->profiler ? impl_->profiler->finish() : Status::Ok(); }
 

@@ -73,6 +73,12 @@ std::vector<Scenario> implemented_option_scenarios(const TempDir& d) {
           {"precision_mode", "force_fp32"},
           {"op_select_implmode", "high_performance"},
           {"optypelist_for_implmode", "Pooling"},
+          {"dump_config.enable_dump", "True"},
+          {"dump_config.dump_path", d.dir("dump")},
+          {"dump_config.dump_step", "0"},
+          {"dump_config.dump_mode", "all"},
+          {"dump_config.dump_data", "stats"},
+          {"dump_config.dump_layer", "softmax fc"},  // two of the demo model's nodes
       },
       {
           // The files live in inputs/, which the artifact check leaves alone.
@@ -81,6 +87,9 @@ std::vector<Scenario> implemented_option_scenarios(const TempDir& d) {
           {"modify_mixlist", d.file("inputs/mixlist.json", R"({"black-list": {"to-add": ["Relu"]}})")},
           {"customize_dtypes", d.file("inputs/dtypes.cfg", "OpType::Relu:InputDtype:float32,OutputDtype:float32\n")},
           {"op_precision_mode", d.file("inputs/op_precision.ini", "[ByOpType]\nConv2D=high_precision\n")},
+          {"dump_config.enable_dump_debug", "True"},
+          {"dump_config.dump_path", d.dir("overflow_dump")},
+          {"dump_config.dump_debug_mode", "aicore_overflow"},
       },
   };
 }
@@ -91,8 +100,7 @@ Scenario implemented_option_values(const TempDir& d) { return implemented_option
 // Options that would make OpenGE write the artifacts `openge paths` says nothing writes yet.
 std::map<std::string, std::string> unimplemented_artifact_triggers(const TempDir& d) {
   return {
-      {"dump_config.enable_dump", "True"}, {"dump_config.dump_path", d.dir("dump")},
-      {"dump_config.dump_mode", "all"},    {"enable_exception_dump", "1"},
+      {"enable_exception_dump", "1"},
       {"external_weight", "True"},         {"debug_dir", d.path() + "/debug"},
       {"ASCEND_CACHE_PATH", d.path() + "/cache"},
   };

@@ -96,7 +96,7 @@ TEST(OptionsCli, ExplainSaysTheEffectAndTheConsumer) {
   auto r = openge("options --explain profiling_config.enable_profiling");
   EXPECT_TRUE(has(r, "effect:       implemented: ")) << r.out;
   EXPECT_TRUE(has(r, "consumer:     src/profiling/profiler_config.cpp")) << r.out;
-  r = openge("options --explain dump_config.enable_dump");
+  r = openge("options --explain fusion_switch_file");
   EXPECT_TRUE(has(r, "effect:       accepted, not implemented yet: ")) << r.out;
   EXPECT_FALSE(has(r, "consumer:")) << r.out;
   r = openge("options --explain hcom_parallel");

@@ -1,0 +1,182 @@
+#include "dump/data_dumper.h"
+
+#include <chrono>
+#include <ctime>
+
+#include "dump/dump_log.h"
+#include "dump/overflow_check.h"
+#include "nlohmann/json.hpp"
+#include "paths/data_dump_layout.h"
+#include "precision/soc_profile.h"
+
+namespace openge::dump {
+namespace {
+
+std::atomic<uint32_t> g_next_model_id{1};
+
+uint64_t now_us() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+// The node's label in files and messages: its name, or its type and position when it has none.
+std::string op_name(size_t index, const Node& node) {
+  return node.name.empty() ? node.op_type + "_" + std::to_string(index) : node.name;
+}
+
+struct Overflow {
+  std::string node, op_type, kind;
+  std::set<std::string> blacklist;  // Ascend IR op types to keep in float32
+};
+
+}  // namespace
+
+// One run: copies what the configuration selects and queues it for the writer.
+class IterationObserver : public RunObserver {
+ public:
+  IterationObserver(DataDumper& dumper, const Executable& exe, int64_t iteration)
+      : dumper_(dumper), exe_(exe), iteration_(iteration), dir_(dumper.iteration_dir(iteration)) {}
+
+  void on_node_end(size_t index, const CompiledNode& cn, const std::vector<const Tensor*>& inputs,
+                   const std::vector<const Tensor*>& outputs) override {
+    const DumpConfig& c = dumper_.config_;
+    if (c.overflow_bits) {
+      check_overflow(index, cn, inputs, outputs);
+      return;
+    }
+    if (!selected(cn.node)) return;
+    DumpJob job = make_job(index, cn);
+    if (c.mode != DumpMode::kOutput) job.record.inputs = copy_inputs(cn, inputs);
+    if (c.mode != DumpMode::kInput) job.record.outputs = copy(outputs);
+    job.stats = c.data == DumpData::kStats;
+    dumper_.submit(std::move(job));
+  }
+
+  std::vector<Overflow> overflows;
+  int64_t iteration() const { return iteration_; }
+
+ private:
+  bool selected(const Node& node) const {
+    const DumpConfig& c = dumper_.config_;
+    if (c.layers.empty() || c.layer_selected(node.name)) return true;
+    for (const std::string& original : node.fused_from)  // a layer fused into this node
+      if (c.layer_selected(original)) return true;
+    return false;
+  }
+
+  DumpJob make_job(size_t index, const CompiledNode& cn) const {
+    DumpJob job;
+    job.dir = dir_;
+    const uint64_t t = now_us();
+    job.record.op_name = op_name(index, cn.node);
+    job.record.dump_time_us = t;
+    job.file = paths::data_dump_file_name(cn.node.op_type, job.record.op_name, static_cast<uint32_t>(index), 0, t);
+    return job;
+  }
+
+  static std::vector<Tensor> copy(const std::vector<const Tensor*>& tensors) {
+    std::vector<Tensor> out;
+    out.reserve(tensors.size());
+    for (const Tensor* t : tensors) out.push_back(t && t->defined() ? t->clone() : Tensor());
+    return out;
+  }
+
+  // Initializers are immutable and owned by the compiled graph: shared, not copied.
+  std::vector<Tensor> copy_inputs(const CompiledNode& cn, const std::vector<const Tensor*>& inputs) const {
+    std::vector<Tensor> out;
+    out.reserve(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Tensor* t = inputs[i];
+      const int v = i < cn.node.inputs.size() ? cn.node.inputs[i] : -1;
+      const bool constant = v >= 0 && exe_.graph().values[static_cast<size_t>(v)].constant.has_value();
+      out.push_back(!t || !t->defined() ? Tensor() : constant && t->owns_storage() ? *t : t->clone());
+    }
+    return out;
+  }
+
+  void check_overflow(size_t index, const CompiledNode& cn, const std::vector<const Tensor*>& inputs,
+                      const std::vector<const Tensor*>& outputs) {
+    const unsigned bits = dumper_.config_.overflow_bits;
+    const bool accumulating = accumulating_op(cn.node.op_type);
+    if (!(bits & kAicoreOverflow) && !(bits & kAtomicOverflow && accumulating)) return;
+    bool any = false;
+    for (const Tensor* t : outputs) any = any || (t && overflowed(*t));
+    if (!any) return;
+    // Only an op that overflows on normal inputs is the culprit; its consumers merely inherit.
+    for (const Tensor* t : inputs)
+      if (t && has_non_finite(*t)) return;
+    Overflow o;
+    o.node = op_name(index, cn.node);
+    o.op_type = cn.node.op_type;
+    o.kind = bits & kAicoreOverflow ? "aicore_overflow" : "atomic_overflow";
+    o.blacklist = blacklist_for(cn);
+    overflows.push_back(std::move(o));
+    DumpJob job = make_job(index, cn);
+    job.record.inputs = copy_inputs(cn, inputs);
+    job.record.outputs = copy(outputs);
+    dumper_.submit(std::move(job));
+  }
+
+  // The op types whose black-listing keeps this computation in float32. A Cast into float16 /
+  // bfloat16 that the precision pass inserted overflows because its consumers run narrow:
+  // those are the ones to black-list.
+  std::set<std::string> blacklist_for(const CompiledNode& cn) const {
+    if (cn.node.op_type != "Cast") return {precision::ascend_op_type(cn.node.op_type)};
+    std::set<std::string> out;
+    for (const CompiledNode& other : exe_.nodes())
+      for (int in : other.node.inputs)
+        for (int produced : cn.node.outputs)
+          if (in >= 0 && in == produced) out.insert(precision::ascend_op_type(other.node.op_type));
+    return out;
+  }
+
+  DataDumper& dumper_;
+  const Executable& exe_;
+  const int64_t iteration_;
+  const std::string dir_;
+};
+
+DataDumper::DataDumper(DumpConfig config, std::string model_name)
+    : config_(std::move(config)),
+      model_name_(std::move(model_name)),
+      model_id_(g_next_model_id.fetch_add(1)),
+      session_dir_(paths::data_dump_session_dir(config_.dump_path, std::time(nullptr))) {}
+
+std::string DataDumper::iteration_dir(int64_t iteration) const {
+  return paths::data_dump_iteration_dir(session_dir_, config_.device_id, model_name_, model_id_, iteration);
+}
+
+std::string DataDumper::mixlist_path() const { return session_dir_ + "/modify_mixlist.json"; }
+
+std::unique_ptr<RunObserver> DataDumper::begin_iteration(const Executable& exe) {
+  const int64_t iteration = next_iteration_.fetch_add(1);
+  if (!config_.overflow_bits && !config_.step_selected(iteration)) return nullptr;
+  return std::make_unique<IterationObserver>(*this, exe, iteration);
+}
+
+Status DataDumper::end_iteration(std::unique_ptr<RunObserver> observer) {
+  auto* run = static_cast<IterationObserver*>(observer.get());
+  if (run && !run->overflows.empty()) {
+    const Overflow& first = run->overflows.front();
+    log_dump_event("iteration " + std::to_string(run->iteration()) + ": first overflowing op " + first.op_type + " '" +
+                   first.node + "' (" + first.kind + "), " + std::to_string(run->overflows.size()) +
+                   " overflowing op(s) dumped to " + iteration_dir(run->iteration()));
+    std::lock_guard<std::mutex> lock(overflow_mutex_);
+    const size_t before = overflow_op_types_.size();
+    for (const Overflow& o : run->overflows) overflow_op_types_.insert(o.blacklist.begin(), o.blacklist.end());
+    if (overflow_op_types_.size() != before) {
+      // modify_mixlist format (CANN_FORMATS.md §8), read by src/precision/ (option modify_mixlist).
+      nlohmann::json mixlist = {{"black-list", {{"to-add", overflow_op_types_}}}};
+      DumpJob job;
+      job.dir = session_dir_;
+      job.file = "modify_mixlist.json";
+      job.text = mixlist.dump(2) + "\n";
+      submit(std::move(job));
+      log_dump_event("overflowing op types black-listed in " + mixlist_path() +
+                     " (pass it as modify_mixlist with a mixed precision_mode to keep them in float32)");
+    }
+  }
+  return writer_.error();
+}
+
+}  // namespace openge::dump

@@ -1,0 +1,35 @@
+// `openge compare A B` (issue 10 item 9): op-by-op comparison of two Data Dumps of the same
+// model (e.g. float32 against allow_mix_precision). Dump files are matched by iteration and op
+// name (task ids shift when the precision pass inserts Casts); each output slot present in both
+// is compared as float64: cosine similarity, max absolute error, and max relative error
+// = max |a - b| / max |a| (relative to A's magnitude, so elements near zero do not dominate).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "openge/status.h"
+
+namespace openge::dump {
+
+struct OpComparison {
+  std::string iteration, op_name, op_type;
+  int task_id = 0;  // in A
+  int output = 0;
+  std::string shape;
+  std::string note;  // why the slot was not compared ("" when it was)
+  double cosine = 0, max_abs_error = 0, max_rel_error = 0;
+  bool exceeds = false;  // max_rel_error > threshold, or not comparable
+};
+
+struct CompareResult {
+  std::vector<OpComparison> rows;  // in A's iteration, then task order
+  std::optional<size_t> first_exceeding;  // index into rows
+  int only_in_a = 0, only_in_b = 0;       // dump files without a partner
+};
+
+Result<CompareResult> compare_dumps(const std::string& dir_a, const std::string& dir_b, double threshold);
+
+std::string comparison_csv(const CompareResult& result);
+
+}  // namespace openge::dump

@@ -1,0 +1,30 @@
+// One Data Dump file in the layout CANN's tools read (CANN_FORMATS.md §5.3):
+//   [uint64 little-endian header length][DumpData protobuf][input bytes...][output bytes...]
+// Each tensor's bytes follow the header in order (inputs, then outputs), sized by its `size`
+// field; the protobuf's `data` fields stay empty.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "openge/status.h"
+#include "openge/tensor.h"
+
+namespace openge::dump {
+
+struct DumpRecord {
+  std::string op_name;
+  uint64_t dump_time_us = 0;
+  std::vector<Tensor> inputs;   // an undefined Tensor: an omitted optional input (written empty)
+  std::vector<Tensor> outputs;
+};
+
+// Writes `record` to `path` (atomically: a temporary name, then rename).
+Status write_dump_file(const std::string& path, const DumpRecord& record);
+
+// Reads a dump file written by OpenGE or CANN. Untrusted input: the header length, every size
+// and shape are checked against the file and the size limit before anything is allocated.
+Result<DumpRecord> read_dump_file(const std::string& path);
+Result<DumpRecord> read_dump_bytes(const void* data, size_t size, const std::string& name);
+
+}  // namespace openge::dump

@@ -1,0 +1,103 @@
+// `openge compare` (issue 10 item 9): op-by-op comparison of two Data Dumps. Expected errors and
+// cosines are worked out by hand from the tensors written here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "dump/dump_compare.h"
+#include "dump/dump_file.h"
+#include "dump/dump_test_util.h"
+
+namespace openge::dump::testing {
+namespace {
+
+void write_op(const std::string& dir, const std::string& type, const std::string& name, int task,
+              std::vector<float> values) {
+  DumpRecord r;
+  r.op_name = name;
+  Tensor t(DType::kFloat32, {static_cast<int64_t>(values.size())});
+  std::memcpy(t.raw(), values.data(), values.size() * sizeof(float));
+  r.outputs.push_back(t);
+  fs::create_directories(dir + "/0");
+  ASSERT_TRUE(write_dump_file(dir + "/0/" + type + "." + name + "." + std::to_string(task) + ".0.17", r).ok());
+}
+
+TEST(DumpCompare, IssueTen_9_FirstOpOverTheThresholdByHand) {
+  const std::string a = scratch_dir("cmp_a"), b = scratch_dir("cmp_b");
+  write_op(a, "Relu", "first", 0, {1, 2});
+  write_op(b, "Relu", "first", 0, {1, 2});
+  write_op(a, "MatMul", "second", 1, {1, 2});
+  write_op(b, "MatMul", "second", 3, {1, 2.04f});  // another task id: matched by name
+  write_op(a, "Add", "third", 2, {4, -4});
+  write_op(b, "Add", "third", 4, {2, -4});
+  write_op(a, "Neg", "only_in_a", 3, {1});
+  auto r = compare_dumps(a, b, 0.01);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 3u);
+  EXPECT_EQ(r->only_in_a, 1);
+  EXPECT_EQ(r->only_in_b, 0);
+  EXPECT_EQ(r->rows[0].op_name, "first");
+  EXPECT_EQ(r->rows[0].cosine, 1.0);
+  EXPECT_EQ(r->rows[0].max_abs_error, 0.0);
+  const auto& second = r->rows[1];
+  EXPECT_EQ(second.op_name, "second");
+  EXPECT_NEAR(second.max_abs_error, 0.04, 1e-6);
+  EXPECT_NEAR(second.max_rel_error, 0.02, 1e-6);  // 0.04 / max |A| = 2
+  EXPECT_NEAR(second.cosine, (1 + 2 * 2.04) / (std::sqrt(5.0) * std::sqrt(1 + 2.04 * 2.04)), 1e-6);
+  ASSERT_TRUE(r->first_exceeding.has_value());
+  EXPECT_EQ(*r->first_exceeding, 1u) << "'second' is the first op above 1 %";
+  EXPECT_NEAR(r->rows[2].max_rel_error, 0.5, 1e-9);  // |4 - 2| / 4
+  auto loose = compare_dumps(a, b, 0.6);
+  ASSERT_TRUE(loose.ok());
+  EXPECT_FALSE(loose->first_exceeding.has_value());
+  const std::string csv = comparison_csv(*r);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "Iteration,Op Name,Op Type,Task ID,Output,Shape,Cosine Similarity,Max Abs Error,Max Rel Error,Exceeds,Note");
+  EXPECT_NE(csv.find("\n0,\"second\",\"MatMul\",1,0,\"2\","), std::string::npos) << csv;
+}
+
+TEST(DumpCompare, IssueTen_9_BadFoldersGetClearErrors) {
+  const std::string empty = scratch_dir("cmp_empty");
+  auto r = compare_dumps(empty, empty, 0.01);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no dump files"), std::string::npos) << r.status().message();
+  r = compare_dumps(empty + "/missing", empty, 0.01);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("is not a folder"), std::string::npos) << r.status().message();
+}
+
+std::string dump_demo_with(const std::string& root, const Flags& extra) {
+  Flags flags = {{"dump_config.enable_dump", "True"}, {"dump_config.dump_path", root}};
+  flags.insert(flags.end(), extra.begin(), extra.end());
+  SessionOptions so;
+  so.config = make_options(flags);
+  so.num_threads = 1;
+  auto session = Session::open(kDemoModel, so);
+  EXPECT_TRUE(session.ok());
+  if (!session.ok()) return "";
+  EXPECT_TRUE((*session)->run(demo_inputs(**session)).ok());
+  EXPECT_TRUE((*session)->flush_dump().ok());
+  return (*session)->dump_dir();
+}
+
+TEST(DumpCompare, IssueTen_9_Float32AgainstMixedPrecisionNamesTheFirstDeviatingOp) {
+  const std::string fp32 = dump_demo_with(scratch_dir("cmp_fp32"), {});
+  const std::string again = dump_demo_with(scratch_dir("cmp_fp32_again"), {});
+  const std::string mixed = dump_demo_with(scratch_dir("cmp_mixed"), {{"precision_mode", "allow_mix_precision"}});
+  auto same = compare_dumps(fp32, again, 0.0);
+  ASSERT_TRUE(same.ok()) << same.status().message();
+  EXPECT_FALSE(same->first_exceeding.has_value()) << "two float32 runs are identical";
+  for (const auto& row : same->rows) EXPECT_EQ(row.max_abs_error, 0.0) << row.op_name;
+  auto diff = compare_dumps(fp32, mixed, 1e-4);
+  ASSERT_TRUE(diff.ok()) << diff.status().message();
+  ASSERT_TRUE(diff->first_exceeding.has_value());
+  const auto& first = diff->rows[*diff->first_exceeding];
+  EXPECT_LT(first.cosine, 1.0);
+  EXPECT_GT(first.cosine, 0.99) << "float16 stays close";
+  // Nothing before it deviates.
+  for (size_t i = 0; i < *diff->first_exceeding; ++i) EXPECT_LE(diff->rows[i].max_rel_error, 1e-4);
+}
+
+}  // namespace
+}  // namespace openge::dump::testing

@@ -1,0 +1,80 @@
+// openge compare A B [--threshold T] [--output FILE.csv]: op-by-op comparison of two Data Dumps.
+#include <cstdio>
+#include <iostream>
+
+#include "cli_args.h"
+#include "commands.h"
+#include "dump/dump_compare.h"
+#include "io/atomic_file.h"
+
+namespace openge::cli {
+
+int cmd_compare(int argc, char** argv) {
+  const std::vector<FlagSpec> specs = {
+      {"threshold", "T", "max relative error (max |a-b| / max |a|) above which an op deviates (default 0.01)"},
+      {"output", "FILE", "write the per-op CSV there (default: print it)"},
+      {"help", "", "show this help"}};
+  const std::string synopsis = "openge compare A B [--threshold T] [--output FILE.csv]";
+  std::vector<char*> rest;
+  std::vector<char*> flags = {argv[0], argv[1]};
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--", 0) == 0) {
+      flags.push_back(argv[i]);
+      if (a.find('=') == std::string::npos && a != "--help" && i + 1 < argc) flags.push_back(argv[++i]);
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  auto args = Args::parse(static_cast<int>(flags.size()), flags.data(), 2, specs);
+  if (!args.ok()) {
+    std::fprintf(stderr, "openge compare: error: %s\n", args.status().message().c_str());
+    return 2;
+  }
+  if (args->has("help") || rest.size() != 2) {
+    std::cout << usage(synopsis,
+                       "Compares two Data Dumps (dump_config.enable_dump, dump_mode output or all) op by op: cosine "
+                       "similarity, max absolute and relative error of each output, and the first op whose relative "
+                       "error exceeds the threshold.",
+                       specs);
+    return args->has("help") ? 0 : 2;
+  }
+  double threshold = 0.01;
+  if (args->has("threshold")) {
+    const std::string t = args->get("threshold");
+    char* end = nullptr;
+    threshold = std::strtod(t.c_str(), &end);
+    if (t.empty() || *end != '\0' || !(threshold >= 0)) {
+      std::fprintf(stderr, "openge compare: error: --threshold must be a number >= 0, got '%s'\n", t.c_str());
+      return 2;
+    }
+  }
+  auto result = dump::compare_dumps(rest[0], rest[1], threshold);
+  if (!result.ok()) {
+    std::fprintf(stderr, "openge compare: error: %s\n", result.status().message().c_str());
+    return 1;
+  }
+  const std::string csv = dump::comparison_csv(*result);
+  if (args->has("output")) {
+    if (Status s = write_file_atomically(args->get("output"), csv); !s.ok()) {
+      std::fprintf(stderr, "openge compare: error: %s\n", s.message().c_str());
+      return 1;
+    }
+  } else {
+    std::cout << csv;
+  }
+  std::printf("%zu outputs compared (%d ops only in A, %d only in B)\n", result->rows.size(), result->only_in_a,
+              result->only_in_b);
+  if (result->first_exceeding) {
+    const auto& row = result->rows[*result->first_exceeding];
+    std::printf("first op over the threshold %g: iteration %s, %s '%s' output %d: cosine %.9g, max abs error %.9g, "
+                "max rel error %.9g%s\n",
+                threshold, row.iteration.c_str(), row.op_type.c_str(), row.op_name.c_str(), row.output, row.cosine,
+                row.max_abs_error, row.max_rel_error, row.note.empty() ? "" : (" (" + row.note + ")").c_str());
+  } else {
+    std::printf("no op exceeds the threshold %g\n", threshold);
+  }
+  return 0;
+}
+
+}  // namespace openge::cli

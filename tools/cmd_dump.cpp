@@ -1,0 +1,56 @@
+// openge dump convert DIR --to npy [--output DIR]: the tensors of a Data Dump as .npy files.
+#include <cstdio>
+#include <iostream>
+
+#include "cli_args.h"
+#include "commands.h"
+#include "dump/dump_convert.h"
+
+namespace openge::cli {
+
+int cmd_dump(int argc, char** argv) {
+  const std::vector<FlagSpec> specs = {{"to", "FORMAT", "the format to convert to: npy (the only one)"},
+                                       {"output", "DIR", "where the .npy files go (default: beside each dump file)"},
+                                       {"help", "", "show this help"}};
+  const std::string synopsis = "openge dump convert DIR --to npy [--output DIR]";
+  const std::string description =
+      "Converts every Data Dump file under DIR (dump_config.enable_dump) into one .npy per tensor, named "
+      "<dump file>.<input|output>.<slot>.<FORMAT>.<dtype>.npy.";
+  std::vector<char*> rest;
+  std::vector<char*> flags = {argv[0], argv[1]};
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--", 0) == 0) {
+      flags.push_back(argv[i]);
+      if (a.find('=') == std::string::npos && a != "--help" && i + 1 < argc) flags.push_back(argv[++i]);
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  auto args = Args::parse(static_cast<int>(flags.size()), flags.data(), 2, specs);
+  if (!args.ok()) {
+    std::fprintf(stderr, "openge dump: error: %s\n", args.status().message().c_str());
+    return 2;
+  }
+  if (args->has("help")) {
+    std::cout << usage(synopsis, description, specs);
+    return 0;
+  }
+  if (rest.size() != 2 || std::string(rest[0]) != "convert") {
+    std::fprintf(stderr, "openge dump: error: expected `%s`\n", synopsis.c_str());
+    return 2;
+  }
+  if (args->get("to") != "npy") {
+    std::fprintf(stderr, "openge dump convert: error: --to must be npy, got '%s'\n", args->get("to").c_str());
+    return 2;
+  }
+  auto summary = dump::convert_dumps_to_npy(rest[1], args->get("output"));
+  if (!summary.ok()) {
+    std::fprintf(stderr, "openge dump convert: error: %s\n", summary.status().message().c_str());
+    return 1;
+  }
+  std::printf("%d dump files converted into %d .npy files\n", summary->dump_files, summary->npy_files);
+  return 0;
+}
+
+}  // namespace openge::cli
