@@ -89,9 +89,10 @@ int cmd_bench(int argc, char** argv) {
     std::printf("%s: %d runs after %d warm-up, threads %s\nmedian %.3f ms   p90 %.3f ms   min %.3f ms\n", model.c_str(),
                 *runs, *warmup, options->num_threads ? std::to_string(options->num_threads).c_str() : "auto", median, p90, times.front());
     if (!profiling_dir.empty()) std::printf("profiling data: %s\n", profiling_dir.c_str());
-    if (!dump_dir.empty())
-      std::printf("dump: %s; timed runs + final flush of the dump: %.3f ms (flush %.3f ms)\n", dump_dir.c_str(),
-                  total_ms, flush_ms);
+    // The sum is what a dump's cost is measured on (the writes overlap the runs, then the flush).
+    std::printf("timed runs total %.3f ms", total_ms - flush_ms);
+    if (!dump_dir.empty()) std::printf(" + final flush of the dump %.3f ms = %.3f ms; dump: %s", flush_ms, total_ms, dump_dir.c_str());
+    std::printf("\n");
   }
   return 0;
 }
