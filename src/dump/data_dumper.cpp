@@ -46,8 +46,8 @@ class IterationObserver : public RunObserver {
     }
     if (!selected(cn.node)) return;
     DumpJob job = make_job(index, cn);
-    if (c.mode != DumpMode::kOutput) job.record.inputs = copy_inputs(cn, inputs);
-    if (c.mode != DumpMode::kInput) job.record.outputs = copy(outputs);
+    if (c.mode != DumpMode::kOutput) job.record.inputs = copy_inputs(cn, inputs, job.holders);
+    if (c.mode != DumpMode::kInput) job.record.outputs = copy(outputs, job.holders);
     job.stats = c.data == DumpData::kStats;
     dumper_.submit(std::move(job));
   }
@@ -74,22 +74,29 @@ class IterationObserver : public RunObserver {
     return job;
   }
 
-  static std::vector<Tensor> copy(const std::vector<const Tensor*>& tensors) {
+  // A copy out of the run's arena, into the dumper's reused staging memory.
+  Tensor stage(const Tensor& t, std::vector<std::shared_ptr<void>>& holders) const {
+    holders.emplace_back();
+    return dumper_.staging_.copy(t, holders.back());
+  }
+
+  std::vector<Tensor> copy(const std::vector<const Tensor*>& tensors, std::vector<std::shared_ptr<void>>& holders) const {
     std::vector<Tensor> out;
     out.reserve(tensors.size());
-    for (const Tensor* t : tensors) out.push_back(t && t->defined() ? t->clone() : Tensor());
+    for (const Tensor* t : tensors) out.push_back(t && t->defined() ? stage(*t, holders) : Tensor());
     return out;
   }
 
   // Initializers are immutable and owned by the compiled graph: shared, not copied.
-  std::vector<Tensor> copy_inputs(const CompiledNode& cn, const std::vector<const Tensor*>& inputs) const {
+  std::vector<Tensor> copy_inputs(const CompiledNode& cn, const std::vector<const Tensor*>& inputs,
+                                  std::vector<std::shared_ptr<void>>& holders) const {
     std::vector<Tensor> out;
     out.reserve(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
       const Tensor* t = inputs[i];
       const int v = i < cn.node.inputs.size() ? cn.node.inputs[i] : -1;
       const bool constant = v >= 0 && exe_.graph().values[static_cast<size_t>(v)].constant.has_value();
-      out.push_back(!t || !t->defined() ? Tensor() : constant && t->owns_storage() ? *t : t->clone());
+      out.push_back(!t || !t->defined() ? Tensor() : constant && t->owns_storage() ? *t : stage(*t, holders));
     }
     return out;
   }
@@ -112,8 +119,8 @@ class IterationObserver : public RunObserver {
     o.blacklist = blacklist_for(cn);
     overflows.push_back(std::move(o));
     DumpJob job = make_job(index, cn);
-    job.record.inputs = copy_inputs(cn, inputs);
-    job.record.outputs = copy(outputs);
+    job.record.inputs = copy_inputs(cn, inputs, job.holders);
+    job.record.outputs = copy(outputs, job.holders);
     dumper_.submit(std::move(job));
   }
 

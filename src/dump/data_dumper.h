@@ -12,6 +12,7 @@
 
 #include "dump/dump_config.h"
 #include "dump/dump_writer.h"
+#include "dump/staging_pool.h"
 #include "runtime/executable.h"
 
 namespace openge::dump {
@@ -47,6 +48,7 @@ class DataDumper {
   std::atomic<int64_t> next_iteration_{0};
   std::mutex overflow_mutex_;
   std::set<std::string> overflow_op_types_;  // Ascend IR op types for the mixlist
+  StagingPool staging_{DumpWriter::kDefaultMaxPendingBytes};
   DumpWriter writer_;
 };
 

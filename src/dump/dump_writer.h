@@ -5,10 +5,12 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "dump/dump_file.h"
 #include "openge/status.h"
@@ -21,6 +23,8 @@ struct DumpJob {
   DumpRecord record;
   bool stats = false;  // write `file`.csv with the statistics instead of the tensor file
   std::string text;    // when not empty: written as `file` instead of a tensor file
+  // The memory of the record's copied tensors (StagingPool), released once the file is written.
+  std::vector<std::shared_ptr<void>> holders;
 };
 
 class DumpWriter {

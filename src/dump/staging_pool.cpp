@@ -1,0 +1,48 @@
+#include "dump/staging_pool.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace openge::dump {
+
+StagingPool::State::~State() {
+  for (auto& [capacity, p] : free) std::free(p);
+}
+
+StagingPool::StagingPool(size_t max_cached_bytes) : state_(std::make_shared<State>()) {
+  state_->max_cached_bytes = max_cached_bytes;
+}
+
+Tensor StagingPool::copy(const Tensor& t, std::shared_ptr<void>& holder) {
+  const size_t bytes = std::max<size_t>(64, (t.nbytes() + 63) / 64 * 64);
+  void* p = nullptr;
+  size_t capacity = bytes;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    // The smallest free buffer that fits and wastes at most half of itself.
+    auto it = state_->free.lower_bound(bytes);
+    if (it != state_->free.end() && it->first <= 2 * bytes) {
+      capacity = it->first;
+      p = it->second;
+      state_->cached_bytes -= capacity;
+      state_->free.erase(it);
+    }
+  }
+  if (!p) p = std::aligned_alloc(64, capacity);
+  if (!p) throw std::bad_alloc();
+  std::shared_ptr<State> state = state_;
+  holder = std::shared_ptr<void>(p, [state, capacity](void* q) {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    if (state->cached_bytes + capacity > state->max_cached_bytes) {
+      std::free(q);
+      return;
+    }
+    state->free.emplace(capacity, q);
+    state->cached_bytes += capacity;
+  });
+  if (t.nbytes()) std::memcpy(p, t.raw(), t.nbytes());
+  return Tensor::borrow(t.dtype(), t.shape(), p);
+}
+
+}  // namespace openge::dump
