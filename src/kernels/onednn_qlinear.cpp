@@ -80,7 +80,15 @@ dnnl::primitive_attr requant_attr(const Requant& q, int channel_dim) {
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   attr.set_output_scales(q.per_channel ? 1 << channel_dim : 0, q.scales);
   if (q.src_zp != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q.src_zp});
-  if (q.dst_zp != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {q.dst_zp});
+  if (q.dst_zp != 0) {
+    // oneDNN adds the output zero point in float and rounds after it; ONNX rounds first and adds
+    // the zero point as an integer. Rounding in a post-op (to nearest even, before the zero
+    // point) makes the sum an integer, so oneDNN's later add and conversion are exact.
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_round, 0.0f, 0.0f);
+    attr.set_post_ops(ops);
+    attr.set_zero_points(DNNL_ARG_DST, 0, {q.dst_zp});
+  }
   return attr;
 }
 

@@ -2,13 +2,11 @@
 // s8 weights reordered once, int32 accumulation, per-tensor or per-output-channel requantization
 // through oneDNN 2.6's output scales and zero points).
 //
-// Equality with the reference kernels (src/ops/quantize_ops.cpp): the integer sums are exact in
-// both, and oneDNN multiplies the float sum by the same float multiplier
-// (x_scale * w_scale[m] / y_scale, computed here in the reference's order). It then adds the
-// output zero point in float *before* rounding, where the reference rounds first and adds the
-// zero point as an integer: the results are bit-identical when y_zero_point is 0, and differ by
-// at most 1 where a scaled value lies within half a float ulp (of the value plus the zero point)
-// of a .5 boundary, which the tests measure as rare.
+// Equality with the reference kernels (src/ops/quantize_ops.cpp): bit for bit. The integer sums
+// are exact in both; oneDNN multiplies the float sum by the same float multiplier
+// (x_scale * w_scale[m] / y_scale, computed here in the reference's order); and since oneDNN
+// would add the output zero point in float before rounding, where ONNX rounds first and adds it
+// as an integer, a round post-op (nearest even) comes first whenever the zero point is not 0.
 //
 // Forms not covered (the AI CPU reference kernel runs them): non-constant weights, scales or
 // zero points; uint8 weights or a non-zero weight zero point (oneDNN 2.6 has no int8 kernel
