@@ -76,4 +76,19 @@ std::string usage(const std::string& synopsis, const std::string& description, c
   return out;
 }
 
+SplitArgs split_positional(int argc, char** argv) {
+  SplitArgs out;
+  out.flags = {argv[0], argv[1]};
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--", 0) == 0) {
+      out.flags.push_back(argv[i]);
+      if (a.find('=') == std::string::npos && a != "--help" && i + 1 < argc) out.flags.push_back(argv[++i]);
+    } else {
+      out.positional.push_back(argv[i]);
+    }
+  }
+  return out;
+}
+
 }  // namespace openge::cli

@@ -31,6 +31,15 @@ class Args {
   std::map<std::string, std::vector<std::string>> values_;
 };
 
+// Commands with positional arguments (profile-report DIR, dump convert DIR, compare A B): splits
+// argv[2..] into the flags (with argv[0], argv[1] first, ready for Args::parse(..., 2, ...)) and
+// the positional words. A flag without '=' takes the next word as its value, except --help.
+struct SplitArgs {
+  std::vector<char*> flags;
+  std::vector<char*> positional;
+};
+SplitArgs split_positional(int argc, char** argv);
+
 std::string usage(const std::string& synopsis, const std::string& description, const std::vector<FlagSpec>& specs);
 
 }  // namespace openge::cli

@@ -17,18 +17,9 @@ int cmd_profile_report(int argc, char** argv) {
       {"output", "FILE", "where to write the HTML report (default DIR/mindstudio_profiler_output/report.html)"},
       {"top", "N", "operators in the printed table (default 10)"},
       {"help", "", "show this help"}};
-  std::vector<char*> rest;  // the positional DIR
-  std::vector<char*> flags = {argv[0], argv[1]};
-  for (int i = 2; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a.rfind("--", 0) == 0) {
-      flags.push_back(argv[i]);
-      if (a.find('=') == std::string::npos && a != "--help" && i + 1 < argc) flags.push_back(argv[++i]);
-    } else {
-      rest.push_back(argv[i]);
-    }
-  }
-  auto args = Args::parse(static_cast<int>(flags.size()), flags.data(), 2, specs);
+  SplitArgs split = split_positional(argc, argv);
+  const std::vector<char*>& rest = split.positional;
+  auto args = Args::parse(static_cast<int>(split.flags.size()), split.flags.data(), 2, specs);
   if (!args.ok()) {
     std::fprintf(stderr, "openge profile-report: error: %s\n", args.status().message().c_str());
     return 2;

@@ -20,15 +20,6 @@ struct DumpEntry {
   int task_id = 0;
 };
 
-std::vector<std::string> split_dots(const std::string& name) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t dot; (dot = name.find('.', start)) != std::string::npos; start = dot + 1)
-    out.push_back(name.substr(start, dot - start));
-  out.push_back(name.substr(start));
-  return out;
-}
-
 // Dump files under `dir`, keyed by iteration folder and op name.
 Result<std::map<std::pair<std::string, std::string>, DumpEntry>> index_dumps(const std::string& dir) {
   std::error_code ec;
@@ -38,7 +29,7 @@ Result<std::map<std::pair<std::string, std::string>, DumpEntry>> index_dumps(con
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (!it->is_regular_file() || !looks_like_dump_file(name)) continue;
-    const auto f = split_dots(name);
+    const auto f = dump_name_fields(name);
     DumpEntry e{it->path().string(), f[0], f[1], it->path().parent_path().filename().string(), std::stoi(f[2])};
     out[{e.iteration, e.op_name}] = e;
   }

@@ -18,14 +18,19 @@ std::string npy_name(const std::string& base, const char* kind, size_t slot, con
 
 }  // namespace
 
-bool looks_like_dump_file(const std::string& name) {
-  if (name.empty() || name[0] == '.') return false;
-  // Five '.'-separated fields, the last three numbers (task, stream, timestamp).
+std::vector<std::string> dump_name_fields(const std::string& name) {
   std::vector<std::string> fields;
   size_t start = 0;
   for (size_t dot; (dot = name.find('.', start)) != std::string::npos; start = dot + 1)
     fields.push_back(name.substr(start, dot - start));
   fields.push_back(name.substr(start));
+  return fields;
+}
+
+bool looks_like_dump_file(const std::string& name) {
+  if (name.empty() || name[0] == '.') return false;
+  // Five '.'-separated fields, the last three numbers (task, stream, timestamp).
+  const std::vector<std::string> fields = dump_name_fields(name);
   if (fields.size() != 5) return false;
   for (size_t i = 2; i < 5; ++i)
     if (fields[i].empty() || !std::all_of(fields[i].begin(), fields[i].end(), ::isdigit)) return false;

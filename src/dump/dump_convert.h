@@ -24,6 +24,9 @@ Result<ConvertSummary> convert_dumps_to_npy(const std::string& dir, const std::s
 // The .npy names of one dump file's tensors (without folder), inputs first, in slot order.
 std::vector<std::string> npy_names(const std::string& dump_file_name, const DumpRecord& record);
 
+// The '.'-separated fields of a dump file name: {op_type}.{op_name}.{task_id}.{stream_id}.{timestamp}.
+std::vector<std::string> dump_name_fields(const std::string& file_name);
+
 // True for a file name that Data Dump writes ({op_type}.{op_name}.{task_id}.{stream_id}.{timestamp}).
 bool looks_like_dump_file(const std::string& file_name);
 

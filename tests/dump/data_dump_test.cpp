@@ -18,14 +18,7 @@ namespace openge::dump::testing {
 namespace {
 
 // The fields of a dump file name: {op_type}.{op_name}.{task_id}.{stream_id}.{timestamp}.
-std::vector<std::string> name_fields(const std::string& name) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t dot; (dot = name.find('.', start)) != std::string::npos; start = dot + 1)
-    out.push_back(name.substr(start, dot - start));
-  out.push_back(name.substr(start));
-  return out;
-}
+std::vector<std::string> name_fields(const std::string& name) { return dump_name_fields(name); }
 
 bool is_dump_file(const std::string& name) { return looks_like_dump_file(name); }
 
