@@ -22,6 +22,9 @@ struct OpSchema {
   // Output 0 is input 0's data under a new shape (Reshape, Squeeze, Identity …): the executor
   // shares the buffer instead of running the kernel.
   bool output_aliases_input = false;
+  // Draws random numbers: constant folding would freeze one draw into the model, so the node is
+  // folded only when its `seed` attribute makes every run draw the same values.
+  bool fold_only_when_seeded = false;
 };
 
 // nullptr when the op is unknown.

@@ -232,12 +232,12 @@ Status multinomial_kernel(KernelContext& ctx) {
 }  // namespace
 
 void register_random_ops(std::vector<OpSchema>& table) {
-  table.push_back(OpSchema{"RandomUniform", 0, 0, 1, 1, &random_infer, &random_kernel, false});
-  table.push_back(OpSchema{"RandomNormal", 0, 0, 1, 1, &random_infer, &random_kernel, false});
-  table.push_back(OpSchema{"RandomUniformLike", 1, 1, 1, 1, &random_infer, &random_kernel, false});
-  table.push_back(OpSchema{"RandomNormalLike", 1, 1, 1, 1, &random_infer, &random_kernel, false});
-  table.push_back(OpSchema{"Bernoulli", 1, 1, 1, 1, &bernoulli_infer, &bernoulli_kernel, false});
-  table.push_back(OpSchema{"Multinomial", 1, 1, 1, 1, &multinomial_infer, &multinomial_kernel, false});
+  table.push_back(OpSchema{"RandomUniform", 0, 0, 1, 1, &random_infer, &random_kernel, false, true});
+  table.push_back(OpSchema{"RandomNormal", 0, 0, 1, 1, &random_infer, &random_kernel, false, true});
+  table.push_back(OpSchema{"RandomUniformLike", 1, 1, 1, 1, &random_infer, &random_kernel, false, true});
+  table.push_back(OpSchema{"RandomNormalLike", 1, 1, 1, 1, &random_infer, &random_kernel, false, true});
+  table.push_back(OpSchema{"Bernoulli", 1, 1, 1, 1, &bernoulli_infer, &bernoulli_kernel, false, true});
+  table.push_back(OpSchema{"Multinomial", 1, 1, 1, 1, &multinomial_infer, &multinomial_kernel, false, true});
 }
 
 }  // namespace openge

@@ -118,7 +118,8 @@ Status Executable::infer_and_fold() {
       if (o < ctx.folded().size() && ctx.folded()[o].defined()) v.constant = ctx.folded()[o];
       if (info.shape_known) out_bytes += static_cast<size_t>(shape_numel(info.shape)) * dtype_size(info.dtype);
     }
-    if (all_constant && out_bytes <= kMaxFoldBytes) {
+    const bool foldable = !schema->fold_only_when_seeded || node.attrs.find("seed");
+    if (all_constant && foldable && out_bytes <= kMaxFoldBytes) {
       std::vector<const Tensor*> inputs;
       for (const ValueInfo* p : ptrs) inputs.push_back(p ? p->value : nullptr);
       auto folded = evaluate_node(node, g.opset, inputs);
