@@ -36,9 +36,8 @@ Result<int64_t> checked_index(const Ctx& ctx, int64_t v, int64_t dim, const std:
   return v < 0 ? v + dim : v;
 }
 
-// size-limit: output sizes taken from data (NonZero, Compress, Unique, NonMaxSuppression counts)
-// are checked here against kMaxTensorBytes (shape_common.h) until the central size-limit policy
-// (base/size_limit.h) exists; then this forwards to it.
+// Output sizes taken from data (NonZero, Compress, Unique, NonMaxSuppression counts) meet the
+// size-limit policy (base/size_limit.h, through check_shape_size) before anything is allocated.
 inline Status check_data_sized_output(const InferContext& ctx, const Shape& shape, DType dtype, const std::string& what) {
   return check_shape_size(ctx, shape, dtype, what);
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/dispatch.h"
+#include "ops/generated_size.h"
 #include "openge/tensor.h"
 
 namespace openge {
@@ -48,21 +49,13 @@ inline A wrap_mul(A a, A b) {
   else return a * b;
 }
 
-// The largest tensor an op may ask the executor to allocate (2^36 elements: 256 GiB of fp32).
-// A hostile model must get an error, not an allocation of absurd size.
-inline constexpr int64_t kMaxOutputElements = int64_t{1} << 36;
-
-// True when every dim is >= 0 (or -1, "unknown", at compile time) and the known dims multiply
-// to at most kMaxOutputElements.
+// True when every dim is >= 0 (or -1, "unknown", at compile time) and the known dims fit the
+// size-limit policy (check_known_extent, ops/generated_size.h): a hostile model gets an error,
+// not an allocation of absurd size.
 inline bool shape_size_ok(const Shape& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d == -1) continue;
-    if (d < 0) return false;
-    if (d != 0 && n > kMaxOutputElements / d) return false;
-    n *= d;
-  }
-  return n <= kMaxOutputElements;
+  for (int64_t d : shape)
+    if (d < -1) return false;
+  return check_known_extent(shape, "output").ok();
 }
 
 // dst (contiguous, `shape`) [i0,i1,...] = src[sum_k i_k * strides[k]]. Strides may be 0

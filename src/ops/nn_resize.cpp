@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "base/size_limit.h"
 #include "ops/cubic_weights.h"
 #include "ops/nn_common.h"
 #include "ops/nn_window.h"
@@ -138,7 +139,8 @@ Status plan_resize_shape(const Shape& x, const Tensor* scales, const Tensor* siz
         continue;
       }
       const double out = std::floor(static_cast<double>(x[d]) * (plan->roi_end[d] - plan->roi_start[d]) * s[d]);
-      if (!(out >= 0.0) || out > static_cast<double>(kMaxNnOutputElements))
+      // One dim past the size limit can never fit; the whole shape is checked below.
+      if (!(out >= 0.0) || out > static_cast<double>(max_tensor_bytes()))
         return invalid_model("scale " + std::to_string(s[d]) + " on dim " + std::to_string(d) + " of size " +
                              std::to_string(x[d]) + " gives an output dim out of range");
       plan->output[d] = static_cast<int64_t>(out);
@@ -151,7 +153,7 @@ Status plan_resize_shape(const Shape& x, const Tensor* scales, const Tensor* siz
                            std::to_string(rank));
     for (size_t d = 0; d < rank; ++d) {
       const int64_t out = sizes->data<int64_t>()[d];
-      if (out < 0 || out > kMaxNnOutputElements)
+      if (out < 0 || static_cast<uint64_t>(out) > max_tensor_bytes())
         return invalid_model("sizes entry " + std::to_string(out) + " for dim " + std::to_string(d) + " is out of range");
       plan->output[d] = out;
       if (x[d] > 0) plan->scales[d] = static_cast<double>(out) / static_cast<double>(x[d]);

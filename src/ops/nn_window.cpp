@@ -1,5 +1,7 @@
 #include "ops/nn_window.h"
 
+#include "ops/generated_size.h"
+
 namespace openge {
 namespace {
 
@@ -231,19 +233,6 @@ Result<WindowGeometry> resolve_transposed_window(const WindowParams& p, const st
   return g;
 }
 
-Status check_output_elements(const Shape& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 0) continue;
-    if (d != 0 && n > kMaxNnOutputElements / d)
-      return invalid_model("output shape " + shape_to_string(shape) + " has more than " +
-                           std::to_string(kMaxNnOutputElements) + " elements");
-    n *= d;
-  }
-  if (n > kMaxNnOutputElements)
-    return invalid_model("output shape " + shape_to_string(shape) + " has more than " +
-                         std::to_string(kMaxNnOutputElements) + " elements");
-  return Status::Ok();
-}
+Status check_output_elements(const Shape& shape) { return check_known_extent(shape, "the output"); }
 
 }  // namespace openge

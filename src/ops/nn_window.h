@@ -28,10 +28,10 @@ enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
 std::optional<AutoPad> parse_auto_pad(const std::string& s);
 const char* auto_pad_name(AutoPad p);
 
-// Upper bounds that keep hostile attribute values from overflowing int64 arithmetic or asking
-// for absurd allocations. Real models are many orders of magnitude below them.
-constexpr int64_t kMaxWindowAttr = int64_t{1} << 24;        // kernel, stride, dilation, pad, output_padding
-constexpr int64_t kMaxNnOutputElements = int64_t{1} << 30;  // elements of one op output (4 GiB of fp32)
+// Upper bound that keeps hostile attribute values from overflowing int64 arithmetic (not a size
+// limit: output sizes go through the size-limit policy, check_output_elements). Real models are
+// many orders of magnitude below it.
+constexpr int64_t kMaxWindowAttr = int64_t{1} << 24;  // kernel, stride, dilation, pad, output_padding
 
 // The window attributes of one node, validated but not yet applied to an input.
 // Every vector has one entry per spatial dim.
@@ -89,8 +89,8 @@ Result<WindowGeometry> resolve_transposed_window(const WindowParams& params, con
                                                  const std::vector<int64_t>& output_padding,
                                                  const std::vector<int64_t>& output_shape);
 
-// Product of dims with an overflow/size guard: an error if it exceeds kMaxNnOutputElements.
-// Negative (unknown) dims are skipped.
+// The size-limit policy for an output shape planned before its dtype matters
+// (check_known_extent, ops/generated_size.h): negative (unknown) dims are skipped.
 Status check_output_elements(const Shape& shape);
 
 }  // namespace openge

@@ -13,9 +13,10 @@
 
 namespace openge {
 
-// A bound for intermediate counts (Range's length, Pad's arithmetic) before the output shape is
-// checked against the size-limit policy (check_shape_size).
-constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
+// Not a size limit: a bound on intermediate counts (Range's length, Pad's amounts) that keeps
+// their int64 arithmetic from overflowing before the output shape meets the size-limit policy
+// (check_shape_size).
+constexpr int64_t kShapeArithmeticBound = int64_t{1} << 40;
 
 // Registration of each file of the family; register_shape_ops (shape_ops.cpp) calls them all.
 void register_shape_reshape_ops(std::vector<OpSchema>& table);   // Reshape Flatten Squeeze Unsqueeze

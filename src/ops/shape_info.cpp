@@ -112,7 +112,7 @@ Result<int64_t> range_count(const Ctx& ctx, const Tensor& start, const Tensor& l
     if (d == 0 || !std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d))
       return ctx.error("start, limit and delta must be finite and delta non-zero");
     const double c = std::ceil((l - s) / d);
-    if (c > static_cast<double>(kMaxTensorBytes)) return ctx.error("the range is too long");
+    if (c > static_cast<double>(kShapeArithmeticBound)) return ctx.error("the range is too long");
     n = c > 0 ? static_cast<int64_t>(c) : 0;
   } else {
     const __int128 s = start.scalar_as_int(), l = limit.scalar_as_int(), d = delta.scalar_as_int();
@@ -121,7 +121,7 @@ Result<int64_t> range_count(const Ctx& ctx, const Tensor& start, const Tensor& l
     const __int128 diff = l - s;
     __int128 c = diff / d;
     if (c * d != diff && ((diff > 0) == (d > 0))) ++c;
-    if (c > kMaxTensorBytes) return ctx.error("the range is too long");
+    if (c > kShapeArithmeticBound) return ctx.error("the range is too long");
     n = c > 0 ? static_cast<int64_t>(c) : 0;
   }
   return n;

@@ -64,7 +64,7 @@ Status pad_spec(const Ctx& ctx, const Shape& in, PadSpec& spec, bool& known) {
   spec.begin.assign(in.size(), 0);
   spec.end.assign(in.size(), 0);
   spec.out_shape = in;
-  constexpr int64_t kLimit = kMaxTensorBytes;
+  constexpr int64_t kLimit = kShapeArithmeticBound;
   for (size_t i = 0; i < axes.size(); ++i) {
     const size_t a = static_cast<size_t>(axes[i]);
     const int64_t b = pads[i], e = pads[i + axes.size()];
