@@ -1,5 +1,7 @@
 // The public entry point: open a model, run it. A Session compiles the model once per set of
-// input shapes and reuses that compiled graph; run() may be called from several threads.
+// input shapes and reuses that compiled graph (the last compiled_shape_cache_size shape sets, 8
+// by default); run() may be called from several threads, and a run whose shapes are compiled
+// never waits for another thread's compile of new shapes.
 #pragma once
 #include <memory>
 #include <string>
@@ -13,7 +15,10 @@ namespace openge {
 namespace options { class OptionSet; }
 
 struct SessionOptions {
-  int num_threads = 0;     // 0: one per core
+  // Threads of compiles and runs, set on the calling thread only for the call (its OpenMP
+  // setting is restored after). 0: the OpenMP setting of the thread opening the session, i.e.
+  // OMP_NUM_THREADS, else one per core.
+  int num_threads = 0;
   bool use_aicore = true;  // false: run every op on the reference (AI CPU) engine
   bool run_passes = true;  // graph fusion passes
   // The validated npu.global_options() configuration (src/options/option_set.h); null means
@@ -85,6 +90,9 @@ class Session {
   // SessionOptions.config is null), with the settings the pass ignored and why.
   std::vector<PrecisionRecord> precision_report() const;
   std::vector<std::string> precision_warnings() const;
+
+  // Input-shape sets whose compiled graph is cached now (at most compiled_shape_cache_size).
+  size_t compiled_shape_count() const;
 
  private:
   struct Impl;

@@ -293,6 +293,12 @@ const OptionSpec kTable[] = {
           "shapes); a larger one is refused with an error naming the node, the shape and the limit",
           "src/runtime/session.cpp"),
      "size limit of one tensor allocation (base/size_limit.h)", "", ""},
+    {"compiled_shape_cache_size", "", "", "", Kind::kInt, "input-shape sets, >= 1", RANGE(1, kNoMax), "8", nullptr,
+     nullptr,
+     DOES("how many input-shape sets keep their compiled graph in a session; a run with a new shape set beyond "
+          "that drops the least recently used one (compiled again if it comes back)",
+          "src/runtime/session.cpp"),
+     "size of a session's per-shape compiled-graph cache (LRU)", "", ""},
     // ---- environment variables (MISC-18) ------------------------------------------------------
     {"ASCEND_WORK_PATH", "", "", "ASCEND_WORK_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr,
      DOES("the root of the artifacts' own folders, each made when first written: profiling data in profiling_data "

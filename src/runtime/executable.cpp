@@ -3,11 +3,14 @@
 #include <climits>
 #include <cstdlib>
 
+#include <omp.h>
+
 #include "graph_dump/graph_dumper.h"
 #include "passes/pass.h"
 #include "runtime/compile_log.h"
 #include "runtime/memory_plan.h"
 #include "runtime/node_eval.h"
+#include "base/omp_threads.h"
 #include "base/parallel.h"
 
 namespace openge {
@@ -41,10 +44,11 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   return guard_exceptions([&]() -> Result<std::unique_ptr<Executable>> {
   std::unique_ptr<Executable> exe(new Executable());
   exe->graph_ = std::move(graph);
-  exe->num_threads_ = options.num_threads;
   // oneDNN fixes a primitive's thread count when it is created: compile with the thread count
   // the runs will have, or a 1-thread session still wakes a second thread inside its kernels.
-  set_num_threads(options.num_threads);
+  // 0: the calling thread's OpenMP setting, which the runs then keep.
+  exe->num_threads_ = options.num_threads > 0 ? options.num_threads : omp_get_max_threads();
+  ScopedNumThreads threads(exe->num_threads_);
   Graph& g = exe->graph_;
   if (input_shapes.size() != g.inputs.size())
     return invalid_argument("the model has " + std::to_string(g.inputs.size()) + " inputs but " +
@@ -294,7 +298,8 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, R
   if (inputs.size() != g.inputs.size())
     return invalid_argument("the model takes " + std::to_string(g.inputs.size()) + " inputs, " +
                             std::to_string(inputs.size()) + " were given");
-  set_num_threads(num_threads_);  // this thread may have compiled or run another session
+  // This thread's OpenMP setting may differ (another session, the caller's own code): restored after.
+  ScopedNumThreads threads(num_threads_);
   std::vector<Tensor> slots(g.values.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = g.values[static_cast<size_t>(g.inputs[i])];

@@ -4,6 +4,9 @@
 #include <map>
 #include <optional>
 #include <mutex>
+#include <set>
+
+#include <omp.h>
 
 #include "base/guard.h"
 #include "base/size_limit.h"
@@ -15,6 +18,7 @@
 #include "profiling/profiler.h"
 #include "runtime/executable.h"
 #include "runtime/observer_pair.h"
+#include "runtime/shape_cache.h"
 
 namespace openge {
 
@@ -22,9 +26,15 @@ struct Session::Impl {
   Graph graph;
   SessionOptions options;
   std::vector<TensorInfo> inputs, outputs;
-  std::mutex mutex;
-  // One compiled graph per distinct set of input shapes.
-  std::map<std::vector<Shape>, std::shared_ptr<Executable>> compiled;
+  // Threads of every compile and run: SessionOptions.num_threads, or (0) the OpenMP setting of
+  // the thread that opened the session (OMP_NUM_THREADS, else one per core).
+  int num_threads = 1;
+  // One compiled graph per distinct set of input shapes, bounded (option compiled_shape_cache_size).
+  std::unique_ptr<ShapeCache> compiled;
+  // With profiling on, every graph a run used, kept past its eviction from `compiled`: the
+  // profiler's records point into it until the profiler is destroyed.
+  std::mutex profiled_mutex;
+  std::set<std::shared_ptr<Executable>> profiled;
   // Declared after `compiled` so that it is destroyed first: its records point into the
   // compiled graphs, and its destructor writes them.
   std::unique_ptr<profiling::Profiler> profiler;
@@ -46,6 +56,12 @@ template <class T>
 Result<T> logged(Result<T> result) {
   if (!result.ok()) OPENGE_LOG_ERROR("GE", result.status().message());
   return result;
+}
+
+// Option compiled_shape_cache_size: how many input-shape sets keep their compiled graph.
+size_t compiled_shape_cache_size_of(const SessionOptions& options) {
+  const int64_t v = options.config ? options.config->get_int("compiled_shape_cache_size", 0) : 0;
+  return static_cast<size_t>(v > 0 ? v : kDefaultShapeCacheSize);
 }
 
 }  // namespace
@@ -90,6 +106,8 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
   impl->graph = std::move(graph.value());
   impl->options = options;
   impl->max_tensor_bytes = max_tensor_bytes;
+  impl->num_threads = options.num_threads > 0 ? options.num_threads : omp_get_max_threads();
+  impl->compiled = std::make_unique<ShapeCache>(compiled_shape_cache_size_of(options));
   for (int v : impl->graph.inputs) {
     const Value& value = impl->graph.values[static_cast<size_t>(v)];
     impl->inputs.push_back({value.name, value.dtype, value.shape.value_or(Shape{})});
@@ -126,27 +144,28 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunI
   const int64_t run_start = profiler ? profiling::steady_now_ns() : 0;
   std::vector<Shape> shapes;
   for (const Tensor& t : inputs) shapes.push_back(t.shape());
-  std::shared_ptr<Executable> exe;
-  {
-    std::lock_guard<std::mutex> lock(impl_->mutex);
-    auto it = impl_->compiled.find(shapes);
-    if (it == impl_->compiled.end()) {
-      CompileOptions co;
-      co.num_threads = impl_->options.num_threads;
-      co.use_aicore = impl_->options.use_aicore;
-      co.run_passes = impl_->options.run_passes;
-      co.config = impl_->options.config;
-      auto compiled = Executable::compile(impl_->graph, shapes, co);
-      if (!compiled.ok()) return compiled.status();
-      it = impl_->compiled.emplace(shapes, std::shared_ptr<Executable>(std::move(compiled.value()))).first;
-      if (profiler) profiler->record_api("ModelCompile", run_start, profiling::steady_now_ns());
-    }
-    exe = it->second;
-  }
+  // Only this shape set's compile waits here; runs of other shapes go on meanwhile.
+  auto cached = impl_->compiled->get_or_compile(shapes, [&]() -> Result<std::shared_ptr<Executable>> {
+    CompileOptions co;
+    co.num_threads = impl_->num_threads;
+    co.use_aicore = impl_->options.use_aicore;
+    co.run_passes = impl_->options.run_passes;
+    co.config = impl_->options.config;
+    auto compiled = Executable::compile(impl_->graph, shapes, co);
+    if (!compiled.ok()) return compiled.status();
+    if (profiler) profiler->record_api("ModelCompile", run_start, profiling::steady_now_ns());
+    return std::shared_ptr<Executable>(std::move(compiled.value()));
+  });
+  if (!cached.ok()) return cached.status();
+  const std::shared_ptr<Executable> exe = cached.value();
   RunStats stats;
   Result<std::vector<Tensor>> outputs = std::vector<Tensor>{};
   std::unique_ptr<RunObserver> dump_observer = impl_->dumper ? impl_->dumper->begin_iteration(*exe) : nullptr;
   if (profiler) {
+    {
+      std::lock_guard<std::mutex> lock(impl_->profiled_mutex);
+      impl_->profiled.insert(exe);
+    }
     const int64_t execute_start = profiling::steady_now_ns();
     auto iteration = profiler->begin_iteration(exe.get(), exe->nodes().size());
     std::optional<ObserverPair> both;
@@ -203,10 +222,10 @@ Result<std::unique_ptr<Session>> Session::open_from_memory(const void* data, siz
 }
 
 std::vector<PrecisionRecord> Session::precision_report() const {
-  std::lock_guard<std::mutex> lock(impl_->mutex);
   std::vector<PrecisionRecord> records;
-  if (impl_->compiled.empty()) return records;
-  const Executable& exe = *impl_->compiled.begin()->second;
+  const std::shared_ptr<Executable> first = impl_->compiled->first();
+  if (!first) return records;
+  const Executable& exe = *first;
   std::map<std::string, Engine> engines;
   for (const CompiledNode& n : exe.nodes()) engines[n.node.name] = n.engine;
   auto name = [](DType t) { return t == DType::kUndefined ? std::string() : std::string(dtype_name(t)); };
@@ -220,8 +239,10 @@ std::vector<PrecisionRecord> Session::precision_report() const {
 }
 
 std::vector<std::string> Session::precision_warnings() const {
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  return impl_->compiled.empty() ? std::vector<std::string>{} : impl_->compiled.begin()->second->precision_warnings();
+  const std::shared_ptr<Executable> first = impl_->compiled->first();
+  return first ? first->precision_warnings() : std::vector<std::string>{};
 }
+
+size_t Session::compiled_shape_count() const { return impl_->compiled->size(); }
 
 }  // namespace openge
