@@ -15,4 +15,7 @@ build=${1:-$root/build-tsan}
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
   -DOPENGE_SANITIZE=thread -DOPENGE_PYTHON_PACKAGE=OFF >/dev/null
 ninja -C "$build" -j"$(nproc)" openge_thread_tests
-OMP_NUM_THREADS=1 TSAN_OPTIONS="second_deadlock_stack=1 ${TSAN_OPTIONS:-}" "$build/tests/openge_thread_tests" --gtest_brief=1
+# The one test that asks for two OpenMP threads explicitly would start a team: left to the
+# other suites.
+OMP_NUM_THREADS=1 TSAN_OPTIONS="second_deadlock_stack=1 ${TSAN_OPTIONS:-}" "$build/tests/openge_thread_tests" \
+  --gtest_brief=1 --gtest_filter=-Session.ThreadCountDoesNotChangeTheResultBeyondRounding
