@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set-up, builds, and the whole test suite: unit tests, conformance and hostile models on the
-# Release build; the whole unit suite again under ASan+UBSan;
+# Release build; the whole unit suite again under ASan+UBSan; the concurrency tests under TSan;
 # libFuzzer on the loader and on each option-file parser.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -12,5 +12,6 @@ scripts/build.sh build Release -DOPENGE_SANITIZED_CLI="$PWD/build-asan/openge"
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 # The whole unit suite under ASan+UBSan, one gtest shard per core.
 ASAN_OPTIONS=detect_leaks=1 tests/sanitizers/run_sharded.sh build-asan/tests/openge_tests
+tests/threads/run_tsan.sh build-tsan
 tests/fuzz/run_fuzz.sh "${FUZZ_SECONDS:-60}"
 tests/options_fuzz/run_options_fuzz.sh "${FUZZ_SECONDS:-60}"
