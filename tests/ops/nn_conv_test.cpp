@@ -344,7 +344,7 @@ TEST(OpConvTranspose, RejectsBadShapesAndHugeOutputs) {
   Node big_stride = make_node("ConvTranspose", 2);
   set_ints(big_stride, "strides", {1 << 20});
   Tensor wide = float_tensor({1, 2, 20000}, {});
-  EXPECT_NE(run_error(big_stride, {&wide, &w_ok}).find("elements"), std::string::npos);
+  EXPECT_NE(run_error(big_stride, {&wide, &w_ok}).find("too large"), std::string::npos);
   Node bad_outpad = make_node("ConvTranspose", 2);
   set_ints(bad_outpad, "output_padding", {3});
   EXPECT_NE(run_error(bad_outpad, {&x, &w_ok}).find("output_padding"), std::string::npos);

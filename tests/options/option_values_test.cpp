@@ -50,7 +50,7 @@ TEST(OptRanges, EveryIntRangeAtItsBoundaries) {
     EXPECT_FALSE(accepted({{s.name, ""}})) << s.name;
     ++checked;
   }
-  EXPECT_EQ(checked, 16);  // 7 fields, device_id, max_tensor_bytes and 7 environment variables (2 of them the log settings)
+  EXPECT_EQ(checked, 17);  // 7 fields, device_id, max_tensor_bytes, compiled_shape_cache_size and 7 environment variables
 }
 
 TEST(OptEnums, EveryEnumValueAcceptedAndOthersRejected) {
