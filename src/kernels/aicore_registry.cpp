@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "kernels/compiled_kernel.h"
+#include "kernels/fixed_plan_kernel.h"
 #include "kernels/onednn_conv.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/onednn_pool.h"
@@ -21,19 +22,23 @@ using Factory = Result<std::unique_ptr<CompiledKernel>> (*)(const KernelRequest&
 // cube ops widen to their float32 kernel (narrow in, float32 accumulate, narrow out, like the
 // NPU); data movement and pooling leave them to the AI CPU kernels, which handle them natively.
 enum class Narrow { kAiCpu, kWiden };
+// Whether the kernel adds up partial results (a K or input-channel reduction) in an order that
+// oneDNN may pick by thread count: those get a one-thread plan under deterministic=1.
+enum class Reduces { kNo, kYes };
 
 struct AiCoreRow {
   std::string_view op_type;
   Factory make;
   Narrow narrow = Narrow::kAiCpu;
+  Reduces reduces = Reduces::kNo;
 };
 
 constexpr AiCoreRow kAiCoreOps[] = {
-    {"Conv", onednn::make_conv_kernel, Narrow::kWiden},
-    {"FusedConv", onednn::make_conv_kernel, Narrow::kWiden},
-    {"MatMul", onednn::make_matmul_kernel, Narrow::kWiden},
-    {"FusedMatMul", onednn::make_matmul_kernel, Narrow::kWiden},
-    {"Gemm", onednn::make_gemm_kernel, Narrow::kWiden},
+    {"Conv", onednn::make_conv_kernel, Narrow::kWiden, Reduces::kYes},
+    {"FusedConv", onednn::make_conv_kernel, Narrow::kWiden, Reduces::kYes},
+    {"MatMul", onednn::make_matmul_kernel, Narrow::kWiden, Reduces::kYes},
+    {"FusedMatMul", onednn::make_matmul_kernel, Narrow::kWiden, Reduces::kYes},
+    {"Gemm", onednn::make_gemm_kernel, Narrow::kWiden, Reduces::kYes},
     {"MaxPool", onednn::make_pool_kernel},
     {"AveragePool", onednn::make_pool_kernel},
     {"GlobalAveragePool", onednn::make_pool_kernel},
@@ -50,23 +55,29 @@ constexpr AiCoreRow kAiCoreOps[] = {
     {"LSTM", onednn::make_rnn_kernel},
 };
 
+Result<std::unique_ptr<CompiledKernel>> make_row_kernel(const AiCoreRow& row, const KernelRequest& request) {
+  if (row.narrow == Narrow::kWiden && has_narrow_float(request)) {
+    // A native bf16 primitive where the CPU has one; oneDNN refuses it (an exception) on
+    // CPUs without, and the widened float32 kernel runs instead.
+    try {
+      auto native = row.make(request);
+      if (native.ok() && *native) return native;
+    } catch (const std::exception&) {
+    }
+    return make_widened_kernel(request, row.make);
+  }
+  return row.make(request);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<CompiledKernel>> make_aicore_kernel(const KernelRequest& request) {
   for (const AiCoreRow& row : kAiCoreOps) {
     if (row.op_type != request.node.op_type) continue;
     try {
-      if (row.narrow == Narrow::kWiden && has_narrow_float(request)) {
-        // A native bf16 primitive where the CPU has one; oneDNN refuses it (an exception) on
-        // CPUs without, and the widened float32 kernel runs instead.
-        try {
-          auto native = row.make(request);
-          if (native.ok() && *native) return native;
-        } catch (const std::exception&) {
-        }
-        return make_widened_kernel(request, row.make);
-      }
-      return row.make(request);
+      if (request.deterministic && row.reduces == Reduces::kYes)
+        return make_fixed_plan_kernel([&] { return make_row_kernel(row, request); });
+      return make_row_kernel(row, request);
     } catch (const std::exception& e) {
       return internal_error(request.node.op_type + " '" + request.node.name + "': AI Core kernel creation failed: " +
                             e.what());

@@ -27,6 +27,9 @@ struct KernelRequest {
   int64_t opset;
   std::vector<ValueInfo> inputs;   // dtype kUndefined for an omitted optional input
   std::vector<ValueInfo> outputs;
+  // deterministic=1: kernels that reduce are built so that no thread count changes their bits
+  // (kernels/fixed_plan_kernel.h).
+  bool deterministic = false;
 };
 
 // The AI Core engine's kernel for this node, or nullptr when the engine does not cover it

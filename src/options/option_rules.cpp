@@ -1,7 +1,12 @@
 #include "options/option_rules.h"
 
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <limits>
+#include <system_error>
+
+#include <unistd.h>
 
 #include "options/config_files.h"
 #include "options/did_you_mean.h"
@@ -114,6 +119,21 @@ void check_option_rules(const OptionSet& s, std::vector<Problem>& errors, std::v
   const std::string soc = s.soc_version();
   const bool a2 = soc_is_a2(soc);
   const std::string pm = s.get("precision_mode"), v2 = s.get("precision_mode_v2");
+
+  // soc_version: a shipped profile, or one added under ASCEND_OPP_PATH (its files are read, and
+  // a missing one reported with the profiles that exist, when a session compiles).
+  if (!soc_is_built_in(soc)) {
+    const bool safe = !soc.empty() && std::all_of(soc.begin(), soc.end(), [](unsigned char c) {
+      return std::isalnum(c) || c == '_' || c == '-';
+    });
+    const std::vector<std::string> built_in = {"Ascend910", "Ascend910B", "Ascend310P"};
+    if (!safe)
+      errors.push_back({"soc_version", soc, "must name a profile folder (letters, digits, _ and -)"});
+    else if (!s.has_value("ASCEND_OPP_PATH"))
+      errors.push_back({"soc_version", soc, "must be one of " + join(built_in, ", ") +
+                                                 did_you_mean_suffix(closest_names(soc, built_in)) +
+                                                 ", or a profile under the opp folder ASCEND_OPP_PATH names (unset)"});
+  }
 
   // precision_mode vs precision_mode_v2 (CANN_FORMATS §1.4, AMB-12): not both.
   if (s.user_set("precision_mode") && s.user_set("precision_mode_v2"))
@@ -274,6 +294,15 @@ void check_option_files(const OptionSet& s, std::vector<Problem>& errors, std::v
       s.has_value("dump_config.dump_path"))
     need_dir("dump_config.dump_path", s.get("dump_config.dump_path"));
   if (s.has_value("aoe_config.work_path")) need_dir("aoe_config.work_path", s.get("aoe_config.work_path"));
+  // The opp folder is only read (an installed one is often read-only).
+  if (s.has_value("ASCEND_OPP_PATH")) {
+    const std::string dir = paths::resolve_against(cwd, s.get("ASCEND_OPP_PATH"));
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec) || ::access(dir.c_str(), R_OK | X_OK) != 0)
+      errors.push_back({"ASCEND_OPP_PATH", s.get("ASCEND_OPP_PATH"),
+                        "is not a readable folder; it must be an opp folder holding "
+                        "built-in/op_impl/ai_core/tbe/config/<soc>/aic-<soc>-ops-info.json"});
+  }
   if (s.get_bool("profiling_config.enable_profiling") && s.has_value("profiling_config.profiling_options")) {
     auto p = parse_profiling_options(s.get("profiling_config.profiling_options"));
     if (p.ok() && !p->get("output").empty()) need_dir("profiling_config.profiling_options.output", p->get("output"));

@@ -46,7 +46,11 @@ const OptionSpec kTable[] = {
      "graph execution mode: 0 online inference, 1 training",
      "enable_small_channel is forced to 1 when 0; precision_mode=force_fp16 needs 0", "OPT-graph_run_mode-1..4"},
     {"deterministic", "", "ge.deterministic", "", Kind::kInt, "0 or 1", RANGE(0, 1), "0", nullptr, nullptr,
-     NOT_YET("no engine code reads it yet; it will fix the reduction order so that repeated runs give the same bits"),
+     DOES("1: AI Core Conv/MatMul/Gemm kernels are created and run with a one-thread oneDNN plan, so no thread count "
+          "changes how their sums are cut and ordered (they then use one thread); the reference kernels already reduce "
+          "each output on one thread in a fixed order. Every run and every --threads gives the same output bits. "
+          "0: oneDNN plans for the session's threads (faster at 2+ threads; bits may change with the thread count)",
+          "src/runtime/executable.cpp"),
      "deterministic computation: repeated runs give identical outputs", "", "OPT-deterministic-1..5"},
     {"memory_config.atomic_clean_policy", "atomic_clean_policy", "ge.exec.atomicCleanPolicy", "", Kind::kInt,
      "0 (clean all at once) or 1 (clean each atomic operator separately)", RANGE(0, 1), "0", nullptr, nullptr,
@@ -275,10 +279,11 @@ const OptionSpec kTable[] = {
      NO_CPU("deprecated in CANN too; OpenGE plans memory from the network's actual use, there is no pool to size"),
      "historical variable memory size", "", "OPT-variable_memory_max_size-1 MISC-1"},
     // ---- OpenGE additions -------------------------------------------------------------------
-    {"soc_version", "", "ge.socVersion", "", Kind::kEnum, "Ascend910|Ascend910B|Ascend310P", NORANGE, kDefaultSoc,
+    {"soc_version", "", "ge.socVersion", "", Kind::kString,
+     "Ascend910|Ascend910B|Ascend310P, or a profile added under ASCEND_OPP_PATH", NORANGE, kDefaultSoc,
      nullptr, nullptr,
-     DOES("decides the default of precision_mode (which does not change execution yet, see its row) and which bf16 / "
-          "L2Cache / instr_profiling_freq settings are accepted",
+     DOES("selects the SoC profile the precision pass loads (opp/ or ASCEND_OPP_PATH), decides the default of "
+          "precision_mode and which bf16 / L2Cache / instr_profiling_freq settings are accepted",
           "src/options/option_builder.cpp"),
      "SoC profile: Ascend910 (Atlas training), Ascend910B (Atlas A2 training), Ascend310P (Atlas inference)",
      "decides the precision_mode default; bf16 modes, L2Cache and instr_profiling_freq need Ascend910B", "MISC-11"},
@@ -333,6 +338,14 @@ const OptionSpec kTable[] = {
      "print the log on the screen instead of files", "", "ENV-5..6"},
     {"ASCEND_CACHE_PATH", "", "", "ASCEND_CACHE_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr,
      NOT_YET("there is no operator compile cache yet"), "cache folder", "", "OPT-op_compiler_cache_dir-5 NPU-15"},
+    {"ASCEND_OPP_PATH", "", "", "ASCEND_OPP_PATH", Kind::kDir,
+     "an opp folder: built-in/op_impl/ai_core/tbe/config/<soc>/aic-<soc>-ops-info*.json per SoC", NORANGE, "",
+     nullptr, nullptr,
+     DOES("the precision pass loads the soc_version profile and all_ops_impl_mode.ini from this folder instead of "
+          "the installed (or source) opp/; profiles added there can be selected with soc_version",
+          "src/precision/precision_pass.cpp"),
+     "operator package (opp) folder: SoC profiles and implementation modes",
+     "replaces the installed opp/ (it must hold every profile soc_version may name)", "MISC-20 OPT-modify_mixlist-9"},
     {"ASCEND_MAX_OP_CACHE_SIZE", "", "", "ASCEND_MAX_OP_CACHE_SIZE", Kind::kInt, "MB, >= 1", RANGE(1, kNoMax), "",
      nullptr, nullptr,
      NOT_YET("there is no operator compile cache yet (openge paths shows the limit that would apply)"),
@@ -457,6 +470,9 @@ const char* kind_name(Kind k) {
   return "?";
 }
 
-bool soc_is_a2(std::string_view soc) { return soc == "Ascend910B"; }
+// Ascend910B and its variants (Ascend910B1..B4 as CANN names them, profiles users add) are A2.
+bool soc_is_a2(std::string_view soc) { return soc.rfind("Ascend910B", 0) == 0; }
+
+bool soc_is_built_in(std::string_view soc) { return soc == "Ascend910" || soc == "Ascend910B" || soc == "Ascend310P"; }
 
 }  // namespace openge::options

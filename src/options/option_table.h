@@ -81,5 +81,7 @@ const char* kind_name(Kind k);
 // The SoC profiles OpenGE knows; kDefaultSoc is the Atlas A2 training series.
 inline constexpr const char* kDefaultSoc = "Ascend910B";
 bool soc_is_a2(std::string_view soc);
+// One of the three profiles shipped in opp/ (others come from ASCEND_OPP_PATH).
+bool soc_is_built_in(std::string_view soc);
 
 }  // namespace openge::options

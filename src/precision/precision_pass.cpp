@@ -6,6 +6,7 @@
 
 #include "base/float_convert.h"
 #include "options/option_set.h"
+#include "paths/path_util.h"
 
 namespace openge::precision {
 namespace {
@@ -304,7 +305,10 @@ Result<PrecisionSetup> load_precision_setup(const options::OptionSet& config) {
   auto mode = effective_precision_mode(config);
   if (!mode.ok()) return mode.status();
   setup.mode = std::move(mode.value());
-  auto profile = load_soc_profile(default_opp_root(config.get("ASCEND_OPP_PATH")), config.soc_version());
+  // ASCEND_OPP_PATH (relative to the session's working directory) replaces the installed opp/.
+  const std::string opp = config.get("ASCEND_OPP_PATH");
+  auto profile = load_soc_profile(default_opp_root(opp.empty() ? opp : paths::resolve_against(config.cwd(), opp)),
+                                  config.soc_version());
   if (!profile.ok()) return profile.status().with_context("soc_version " + config.soc_version());
   setup.profile = std::move(profile.value());
 

@@ -12,6 +12,7 @@
 #include "runtime/node_eval.h"
 #include "base/omp_threads.h"
 #include "base/parallel.h"
+#include "options/option_set.h"
 
 namespace openge {
 namespace {
@@ -209,12 +210,14 @@ void Executable::remove_dead_nodes() {
 }
 
 Status Executable::select_kernels(const CompileOptions& options) {
+  // deterministic=1: the same bits at every thread count (kernels/fixed_plan_kernel.h).
+  const bool deterministic = options.config && options.config->get_int("deterministic", 0) == 1;
   for (size_t n = 0; n < graph_.nodes.size(); ++n) {
     CompiledNode cn;
     cn.node = graph_.nodes[n];
     cn.schema = find_op_schema(cn.node.op_type);
     if (!cn.schema) return internal_error("node " + graph_.node_label(static_cast<int>(n)) + " has no schema after passes");
-    KernelRequest request{cn.node, graph_.opset, {}, {}};
+    KernelRequest request{cn.node, graph_.opset, {}, {}, deterministic};
     for (int in : cn.node.inputs)
       request.inputs.push_back(in >= 0 ? info_of(graph_.values[static_cast<size_t>(in)]) : ValueInfo{});
     cn.static_outputs = true;

@@ -80,6 +80,8 @@ std::vector<Scenario> implemented_option_scenarios(const TempDir& d) {
           {"dump_config.dump_mode", "all"},
           {"dump_config.dump_data", "stats"},
           {"dump_config.dump_layer", "softmax fc"},  // two of the demo model's nodes
+          {"deterministic", "1"},
+          {"ASCEND_OPP_PATH", std::string(OPENGE_SOURCE_DIR) + "/opp"},  // the shipped profiles, by the variable
       },
       {
           // The files live in inputs/, which the artifact check leaves alone.
