@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 
 #include "base/parallel.h"
 
@@ -74,11 +75,12 @@ void* thread_buffer(size_t slot, size_t bytes) {
     std::unique_ptr<void, void (*)(void*)> data{nullptr, std::free};
     size_t size = 0;
   };
-  thread_local Buffer buffers[2];
+  thread_local Buffer buffers[kThreadBufferSlots];
   Buffer& buffer = buffers[slot];
   if (bytes > buffer.size) {
     const size_t rounded = (bytes + 63) / 64 * 64;
     buffer.data.reset(std::aligned_alloc(64, rounded));
+    if (!buffer.data) throw std::bad_alloc();  // Session turns it into an error
     buffer.size = rounded;
   }
   return buffer.data.get();

@@ -58,6 +58,10 @@ void* thread_scratchpad(size_t bytes);
 // The same for other per-run staging (slot 0 is the scratchpad's; a kernel that needs a second
 // buffer at the same time, e.g. activations reordered around a primitive, uses slot 1).
 void* thread_buffer(size_t slot, size_t bytes);
+// The slots: 0 oneDNN's scratchpad, 1 int8 staging (onednn_qlinear.cpp), 2 the float32 copies of
+// a widened fp16/bf16 kernel (widened_kernel.cpp), alive while its oneDNN primitive runs.
+inline constexpr size_t kThreadBufferSlots = 3;
+inline constexpr size_t kWidenedSlot = 2;
 
 // Runs `prim` with `args` (borrowed tensors wrapped as dnnl::memory) plus a fresh scratchpad of
 // `scratchpad_md`'s size, waits, and turns oneDNN exceptions into a Status naming the node.

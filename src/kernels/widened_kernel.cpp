@@ -1,11 +1,16 @@
 #include "kernels/widened_kernel.h"
 
 #include "base/float_convert.h"
+#include "kernels/onednn_common.h"
 
 namespace openge {
 namespace {
 
 bool narrow(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
+
+// Floats rounded up to a 64-byte line, so that each tensor in the scratch buffer is aligned for
+// oneDNN.
+size_t padded(int64_t numel) { return (static_cast<size_t>(numel) + 15) / 16 * 16; }
 
 class WidenedKernel final : public CompiledKernel {
  public:
@@ -17,6 +22,15 @@ class WidenedKernel final : public CompiledKernel {
         narrow_outputs_(std::move(narrow_outputs)) {}
 
   Status run(KernelContext& ctx) const override {
+    // The float32 copies live in this thread's scratch buffer, sized by the largest widened node
+    // it has run: after the first run nothing tensor-sized is allocated (runs on other threads
+    // have their own buffer; one thread runs one node at a time).
+    size_t floats = 0;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i)
+      if (ctx.has_input(i) && !constants_[i].defined() && widen_inputs_[i]) floats += padded(ctx.input(i).numel());
+    for (size_t o = 0; o < ctx.num_outputs(); ++o)
+      if (ctx.has_output(o) && narrow_outputs_[o]) floats += padded(ctx.output(o).numel());
+    float* scratch = static_cast<float*>(onednn::thread_buffer(onednn::kWidenedSlot, floats * sizeof(float)));
     std::vector<Tensor> wide(ctx.num_inputs() + ctx.num_outputs());
     std::vector<const Tensor*> inputs(ctx.num_inputs(), nullptr);
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
@@ -24,7 +38,10 @@ class WidenedKernel final : public CompiledKernel {
       if (constants_[i].defined()) {
         inputs[i] = &constants_[i];
       } else if (widen_inputs_[i]) {
-        wide[i] = widened_copy(ctx.input(i));
+        const Tensor& in = ctx.input(i);
+        wide[i] = Tensor::borrow(DType::kFloat32, in.shape(), scratch);
+        widen_to_float(in, scratch);
+        scratch += padded(in.numel());
         inputs[i] = &wide[i];
       } else {
         inputs[i] = &ctx.input(i);
@@ -39,7 +56,8 @@ class WidenedKernel final : public CompiledKernel {
         continue;
       }
       Tensor& w = wide[ctx.num_inputs() + o];
-      w = Tensor(DType::kFloat32, out.shape());
+      w = Tensor::borrow(DType::kFloat32, out.shape(), scratch);
+      scratch += padded(out.numel());
       outputs[o] = &w;
     }
     KernelContext wide_ctx(ctx.node(), ctx.opset(), std::move(inputs), outputs);
@@ -69,7 +87,7 @@ bool has_narrow_float(const KernelRequest& request) {
 }
 
 Result<std::unique_ptr<CompiledKernel>> make_widened_kernel(const KernelRequest& request, KernelFactory make) {
-  KernelRequest wide{request.node, request.opset, request.inputs, request.outputs};
+  KernelRequest wide = request;
   std::vector<Tensor> constants(request.inputs.size());
   std::vector<char> widen_inputs(request.inputs.size(), 0), narrow_outputs(request.outputs.size(), 0);
   for (size_t i = 0; i < request.inputs.size(); ++i) {

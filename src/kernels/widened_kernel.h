@@ -1,7 +1,8 @@
 // float16 / bfloat16 on the float32 AI Core kernels, as the NPU's cube unit computes them:
 // narrow inputs, float32 accumulation, one rounding of each output to its narrow type. Inputs are
 // widened exactly (every fp16/bf16 value is a float), weights once when the kernel is made, the
-// activations on every run; the float32 kernel computes; outputs are rounded to nearest even.
+// activations on every run into per-thread scratch kept between runs (onednn_common.h, thread_buffer);
+// the float32 kernel computes; outputs are rounded to nearest even.
 // Used where oneDNN has no native kernel for the narrow type on this CPU, so the numbers are the
 // same on every CPU up to accumulation order.
 #pragma once
