@@ -4,13 +4,12 @@
 #include <cstdio>
 #include <iostream>
 
-#include <nlohmann/json.hpp>
-
 #include "cli_args.h"
 #include "cli_errors.h"
 #include "commands.h"
 #include "model_inputs.h"
 #include "session_flags.h"
+#include "runtime/precision_report.h"
 
 namespace openge::cli {
 namespace {
@@ -45,16 +44,6 @@ void print_table(const std::vector<PrecisionRecord>& records) {
   std::printf("%zu nodes, %d computing in another dtype than the model's\n", records.size(), changed);
 }
 
-nlohmann::json to_json(const std::vector<PrecisionRecord>& records, const std::vector<std::string>& warnings) {
-  nlohmann::json nodes = nlohmann::json::array();
-  for (const PrecisionRecord& r : records)
-    nodes.push_back({{"node", r.node}, {"op_type", r.op_type}, {"ascend_type", r.ascend_type},
-                     {"original_dtype", r.original_dtype}, {"input_dtype", r.input_dtype},
-                     {"output_dtype", r.output_dtype}, {"engine", r.engine}, {"rule", r.rule},
-                     {"impl_mode", r.impl_mode}, {"impl_rule", r.impl_rule}});
-  return {{"nodes", nodes}, {"warnings", warnings}};
-}
-
 }  // namespace
 
 int cmd_explain_precision(int argc, char** argv) {
@@ -86,7 +75,7 @@ int cmd_explain_precision(int argc, char** argv) {
   const auto records = (*session)->precision_report();
   const auto warnings = (*session)->precision_warnings();
   if (args->has("json")) {
-    std::cout << to_json(records, warnings).dump(2) << "\n";
+    std::cout << precision_report_json(records, warnings);
     return 0;
   }
   print_table(records);

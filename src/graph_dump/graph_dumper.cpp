@@ -54,27 +54,43 @@ bool GraphDumper::level_keeps(std::string_view stage) const {
   }
 }
 
+Result<std::string> GraphDumper::next_file_stem() {
+  const paths::ResolvedPath where =
+      paths::resolve_artifact(paths::ArtifactKind::kGraphDump, *options_, paths::RunIds::current());
+  OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(where).with_context("DUMP_GE_GRAPH"));
+  char stem[64];
+  std::snprintf(stem, sizeof stem, "ge_onnx_%08d_graph_%d_", g_next_file_index++, graph_id_);
+  return (std::filesystem::path(where.path) / stem).string();
+}
+
+Status GraphDumper::write_beside(std::string_view name, std::string_view contents) {
+  if (!active()) return Status::Ok();
+  auto stem = next_file_stem();
+  if (!stem.ok()) return stem.status();
+  const std::string path = *stem + std::string(name);
+  OPENGE_RETURN_IF_ERROR(write_file_atomically(path, contents).with_context("DUMP_GE_GRAPH"));
+  OPENGE_LOG_INFO("GE", "precision report " + path);
+  return Status::Ok();
+}
+
 Status GraphDumper::dump(const Graph& graph, std::string_view stage) {
   // Every stage is an engine event of the trace ring (atrace), dumped or not.
   OPENGE_LOG_DEBUG("GE", "compile stage " + std::string(stage) + " done: " + std::to_string(graph.nodes.size()) +
                              " nodes, model " + graph.source);
   if (!active() || !level_keeps(stage)) return Status::Ok();
-  const paths::ResolvedPath where =
-      paths::resolve_artifact(paths::ArtifactKind::kGraphDump, *options_, paths::RunIds::current());
-  OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(where).with_context("DUMP_GE_GRAPH"));
+  auto stem = next_file_stem();
+  if (!stem.ok()) return stem.status();
   onnx::ModelProto model;
   graph_to_onnx(graph, static_cast<Detail>(detail_), model);
-  char stem[64];
-  std::snprintf(stem, sizeof stem, "ge_onnx_%08d_graph_%d_", g_next_file_index++, graph_id_);
-  const std::filesystem::path base = std::filesystem::path(where.path) / (std::string(stem) + std::string(stage));
-  OPENGE_RETURN_IF_ERROR(write_file_atomically(base.string() + ".onnx", model.SerializeAsString()).with_context("DUMP_GE_GRAPH"));
+  const std::string base = *stem + std::string(stage);
+  OPENGE_RETURN_IF_ERROR(write_file_atomically(base + ".onnx", model.SerializeAsString()).with_context("DUMP_GE_GRAPH"));
   // The text leaves the weights' bytes out (they are in the .onnx): escaped, ResNet-50's 100 MB
   // of weights become ~290 MB of unreadable text per stage and most of a compile's time.
   strip_weight_data(model);
   std::string text;
   google::protobuf::TextFormat::PrintToString(model, &text);
-  OPENGE_RETURN_IF_ERROR(write_file_atomically(base.string() + ".pbtxt", text).with_context("DUMP_GE_GRAPH"));
-  OPENGE_LOG_INFO("GE", "graph dump " + base.string() + ".onnx (" + std::to_string(graph.nodes.size()) + " nodes)");
+  OPENGE_RETURN_IF_ERROR(write_file_atomically(base + ".pbtxt", text).with_context("DUMP_GE_GRAPH"));
+  OPENGE_LOG_INFO("GE", "graph dump " + base + ".onnx (" + std::to_string(graph.nodes.size()) + " nodes)");
   return Status::Ok();
 }
 

@@ -35,9 +35,14 @@ class GraphDumper {
   // Writes the graph of `stage` when DUMP_GRAPH_LEVEL keeps it; a folder or file that cannot be
   // written is an error naming it.
   Status dump(const Graph& graph, std::string_view stage);
+  // Writes `contents` beside the dumps as ge_onnx_<index>_graph_<graph id>_<name> (the same folder
+  // chain, atomically), whatever DUMP_GRAPH_LEVEL keeps: the precision report of the compile.
+  Status write_beside(std::string_view name, std::string_view contents);
 
  private:
   bool level_keeps(std::string_view stage) const;
+  // The dump folder (prepared) joined with "ge_onnx_<next index>_graph_<graph id>_".
+  Result<std::string> next_file_stem();
 
   const options::OptionSet* options_ = nullptr;
   int detail_ = 0;  // DUMP_GE_GRAPH; 0 = off

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include "graph_dump/graph_dumper.h"
+#include "runtime/precision_report.h"
 #include "passes/pass.h"
 #include "runtime/compile_log.h"
 #include "runtime/memory_plan.h"
@@ -81,6 +82,10 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   OPENGE_RETURN_IF_ERROR(exe->select_kernels(options).with_context("model " + g.source));
   exe->plan_memory_layout();
   OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kFinal));
+  // The precision report beside the dumps (issue 9 item 8; docs/DECISIONS.md).
+  if (options.config && dump.active())
+    OPENGE_RETURN_IF_ERROR(dump.write_beside(
+        "PrecisionReport.json", precision_report_json(precision_records(*exe), exe->precision_warnings())));
   log_compile_decisions(*exe, options.use_aicore);
   return exe;
   }, [&] { return "model " + source; });

@@ -18,6 +18,7 @@
 #include "profiling/profiler.h"
 #include "runtime/executable.h"
 #include "runtime/observer_pair.h"
+#include "runtime/precision_report.h"
 #include "runtime/shape_cache.h"
 
 namespace openge {
@@ -222,20 +223,9 @@ Result<std::unique_ptr<Session>> Session::open_from_memory(const void* data, siz
 }
 
 std::vector<PrecisionRecord> Session::precision_report() const {
-  std::vector<PrecisionRecord> records;
   const std::shared_ptr<Executable> first = impl_->compiled->first();
-  if (!first) return records;
-  const Executable& exe = *first;
-  std::map<std::string, Engine> engines;
-  for (const CompiledNode& n : exe.nodes()) engines[n.node.name] = n.engine;
-  auto name = [](DType t) { return t == DType::kUndefined ? std::string() : std::string(dtype_name(t)); };
-  for (const precision::PrecisionDecision& d : exe.precision_decisions()) {
-    auto engine = engines.find(d.node_name);
-    records.push_back({d.node_name, d.op_type, d.ascend_type, name(d.original), name(d.input_dtype),
-                       name(d.output_dtype), engine == engines.end() ? "folded" : engine_name(engine->second), d.rule,
-                       d.impl_mode, d.impl_rule});
-  }
-  return records;
+  if (!first) return {};
+  return precision_records(*first);
 }
 
 std::vector<std::string> Session::precision_warnings() const {
