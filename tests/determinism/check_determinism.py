@@ -59,7 +59,7 @@ def output_hash(openge, model, inp, out_dir, threads, deterministic):
     shutil.rmtree(out_dir, ignore_errors=True)
     cmd = [openge, "run", "--model", model, "--input", "input=" + inp, "--outputs", out_dir, "--threads",
            str(threads), "--option", "deterministic=%d" % deterministic]
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.dirname(out_dir), timeout=300)
     if result.returncode != 0:
         raise SystemExit("command failed: %s\n%s%s" % (" ".join(cmd), result.stdout, result.stderr))
     h = hashlib.sha256()
@@ -78,6 +78,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
+    args.openge = os.path.abspath(args.openge)
     os.makedirs(args.work, exist_ok=True)
     model = os.path.join(args.work, "determinism.onnx")
     inp = os.path.join(args.work, "determinism.input.npy")

@@ -27,14 +27,15 @@ def check(condition, message):
         FAILURES.append(message)
 
 
-def explain(openge, soc, opp):
+def explain(openge, soc, opp, cwd):
     env = dict(os.environ)
     env.pop("ASCEND_OPP_PATH", None)
     if opp is not None:
         env["ASCEND_OPP_PATH"] = opp
     cmd = [openge, "explain-precision", "--json", "--option", "soc_version=" + soc,
            "--option", "precision_mode=allow_mix_precision_bf16"]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    # Run inside the work folder: logs and check reports of the failing cases land there.
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
 
 
 def conv_dtypes(result):
@@ -48,6 +49,7 @@ def main():
     ap.add_argument("--opp", required=True)
     ap.add_argument("--work", required=True)
     args = ap.parse_args()
+    args.openge = os.path.abspath(args.openge)
     opp = os.path.join(args.work, "opp")
     shutil.rmtree(args.work, ignore_errors=True)
     shutil.copytree(args.opp, opp)
@@ -61,9 +63,9 @@ def main():
     with open(os.path.join(dst_dir, "aic-ascend910b9-ops-info.json"), "w") as f:
         json.dump(profile, f, indent=4)
 
-    shipped = explain(args.openge, "Ascend910B", opp)
+    shipped = explain(args.openge, "Ascend910B", opp, args.work)
     check(shipped.returncode == 0, "soc_version=Ascend910B under ASCEND_OPP_PATH runs: " + shipped.stderr.strip())
-    added = explain(args.openge, "Ascend910B9", opp)
+    added = explain(args.openge, "Ascend910B9", opp, args.work)
     check(added.returncode == 0, "soc_version=Ascend910B9 (added under ASCEND_OPP_PATH) runs: " + added.stderr.strip())
     if shipped.returncode == 0 and added.returncode == 0:
         s, a = conv_dtypes(shipped), conv_dtypes(added)
@@ -73,13 +75,13 @@ def main():
         check(a and all(d == "float32" for d, _ in a), "Ascend910B9: Conv keeps float32 (the added profile's black list)")
         check(all("black" in r for _, r in a), "Ascend910B9: the rule names the black list")
 
-    no_env = explain(args.openge, "Ascend910B9", None)
+    no_env = explain(args.openge, "Ascend910B9", None, args.work)
     check(no_env.returncode != 0 and "ASCEND_OPP_PATH" in no_env.stderr and "soc_version" in no_env.stderr,
           "an added SoC without ASCEND_OPP_PATH is refused naming both: " + no_env.stderr.strip())
-    missing = explain(args.openge, "Ascend910B", os.path.join(args.work, "no_such_opp"))
+    missing = explain(args.openge, "Ascend910B", os.path.join(args.work, "no_such_opp"), args.work)
     check(missing.returncode != 0 and "ASCEND_OPP_PATH" in missing.stderr,
           "a missing ASCEND_OPP_PATH folder is refused naming it: " + missing.stderr.strip())
-    unknown = explain(args.openge, "Ascend910B7", opp)
+    unknown = explain(args.openge, "Ascend910B7", opp, args.work)
     check(unknown.returncode != 0 and "ascend910b9" in unknown.stderr.lower() and "Ascend910B7" in unknown.stderr,
           "a SoC with no profile under ASCEND_OPP_PATH is refused listing the profiles there: " + unknown.stderr.strip())
     return 1 if FAILURES else 0
