@@ -1,7 +1,5 @@
 #include "kernels/fixed_plan_kernel.h"
 
-#include <omp.h>
-
 namespace openge {
 namespace {
 
@@ -10,7 +8,7 @@ class FixedPlanKernel final : public CompiledKernel {
   explicit FixedPlanKernel(std::unique_ptr<CompiledKernel> inner) : inner_(std::move(inner)) {}
   // oneDNN's gemm paths read the thread count again when they run: keep it at the plan's.
   Status run(KernelContext& ctx) const override {
-    ScopedThreadCount one(1);
+    ScopedNumThreads one(1);
     return inner_->run(ctx);
   }
   Engine engine() const override { return inner_->engine(); }
@@ -20,9 +18,6 @@ class FixedPlanKernel final : public CompiledKernel {
 };
 
 }  // namespace
-
-ScopedThreadCount::ScopedThreadCount(int threads) : saved_(omp_get_max_threads()) { omp_set_num_threads(threads); }
-ScopedThreadCount::~ScopedThreadCount() { omp_set_num_threads(saved_); }
 
 std::unique_ptr<CompiledKernel> wrap_fixed_plan(std::unique_ptr<CompiledKernel> kernel) {
   return std::make_unique<FixedPlanKernel>(std::move(kernel));

@@ -7,6 +7,7 @@
 // configuration that no thread count changes; the reference kernels need nothing (each output
 // is reduced by one thread in an order fixed by the shapes, see parallel_for).
 #pragma once
+#include "base/omp_threads.h"
 #include "kernels/compiled_kernel.h"
 
 namespace openge {
@@ -16,25 +17,13 @@ namespace openge {
 template <class Build>
 Result<std::unique_ptr<CompiledKernel>> make_fixed_plan_kernel(Build&& build);
 
-// Sets the calling thread's OpenMP thread count for the scope (oneDNN and parallel_for read it).
-class ScopedThreadCount {
- public:
-  explicit ScopedThreadCount(int threads);
-  ~ScopedThreadCount();
-  ScopedThreadCount(const ScopedThreadCount&) = delete;
-  ScopedThreadCount& operator=(const ScopedThreadCount&) = delete;
-
- private:
-  int saved_;
-};
-
 std::unique_ptr<CompiledKernel> wrap_fixed_plan(std::unique_ptr<CompiledKernel> kernel);
 
 template <class Build>
 Result<std::unique_ptr<CompiledKernel>> make_fixed_plan_kernel(Build&& build) {
   Result<std::unique_ptr<CompiledKernel>> made = std::unique_ptr<CompiledKernel>();
   {
-    ScopedThreadCount one(1);
+    ScopedNumThreads one(1);
     made = build();
   }
   if (!made.ok() || !*made) return made;
