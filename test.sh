@@ -10,8 +10,10 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DOPENGE_SANITIZE=ON 
 ninja -C build-asan -j"$(nproc)" openge openge_tests
 scripts/build.sh build Release -DOPENGE_SANITIZED_CLI="$PWD/build-asan/openge"
 ctest --test-dir build --output-on-failure -j"$(nproc)"
-# The whole unit suite under ASan+UBSan, one gtest shard per core.
-ASAN_OPTIONS=detect_leaks=1 tests/sanitizers/run_sharded.sh build-asan/tests/openge_tests
+# The whole unit suite under ASan+UBSan, one gtest shard per core, in the build folder (as ctest
+# runs it) so that the files failing cases write (logs, check_result.json) stay out of the checkout.
+(cd build-asan/tests && ASAN_OPTIONS=detect_leaks=1 ../../tests/sanitizers/run_sharded.sh ./openge_tests)
+# The concurrency tests under ThreadSanitizer (its own build of the engine and those tests).
 tests/threads/run_tsan.sh build-tsan
 tests/fuzz/run_fuzz.sh "${FUZZ_SECONDS:-60}"
 tests/options_fuzz/run_options_fuzz.sh "${FUZZ_SECONDS:-60}"
