@@ -28,6 +28,11 @@ namespace openge {
 // max_tensor_bytes (env OPENGE_MAX_TENSOR_BYTES) overrides it per session.
 inline constexpr uint64_t kDefaultMaxTensorBytes = uint64_t{4} << 30;
 
+// Most iterations one Loop node runs (runtime/control_flow.cpp): a hostile trip count with a
+// condition that never turns false must end in an error, not hang. Ten million iterations of
+// even a one-op body take seconds; exported sequence loops run hundreds.
+inline constexpr int64_t kMaxLoopIterations = 10'000'000;
+
 // The limit in force on the calling thread: that of the innermost ScopedMaxTensorBytes (a
 // Session sets its own around open/compile/run), else kDefaultMaxTensorBytes.
 uint64_t max_tensor_bytes();

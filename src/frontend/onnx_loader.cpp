@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>  // defines ONNX_API before including the generated onnx-ml.pb.h
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -16,9 +17,19 @@ namespace openge {
 namespace fs = std::filesystem;
 namespace {
 
+// Subgraphs (If branches, Loop/Scan bodies) nested deeper than this are refused: no real model
+// comes close, and a hostile one must not recurse the loader or the executor without bound.
+constexpr int kMaxSubgraphDepth = 16;
+
 class Loader {
  public:
   Loader(std::string source, std::string base_dir) : source_(std::move(source)), base_dir_(std::move(base_dir)) {}
+  // A loader for a subgraph of a node of `parent`'s graph.
+  Loader(const Loader& parent, int64_t opset)
+      : source_(parent.source_), base_dir_(parent.base_dir_), parent_(&parent), depth_(parent.depth_ + 1) {
+    graph_.source = source_;
+    graph_.opset = opset;
+  }
 
   Result<Graph> load(const onnx::ModelProto& model) {
     graph_.source = source_;
@@ -34,7 +45,40 @@ class Loader {
     return std::move(graph_);
   }
 
+  // A subgraph: its own initializers, inputs (types optional: a Loop body's may be untyped),
+  // nodes and outputs; a name it does not define is looked up in the enclosing graphs and becomes
+  // a captured input (captured_names()).
+  Result<Graph> load_subgraph(const onnx::GraphProto& g) {
+    graph_.name = g.name();
+    OPENGE_RETURN_IF_ERROR(read_initializers(g));
+    OPENGE_RETURN_IF_ERROR(read_inputs(g));
+    OPENGE_RETURN_IF_ERROR(read_nodes(g));
+    OPENGE_RETURN_IF_ERROR(read_outputs(g));
+    auto order = graph_.topological_order();
+    if (!order.ok()) return order.status();
+    return std::move(graph_);
+  }
+  const std::vector<std::string>& captured_names() const { return captured_; }
+
  private:
+  bool is_subgraph() const { return parent_ != nullptr; }
+
+  // Whether `name` is a value of this graph or of an enclosing one.
+  bool defines(const std::string& name) const {
+    return graph_.find_value(name) >= 0 || (parent_ && parent_->defines(name));
+  }
+
+  // The value `name` refers to: this graph's own, else an enclosing graph's, which becomes a
+  // captured input of this subgraph; -1 when no graph in scope defines it.
+  int resolve(const std::string& name) {
+    if (const int v = graph_.find_value(name); v >= 0) return v;
+    if (!parent_ || !parent_->defines(name)) return -1;
+    const int v = graph_.add_value(name);
+    graph_.inputs.push_back(v);
+    captured_.push_back(name);
+    return v;
+  }
+
   Status read_opset(const onnx::ModelProto& model) {
     bool found = false;
     for (const auto& opset : model.opset_import()) {
@@ -85,10 +129,20 @@ class Loader {
         return invalid_model("graph input '" + in.name() + "' is declared twice");
       }
       const int v = graph_.add_value(in.name());
+      if (!in.has_type() || untyped_in_subgraph(in)) {  // typed at run time by what the node passes in
+        graph_.inputs.push_back(v);
+        continue;
+      }
       OPENGE_RETURN_IF_ERROR(read_type(in, graph_.values[static_cast<size_t>(v)], "graph input '" + in.name() + "'"));
       graph_.inputs.push_back(v);
     }
     return Status::Ok();
+  }
+
+  // A subgraph's inputs and outputs may leave their element type out (ONNX infers it).
+  bool untyped_in_subgraph(const onnx::ValueInfoProto& info) const {
+    if (!is_subgraph()) return false;
+    return !info.has_type() || (info.type().has_tensor_type() && info.type().tensor_type().elem_type() == 0);
   }
 
   static Status read_type(const onnx::ValueInfoProto& info, Value& value, const std::string& what) {
@@ -135,19 +189,34 @@ class Loader {
         graph_.values[static_cast<size_t>(v)].producer = static_cast<int>(graph_.nodes.size());
         node.outputs.push_back(v);
       }
+      graph_.nodes.push_back(std::move(node));
+    }
+    // Attributes once every value of this graph exists: a subgraph may read any of them.
+    std::vector<std::vector<std::string>> captured(static_cast<size_t>(g.node_size()));
+    for (int i = 0; i < g.node_size(); ++i) {
+      const auto& np = g.node(i);
+      Node& node = graph_.nodes[static_cast<size_t>(i)];
+      const std::string label = node.op_type + " '" + node.name + "'";
       if (node.op_type != "Constant")  // Constant's attribute forms are checked when it is folded
         OPENGE_RETURN_IF_ERROR(check_node_against_onnx_schema(np, graph_.opset, label));
-      OPENGE_RETURN_IF_ERROR(read_attributes(np, node, label));
-      graph_.nodes.push_back(std::move(node));
+      OPENGE_RETURN_IF_ERROR(read_attributes(np, node, label, &captured[static_cast<size_t>(i)]));
     }
     for (int i = 0; i < g.node_size(); ++i) {
       Node& node = graph_.nodes[static_cast<size_t>(i)];
+      const std::string reads = "node " + node.op_type + " '" + node.name + "' reads '";
       for (const auto& in : g.node(i).input()) {
         if (in.empty()) { node.inputs.push_back(-1); continue; }
-        const int v = graph_.find_value(in);
+        const int v = resolve(in);
         if (v < 0)
-          return invalid_model("node " + node.op_type + " '" + node.name + "' reads '" + in +
-                               "', which no node, input or initializer defines");
+          return invalid_model(reads + in + "', which no node, input or initializer " +
+                               (is_subgraph() ? "of this subgraph or an enclosing graph " : "") + "defines");
+        node.inputs.push_back(v);
+      }
+      // The outer-scope values its subgraphs read become explicit trailing inputs, so that the
+      // graph's order, dead-node removal and memory planning see them as what they are.
+      for (const std::string& name : captured[static_cast<size_t>(i)]) {
+        const int v = resolve(name);
+        if (v < 0) return internal_error(reads + name + "' from a subgraph, which nothing defines");
         node.inputs.push_back(v);
       }
     }
@@ -155,8 +224,55 @@ class Loader {
     return apply_old_opset_forms(graph_);  // opsets 1-6: the old forms of ops/opset_forms.cpp
   }
 
-  Status read_attributes(const onnx::NodeProto& np, Node& node, const std::string& label) {
+  // Loads the graph-valued attributes of one node, then gives each of its subgraphs the same
+  // trailing captured inputs (the union of what any of them reads), which the node will take as
+  // trailing inputs in that order (`captured`).
+  Status read_subgraphs(const onnx::NodeProto& np, Node& node, const std::string& label,
+                        std::vector<std::string>* captured) {
+    struct Loaded {
+      std::string attribute;
+      Graph graph;
+      size_t captured;  // its own captured inputs, at the end of its inputs
+    };
+    std::vector<Loaded> graphs;
     for (const auto& ap : np.attribute()) {
+      if (ap.type() != onnx::AttributeProto::GRAPH) continue;
+      const std::string what = "node " + label + " attribute '" + ap.name() + "'";
+      if (depth_ + 1 > kMaxSubgraphDepth)
+        return invalid_model(what + ": subgraphs are nested more than " + std::to_string(kMaxSubgraphDepth) + " deep");
+      Loader sub(*this, graph_.opset);
+      auto graph = sub.load_subgraph(ap.g());
+      if (!graph.ok()) return graph.status().with_context(what);
+      for (const std::string& name : sub.captured_names())
+        if (std::find(captured->begin(), captured->end(), name) == captured->end()) captured->push_back(name);
+      graph->source = source_ + " (" + label + " " + ap.name() + ")";
+      graphs.push_back({ap.name(), std::move(graph.value()), sub.captured_names().size()});
+    }
+    for (Loaded& loaded : graphs) {
+      Graph& sub = loaded.graph;
+      std::vector<int> inputs(sub.inputs.begin(), sub.inputs.end() - static_cast<std::ptrdiff_t>(loaded.captured));
+      for (const std::string& outer : *captured) {
+        int v = sub.find_value(outer);
+        const bool is_input = v >= 0 && std::find(sub.inputs.begin(), sub.inputs.end(), v) != sub.inputs.end();
+        // Another branch reads this outer value; here it is unused (or shadowed by a local value).
+        if (!is_input) v = sub.add_value("(outer) " + outer);
+        inputs.push_back(v);
+      }
+      sub.inputs = std::move(inputs);
+      sub.captured_inputs = captured->size();
+      Attribute a;
+      a.kind = Attribute::Kind::kGraph;
+      a.graph = std::make_shared<const Graph>(std::move(sub));
+      node.attrs.set(loaded.attribute, std::move(a));
+    }
+    return Status::Ok();
+  }
+
+  Status read_attributes(const onnx::NodeProto& np, Node& node, const std::string& label,
+                         std::vector<std::string>* captured) {
+    OPENGE_RETURN_IF_ERROR(read_subgraphs(np, node, label, captured));
+    for (const auto& ap : np.attribute()) {
+      if (ap.type() == onnx::AttributeProto::GRAPH) continue;  // read_subgraphs
       Attribute a;
       const std::string what = "node " + label + " attribute '" + ap.name() + "'";
       switch (ap.type()) {
@@ -176,9 +292,8 @@ class Loader {
           a.t = std::move(t.value());
           break;
         }
-        case onnx::AttributeProto::GRAPH:
         case onnx::AttributeProto::GRAPHS:
-          return unsupported(what + " is a subgraph; control flow (If/Loop/Scan) is not supported");
+          return unsupported(what + " is a list of subgraphs, which no op OpenGE runs takes");
         default:
           return unsupported(what + " has attribute type " + std::to_string(ap.type()) + ", which OpenGE does not support");
       }
@@ -249,13 +364,13 @@ class Loader {
     if (g.output_size() == 0) return invalid_model("the graph declares no outputs");
     std::set<std::string> seen;
     for (const auto& out : g.output()) {
-      const int v = graph_.find_value(out.name());
+      const int v = resolve(out.name());  // a subgraph may pass an outer value straight through
       if (v < 0)
         return invalid_model("graph output '" + out.name() + "' is not produced by any node, input or initializer");
       if (!seen.insert(out.name()).second) return invalid_model("graph output '" + out.name() + "' is listed twice");
       graph_.outputs.push_back(v);
       Graph::DeclaredType declared;
-      if (out.has_type()) {
+      if (out.has_type() && !untyped_in_subgraph(out)) {
         Value scratch;
         OPENGE_RETURN_IF_ERROR(read_type(out, scratch, "graph output '" + out.name() + "'"));
         declared.dtype = scratch.dtype;
@@ -269,6 +384,9 @@ class Loader {
   std::string source_;
   std::string base_dir_;
   Graph graph_;
+  const Loader* parent_ = nullptr;  // the graph enclosing this subgraph
+  int depth_ = 0;                   // 0 for the model's graph
+  std::vector<std::string> captured_;  // outer-scope names this subgraph reads, in first-use order
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "openge/tensor.h"
 
 namespace openge {
+
+struct Graph;
 
 struct Attribute {
   enum class Kind { kFloat, kInt, kString, kTensor, kFloats, kInts, kStrings, kGraph };
@@ -22,6 +25,7 @@ struct Attribute {
   std::vector<float> floats;
   std::vector<int64_t> ints;
   std::vector<std::string> strings;
+  std::shared_ptr<const Graph> graph;  // kGraph: a subgraph (If's branches, Loop's and Scan's body)
 };
 
 class Attributes {
@@ -82,6 +86,10 @@ struct Graph {
     std::optional<Shape> shape;  // -1 for symbolic dims
   };
   std::vector<DeclaredType> declared_outputs;
+  // A subgraph (an If branch, a Loop or Scan body): its last `captured_inputs` inputs are the
+  // outer-scope values it reads, which the loader also appended, in the same order, to the
+  // inputs of the node that owns it (runtime/control_flow.h). 0 for a model's main graph.
+  size_t captured_inputs = 0;
 
   int add_value(const std::string& name);
   // -1 if no value has that name.

@@ -54,6 +54,7 @@ void register_random_ops(std::vector<OpSchema>& table);  // RandomUniform/Normal
 void register_signal_ops(std::vector<OpSchema>& table);  // Hann/Hamming/BlackmanWindow MelWeightMatrix DFT STFT
 void register_linalg_ops(std::vector<OpSchema>& table);  // Det
 void register_recurrent_ops(std::vector<OpSchema>& table);  // RNN GRU LSTM
-void register_quantize_ops(std::vector<OpSchema>& table);  // QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger QLinearMatMul
+void register_quantize_ops(std::vector<OpSchema>& table);
+void register_control_flow_ops(std::vector<OpSchema>& table);  // If Loop Scan (subgraphs run by runtime/control_flow.cpp)  // QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger QLinearMatMul
 
 }  // namespace openge

@@ -85,6 +85,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"HardSwish", "HardSwish"},
     {"Hardmax", "HardMax"},
     {"Identity", "Identity"},
+    {"If", "If"},  // control flow: the graph engine runs the branches, no ops-info entry
     {"InstanceNormalization", "InstanceNorm"},
     {"IsInf", "IsInf"},
     {"IsNaN", "IsNan"},
@@ -97,6 +98,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"LessOrEqual", "LessEqual"},
     {"Log", "Log"},
     {"LogSoftmax", "LogSoftmaxV2"},
+    {"Loop", "Loop"},  // CANN's ONNX parser keeps Loop (TF's while_loop arrives as While); graph engine
     {"LpNormalization", "LpNormV2"},
     {"LpPool", "LpPool"},
     {"MatMul", "MatMulV2"},  // BatchMatMulV2 above rank 2: same profile entry data
@@ -153,6 +155,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"RoiAlign", "ROIAlign"},
     {"Round", "Round"},
     {"STFT", "STFT"},
+    {"Scan", "Scan"},  // control flow: graph engine
     {"Scatter", "ScatterElements"},
     {"ScatterElements", "ScatterElements"},
     {"ScatterND", "TensorScatterUpdate"},

@@ -19,7 +19,8 @@ bool retypable(DType t) { return t == DType::kFloat32 || t == DType::kFloat16 ||
 constexpr std::string_view kUntouchedOps[] = {"Cast",        "CastLike",          "Shape",
                                               "Size",        "EyeLike",           "RandomNormalLike",
                                               "RandomUniformLike", "Bernoulli",   "Multinomial",
-                                              "ConstantOfShape"};
+                                              "ConstantOfShape",   "If",          "Loop",
+                                              "Scan"};  // control flow: each subgraph node is decided on its own
 
 // Inputs with a float type of their own in ONNX (not the op's T): they keep it whatever the
 // node computes in.

@@ -9,6 +9,7 @@
 #include "runtime/precision_report.h"
 #include "passes/pass.h"
 #include "runtime/compile_log.h"
+#include "runtime/control_flow.h"
 #include "runtime/memory_plan.h"
 #include "runtime/node_eval.h"
 #include "base/omp_threads.h"
@@ -129,7 +130,8 @@ Status Executable::infer_and_fold() {
       if (info.shape_known) out_bytes += static_cast<size_t>(shape_numel(info.shape)) * dtype_size(info.dtype);
     }
     const bool foldable = !schema->fold_only_when_seeded || node.attrs.find("seed");
-    if (all_constant && foldable && out_bytes <= kMaxFoldBytes) {
+    // A control-flow node is never folded here: its subgraphs run only through the executor.
+    if (all_constant && foldable && out_bytes <= kMaxFoldBytes && !has_subgraph(node)) {
       std::vector<const Tensor*> inputs;
       for (const ValueInfo* p : ptrs) inputs.push_back(p ? p->value : nullptr);
       auto folded = evaluate_node(node, g.opset, inputs);
@@ -230,7 +232,14 @@ Status Executable::select_kernels(const CompileOptions& options) {
       request.outputs.push_back(out >= 0 ? info_of(graph_.values[static_cast<size_t>(out)]) : ValueInfo{});
       if (out >= 0 && !shape_is_static(graph_.values[static_cast<size_t>(out)].shape)) cn.static_outputs = false;
     }
-    if (options.use_aicore && !cn.node.aicpu_only && !cn.schema->output_aliases_input) {
+    if (has_subgraph(cn.node)) {
+      std::vector<DType> output_dtypes;
+      for (int out : cn.node.outputs)
+        output_dtypes.push_back(out >= 0 ? graph_.values[static_cast<size_t>(out)].dtype : DType::kUndefined);
+      auto cf = ControlFlowNode::make(cn.node, graph_.opset, std::move(output_dtypes), options);
+      if (!cf.ok()) return cf.status();
+      cn.control_flow = std::move(cf.value());
+    } else if (options.use_aicore && !cn.node.aicpu_only && !cn.schema->output_aliases_input) {
       auto kernel = make_aicore_kernel(request);
       if (!kernel.ok()) return kernel.status().with_context("node " + graph_.node_label(static_cast<int>(n)));
       if (*kernel) {
@@ -337,7 +346,7 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, R
 
     std::vector<ValueInfo> infos;
     std::vector<Tensor> folded;
-    if (!cn.static_outputs) {
+    if (!cn.static_outputs && !cn.control_flow) {
       auto inferred = infer_node(*cn.schema, node, g.opset, in_ptrs, &folded);
       if (!inferred.ok()) { status = inferred.status(); break; }
       infos = std::move(inferred.value());
@@ -345,7 +354,19 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, R
     auto out_shape = [&](size_t o) -> const Shape& {
       return cn.static_outputs ? *g.values[static_cast<size_t>(node.outputs[o])].shape : infos[o].shape;
     };
-    if (cn.schema->output_aliases_input) {
+    if (cn.control_flow) {
+      // Its outputs' shapes are known only once its subgraphs have run: they come back owned.
+      auto outs = guard_exceptions([&] { return cn.control_flow->run(in_ptrs); },
+                                   [&] { return node.op_type + " '" + node.name + "'"; });
+      if (!outs.ok()) { status = outs.status(); break; }
+      for (size_t o = 0; o < node.outputs.size(); ++o) {
+        if (node.outputs[o] < 0) continue;
+        Tensor& slot = slots[static_cast<size_t>(node.outputs[o])];
+        slot = std::move((*outs)[o]);
+        dynamic_bytes += slot.nbytes();
+      }
+      peak_dynamic = std::max(peak_dynamic, dynamic_bytes);
+    } else if (cn.schema->output_aliases_input) {
       slots[static_cast<size_t>(node.outputs[0])] = in_ptrs[0]->reshaped(out_shape(0));
     } else {
       out_ptrs.clear();

@@ -16,6 +16,7 @@ namespace openge {
 
 namespace options { class OptionSet; }
 namespace graph_dump { class GraphDumper; }
+class ControlFlowNode;  // runtime/control_flow.h
 
 struct CompileOptions {
   int num_threads = 0;         // 0: one per core
@@ -37,6 +38,8 @@ struct CompiledNode {
   std::unique_ptr<CompiledKernel> kernel;  // null: the reference kernel runs
   Engine engine = Engine::kAiCpu;
   bool static_outputs = false;             // output shapes known at compile time
+  // If / Loop / Scan: the node's subgraphs, compiled and run as Executables of their own.
+  std::shared_ptr<const ControlFlowNode> control_flow;
 };
 
 // What one run did, for CLIs and the profiler.
