@@ -113,7 +113,7 @@ Status infer_if(InferContext& ctx) {
   const size_t n = ctx.num_outputs();
   if (then_g->outputs.size() != n || else_g->outputs.size() != n)
     return ctx.error("has " + std::to_string(n) + " outputs but then_branch gives " +
-                     std::to_string(then_g->outputs.size()) + " and else_branch " + std::to_string(else_g->outputs.size()));
+                     std::to_string(then_g->outputs.size()) + " and else_branch gives " + std::to_string(else_g->outputs.size()));
   for (size_t k = 0; k < n; ++k) {
     DType t = subgraph_output_dtype(ctx, *then_g, k), e = subgraph_output_dtype(ctx, *else_g, k);
     if (t == DType::kUndefined) t = e;

@@ -395,8 +395,8 @@ Result<std::unique_ptr<ControlFlowNode>> ControlFlowNode::make(const Node& node,
 }
 
 const SubgraphPlan& ControlFlowNode::plan(const char* attribute) const {
-  for (const auto& [name, plan] : plans_)
-    if (name == attribute) return *plan;
+  for (const auto& entry : plans_)
+    if (entry.first == attribute) return *entry.second;
   // infer checked that the attribute exists before the node was compiled.
   throw std::logic_error(label_of(node_) + " has no subgraph '" + attribute + "'");
 }
