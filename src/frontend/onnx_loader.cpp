@@ -34,15 +34,7 @@ class Loader {
   Result<Graph> load(const onnx::ModelProto& model) {
     graph_.source = source_;
     OPENGE_RETURN_IF_ERROR(read_opset(model));
-    const onnx::GraphProto& g = model.graph();
-    graph_.name = g.name();
-    OPENGE_RETURN_IF_ERROR(read_initializers(g));
-    OPENGE_RETURN_IF_ERROR(read_inputs(g));
-    OPENGE_RETURN_IF_ERROR(read_nodes(g));
-    OPENGE_RETURN_IF_ERROR(read_outputs(g));
-    auto order = graph_.topological_order();
-    if (!order.ok()) return order.status();
-    return std::move(graph_);
+    return load_subgraph(model.graph());  // the main graph is read like a subgraph without an enclosing one
   }
 
   // A subgraph: its own initializers, inputs (types optional: a Loop body's may be untyped),

@@ -77,15 +77,15 @@ void expect_log_in(const TempDir& d, const EnvMap& env, const std::string& expec
 TEST_F(Logs, ENV_6_ProcessLogPathIsTheFirstTier) {
   expect_log_in(d,
                 {{"HOME", d.dir("home")},
-                 {"ASCEND_WORK_PATH", d.path() + "/work"},
+                 {"ASCEND_WORK_PATH", d.path() + "/ascend_work"},
                  {"ASCEND_PROCESS_LOG_PATH", d.path() + "/plogs"},
                  {"ASCEND_GLOBAL_LOG_LEVEL", "1"}},
                 d.path() + "/plogs");
 }
 
 TEST_F(Logs, ENV_5_WorkPathLogIsTheSecondTier) {
-  expect_log_in(d, {{"HOME", d.dir("home")}, {"ASCEND_WORK_PATH", d.path() + "/work"}, {"ASCEND_GLOBAL_LOG_LEVEL", "1"}},
-                d.path() + "/work/log");
+  expect_log_in(d, {{"HOME", d.dir("home")}, {"ASCEND_WORK_PATH", d.path() + "/ascend_work"}, {"ASCEND_GLOBAL_LOG_LEVEL", "1"}},
+                d.path() + "/ascend_work/log");
 }
 
 TEST_F(Logs, ENV_6_HomeAscendLogIsTheDefault) {
@@ -238,11 +238,11 @@ TEST_F(Logs, ENV_6_FilesRotateAtTheSizeCap) {
 }
 
 TEST_F(Logs, ENV_8_AtraceIsWrittenOnlyOnAnErrorUnderTheWorkPath) {
-  const EnvMap env = {{"HOME", d.path() + "/home"}, {"ASCEND_WORK_PATH", d.path() + "/work"}};
+  const EnvMap env = {{"HOME", d.path() + "/home"}, {"ASCEND_WORK_PATH", d.path() + "/ascend_work"}};
   ASSERT_TRUE(run_demo(env, d.path()).ok());
-  EXPECT_FALSE(fs::exists(d.path() + "/work/atrace")) << "a healthy run writes no trace";
+  EXPECT_FALSE(fs::exists(d.path() + "/ascend_work/atrace")) << "a healthy run writes no trace";
   ASSERT_FALSE(run_demo(env, d.path(), /*bad_input=*/true).ok());
-  const auto traces = files_under(d.path() + "/work/atrace", "atrace-");
+  const auto traces = files_under(d.path() + "/ascend_work/atrace", "atrace-");
   ASSERT_EQ(traces.size(), 1u);
   const auto lines = lines_of(traces[0]);
   for (const auto& l : lines) EXPECT_TRUE(std::regex_match(l, kCannLine)) << l;
@@ -276,13 +276,13 @@ TEST_F(Logs, ENV_8_AnUnwritableTraceFolderIsSaidOnceAndTheErrorStaysTheRunsOwn) 
 }
 
 TEST_F(Logs, ENV_7_TheRingKeepsTheLastEvents) {
-  auto config = options_from({{"ASCEND_WORK_PATH", d.path() + "/work"}, {"ASCEND_GLOBAL_LOG_LEVEL", "4"}}, d.path());
+  auto config = options_from({{"ASCEND_WORK_PATH", d.path() + "/ascend_work"}, {"ASCEND_GLOBAL_LOG_LEVEL", "4"}}, d.path());
   Limits limits;
   limits.trace_events = 5;
   configure(*config, limits);
   for (int i = 0; i < 10; ++i) OPENGE_LOG_DEBUG("GE", "event " + std::to_string(i));
   OPENGE_LOG_ERROR("GE", "the failure");
-  const auto traces = files_under(d.path() + "/work/atrace", "atrace-");
+  const auto traces = files_under(d.path() + "/ascend_work/atrace", "atrace-");
   ASSERT_EQ(traces.size(), 1u);
   const auto lines = lines_of(traces[0]);
   ASSERT_EQ(lines.size(), 5u);

@@ -25,10 +25,10 @@ Result<std::unique_ptr<Session>> open_profiled(const TempDir& d, const std::stri
 
 TEST(WorkPathFolders, ENV_9_ProfilingDataIsCreatedUnderTheWorkPath) {
   TempDir d;
-  auto session = open_profiled(d, d.path() + "/work");  // neither work nor work/profiling_data exists
+  auto session = open_profiled(d, d.path() + "/ascend_work");  // neither ascend_work nor ascend_work/profiling_data exists
   ASSERT_TRUE(session.ok()) << session.status().message();
   const std::string dir = (*session)->profiling_dir();
-  EXPECT_EQ(fs::path(dir).parent_path(), fs::path(d.path() + "/work/profiling_data"));
+  EXPECT_EQ(fs::path(dir).parent_path(), fs::path(d.path() + "/ascend_work/profiling_data"));
   EXPECT_TRUE(fs::is_directory(dir));
   EXPECT_TRUE((*session)->finish_profiling().ok());
 }
