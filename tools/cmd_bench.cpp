@@ -47,30 +47,27 @@ int cmd_bench(int argc, char** argv) {
   CreatedFolder created;
   auto options = session_options_from_flags("bench", *args, created);
   if (!options) return 1;
-  auto model_path = model_flag_or_demo(*args);
-  if (!model_path.ok()) return fail(model_path.status());
-  const std::string model = *model_path;
-  auto session = Session::open(model, *options);
-  if (!session.ok()) return fail(session.status());
-  created.keep = true;
-  auto inputs = gather_inputs(**session, *args, 0);
-  if (!inputs.ok()) return fail(inputs.status().with_context("model " + model));
+  auto opened = open_model_with_inputs(*args, *options, 0, /*announce_demo=*/false, created);
+  if (!opened.ok()) return fail(opened.status());
+  const std::string& model = opened->path;
+  auto& session = opened->session;
+  auto& inputs = opened->inputs;
 
   std::vector<double> times;
   for (int i = 0; i < *warmup + *runs; ++i) {
     const auto start = std::chrono::steady_clock::now();
-    auto out = (*session)->run(inputs->tensors);
+    auto out = session->run(inputs.tensors);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!out.ok()) return fail(out.status());
     if (i >= *warmup) times.push_back(ms);
   }
   // Dumps are written in the background while the runs go on; what is still queued is written
   // here and reported apart, so that the dump's whole cost is visible.
-  const std::string dump_dir = (*session)->dump_dir();
+  const std::string dump_dir = session->dump_dir();
   double flush_ms = 0;
   if (!dump_dir.empty()) {
     const auto start = std::chrono::steady_clock::now();
-    if (Status s = (*session)->flush_dump(); !s.ok()) return fail(s.with_context("dump"));
+    if (Status s = session->flush_dump(); !s.ok()) return fail(s.with_context("dump"));
     flush_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
   double total_ms = flush_ms;
@@ -78,8 +75,8 @@ int cmd_bench(int argc, char** argv) {
   std::sort(times.begin(), times.end());
   const double median = median_of(times);
   // Profiling data is written after the timed runs, outside the measurement.
-  const std::string profiling_dir = (*session)->profiling_dir();
-  if (Status s = (*session)->finish_profiling(); !s.ok()) return fail(s.with_context("profiling"));
+  const std::string profiling_dir = session->profiling_dir();
+  if (Status s = session->finish_profiling(); !s.ok()) return fail(s.with_context("profiling"));
   const double p90 = times[std::min(times.size() - 1, static_cast<size_t>(0.9 * static_cast<double>(times.size())))];
   if (args->has("json")) {
     std::printf("{\"model\": \"%s\", \"threads\": %d, \"runs\": %d, \"median_ms\": %.4f, \"p90_ms\": %.4f, \"min_ms\": %.4f, "

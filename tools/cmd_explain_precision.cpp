@@ -61,19 +61,15 @@ int cmd_explain_precision(int argc, char** argv) {
   CreatedFolder created;
   auto options = session_options_from_flags("explain-precision", *args, created);
   if (!options) return 1;
-  auto model_path = model_flag_or_demo(*args);
-  if (!model_path.ok()) return fail(model_path.status());
-  const std::string model = *model_path;
-  auto session = Session::open(model, *options);
-  if (!session.ok()) return fail(session.status());
-  created.keep = true;
-  auto inputs = gather_inputs(**session, *args, 0);
-  if (!inputs.ok()) return fail(inputs.status().with_context("model " + model));
+  auto opened = open_model_with_inputs(*args, *options, 0, /*announce_demo=*/false, created);
+  if (!opened.ok()) return fail(opened.status());
+  auto& session = opened->session;
+  auto& inputs = opened->inputs;
   // Compiling happens on the first run; running once also proves the chosen kernels work.
-  auto outputs = (*session)->run(inputs->tensors);
+  auto outputs = session->run(inputs.tensors);
   if (!outputs.ok()) return fail(outputs.status());
-  const auto records = (*session)->precision_report();
-  const auto warnings = (*session)->precision_warnings();
+  const auto records = session->precision_report();
+  const auto warnings = session->precision_warnings();
   if (args->has("json")) {
     std::cout << precision_report_json(records, warnings);
     return 0;

@@ -70,48 +70,43 @@ int cmd_run(int argc, char** argv) {
   auto options = session_options_from_flags("run", *args, created);
   if (!options) return 1;
 
-  auto model_path = model_flag_or_demo(*args);
-  if (!model_path.ok()) return fail(model_path.status());
-  const std::string model = *model_path;
-  if (args->get("model").empty()) std::cout << "no --model given: running the bundled demo model " << model << "\n";
-  auto session = Session::open(model, *options);
-  if (!session.ok()) return fail(session.status());
-  created.keep = true;
-  auto inputs = gather_inputs(**session, *args, static_cast<uint32_t>(*seed));
-  if (!inputs.ok()) return fail(inputs.status().with_context("model " + model));
-  for (const auto& note : inputs->notes) std::cout << note << "\n";
+  auto opened = open_model_with_inputs(*args, *options, static_cast<uint32_t>(*seed), /*announce_demo=*/true, created);
+  if (!opened.ok()) return fail(opened.status());
+  auto& session = opened->session;
+  auto& inputs = opened->inputs;
+  for (const auto& note : inputs.notes) std::cout << note << "\n";
 
   RunInfo info;
   Result<std::vector<Tensor>> outputs = std::vector<Tensor>{};
   std::vector<double> times;
   for (int i = 0; i < *iterations; ++i) {
     const auto start = std::chrono::steady_clock::now();
-    outputs = (*session)->run(inputs->tensors, &info);
+    outputs = session->run(inputs.tensors, &info);
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     if (!outputs.ok()) return fail(outputs.status());
   }
 
   for (size_t i = 0; i < outputs->size(); ++i)
-    std::cout << "output '" << (*session)->outputs()[i].name << "': " << summarize_tensor((*outputs)[i]) << "\n";
+    std::cout << "output '" << session->outputs()[i].name << "': " << summarize_tensor((*outputs)[i]) << "\n";
   std::printf("run time: %.3f ms (first run, includes compilation); nodes: %d AI Core, %d AI CPU; "
               "peak intermediate memory: %.2f MiB planned + %.2f MiB dynamic\n",
               times[0], info.aicore_nodes, info.aicpu_nodes, info.arena_bytes / 1048576.0, info.peak_dynamic_bytes / 1048576.0);
   if (times.size() > 1)
     std::printf("runs 2..%zu: median %.3f ms\n", times.size(), median_of({times.begin() + 1, times.end()}));
-  if (const std::string dir = (*session)->profiling_dir(); !dir.empty()) {
-    if (Status s = (*session)->finish_profiling(); !s.ok()) return fail(s.with_context("profiling"));
+  if (const std::string dir = session->profiling_dir(); !dir.empty()) {
+    if (Status s = session->finish_profiling(); !s.ok()) return fail(s.with_context("profiling"));
     auto data = profiling::load_report_data(dir);
     if (!data.ok()) return fail(data.status());
     std::cout << "\nprofiling data: " << dir << "\n";
     print_top_ops(*data, 10);
     std::cout << "report: " << dir << "/mindstudio_profiler_output/report.html\n";
   }
-  if (const std::string dir = (*session)->dump_dir(); !dir.empty()) {
-    if (Status s = (*session)->flush_dump(); !s.ok()) return fail(s.with_context("dump"));
+  if (const std::string dir = session->dump_dir(); !dir.empty()) {
+    if (Status s = session->flush_dump(); !s.ok()) return fail(s.with_context("dump"));
     std::cout << "dump: " << dir << "\n";
   }
   if (args->has("outputs")) {
-    if (Status s = write_outputs(**session, *outputs, args->get("outputs")); !s.ok()) return fail(s);
+    if (Status s = write_outputs(*session, *outputs, args->get("outputs")); !s.ok()) return fail(s);
     std::cout << "outputs written to " << args->get("outputs") << "\n";
   }
   return 0;

@@ -1,6 +1,7 @@
 #include "session_flags.h"
 
 #include <cstdio>
+#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli_errors.h"
@@ -80,6 +81,24 @@ std::optional<SessionOptions> session_options_from_flags(const char* command, co
   options.use_aicore = engine == "auto";
   options.config = std::make_shared<const options::OptionSet>(std::move(config.value()));
   return options;
+}
+
+Result<OpenedModel> open_model_with_inputs(const Args& args, const SessionOptions& options, uint32_t seed,
+                                           bool announce_demo, CreatedFolder& created) {
+  OpenedModel opened;
+  auto model_path = model_flag_or_demo(args);
+  if (!model_path.ok()) return model_path.status();
+  opened.path = *model_path;
+  if (announce_demo && args.get("model").empty())
+    std::cout << "no --model given: running the bundled demo model " << opened.path << "\n";
+  auto session = Session::open(opened.path, options);
+  if (!session.ok()) return session.status();
+  opened.session = std::move(*session);
+  created.keep = true;
+  auto inputs = gather_inputs(*opened.session, args, seed);
+  if (!inputs.ok()) return inputs.status().with_context("model " + opened.path);
+  opened.inputs = std::move(*inputs);
+  return opened;
 }
 
 }  // namespace openge::cli

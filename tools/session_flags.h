@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli_args.h"
+#include "model_inputs.h"
 #include "openge/session.h"
 
 namespace openge::cli {
@@ -27,5 +28,16 @@ struct CreatedFolder {
 // (created and named in `created`), where CANN would refuse (ENV-13): the shortcut is for a
 // quick look (docs/DECISIONS.md).
 std::optional<SessionOptions> session_options_from_flags(const char* command, const Args& args, CreatedFolder& created);
+
+// --model (or the demo model, announced on stdout when `announce_demo`) opened with `options`,
+// and its inputs gathered (random ones with `seed`). The folder in `created` is kept once the
+// Session opened. Errors name the model when the inputs are at fault.
+struct OpenedModel {
+  std::string path;
+  std::unique_ptr<Session> session;
+  GatheredInputs inputs;
+};
+Result<OpenedModel> open_model_with_inputs(const Args& args, const SessionOptions& options, uint32_t seed,
+                                           bool announce_demo, CreatedFolder& created);
 
 }  // namespace openge::cli
