@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "openge/session.h"
+#include "../profiling/profiling_test_util.h"
 #include "options/option_builder.h"
 
 namespace openge::dump::testing {
@@ -20,17 +21,9 @@ namespace fs = std::filesystem;
 
 inline const std::string kDemoModel = std::string(OPENGE_SOURCE_DIR) + "/models/demo.onnx";
 
-inline std::string scratch_dir(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("openge_dump_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p.string();
-}
-
-inline std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
+// The profiling tests' scratch folders and file reader serve here too.
+inline std::string scratch_dir(const std::string& name) { return profiling::testing::scratch_dir("dump_" + name); }
+using profiling::testing::read_text;
 
 using Flags = std::vector<std::pair<std::string, std::string>>;
 
