@@ -15,5 +15,5 @@ ctest --test-dir build --output-on-failure -j"$(nproc)"
 (cd build-asan/tests && ASAN_OPTIONS=detect_leaks=1 ../../tests/sanitizers/run_sharded.sh ./openge_tests)
 # The concurrency tests under ThreadSanitizer (its own build of the engine and those tests).
 tests/threads/run_tsan.sh build-tsan
+# Every libFuzzer target (loader, tensor readers, option parsers), one per core at a time.
 tests/fuzz/run_fuzz.sh "${FUZZ_SECONDS:-60}"
-tests/options_fuzz/run_options_fuzz.sh "${FUZZ_SECONDS:-60}"

@@ -1,42 +1,98 @@
 #!/bin/bash
-# Builds the libFuzzer targets for the ONNX loader and for the tensor file readers (.npy and
-# TensorProto .pb) (clang, ASan+UBSan) in their own build dir and runs each for SECONDS (default
-# 60) from a seed corpus of valid and hand-made invalid files.
+# Builds every libFuzzer target (clang, ASan+UBSan, in its own build dir) and runs each for
+# SECONDS (default 60), as many at once as the machine has cores: the ONNX loader, the tensor
+# file readers (.npy, TensorProto .pb) and one target per option-file parser.
 # Fails on any crash, leak, sanitizer report, timeout or out-of-memory; the input that caused it
-# is left in BUILD_DIR/fuzz_artifacts/ (loader) or BUILD_DIR/fuzz_tensor_artifacts/ (readers).
+# is left in BUILD_DIR/fuzz_artifacts/<target>/ and the target's log is printed.
 #
-# Usage: tests/fuzz/run_fuzz.sh [SECONDS] [BUILD_DIR]      (BUILD_DIR defaults to build-fuzz)
+# Usage: tests/fuzz/run_fuzz.sh [SECONDS] [BUILD_DIR] [TARGET ...]
+#        (BUILD_DIR defaults to build-fuzz; no TARGET: all of them)
 set -euo pipefail
 
 seconds=${1:-60}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${2:-$root/build-fuzz}
+shift $(($# < 2 ? $# : 2))
 python=${OPENGE_PYTHON:-/usr/bin/python3}
+jobs=${FUZZ_JOBS:-$(nproc)}
+
+# target  binary (under BUILD_DIR)  libFuzzer memory limit (MB)  max input length (0: libFuzzer's)
+targets_table="
+fuzz_onnx_loader        tests/fuzz/fuzz_onnx_loader                    4096 0
+fuzz_tensor_readers     tests/fuzz/fuzz_tensor_readers                 4096 0
+fuzz_options_file       tests/fuzz/options_fuzz/fuzz_options_file      2048 65536
+fuzz_profiling_options  tests/fuzz/options_fuzz/fuzz_profiling_options 2048 65536
+fuzz_modify_mixlist     tests/fuzz/options_fuzz/fuzz_modify_mixlist    2048 65536
+fuzz_customize_dtypes   tests/fuzz/options_fuzz/fuzz_customize_dtypes  2048 65536
+fuzz_fusion_switch      tests/fuzz/options_fuzz/fuzz_fusion_switch     2048 65536
+fuzz_op_precision_ini   tests/fuzz/options_fuzz/fuzz_op_precision_ini  2048 65536
+fuzz_op_debug_config    tests/fuzz/options_fuzz/fuzz_op_debug_config   2048 65536
+fuzz_aoe_config         tests/fuzz/options_fuzz/fuzz_aoe_config        2048 65536
+fuzz_op_cache_ini       tests/fuzz/options_fuzz/fuzz_op_cache_ini      2048 65536
+"
+selected=("$@")
+if [ ${#selected[@]} -eq 0 ]; then
+  mapfile -t selected < <(awk 'NF {print $1}' <<<"$targets_table")
+fi
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENGE_FUZZ=ON -DOPENGE_TESTS=OFF >/dev/null
-ninja -C "$build" fuzz_onnx_loader fuzz_tensor_readers
+ninja -C "$build" fuzz_onnx_loader fuzz_tensor_readers options_fuzzers
 
-# run_target NAME SEED_SCRIPT CORPUS ARTIFACTS: fuzzes tests/fuzz/NAME from the seeds the script makes.
+# Seeds (read-only input; new inputs a target finds go to its corpus, kept between runs).
+seeds=$build/fuzz_seeds
+rm -rf "$seeds"
+"$python" "$root/tests/fuzz/make_hostile_models.py" --seeds "$seeds/fuzz_onnx_loader"
+"$python" "$root/tests/fuzz/make_tensor_seeds.py" --seeds "$seeds/fuzz_tensor_readers"
+"$root/tests/options_fuzz/make_seeds.sh" "$seeds/options"
+mv "$seeds"/options/* "$seeds"/ && rmdir "$seeds/options"
+
+logs=$build/fuzz_logs
+mkdir -p "$logs"
+# run_target NAME: fuzzes one target for $seconds; its output goes to $logs/NAME.log.
 run_target() {
-  local name=$1 seed_script=$2 corpus=$3 artifacts=$4
-  local seeds=$build/${name}_seeds
-  rm -rf "$seeds"
-  "$python" "$root/tests/fuzz/$seed_script" --seeds "$seeds"
-  mkdir -p "$corpus" "$artifacts"
-  echo "fuzzing $name for ${seconds}s (seeds: $(ls "$seeds" | wc -l) files)"
-  # New inputs go to $corpus (kept between runs); $seeds is read-only input.
-  local status=0
-  "$build/tests/fuzz/$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
-    -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" "$seeds" || status=$?
-  if [ "$status" -ne 0 ]; then
-    echo "run_fuzz.sh: $name failed (exit $status); reproducer(s):" >&2
-    ls -1 "$artifacts" >&2 || true
-    echo "replay one with: $build/tests/fuzz/$name $artifacts/<file>" >&2
-    exit 1
+  local name=$1 binary rss max_len
+  read -r _ binary rss max_len < <(awk -v t="$name" '$1 == t' <<<"$targets_table")
+  if [ -z "${binary:-}" ]; then
+    echo "run_fuzz.sh: no target named $name" >&2
+    return 2
   fi
+  local corpus=$build/fuzz_corpus/$name artifacts=$build/fuzz_artifacts/$name
+  mkdir -p "$corpus" "$artifacts"
+  local args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb="$rss" -print_final_stats=1
+              -artifact_prefix="$artifacts/")
+  [ "$max_len" != 0 ] && args+=(-max_len="$max_len")
+  "$build/$binary" "${args[@]}" "$corpus" "$seeds/$name" >"$logs/$name.log" 2>&1
 }
 
-run_target fuzz_onnx_loader make_hostile_models.py "$build/fuzz_corpus" "$build/fuzz_artifacts"
-run_target fuzz_tensor_readers make_tensor_seeds.py "$build/fuzz_tensor_corpus" "$build/fuzz_tensor_artifacts"
-echo "run_fuzz.sh: no crash in ${seconds}s per target"
+# A pool of $jobs targets at a time: libFuzzer is single-threaded, so the cores run side by side.
+declare -A running=()
+failed=()
+reap_one() {
+  local pid
+  wait -n -p pid "${!running[@]}" && status=0 || status=$?
+  local name=${running[$pid]}
+  unset "running[$pid]"
+  if [ "$status" -eq 0 ]; then
+    echo "fuzzed $name for ${seconds}s: $(ls "$seeds/$name" | wc -l) seeds, no crash"
+  else
+    failed+=("$name")
+    echo "run_fuzz.sh: $name failed (exit $status); its log:" >&2
+    tail -n 60 "$logs/$name.log" >&2
+    echo "reproducer(s) in $build/fuzz_artifacts/$name/: $(ls -1 "$build/fuzz_artifacts/$name" | tr '\n' ' ')" >&2
+    echo "replay one with: $build/$(awk -v t="$name" '$1 == t {print $2}' <<<"$targets_table") <file>" >&2
+  fi
+}
+echo "fuzzing ${#selected[@]} targets for ${seconds}s each, $jobs at a time"
+for name in "${selected[@]}"; do
+  while [ ${#running[@]} -ge "$jobs" ]; do reap_one; done
+  run_target "$name" &
+  running[$!]=$name
+done
+while [ ${#running[@]} -gt 0 ]; do reap_one; done
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "run_fuzz.sh: failed: ${failed[*]}" >&2
+  exit 1
+fi
+echo "run_fuzz.sh: no crash in ${seconds}s per target (${#selected[@]} targets)"

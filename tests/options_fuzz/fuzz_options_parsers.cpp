@@ -1,6 +1,6 @@
 // libFuzzer targets for the option parsers, one binary per parser (OPENGE_FUZZ_PARSER selects
 // it): any byte string must come back as a value or as an error that says where and why, never
-// as a crash, hang, leak or undefined behaviour. Run with tests/options_fuzz/run_options_fuzz.sh.
+// as a crash, hang, leak or undefined behaviour. Run with tests/fuzz/run_fuzz.sh.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
