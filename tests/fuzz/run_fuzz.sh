@@ -34,6 +34,12 @@ selected=("$@")
 if [ ${#selected[@]} -eq 0 ]; then
   mapfile -t selected < <(awk 'NF {print $1}' <<<"$targets_table")
 fi
+for name in "${selected[@]}"; do
+  if ! awk -v t="$name" '$1 == t {found = 1} END {exit !found}' <<<"$targets_table"; then
+    echo "run_fuzz.sh: no target named '$name'; the targets: $(awk 'NF {printf "%s ", $1}' <<<"$targets_table")" >&2
+    exit 2
+  fi
+done
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENGE_FUZZ=ON -DOPENGE_TESTS=OFF >/dev/null
@@ -53,10 +59,6 @@ mkdir -p "$logs"
 run_target() {
   local name=$1 binary rss max_len
   read -r _ binary rss max_len < <(awk -v t="$name" '$1 == t' <<<"$targets_table")
-  if [ -z "${binary:-}" ]; then
-    echo "run_fuzz.sh: no target named $name" >&2
-    return 2
-  fi
   local corpus=$build/fuzz_corpus/$name artifacts=$build/fuzz_artifacts/$name
   mkdir -p "$corpus" "$artifacts"
   local args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb="$rss" -print_final_stats=1
