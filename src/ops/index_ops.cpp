@@ -81,8 +81,8 @@ Status gather_nd_kernel(KernelContext& ctx) {
   for (int64_t t = 0; t < tuples; ++t) {
     int64_t off = (t / per_batch) * batch_stride;
     for (size_t j = 0; j < k; ++j) {
-      auto v = checked_index(ctx, index_at(indices, t * g->k + static_cast<int64_t>(j)), data.dim(b + j),
-                             "index (data dim " + std::to_string(b + j) + ")");
+      auto v = checked_index_at(ctx, indices, t * g->k + static_cast<int64_t>(j), data.dim(b + j), "indices",
+                                "data dim " + std::to_string(b + j));
       if (!v.ok()) return v.status();
       off += *v * strides[b + j];
     }
@@ -189,7 +189,7 @@ Status scatter_elements_kernel(KernelContext& ctx) {
   std::vector<int64_t> offsets(static_cast<size_t>(indices.numel()));
   std::vector<int64_t> coord(ishape.size(), 0);
   for (int64_t i = 0; i < indices.numel(); ++i) {
-    auto v = checked_index(ctx, index_at(indices, i), axis_dim, "index");
+    auto v = checked_index_at(ctx, indices, i, axis_dim, "indices", "data dim " + std::to_string(*axis));
     if (!v.ok()) return v.status();
     int64_t off = 0;
     for (size_t d = 0; d < ishape.size(); ++d) off += (d == *axis ? *v : coord[d]) * dstride[d];

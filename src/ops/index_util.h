@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ops/op_context.h"
 #include "ops/shape_common.h"
@@ -33,6 +34,36 @@ Result<int64_t> checked_index(const Ctx& ctx, int64_t v, int64_t dim, const std:
   if (v < -dim || v >= dim)
     return ctx.error(what + " " + std::to_string(v) + " is out of range [" + std::to_string(-dim) + ", " +
                      std::to_string(dim - 1) + "]");
+  return v < 0 ? v + dim : v;
+}
+
+// "[1, 0]": where flat element `flat` of a row-major tensor of `shape` sits.
+inline std::string position_string(const Shape& shape, int64_t flat) {
+  std::vector<int64_t> coord(shape.size(), 0);
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] > 0) {
+      coord[d] = flat % shape[d];
+      flat /= shape[d];
+    }
+  }
+  std::string s = "[";
+  for (size_t d = 0; d < coord.size(); ++d) s += (d ? ", " : "") + std::to_string(coord[d]);
+  return s + "]";
+}
+
+// Element `flat` of the index tensor `indices` (int32/int64, checked by the caller) mapped into
+// [0, dim), or an error that names the input, the element's position, its value and the valid
+// range: "indices[1, 0] = 7 is out of range [-5, 4] (data dim 0)". Every kernel that addresses
+// data through an index tensor checks each index this way before it reads or writes anything
+// (what op_precision_mode's support_out_of_bound_index asks of the NPU, always on here).
+template <class Ctx>
+Result<int64_t> checked_index_at(const Ctx& ctx, const Tensor& indices, int64_t flat, int64_t dim,
+                                 const std::string& input_name, const std::string& context) {
+  const int64_t v = index_at(indices, flat);
+  if (v < -dim || v >= dim)
+    return ctx.error(input_name + position_string(indices.shape(), flat) + " = " + std::to_string(v) +
+                     " is out of range [" + std::to_string(-dim) + ", " + std::to_string(dim - 1) + "] (" + context +
+                     ")");
   return v < 0 ? v + dim : v;
 }
 

@@ -234,7 +234,8 @@ Status max_unpool_kernel(KernelContext& ctx) {
   for (int64_t i = 0; i < x.numel(); ++i) {
     const int64_t v = index_at(idx, i);
     if (v < 0 || v >= from_numel)
-      return ctx.error("index " + std::to_string(v) + " is out of range [0, " + std::to_string(from_numel - 1) +
+      return ctx.error("indices" + position_string(idx.shape(), i) + " = " + std::to_string(v) +
+                       " is out of range [0, " + std::to_string(from_numel - 1) +
                        "] of the unpooled shape " + shape_to_string(from));
     int64_t rest = v, at = 0, mul = 1;
     for (size_t d = from.size(); d-- > 0;) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ir/dispatch.h"
+#include "ops/index_util.h"
 #include "ops/shape_common.h"
 #include "ops/shape_util.h"
 #include "base/parallel.h"
@@ -25,11 +26,9 @@ Status normalized_indices(const KernelContext& ctx, const Tensor& idx, int64_t d
     return ctx.error(std::string("indices must be int32 or int64, got ") + dtype_name(idx.dtype()));
   out.resize(static_cast<size_t>(idx.numel()));
   for (int64_t i = 0; i < idx.numel(); ++i) {
-    int64_t v = idx.dtype() == DType::kInt64 ? idx.data<int64_t>()[i] : idx.data<int32_t>()[i];
-    if (v < -dim || v >= dim)
-      return ctx.error("index " + std::to_string(v) + " is out of range [" + std::to_string(-dim) + ", " +
-                       std::to_string(dim - 1) + "]");
-    out[static_cast<size_t>(i)] = v < 0 ? v + dim : v;
+    auto v = checked_index_at(ctx, idx, i, dim, "indices", "the gathered axis has size " + std::to_string(dim));
+    if (!v.ok()) return v.status();
+    out[static_cast<size_t>(i)] = *v;
   }
   return Status::Ok();
 }
@@ -256,12 +255,9 @@ Status scatter_nd_kernel(KernelContext& ctx) {
     int64_t off = 0;
     for (int64_t j = 0; j < k; ++j) {
       const int64_t dim = data.dim(j);
-      int64_t v = indices.dtype() == DType::kInt64 ? indices.data<int64_t>()[t * k + j]
-                                                   : indices.data<int32_t>()[t * k + j];
-      if (v < -dim || v >= dim)
-        return ctx.error("index " + std::to_string(v) + " is out of range for data dim " + std::to_string(j) +
-                         " of size " + std::to_string(dim));
-      off += (v < 0 ? v + dim : v) * strides[static_cast<size_t>(j)];
+      auto v = checked_index_at(ctx, indices, t * k + j, dim, "indices", "data dim " + std::to_string(j));
+      if (!v.ok()) return v.status();
+      off += *v * strides[static_cast<size_t>(j)];
     }
     offsets[static_cast<size_t>(t)] = off;
   }

@@ -183,7 +183,8 @@ const OptionSpec kTable[] = {
      DOES("the precision pass gives each node the mode its [ByNodeName] / [ByOpType] entry names (if the op lists it "
           "in all_ops_impl_mode.ini): high_precision runs libm's erf/tanh/exp in Erf, Tanh, Sigmoid and "
           "Softmax/LogSoftmax, high_performance the vectorised approximations (the default); "
-          "support_out_of_bound_index changes nothing (indices are always checked); it beats op_select_implmode",
+          "support_out_of_bound_index changes nothing because the indices of every gather/scatter op are always checked "
+          "(an out-of-range one fails the run naming its position and value); it beats op_select_implmode",
           "src/precision/precision_pass.cpp"),
      "high-precision / high-performance mode per operator type or node",
      "beats op_select_implmode and optypelist_for_implmode; [ByNodeName] beats [ByOpType]",

@@ -74,7 +74,35 @@ TEST(OpScatterElements, HalfComputesInFloatAndBadIndexFails) {
   upd.data<Float16>()[0] = Float16(3.0f);
   EXPECT_EQ(values(run1(n, {&data, &idx, &upd})), (std::vector<double>{1.5, 6.0}));
   Tensor bad = ints({2});
-  EXPECT_NE(run_error(n, {&data, &bad, &upd}).find("index 2 is out of range"), std::string::npos);
+  EXPECT_NE(run_error(n, {&data, &bad, &upd}).find("indices[0] = 2 is out of range [-2, 1]"), std::string::npos);
+}
+
+// OPT-op_precision_mode-6 (support_out_of_bound_index: indices of gather and scatter ops are
+// bounds-checked; always on here): the error names the bad element's position and value.
+TEST(OpIndexChecks, OPT_op_precision_mode_6_ErrorNamesTheBadIndexPosition) {
+  Tensor data = floats({3, 4}, std::vector<float>(12, 1.0f));
+  // Gather along axis 1 (size 4): element [1, 2] of the indices is 4.
+  Node gather = make_node("Gather", 2);
+  set_int(gather, "axis", 1);
+  Tensor gi = ints({0, 1, 2, 3, 0, 1, 4, 3}).reshaped({2, 4});
+  EXPECT_NE(run_error(gather, {&data, &gi}).find("indices[1, 2] = 4 is out of range [-4, 3]"), std::string::npos);
+  // GatherND: the second tuple's second coordinate (-5) is out of data dim 1.
+  Node gnd = make_node("GatherND", 2);
+  Tensor ti = ints({0, 0, 2, -5}).reshaped({2, 2});
+  const std::string nd = run_error(gnd, {&data, &ti});
+  EXPECT_NE(nd.find("indices[1, 1] = -5 is out of range [-4, 3] (data dim 1)"), std::string::npos) << nd;
+  // ScatterElements along axis 0 (size 3): element [0, 1] is 3.
+  Node scatter = make_node("ScatterElements", 3);
+  Tensor si = ints({0, 3}).reshaped({1, 2});
+  Tensor upd = floats({1, 2}, {5, 6});
+  const std::string se = run_error(scatter, {&data, &si, &upd});
+  EXPECT_NE(se.find("indices[0, 1] = 3 is out of range [-3, 2] (data dim 0)"), std::string::npos) << se;
+  // ScatterND: the single tuple [1, 9].
+  Node snd = make_node("ScatterND", 3);
+  Tensor ni = ints({1, 9}).reshaped({1, 2});
+  Tensor nu = floats({1}, {7});
+  const std::string sn = run_error(snd, {&data, &ni, &nu});
+  EXPECT_NE(sn.find("indices[0, 1] = 9 is out of range [-4, 3] (data dim 1)"), std::string::npos) << sn;
 }
 
 TEST(OpReverseSequence, TimeMajorAndBatchMajor) {
