@@ -8,6 +8,7 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler   # ONNX protos
   nlohmann-json3-dev
   libspdlog-dev                           # the engine's logger (src/logging/)
+  libssl-dev                              # SHA-256 of the operator compile cache (src/compiler/)
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy     # conformance data and model generators
   python3-dev pybind11-dev python3-pytest # the openge Python package (python/) and its tests

@@ -230,12 +230,14 @@ const OptionSpec kTable[] = {
      "feature deeper_opat needs aoe_mode 2, nonhomo_split needs 1", "OPT-aoe_config.aoe_config_file-1..7 DISC-16"},
     {"op_compiler_cache_mode", "", "ge.op_compiler_cache_mode", "", Kind::kEnum, "enable|disable|force", NORANGE,
      "enable", nullptr, nullptr,
-     NOT_YET("there is no operator compile cache yet (OpenGE does not generate operator code)"),
+     NOT_YET("the operator compile cache (src/compiler/op_cache.cpp) does enable, disable and force, but no Session "
+             "compiles operators online yet, so no run consults it"),
      "operator compile disk cache mode", "ignored (cache off) when op_debug_level != 0 or op_debug_config is set",
      "OPT-op_compiler_cache_mode-1..15 MISC-7"},
     {"op_compiler_cache_dir", "", "ge.op_compiler_cache_dir", "", Kind::kDir,
      "directory; characters a-zA-Z0-9_-. and Chinese in each path component", NORANGE, "", nullptr, nullptr,
-     NOT_YET("there is no operator compile cache yet (OpenGE does not generate operator code)"),
+     NOT_YET("the operator compile cache (src/compiler/op_cache.cpp) keeps its entries in <dir>/kernel_cache/"
+             "<soc_version>, but no Session compiles operators online yet"),
      "operator compile cache folder", "op_compiler_cache_dir > ASCEND_CACHE_PATH/kernel_cache_<host> > $HOME/atc_data",
      "OPT-op_compiler_cache_dir-1..5 DISC-6"},
     {"stream_sync_timeout", "", "stream_sync_timeout", "", Kind::kTimeoutMs,
@@ -338,7 +340,9 @@ const OptionSpec kTable[] = {
      DOES("1 prints the log records on stdout instead of writing the log file", "src/logging/log.cpp"),
      "print the log on the screen instead of files", "", "ENV-5..6"},
     {"ASCEND_CACHE_PATH", "", "", "ASCEND_CACHE_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr,
-     NOT_YET("there is no operator compile cache yet"), "cache folder", "", "OPT-op_compiler_cache_dir-5 NPU-15"},
+     NOT_YET("the operator compile cache's second tier (src/compiler/op_cache.cpp), but no Session compiles operators "
+             "online yet"),
+     "cache folder", "", "OPT-op_compiler_cache_dir-5 NPU-15"},
     {"ASCEND_OPP_PATH", "", "", "ASCEND_OPP_PATH", Kind::kDir,
      "an opp folder: built-in/op_impl/ai_core/tbe/config/<soc>/aic-<soc>-ops-info*.json per SoC", NORANGE, "",
      nullptr, nullptr,
@@ -349,11 +353,13 @@ const OptionSpec kTable[] = {
      "replaces the installed opp/ (it must hold every profile soc_version may name)", "MISC-20 OPT-modify_mixlist-9"},
     {"ASCEND_MAX_OP_CACHE_SIZE", "", "", "ASCEND_MAX_OP_CACHE_SIZE", Kind::kInt, "MB, >= 1", RANGE(1, kNoMax), "",
      nullptr, nullptr,
-     NOT_YET("there is no operator compile cache yet (openge paths shows the limit that would apply)"),
+     NOT_YET("the operator compile cache ages its entries by this limit (src/compiler/op_cache_aging.cpp), but no "
+             "Session compiles operators online yet (openge paths shows the limit that would apply)"),
      "compile cache disk limit per chip (MB)", "op_cache.ini > this > 500", "OPT-op_compiler_cache_mode-14..15 AMB-31"},
     {"ASCEND_REMAIN_CACHE_SIZE_RATIO", "", "", "ASCEND_REMAIN_CACHE_SIZE_RATIO", Kind::kInt, "percent in [1,100]",
      RANGE(1, 100), "", nullptr, nullptr,
-     NOT_YET("there is no operator compile cache yet (openge paths shows the ratio that would apply)"),
+     NOT_YET("the operator compile cache keeps this share when aging (src/compiler/op_cache_aging.cpp), but no "
+             "Session compiles operators online yet (openge paths shows the ratio that would apply)"),
      "share of the compile cache kept when full (%)", "op_cache.ini > this > 50", "OPT-op_compiler_cache_mode-14..15"},
     {"DUMP_GE_GRAPH", "", "", "DUMP_GE_GRAPH", Kind::kInt, "1 (full), 2 (no weights), 3 (simplified)", RANGE(1, 3), "",
      nullptr, nullptr,
