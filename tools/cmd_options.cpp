@@ -180,10 +180,17 @@ int cmd_paths(int argc, char** argv) {
   }
   const auto cache = paths::resolve_artifact(paths::ArtifactKind::kCompileCache, *report.options, ids);
   const auto limits = paths::resolve_op_cache_limits(*report.options, cache.path);
+  // The cache keeps one folder per SoC and applies the limits to each (src/compiler/op_cache.h).
+  const std::string mode = report.options->get("op_compiler_cache_mode");
   std::cout << pad("compile_cache_size", 17) << " " << limits.max_size_mb << " MB, keep " << limits.remain_ratio_percent
-            << "%\n" << pad("", 17) << "   rule: " << limits.rule << "\n"
+            << "% in " << cache.path << "/" << report.options->soc_version() << "\n"
+            << pad("", 17) << "   rule: " << limits.rule << "\n"
+            << pad("", 17) << "   mode: " << (mode.empty() ? "enable" : mode)
+            << (mode == "disable" ? " (the folder is never touched)" : "") << "\n"
             << pad("", 17) << "   applied: "
-            << (paths::artifact_writer(paths::ArtifactKind::kCompileCache) ? "yes" : "no, there is no compile cache yet")
+            << (paths::artifact_writer(paths::ArtifactKind::kCompileCache)
+                    ? "yes"
+                    : "no, the cache exists (src/compiler/op_cache.cpp) but no Session compiles operators online yet")
             << "\n";
   for (const auto& w : limits.warnings) std::fprintf(stderr, "openge paths: warning: %s\n", w.c_str());
   return 0;
