@@ -7,7 +7,9 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include <atomic>
 #include <chrono>
+#include <thread>
 
 #include "cache_test_util.h"
 #include "options/options_test_util.h"
@@ -144,6 +146,26 @@ TEST_F(OpCacheFaults, CacheFault_TwoProcessesForcingOneKeyNeverCorruptIt) {
   auto r = c->get_or_build(k, copy_build(golden));
   EXPECT_TRUE(r->hit);
   EXPECT_EQ(call_probe(r->so_path, "probe_golden"), 7);
+}
+
+// The compiler builds kernels on several threads of one process: the same, with threads.
+TEST_F(OpCacheFaults, CacheFault_ThreadsForcingOneKeyNeverCorruptIt) {
+  const KernelKey k = probe_key("probe_golden", 7);
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (CacheMode mode : {CacheMode::kForce, CacheMode::kForce, CacheMode::kEnable, CacheMode::kEnable})
+    threads.emplace_back([this, mode, &k, &bad] {
+      for (int round = 0; round < 10; ++round) {
+        auto c = cache(mode);
+        auto r = c->get_or_build(k, copy_build(golden, nullptr, 4, 100));
+        if (!r.ok() || read_bytes(r->so_path) != golden) ++bad;
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(bad.load(), 0) << "a thread was handed a broken shared object";
+  auto c = cache(CacheMode::kEnable);
+  EXPECT_EQ(folder_problems(c->soc_dir()), "");
+  EXPECT_EQ(count_files(c->soc_dir()), 2);
 }
 
 // OPT-op_compiler_cache_mode-14 / CANN_FORMATS.md §6: over the limit, entries unused for 30
