@@ -206,9 +206,11 @@ Result<CacheOutcome> OpCache::get_or_build(const KernelKey& key,
       auto lock = CacheLock::acquire(join(root_, kLockName), /*exclusive=*/false);
       if (!lock.ok()) return lock.status();
       reason = check_entry(so, manifest, digest);
+      // The last use, for aging; touched under the lock, so no aging pass removes the entry
+      // between this check and the caller's dlopen.
+      if (reason.empty()) ::utimensat(AT_FDCWD, manifest.c_str(), nullptr, 0);
     }
     if (reason.empty()) {
-      ::utimensat(AT_FDCWD, manifest.c_str(), nullptr, 0);  // last use, for aging
       OPENGE_LOG_DEBUG(kModule, "compile cache hit: kernel " + key.kernel_name + " from " + so);
       return CacheOutcome{so, true, ""};
     }

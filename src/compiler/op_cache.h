@@ -70,6 +70,9 @@ class OpCache {
   // the cache verifies it and makes it visible atomically. In mode disable the cache dir is never
   // touched: the build goes to a private temporary folder that lives as long as the process.
   // A failed build leaves nothing behind and returns its Status.
+  // The returned so_path (enable/force) is the cache's own file, shared with other processes:
+  // dlopen it right away (a hit refreshes its last use, so aging leaves it alone for 30 minutes)
+  // and never delete or change it. In disable it is this process's file, free to delete once loaded.
   Result<CacheOutcome> get_or_build(const KernelKey& key, const std::function<Status(const std::string& out_path)>& build);
 
   CacheMode mode() const { return mode_; }
