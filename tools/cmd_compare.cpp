@@ -1,20 +1,21 @@
-// openge compare A B [--threshold T] [--output FILE.csv]: op-by-op comparison of two Data Dumps.
+// openge compare A B [--threshold T] [--output FILE.csv] [--html FILE.html]: op-by-op comparison of
+// two Data Dumps, as a CSV and a self-contained HTML page with the per-op error plot.
 #include <cstdio>
 #include <iostream>
 
 #include "cli_args.h"
 #include "commands.h"
-#include "dump/dump_compare.h"
-#include "io/atomic_file.h"
+#include "dump/compare_report.h"
 
 namespace openge::cli {
 
 int cmd_compare(int argc, char** argv) {
   const std::vector<FlagSpec> specs = {
       {"threshold", "T", "max relative error (max |a-b| / max |a|) above which an op deviates (default 0.01)"},
-      {"output", "FILE", "write the per-op CSV there (default: print it)"},
+      {"output", "FILE", "write the per-op CSV there, and the HTML page beside it as FILE.html (default: print the CSV)"},
+      {"html", "FILE", "write the HTML page (per-op error plot and table) there"},
       {"help", "", "show this help"}};
-  const std::string synopsis = "openge compare A B [--threshold T] [--output FILE.csv]";
+  const std::string synopsis = "openge compare A B [--threshold T] [--output FILE.csv] [--html FILE.html]";
   SplitArgs split = split_positional(argc, argv);
   const std::vector<char*>& rest = split.positional;
   auto args = Args::parse(static_cast<int>(split.flags.size()), split.flags.data(), 2, specs);
@@ -26,7 +27,9 @@ int cmd_compare(int argc, char** argv) {
     std::cout << usage(synopsis,
                        "Compares two Data Dumps (dump_config.enable_dump, dump_mode output or all) op by op: cosine "
                        "similarity, max absolute and relative error of each output, and the first op whose relative "
-                       "error exceeds the threshold.",
+                       "error exceeds the threshold. With --output the HTML page (a plot of cosine similarity and max "
+                       "relative error per op in execution order, the first op over the threshold marked, and the "
+                       "table) is written beside the CSV; --html names it, or asks for it when the CSV is printed.",
                        specs);
     return args->has("help") ? 0 : 2;
   }
@@ -45,15 +48,13 @@ int cmd_compare(int argc, char** argv) {
     std::fprintf(stderr, "openge compare: error: %s\n", result.status().message().c_str());
     return 1;
   }
-  const std::string csv = dump::comparison_csv(*result);
-  if (args->has("output")) {
-    if (Status s = write_file_atomically(args->get("output"), csv); !s.ok()) {
-      std::fprintf(stderr, "openge compare: error: %s\n", s.message().c_str());
-      return 1;
-    }
-  } else {
-    std::cout << csv;
+  if (!args->has("output")) std::cout << dump::comparison_csv(*result);
+  auto page = dump::write_comparison_files(*result, args->get("output"), args->get("html"));
+  if (!page.ok()) {
+    std::fprintf(stderr, "openge compare: error: %s\n", page.status().message().c_str());
+    return 1;
   }
+  if (!page->empty()) std::printf("HTML page: %s\n", page->c_str());
   std::printf("%zu outputs compared (%d ops only in A, %d only in B)\n", result->rows.size(), result->only_in_a,
               result->only_in_b);
   if (result->first_exceeding) {

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "model_inputs.h"
 #include "session_flags.h"
+#include "runtime/explain_precision.h"
 #include "runtime/precision_report.h"
 
 namespace openge::cli {
@@ -63,13 +64,10 @@ int cmd_explain_precision(int argc, char** argv) {
   if (!options) return 1;
   auto opened = open_model_with_inputs(*args, *options, 0, /*announce_demo=*/false, created);
   if (!opened.ok()) return fail(opened.status());
-  auto& session = opened->session;
-  auto& inputs = opened->inputs;
-  // Compiling happens on the first run; running once also proves the chosen kernels work.
-  auto outputs = session->run(inputs.tensors);
-  if (!outputs.ok()) return fail(outputs.status());
-  const auto records = session->precision_report();
-  const auto warnings = session->precision_warnings();
+  auto explained = explain_precision(*opened->session, std::move(opened->inputs.tensors));
+  if (!explained.ok()) return fail(explained.status());
+  const auto& records = explained->records;
+  const auto& warnings = explained->warnings;
   if (args->has("json")) {
     std::cout << precision_report_json(records, warnings);
     return 0;

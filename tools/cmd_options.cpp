@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "options/did_you_mean.h"
 #include "options/option_table.h"
+#include "options/option_text.h"
 #include "options_cli.h"
 #include "paths/artifact_paths.h"
 
@@ -27,25 +28,6 @@ void print_report(const BuildReport& r, const char* cmd) {
 std::string pad(std::string s, size_t n) {
   if (s.size() < n) s.append(n - s.size(), ' ');
   return s;
-}
-
-std::string default_text(const OptionSpec& spec) {
-  if (!spec.default_fn) return *spec.default_value ? spec.default_value : "(unset)";
-  std::string out;
-  bool all_same = true;
-  const std::string first = default_for(spec, DefaultContext{1, "Ascend910"});
-  for (const char* soc : {"Ascend910", "Ascend910B", "Ascend310P"})
-    for (int mode : {1, 0}) {
-      const std::string value = default_for(spec, DefaultContext{mode, soc});
-      all_same = all_same && value == first;
-      out += std::string(out.empty() ? "" : "; ") + soc + (mode ? " training: " : " online inference: ") + value;
-    }
-  return all_same ? first : out;  // computed, but the same in every scenario
-}
-
-// "implemented: ...", "accepted, not implemented yet: ..." or "no effect on CPU: ...".
-std::string effect_text(const OptionSpec& spec) {
-  return std::string(effect_label(spec.status)) + ": " + spec.effect;
 }
 
 // The value as listed; through values(), so that listing options is not recorded as reading them.

@@ -3,32 +3,13 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <random>
 
 #include "frontend/tensor_proto.h"
 #include "io/npy.h"
-#include "ir/dispatch.h"
+#include "runtime/random_inputs.h"
 
 namespace openge::cli {
 namespace fs = std::filesystem;
-
-Tensor random_tensor(DType dtype, const Shape& shape, uint32_t seed) {
-  Tensor t(dtype, shape);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
-  std::uniform_int_distribution<int> small(0, 9);
-  visit_dtype(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* p = t.data<T>();
-    for (int64_t i = 0; i < t.numel(); ++i) {
-      if constexpr (std::is_same_v<T, bool>) p[i] = small(rng) >= 5;
-      else if constexpr (is_half_v<T>) p[i] = T(real(rng));
-      else if constexpr (std::is_floating_point_v<T>) p[i] = static_cast<T>(real(rng));
-      else p[i] = static_cast<T>(small(rng));
-    }
-  });
-  return t;
-}
 
 namespace {
 
@@ -57,7 +38,6 @@ Result<GatheredInputs> gather_inputs(const Session& session, const Args& args, u
   const auto& infos = session.inputs();
   GatheredInputs out;
   out.tensors.resize(infos.size());
-  std::vector<bool> given(infos.size(), false);
   if (args.has("inputs")) {
     const std::string dir = args.get("inputs");
     if (!fs::is_directory(dir)) return invalid_argument("--inputs " + dir + " is not a directory");
@@ -68,7 +48,6 @@ Result<GatheredInputs> gather_inputs(const Session& session, const Args& args, u
       if (!t.ok()) return t.status();
       OPENGE_RETURN_IF_ERROR(check_input(infos[i], *t, path));
       out.tensors[i] = std::move(t.value());
-      given[i] = true;
     }
   }
   for (const std::string& spec : args.all("input")) {
@@ -87,19 +66,8 @@ Result<GatheredInputs> gather_inputs(const Session& session, const Args& args, u
     if (!t.ok()) return t.status();
     OPENGE_RETURN_IF_ERROR(check_input(infos[index], *t, path));
     out.tensors[index] = std::move(t.value());
-    given[index] = true;
   }
-  for (size_t i = 0; i < infos.size(); ++i) {
-    if (given[i]) continue;
-    Shape shape = infos[i].shape;
-    bool symbolic = false;
-    for (int64_t& d : shape)
-      if (d < 0) { d = 1; symbolic = true; }
-    out.tensors[i] = random_tensor(infos[i].dtype, shape, seed + static_cast<uint32_t>(i));
-    out.notes.push_back("input '" + infos[i].name + "': random " + dtype_name(infos[i].dtype) + " " +
-                        shape_to_string(shape) + " (seed " + std::to_string(seed + i) + ")" +
-                        (symbolic ? ", symbolic dimensions set to 1" : ""));
-  }
+  out.notes = fill_missing_inputs(infos, out.tensors, seed);
   return out;
 }
 

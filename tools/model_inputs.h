@@ -16,10 +16,6 @@ struct GatheredInputs {
 
 Result<GatheredInputs> gather_inputs(const Session& session, const Args& args, uint32_t seed);
 
-// A tensor of the given type and shape filled from a seeded generator: floats in [-1, 1),
-// integers in [0, 10), bools at random.
-Tensor random_tensor(DType dtype, const Shape& shape, uint32_t seed);
-
 // The demo model shipped with OpenGE, or an error saying where it was looked for.
 Result<std::string> find_demo_model();
 // --model, or the demo model when the flag is absent.

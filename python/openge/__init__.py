@@ -8,14 +8,15 @@ models on NumPy arrays.
     (y,) = session.run(None, {"x": numpy.ones((1, 3), numpy.float32)})
 
 Names: Session, TensorInfo, npu (global_options, NpuOptions), check_options, paths, explain,
-profile_report, option_table, and the exceptions Error, OptionError, ModelError, InputError, RunError,
-OptionWarning. bfloat16 tensors travel as numpy.uint16 arrays holding the bits.
+profile_report, explain_precision, dump_convert, compare, option_table, and the exceptions Error,
+OptionError, ModelError, InputError, RunError, DumpError, OptionWarning. bfloat16 tensors travel as numpy.uint16 arrays holding the bits.
 """
-from ._errors import Error, InputError, ModelError, OptionError, OptionWarning, RunError
+from ._errors import DumpError, Error, InputError, ModelError, OptionError, OptionWarning, RunError
 from . import _openge
 from . import npu
 from .session import Session, TensorInfo
-from .reports import CheckResult, check_options, explain, paths, profile_report
+from .reports import CheckResult, PrecisionExplanation, check_options, explain, explain_precision, paths, profile_report
+from .dumps import Comparison, ConvertSummary, OpComparison, compare, dump_convert
 
 __version__ = "0.1.0"
 
@@ -27,8 +28,9 @@ def option_table():
 
 
 __all__ = [
-    "Error", "OptionError", "ModelError", "InputError", "RunError", "OptionWarning",
+    "Error", "OptionError", "ModelError", "InputError", "RunError", "DumpError", "OptionWarning",
     "Session", "TensorInfo", "npu", "check_options", "paths", "explain", "profile_report", "option_table",
-    "CheckResult",
+    "CheckResult", "explain_precision", "PrecisionExplanation", "dump_convert", "ConvertSummary", "compare",
+    "Comparison", "OpComparison",
     "__version__",
 ]

@@ -29,5 +29,11 @@ class InputError(RunError, ValueError):
     an operator rejects. A RunError, so ``except openge.RunError`` sees every failed run."""
 
 
+class DumpError(Error, ValueError):
+    """A Data Dump folder or file that cannot be read, compared or converted (not a folder, no
+    dump files, a file that does not parse, two dumps without a common op), or an output of
+    ``dump_convert``/``compare`` that cannot be written; the message is the CLI's."""
+
+
 class OptionWarning(UserWarning):
     """A configuration warning (deprecated option, overridden or ignored setting)."""

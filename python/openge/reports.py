@@ -1,15 +1,18 @@
 """The CLI's reports as Python values: ``openge options --explain``, ``openge paths``,
-``openge check-options`` and ``openge profile-report``."""
+``openge check-options``, ``openge profile-report`` and ``openge explain-precision``."""
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, NamedTuple, Sequence, Union
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Union
+
+import numpy
 
 from . import _openge
 from .npu import option_row
-from .session import OptionsArg, _assignments
+from .session import ModelSource, OptionsArg, Session, _assignments
 
-__all__ = ["CheckResult", "check_options", "explain", "paths", "profile_report"]
+__all__ = ["CheckResult", "PrecisionExplanation", "check_options", "explain", "explain_precision", "paths",
+           "profile_report"]
 
 
 class CheckResult(NamedTuple):
@@ -33,13 +36,17 @@ def check_options(options: OptionsArg = None, options_files: Sequence[Union[str,
 
 def paths(options: OptionsArg = None, options_files: Sequence[Union[str, "os.PathLike[str]"]] = ()) -> Dict[str, Any]:
     """Where every artifact kind goes (``openge paths``): {kind: {"path", "is_file", "rule",
-    "chain"}} plus "compile_cache_size". Raises OptionError for an invalid configuration."""
+    "chain", "written_by" (the engine file that writes it, None when nothing does yet),
+    "written_only" (when it is written, if only in some cases)}} plus "compile_cache_size"
+    ({"max_size_mb", "remain_ratio_percent", "rule", "warnings", "applied"}). Raises OptionError
+    for an invalid configuration."""
     return _openge.resolve_paths(_assignments(options), _files(options_files))
 
 
 def explain(name: str, options: OptionsArg = None) -> Dict[str, Any]:
     """One option's row of the table (``openge options --explain``): description, kind, allowed
-    values, default, GE key, aliases, environment variable, interactions, spec IDs, "status"
+    values, default ("default_text": as the CLI prints it, per scenario where it depends on
+    graph_run_mode / soc_version), GE key, aliases, environment variable, interactions, spec IDs, "status"
     (implemented / accepted, not implemented yet / no effect on CPU) with "effect" (what it does,
     or why not) and "consumer" (the engine file that reads it), and "effective": (value, source,
     origin) in the given configuration."""
@@ -60,3 +67,27 @@ def profile_report(collection: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]
     PROF_* folder (``Session.profiling_dir``) after ``finish_profiling()``. Raises RunError when
     it holds no readable collection."""
     return _openge.profile_report(os.fspath(collection))
+
+
+class PrecisionExplanation(NamedTuple):
+    """``explain_precision``'s result. nodes: one dict per node of the compiled graph, in order
+    ({node, op_type, ascend_type, original_dtype, input_dtype, output_dtype, engine, rule,
+    impl_mode, impl_rule}; rule names the setting that decided). warnings: settings the
+    precision pass ignored, and why. input_notes: the inputs given seeded random data."""
+
+    nodes: List[Dict[str, str]]
+    warnings: List[str]
+    input_notes: List[str]
+
+
+def explain_precision(model: ModelSource, options: OptionsArg = None,
+                      inputs: Optional[Mapping[str, numpy.ndarray]] = None, threads: Optional[int] = None,
+                      options_files: Sequence[Union[str, "os.PathLike[str]"]] = ()) -> PrecisionExplanation:
+    """Every node's compute dtype, engine and the precision rule that chose it (``openge
+    explain-precision``; ``--json`` prints the same records): the model is opened as
+    ``Session(model, options, threads, options_files)`` and run once, on ``inputs`` where given
+    and on the CLI's seeded random data (seed 0 + input index, symbolic dimensions 1) for the
+    inputs left out. Raises OptionError, ModelError, InputError or RunError as a Session does."""
+    session = Session(model, options, threads, options_files)
+    nodes, warnings, notes = session._explain_precision(dict(inputs or {}))
+    return PrecisionExplanation(list(nodes), list(warnings), list(notes))

@@ -13,7 +13,7 @@ namespace py = pybind11;
 
 // The exception classes of openge._errors, looked up once when the module loads.
 struct ErrorClasses {
-  py::object option_error, model_error, input_error, run_error;
+  py::object option_error, model_error, input_error, run_error, dump_error;
 };
 const ErrorClasses& errors();
 void load_error_classes();
@@ -28,5 +28,6 @@ py::str text(const std::string& s);
 void bind_options(py::module_& m);
 void bind_session(py::module_& m);
 void bind_profiling(py::module_& m);
+void bind_dump(py::module_& m);
 
 }  // namespace openge::python

@@ -13,7 +13,8 @@ void load_error_classes() {
   py::module_ e = py::module_::import("openge._errors");
   // Leaked on purpose: Python objects must not be released by static destructors after the
   // interpreter is gone.
-  g_errors = new ErrorClasses{e.attr("OptionError"), e.attr("ModelError"), e.attr("InputError"), e.attr("RunError")};
+  g_errors = new ErrorClasses{e.attr("OptionError"), e.attr("ModelError"), e.attr("InputError"), e.attr("RunError"),
+                              e.attr("DumpError")};
 }
 
 py::str text(const std::string& s) {
@@ -35,4 +36,5 @@ PYBIND11_MODULE(_openge, m) {
   openge::python::bind_options(m);
   openge::python::bind_session(m);
   openge::python::bind_profiling(m);
+  openge::python::bind_dump(m);
 }

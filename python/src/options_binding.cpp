@@ -7,6 +7,7 @@
 #include "options/option_api.h"
 #include "options/option_builder.h"
 #include "options/option_table.h"
+#include "options/option_text.h"
 #include "paths/artifact_paths.h"
 
 namespace openge::python {
@@ -39,6 +40,7 @@ py::dict spec_dict(const OptionSpec& s) {
   if (s.kind == Kind::kInt) d["range"] = py::make_tuple(s.min, s.max); else d["range"] = py::none();
   d["default"] = default_for(s, DefaultContext{1, kDefaultSoc});
   d["default_depends_on_scenario"] = s.default_fn != nullptr;
+  d["default_text"] = default_text(s);  // as `openge options --explain` prints it
   d["deprecated_by"] = text_or_none(s.deprecated_by);
   d["status"] = effect_label(s.status);  // implemented / accepted, not implemented yet / no effect on CPU
   d["effect"] = s.effect;
@@ -93,6 +95,9 @@ py::dict paths(const Assignments& assignments, const std::vector<std::string>& o
     d["is_file"] = r.is_file;
     d["rule"] = text(r.rule);
     d["chain"] = text(r.chain);
+    // As `openge paths` says "written: ...": the writer, or None when nothing writes it yet.
+    d["written_by"] = text_or_none(paths::artifact_writer(r.kind));
+    d["written_only"] = text_or_none(paths::artifact_written_only(r.kind));
     out[paths::artifact_name(r.kind)] = d;
   }
   const auto cache = paths::resolve_artifact(paths::ArtifactKind::kCompileCache, *set, ids);
@@ -102,6 +107,7 @@ py::dict paths(const Assignments& assignments, const std::vector<std::string>& o
   c["remain_ratio_percent"] = limits.remain_ratio_percent;
   c["rule"] = limits.rule;
   c["warnings"] = limits.warnings;
+  c["applied"] = paths::artifact_writer(paths::ArtifactKind::kCompileCache) != nullptr;
   out["compile_cache_size"] = c;
   return out;
 }

@@ -10,6 +10,7 @@
 #include "binding.h"
 #include "openge/session.h"
 #include "options/option_builder.h"
+#include "runtime/explain_precision.h"
 
 namespace openge::python {
 namespace {
@@ -120,9 +121,12 @@ class PySession {
     return out;
   }
 
-  py::list run(const std::optional<std::vector<std::string>>& output_names, const py::dict& feed) {
+  // The feed's arrays as tensors in the model's input order, reading in place what can be read
+  // in place; `arrays` keeps the fed (or copied) arrays alive. Inputs the feed lacks stay
+  // undefined (an error unless `allow_missing`).
+  std::vector<Tensor> tensors_of(const py::dict& feed, std::vector<py::object>& arrays, bool allow_missing) const {
     const auto& declared = session_->inputs();
-    std::vector<py::object> arrays(declared.size());  // keeps the fed (or copied) arrays alive
+    arrays.assign(declared.size(), py::object());
     std::vector<Tensor> tensors(declared.size());
     for (const auto& [key, value] : feed) {
       if (!PyUnicode_Check(key.ptr()))
@@ -149,9 +153,14 @@ class PySession {
       tensors[it->second] = Tensor::borrow(dtype, std::move(shape), const_cast<void*>(a.data()));
       arrays[it->second] = std::move(a);
     }
-    for (size_t i = 0; i < declared.size(); ++i)
+    for (size_t i = 0; i < declared.size() && !allow_missing; ++i)
       if (!arrays[i].ptr()) raise(errors().input_error, "missing input '" + declared[i].name + "'");
+    return tensors;
+  }
 
+  py::list run(const std::optional<std::vector<std::string>>& output_names, const py::dict& feed) {
+    std::vector<py::object> arrays;
+    const std::vector<Tensor> tensors = tensors_of(feed, arrays, /*allow_missing=*/false);
     std::vector<size_t> wanted;
     if (output_names && !output_names->empty()) {
       for (const auto& n : *output_names) {
@@ -193,9 +202,30 @@ class PySession {
   }
   void mark(const std::string& message) { session_->mark(message); }
 
-  py::list precision_report() const {
+  py::list precision_report() const { return records_list(session_->precision_report()); }
+
+  // explain_precision(): runs once on the feed (inputs it lacks get the CLI's seeded random
+  // data) and returns (records, warnings, input notes).
+  py::tuple explain_precision(const py::dict& feed) {
+    std::vector<py::object> arrays;
+    std::vector<Tensor> tensors = tensors_of(feed, arrays, /*allow_missing=*/true);
+    Result<PrecisionExplanation> explained = Status::Ok();
+    {
+      py::gil_scoped_release unlocked;
+      explained = openge::explain_precision(*session_, std::move(tensors));
+    }
+    if (!explained.ok())
+      raise(explained.status().code() == StatusCode::kInvalidArgument ? errors().input_error : errors().run_error,
+            explained.status().message());
+    py::list warnings, notes;
+    for (const auto& w : explained->warnings) warnings.append(text(w));
+    for (const auto& n : explained->input_notes) notes.append(text(n));
+    return py::make_tuple(records_list(explained->records), warnings, notes);
+  }
+
+  static py::list records_list(const std::vector<PrecisionRecord>& records) {
     py::list out;
-    for (const PrecisionRecord& r : session_->precision_report()) {
+    for (const PrecisionRecord& r : records) {
       py::dict d;
       d["node"] = text(r.node);
       d["op_type"] = text(r.op_type);
@@ -264,6 +294,8 @@ void bind_session(py::module_& m) {
            "The precision pass's decision per node of the graph compiled by the first run (empty before it): "
            "[{node, op_type, ascend_type, original_dtype, input_dtype, output_dtype, engine, rule, impl_mode, "
            "impl_rule}], rule naming the setting that decided.")
+      .def("_explain_precision", &PySession::explain_precision, py::arg("input_feed"),
+           "Runs once on the feed (missing inputs: seeded random data) -> (records, warnings, input notes).")
       .def("precision_warnings", &PySession::precision_warnings,
            "Settings the precision pass ignored, and why (after the first run).");
 }

@@ -115,6 +115,9 @@ Result<CompareResult> compare_dumps(const std::string& dir_a, const std::string&
     return x->iteration != y->iteration ? x->iteration < y->iteration : x->task_id < y->task_id;
   });
   CompareResult result;
+  result.dir_a = dir_a;
+  result.dir_b = dir_b;
+  result.threshold = threshold;
   for (const auto& [key, entry] : *b) result.only_in_b += a->count(key) ? 0 : 1;
   for (const DumpEntry* e : order) {
     auto partner = b->find({e->iteration, e->op_name});

@@ -8,23 +8,11 @@
 #include <map>
 #include <sstream>
 
+#include "io/html_text.h"
+
 namespace openge::profiling {
 namespace fs = std::filesystem;
 namespace {
-
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string ms(int64_t ns) {
   char buf[32];

@@ -1,10 +1,14 @@
 #!/usr/bin/python3
-"""Loads a profiling report.html in headless Chromium and fails on anything a reader would notice:
+"""Loads one of OpenGE's HTML pages in headless Chromium and fails on anything a reader would notice:
   - an uncaught exception, console.error / console.assert, or an error in the browser log,
-  - a resource that failed to load, or any request besides the page itself (the report is
+  - a resource that failed to load, or any request besides the page itself (the pages are
     self-contained: no script, no network),
-  - a page that did not render what it should: the top-operators table (table#top-ops) with at
-    least one data row and the SVG timeline (svg#timeline) with at least one visible bar inside it.
+  - a page that did not render what it should. --kind profiling (the profiling report.html): the
+    top-operators table (table#top-ops) with at least one data row and the SVG timeline
+    (svg#timeline) with at least one visible bar inside it. --kind compare (`openge compare`'s
+    page): the per-op table (table#per-op) with data rows, the error plot (svg#error-plot) with
+    two visible points per row inside it, its threshold line, and, when the verdict says an op
+    exceeds the threshold, the marker of that op (#first-exceeding) inside the plot and its row.
 A full-page PNG screenshot is written to --screenshot (also when the page fails, to show why).
 
 Chromium is driven over the DevTools protocol on --remote-debugging-pipe (it reads commands on
@@ -16,7 +20,7 @@ Exit status: 0 page is fine, 1 page has problems, 2 the check itself could not r
   --self-test writes broken pages to a temporary folder and expects each to be caught for its
   own reason, and an unbroken one to pass.
 
-Usage: check_report_in_chromium.py REPORT.html [--screenshot OUT.png] [--expect-failure]
+Usage: check_report_in_chromium.py PAGE.html [--kind profiling|compare] [--screenshot OUT.png] [--expect-failure]
        check_report_in_chromium.py --self-test
 """
 import argparse
@@ -199,8 +203,21 @@ class DevToolsPipe:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
-# What the page must show; evaluated in the page after the load event.
-RENDER_PROBE = r"""(() => {
+# What every page must be (document mode, title, no script, nothing fetched); evaluated in the
+# page after the load event, together with the probe of its kind.
+COMMON_PROBE = r"""(() => ({
+  compatMode: document.compatMode,
+  title: document.title,
+  scripts: document.scripts.length,
+  resources: performance.getEntriesByType('resource').map(e => e.name),
+}))()"""
+
+# Elements drawn outside their SVG's box (1 px of slack for anti-aliased edges).
+OUTSIDE_JS = r"""const outsideOf = (box, els) => els.filter(el => { const b = el.getBoundingClientRect();
+    return b.left < box.left - 1 || b.right > box.right + 1 || b.top < box.top - 1 || b.bottom > box.bottom + 1; });"""
+
+PROFILING_PROBE = r"""(() => {
+  """ + OUTSIDE_JS + r"""
   const table = document.querySelector('table#top-ops');
   const dataRows = table ? [...table.querySelectorAll('tr')].filter(r => r.querySelector('td')) : [];
   const svg = document.querySelector('svg#timeline');
@@ -208,9 +225,7 @@ RENDER_PROBE = r"""(() => {
   const rects = svg ? [...svg.querySelectorAll('rect')] : [];
   const visible = rects.filter(r => { const b = r.getBoundingClientRect();
                                       return b.width > 0 && b.height > 0; });
-  const outside = box ? visible.filter(r => { const b = r.getBoundingClientRect();
-      return b.left < box.left - 1 || b.right > box.right + 1 ||
-             b.top < box.top - 1 || b.bottom > box.bottom + 1; }).length : 0;
+  const outside = box ? outsideOf(box, visible).length : 0;
   // Bar charts: a bar styled width:P% must come out P% of a cell wide enough to compare bars.
   const bars = [...document.querySelectorAll('.bar')].map(b => {
     const cell = b.parentElement, cs = getComputedStyle(cell);
@@ -219,25 +234,80 @@ RENDER_PROBE = r"""(() => {
   }).filter(b => !isNaN(b.percent));
   return {
     bars: bars,
-    compatMode: document.compatMode,
-    title: document.title,
-    scripts: document.scripts.length,
     hasTopOps: !!table, topOpsRows: dataRows.length,
     hasTimeline: !!svg, timelineWidth: box ? box.width : 0, timelineHeight: box ? box.height : 0,
     rects: rects.length, visibleRects: visible.length, rectsOutside: outside,
-    resources: performance.getEntriesByType('resource').map(e => e.name),
+  };
+})()"""
+
+COMPARE_PROBE = r"""(() => {
+  """ + OUTSIDE_JS + r"""
+  const table = document.querySelector('table#per-op');
+  const dataRows = table ? [...table.querySelectorAll('tr')].filter(r => r.querySelector('td')) : [];
+  const svg = document.querySelector('svg#error-plot');
+  const box = svg ? svg.getBoundingClientRect() : null;
+  const points = svg ? [...svg.querySelectorAll('circle')] : [];
+  const visible = points.filter(p => { const b = p.getBoundingClientRect(); return b.width > 0 && b.height > 0; });
+  const threshold = svg ? svg.querySelector('#threshold') : null;
+  const marker = svg ? svg.querySelector('#first-exceeding') : null;
+  const verdict = document.querySelector('#verdict');
+  const shown = el => { if (!el) return false; const b = el.getBoundingClientRect(); return b.width > 0 || b.height > 0; };
+  return {
+    hasTable: !!table, dataRows: dataRows.length,
+    hasPlot: !!svg, plotWidth: box ? box.width : 0, plotHeight: box ? box.height : 0,
+    points: points.length, visiblePoints: visible.length, pointsOutside: box ? outsideOf(box, visible).length : 0,
+    threshold: shown(threshold), thresholdOutside: box && threshold ? outsideOf(box, [threshold]).length : 0,
+    verdict: verdict ? verdict.className : '',
+    marker: shown(marker), markerOutside: box && marker ? outsideOf(box, [marker]).length : 0,
+    firstRow: !!(table && table.querySelector('tr.first')),
   };
 })()"""
 
 
-def render_problems(probe):
+def common_problems(probe):
     problems = []
     if probe["compatMode"] != "CSS1Compat":
         problems.append("page renders in quirks mode (no <!DOCTYPE html>?)")
     if not probe["title"].strip():
         problems.append("page has no <title>")
     if probe["scripts"]:
-        problems.append(f"page has {probe['scripts']} <script> element(s); the report must have none")
+        problems.append(f"page has {probe['scripts']} <script> element(s); the page must have none")
+    for url in probe["resources"]:
+        problems.append(f"page loaded a resource: {url}")
+    return problems
+
+
+def compare_problems(probe):
+    problems = []
+    if not probe["hasTable"]:
+        problems.append("no per-op table (table#per-op)")
+    elif probe["dataRows"] < 1:
+        problems.append("per-op table (table#per-op) has no data row")
+    if not probe["hasPlot"]:
+        problems.append("no error plot (svg#error-plot)")
+        return problems
+    if probe["plotWidth"] <= 0 or probe["plotHeight"] <= 0:
+        problems.append("error plot (svg#error-plot) has no size on the page")
+    if probe["visiblePoints"] != 2 * probe["dataRows"]:
+        problems.append(f"error plot shows {probe['visiblePoints']} visible points ({probe['points']} <circle>s) "
+                        f"for {probe['dataRows']} table rows; expected two per row (cosine, relative error)")
+    if probe["pointsOutside"]:
+        problems.append(f"{probe['pointsOutside']} error-plot point(s) lie outside the SVG box")
+    if not probe["threshold"] or probe["thresholdOutside"]:
+        problems.append("the threshold line (#threshold) is missing or outside the error plot")
+    if probe["verdict"] not in ("good", "bad"):
+        problems.append("no verdict (#verdict with class good or bad)")
+    if probe["verdict"] == "bad":
+        if not probe["marker"] or probe["markerOutside"]:
+            problems.append("the verdict names a first op over the threshold, but its marker (#first-exceeding) "
+                            "is missing, invisible or outside the error plot")
+        if not probe["firstRow"]:
+            problems.append("the verdict names a first op over the threshold, but no table row is marked (tr.first)")
+    return problems
+
+
+def profiling_problems(probe):
+    problems = []
     if not probe["hasTopOps"]:
         problems.append("no top-operators table (table#top-ops)")
     elif probe["topOpsRows"] < 1:
@@ -265,9 +335,11 @@ def render_problems(probe):
             b = off[0]
             problems.append(f"{len(off)} bar(s) not drawn to scale, e.g. width:{b['percent']}% of "
                             f"{b['room']:.0f} px rendered {b['width']:.0f} px wide")
-    for url in probe["resources"]:
-        problems.append(f"page loaded a resource: {url}")
     return problems
+
+
+# Page kind -> (its probe, what it must show).
+PAGE_KINDS = {"profiling": (PROFILING_PROBE, profiling_problems), "compare": (COMPARE_PROBE, compare_problems)}
 
 
 def png_size(data):
@@ -276,7 +348,14 @@ def png_size(data):
     return struct.unpack(">II", data[16:24])
 
 
-def check_page(html_path, chromium=None, timeout_s=60.0):
+def evaluate(browser, session, expression):
+    reply = browser.send("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=session)
+    if "exceptionDetails" in reply:
+        raise CheckBroken(f"render probe failed: {reply['exceptionDetails']}")
+    return reply["result"]["value"]
+
+
+def check_page(html_path, chromium=None, timeout_s=60.0, kind="profiling"):
     """(problems, png bytes or None). Raises CheckBroken when the check itself cannot run."""
     page_url = pathlib.Path(html_path).resolve().as_uri()
     browser = DevToolsPipe(find_chromium(chromium), time.monotonic() + timeout_s)
@@ -298,11 +377,9 @@ def check_page(html_path, chromium=None, timeout_s=60.0):
         browser.drain_for(SETTLE_S)
         problems += event_problems(browser.events, session, page_url)
 
-        probe = browser.send("Runtime.evaluate", {"expression": RENDER_PROBE, "returnByValue": True},
-                             session=session)
-        if "exceptionDetails" in probe:
-            raise CheckBroken(f"render probe failed: {probe['exceptionDetails']}")
-        problems += render_problems(probe["result"]["value"])
+        kind_probe, kind_problems = PAGE_KINDS[kind]
+        problems += common_problems(evaluate(browser, session, COMMON_PROBE))
+        problems += kind_problems(evaluate(browser, session, kind_probe))
 
         # Full page: grow the viewport to the content, then capture exactly that rectangle.
         size = browser.send("Page.getLayoutMetrics", session=session)["cssContentSize"]
@@ -374,10 +451,10 @@ def write_atomically(path, data):
 
 
 def run_check(html_path, screenshot=None, expect_failure=False, chromium=None, timeout_s=60.0,
-              quiet=False):
+              quiet=False, kind="profiling"):
     """Checks one page and prints one verdict line; returns the exit status."""
     try:
-        problems, png = check_page(html_path, chromium, timeout_s)
+        problems, png = check_page(html_path, chromium, timeout_s, kind)
     except CheckBroken as e:
         print(f"ERROR: could not check {html_path}: {e}", file=sys.stderr)
         return CHECK_BROKEN
@@ -410,7 +487,20 @@ BAR_CHART = ('<style>.bar{background:#4a7fd6;height:8px;min-width:1px}</style><t
              '<tr><td style="width:200px"><div class=bar style="width:25.0%"></div></td></tr></table>')
 RECT = '<rect x="10" y="10" width="100" height="18" fill="#4a7fd6"></rect>'
 
+# A comparison page as `openge compare` draws it: a row, its two points, the threshold line and
+# the marker of the first op over it.
+COMPARE_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>compare self-test</title></head><body>
+<p id=verdict class=bad>first op over the threshold: #1</p>
+<svg id=error-plot width="400" height="200"><line id=threshold x1="0" y1="100" x2="400" y2="100" stroke="red"/>
+{marker}<circle cx="50" cy="20" r="3"/><circle cx="50" cy="{y}" r="3"/></svg>
+<table id=per-op><tr><th>#</th></tr><tr id=r0 class="over first"><td>1</td></tr></table></body></html>"""
+MARKER = '<g id=first-exceeding><line x1="50" y1="0" x2="50" y2="200" stroke="red"/></g>'
+
 SELF_TEST_CASES = [  # (name, page, a text the problem list must contain; None: must pass)
+    ("clean compare page", COMPARE_PAGE.format(marker=MARKER, y=150), None),
+    ("compare: first op not marked in the plot", COMPARE_PAGE.format(marker="", y=150),
+     "its marker (#first-exceeding)"),
+    ("compare: point off the plot", COMPARE_PAGE.format(marker=MARKER, y=260), "outside the SVG box"),
     ("clean", GOOD_PAGE.format(extra=BAR_CHART, rows=ROW, rects=RECT), None),
     ("uncaught exception", GOOD_PAGE.format(
         extra='<script>throw new Error("boom")</script>', rows=ROW, rects=RECT), "uncaught exception"),
@@ -447,8 +537,9 @@ def self_test(chromium, timeout_s):
             path = os.path.join(folder, f"case_{i}.html")
             with open(path, "w", encoding="utf-8") as f:
                 f.write(page)
+            kind = "compare" if name.startswith(("clean compare", "compare:")) else "profiling"
             try:
-                problems, _ = check_page(path, chromium, timeout_s)
+                problems, _ = check_page(path, chromium, timeout_s, kind)
             except CheckBroken as e:
                 print(f"ERROR: self-test case '{name}': {e}", file=sys.stderr)
                 return CHECK_BROKEN
@@ -462,14 +553,16 @@ def self_test(chromium, timeout_s):
     if failures:
         print("FAIL: the Chromium report check misjudged: " + " | ".join(failures), file=sys.stderr)
         return PAGE_BAD
-    print(f"OK: the Chromium report check caught all {len(SELF_TEST_CASES) - 1} broken pages "
-          "and passed the clean one")
+    print(f"OK: the Chromium report check caught all {len(SELF_TEST_CASES) - 2} broken pages "
+          "and passed the two clean ones")
     return PAGE_OK
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("report", nargs="?", help="the report.html to check")
+    parser.add_argument("report", nargs="?", help="the page to check")
+    parser.add_argument("--kind", choices=sorted(PAGE_KINDS), default="profiling",
+                        help="what the page must show: the profiling report (default) or `openge compare`'s page")
     parser.add_argument("--screenshot", help="write a full-page PNG here")
     parser.add_argument("--expect-failure", action="store_true",
                         help="succeed only if the page is rejected (for deliberately broken pages)")
@@ -485,7 +578,8 @@ def main(argv=None):
     if not os.path.isfile(args.report):
         print(f"ERROR: {args.report}: no such file", file=sys.stderr)
         return CHECK_BROKEN
-    return run_check(args.report, args.screenshot, args.expect_failure, args.chromium, args.timeout)
+    return run_check(args.report, args.screenshot, args.expect_failure, args.chromium, args.timeout,
+                     kind=args.kind)
 
 
 if __name__ == "__main__":
