@@ -124,9 +124,10 @@ std::string plot(const CompareResult& r) {
                   "\" height=\"" + px(height) + "\" font-size=\"11\">";
   s += panel_frame(top1, "cosine similarity (1 = same direction)");
   // Tick labels with as many decimals as tell the ticks apart (0.9999990 .. 1.0000000).
-  const int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10((cos_axis.hi - cos_axis.lo) / 4))) + 1, 2, 15);
+  // The top tick is 1 (the axis reaches a little above it so that points at 1 stay visible).
+  const int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10((1 - cos_axis.lo) / 4))) + 1, 2, 15);
   for (int k = 0; k <= 4; ++k) {
-    const double c = cos_axis.lo + (cos_axis.hi - cos_axis.lo) * k / 4.0;
+    const double c = cos_axis.lo + (1 - cos_axis.lo) * k / 4.0;
     char label[48];
     std::snprintf(label, sizeof label, "%.*f", decimals, c);
     s += y_tick(cos_axis.y(c, top1), label);
