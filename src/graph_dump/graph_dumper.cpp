@@ -33,11 +33,10 @@ std::string after_fusion_group(std::string_view pass_kind) {
   return pass_kind == "ub" ? "PreRunAfterUbFusion" : "PreRunAfterGraphFusion";
 }
 
-GraphDumper::GraphDumper(const options::OptionSet* options) : options_(options) {
+GraphDumper::GraphDumper(const options::OptionSet* options) : options_(options), graph_id_(g_next_graph_id++) {
   if (!options || !options->has_value("DUMP_GE_GRAPH")) return;
   detail_ = static_cast<int>(options->get_int("DUMP_GE_GRAPH", 0));
   level_ = static_cast<int>(options->get_int("DUMP_GRAPH_LEVEL", 2));
-  graph_id_ = g_next_graph_id++;
 }
 
 // GE's filter (graph_utils.cc): 1 every stage; 2 all but partition/subgraph/AI CPU stages; 3 the

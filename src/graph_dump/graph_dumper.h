@@ -32,6 +32,9 @@ class GraphDumper {
  public:
   explicit GraphDumper(const options::OptionSet* options);  // null options: never dumps
   bool active() const { return detail_ != 0; }
+  // This compile's graph id, numbered per process whether dumps are on or not: the dump file
+  // names and fusion_result.json's session_and_graph_id_0_<id> use the same number.
+  int graph_id() const { return graph_id_; }
   // Writes the graph of `stage` when DUMP_GRAPH_LEVEL keeps it; a folder or file that cannot be
   // written is an error naming it.
   Status dump(const Graph& graph, std::string_view stage);

@@ -224,9 +224,40 @@ Status fused_matmul_kernel(KernelContext& ctx) {
                         *act);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Gelu(X) = X/2 * (1 + erf(X / sqrt 2)), made by GeluONNXFusionPass from the five nodes
+// exporters emit for it; computed in float (double for double) and rounded once.
+
+Status infer_gelu(InferContext& ctx) {
+  const DType dt = ctx.input_dtype(0);
+  if (!dtype_is_float(dt)) return ctx.error(std::string("needs a float input, got ") + dtype_name(dt));
+  if (ctx.input_shape_known(0)) ctx.set_output(0, dt, ctx.input_shape(0));
+  else ctx.set_output_dtype(0, dt);
+  return Status::Ok();
+}
+
+Status gelu_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.output(0);
+  visit_float_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using F = float_or_self_t<T>;
+    const T* src = x.data<T>();
+    T* dst = y.data<T>();
+    parallel_for(x.numel(), 16, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const F v = static_cast<F>(src[i]);
+        dst[i] = T(static_cast<F>(F(0.5) * v * (F(1) + std::erf(v * F(0.70710678118654752440)))));
+      }
+    });
+  });
+  return Status::Ok();
+}
+
 }  // namespace
 
 void register_fused_ops(std::vector<OpSchema>& table) {
+  table.push_back({kFusedGelu, 1, 1, 1, 1, infer_gelu, gelu_kernel});
   table.push_back({kFusedConv, 2, 4, 1, 1, infer_fused_conv, fused_conv_kernel});
   table.push_back({kFusedMatMul, 2, 4, 1, 1, infer_fused_matmul, fused_matmul_kernel});
   table.push_back({"NhwcMaxPool", 1, 1, 1, 1, infer_nhwc_pool<kMaxPool>, nhwc_pool_kernel<kMaxPool>});

@@ -6,6 +6,8 @@
 //   FusedMatMul(A, B, [bias], [Z]) = act(MatMul(A, B) + bias + Z)
 //       bias has shape [N] (added along the last axis); Z has the output's shape.
 //
+//   Gelu(X) = X/2 * (1 + erf(X / sqrt 2)), elementwise (GeluONNXFusionPass makes it)
+//
 //   NhwcMaxPool, NhwcAveragePool, NhwcGlobalAveragePool, NhwcGlobalMaxPool(X) = the pool on an
 //       N x H x W x C input, output N x H' x W' x C (attributes as the ONNX pool; single output)
 //
@@ -31,6 +33,8 @@ namespace openge {
 inline constexpr const char* kFusedDomain = "openge";
 inline constexpr const char* kFusedConv = "FusedConv";
 inline constexpr const char* kFusedMatMul = "FusedMatMul";
+// Gelu(X) = X/2 * (1 + erf(X / sqrt 2)), elementwise, any float dtype (GeluONNXFusionPass).
+inline constexpr const char* kFusedGelu = "Gelu";
 
 enum class Activation { kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kTanh, kGelu };
 

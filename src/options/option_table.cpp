@@ -120,8 +120,14 @@ const OptionSpec kTable[] = {
      "path of a JSON file {\"Switch\":{\"GraphFusion\":{...},\"UBFusion\":{...}}}; characters a-zA-Z0-9_-. and "
      "Chinese in each path component",
      NORANGE, "", nullptr, nullptr,
-     NOT_YET("the file is read and checked; the fusion passes do not consult it yet (all of them run)"),
-     "switch graph/UB fusion rules on or off", "the rules still on are listed in FE/<pid>/fusion_result.json",
+     DOES("each compile runs only the fusion passes the file leaves on: a pass named under GraphFusion (graph "
+          "passes) or UBFusion (UB passes) follows its on/off, \"ALL\" sets every other pass of that kind; "
+          "ChannelsLastLayoutPass (a layout choice) always runs; each pass switched off is logged (FE, info), "
+          "names that match no pass are warned about (the names are CANN's: ConvBatchnormFusionPass, "
+          "MatMulBiasAddFusionPass, RequantFusionPass, TbeConvElemwiseFusionPass, ...)",
+          "src/passes/pass_selection.cpp"),
+     "switch graph/UB fusion rules on or off",
+     "the passes that acted are counted per graph in fusion_result.json (ASCEND_WORK_PATH/FE/<pid>/ or ./)",
      "OPT-fusion_switch_file-1..9 ENV-31 DISC-17"},
     {"dump_config.enable_dump", "", "ge.exec.enableDump", "", Kind::kBool, "True or False", NORANGE, "False", nullptr,
      nullptr, DOES("each run (an iteration, from 0) writes the selected ops' tensors under <dump_path>/<YYYYmmddHHMMSS>/"

@@ -134,6 +134,7 @@ Result<PassResult> run(Graph& g) {
 
 }  // namespace
 
-const Pass kChannelsLastLayoutPass{"ChannelsLastLayoutPass", "graph", run};
+// A layout choice, not a fusion rule: fusion_switch_file does not turn it off (AMB-15).
+const Pass kChannelsLastLayoutPass{"ChannelsLastLayoutPass", "graph", run, PassSwitch::kAlwaysOn};
 
 }  // namespace openge::passes

@@ -15,12 +15,20 @@ struct PassResult {
   int applied = 0;  // rewrites done
 };
 
+// Who may turn a pass off (pass_selection.h; OPT-fusion_switch_file-3..8, AMB-15 in
+// docs/DECISIONS.md).
+enum class PassSwitch {
+  kFusionSwitch,  // on by default; fusion_switch_file turns it off by name or with "ALL":"off"
+  kAlwaysOn,      // not a fusion rule the user may turn off (a layout choice)
+};
+
 struct Pass {
   std::string_view name;      // e.g. "ConvBatchnormFusionPass"
   std::string_view kind;      // "graph" (GE graph fusion) or "ub" (buffer fusion)
   // Rewrites `graph` in place. Values keep their inferred dtype/shape/constant; a rewrite
   // must leave the graph valid (every consumer's input produced, outputs intact).
   Result<PassResult> (*run)(Graph& graph);
+  PassSwitch control = PassSwitch::kFusionSwitch;
 };
 
 // The passes in the order they run.

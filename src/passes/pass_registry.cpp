@@ -3,7 +3,8 @@
 // below could take their Conv or Relu; then BatchNorm folds into the Conv first,
 // then the residual Add joins (Conv + Add), then the activation after it (…+ Relu), so that
 // ResNet's Conv-BN-Add-Relu ends as one FusedConv; MatMul takes its bias before its residual
-// and activation. The layout pass runs last, on the fused graph.
+// and activation; GELU's five nodes become one Gelu before the activation pass takes it into the
+// MatMul. The layout pass runs last, on the fused graph.
 #include "passes/pass_registry.h"
 
 namespace openge {
@@ -15,6 +16,8 @@ const std::vector<Pass>& all_passes() {
       passes::kTbeConvDoubleInFusionPass,
       passes::kTbeConvElemwiseFusionPass,
       passes::kMatMulBiasAddFusionPass,
+      passes::kLayerNormONNXFusionPass,
+      passes::kGeluONNXFusionPass,
       passes::kTbeBatchMatmulElementWiseFusionPass,
       passes::kATbeMatMulElemwiseFusionPass,
       passes::kChannelsLastLayoutPass,

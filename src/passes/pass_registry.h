@@ -10,6 +10,8 @@ extern const Pass kConvBatchnormFusionPass;
 extern const Pass kTbeConvDoubleInFusionPass;
 extern const Pass kTbeConvElemwiseFusionPass;
 extern const Pass kMatMulBiasAddFusionPass;
+extern const Pass kLayerNormONNXFusionPass;
+extern const Pass kGeluONNXFusionPass;
 extern const Pass kTbeBatchMatmulElementWiseFusionPass;
 extern const Pass kATbeMatMulElemwiseFusionPass;
 extern const Pass kChannelsLastLayoutPass;

@@ -1,6 +1,7 @@
 #include "passes/pass_util.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace openge::passes {
 
@@ -36,6 +37,22 @@ std::optional<double> scalar_constant(const Graph& g, int v) {
 
 bool is_op(const Node& n, const char* op) {
   return n.op_type == op && (n.domain.empty() || n.domain == "ai.onnx" || n.domain == "openge");
+}
+
+bool near_value(std::optional<double> v, double want) { return v && std::abs(*v - want) <= 1e-4 * std::abs(want); }
+
+int other_input(const Node& n, int v) {
+  if (n.inputs.size() != 2) return -1;
+  if (n.inputs[0] == v) return n.inputs[1];
+  if (n.inputs[1] == v) return n.inputs[0];
+  return -1;
+}
+
+int sole_reader_op(const Graph& g, const std::vector<std::vector<int>>& consumers, int v, const char* op) {
+  const int r = sole_consumer(g, consumers, v);
+  if (r < 0) return -1;
+  const Node& n = g.nodes[static_cast<size_t>(r)];
+  return is_op(n, op) && n.domain.empty() ? r : -1;
 }
 
 int add_constant(Graph& g, const std::string& name, Tensor t) {
@@ -109,6 +126,8 @@ bool has_residual(const Node& n) { return n.domain == kFusedDomain && n.inputs.s
 namespace openge::passes {
 
 std::optional<FusedActivation> match_activation(const Graph& g, const Node& n, int64_t opset) {
+  if (n.domain == kFusedDomain && n.op_type == kFusedGelu && n.inputs.size() == 1 && n.outputs.size() == 1)
+    return FusedActivation{Activation::kGelu, 0, 0};
   if (n.domain == kFusedDomain || n.inputs.empty() || n.outputs.size() != 1) return std::nullopt;
   if (is_op(n, "Relu")) return FusedActivation{Activation::kRelu, 0, 0};
   if (is_op(n, "Sigmoid")) return FusedActivation{Activation::kSigmoid, 0, 0};

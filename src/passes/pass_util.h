@@ -23,6 +23,13 @@ const Tensor* constant_of(const Graph& g, int v);
 std::optional<double> scalar_constant(const Graph& g, int v);
 // True when node's op is `op` in the default domain (or `op` in the openge domain for fused ops).
 bool is_op(const Node& n, const char* op);
+// True when `v` holds a value within 1e-4 (relative) of `want`: exporters round constants
+// such as sqrt(2) and 1/sqrt(2) differently.
+bool near_value(std::optional<double> v, double want);
+// The other input of a two-input node, given one; -1 if `v` is not one of its inputs.
+int other_input(const Node& n, int v);
+// The sole reader of `v` (sole_consumer) when it is a default-domain `op` node; -1 otherwise.
+int sole_reader_op(const Graph& g, const std::vector<std::vector<int>>& consumers, int v, const char* op);
 
 // Adds a value holding `t` (an initializer-like constant) and returns its index.
 int add_constant(Graph& g, const std::string& name, Tensor t);

@@ -82,6 +82,7 @@ const char* artifact_writer(ArtifactKind k) {
     case ArtifactKind::kGraphDump: return "src/graph_dump/graph_dumper.cpp";
     case ArtifactKind::kCheckResult: return "src/precheck/check_report.cpp";
     case ArtifactKind::kDataDump: return "src/dump/dump_writer.cpp";
+    case ArtifactKind::kFusionResult: return "src/passes/fusion_result.cpp";
     default: return nullptr;  // no dumps, kernel_meta, compile cache or tuning yet
   }
 }

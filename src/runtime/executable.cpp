@@ -7,7 +7,10 @@
 
 #include "graph_dump/graph_dumper.h"
 #include "runtime/precision_report.h"
+#include "logging/log.h"
+#include "passes/fusion_result.h"
 #include "passes/pass.h"
+#include "passes/pass_selection.h"
 #include "runtime/compile_log.h"
 #include "runtime/control_flow.h"
 #include "runtime/memory_plan.h"
@@ -75,7 +78,7 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   OPENGE_RETURN_IF_ERROR(exe->infer_and_fold().with_context("model " + g.source));
   OPENGE_RETURN_IF_ERROR(exe->check_declared_outputs().with_context("model " + g.source));
   OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterInferShape));
-  if (options.run_passes) OPENGE_RETURN_IF_ERROR(exe->run_passes(dump).with_context("model " + g.source));
+  if (options.run_passes) OPENGE_RETURN_IF_ERROR(exe->run_passes(dump, options.config.get()).with_context("model " + g.source));
   exe->remove_dead_nodes();
   OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterPrune));
   if (options.config) OPENGE_RETURN_IF_ERROR(exe->apply_precision(*options.config).with_context("model " + g.source));
@@ -162,17 +165,27 @@ Status Executable::check_declared_outputs() const {
   return Status::Ok();
 }
 
-Status Executable::run_passes(graph_dump::GraphDumper& dump) {
+Status Executable::run_passes(graph_dump::GraphDumper& dump, const options::OptionSet* config) {
   const std::vector<Pass>& passes = all_passes();
+  auto choices = passes::choose_passes(passes, config);
+  if (!choices.ok()) return choices.status();
+  std::vector<passes::FusionCount> counts;
   for (size_t i = 0; i < passes.size(); ++i) {
     const Pass& pass = passes[i];
-    auto result = pass.run(graph_);
-    if (!result.ok()) return result.status().with_context("pass " + std::string(pass.name));
-    pass_stats_.push_back({std::string(pass.name), result->matched, result->applied});
+    if ((*choices)[i].on) {
+      auto result = pass.run(graph_);
+      if (!result.ok()) return result.status().with_context("pass " + std::string(pass.name));
+      pass_stats_.push_back({std::string(pass.name), result->matched, result->applied});
+      counts.push_back({pass.name, pass.kind, result->matched, result->applied});
+    }
     // A dump after each group of passes of one kind (graph fusion, then UB fusion).
     if (i + 1 == passes.size() || passes[i + 1].kind != pass.kind)
       OPENGE_RETURN_IF_ERROR(dump.dump(graph_, graph_dump::after_fusion_group(pass.kind)));
   }
+  // A statistics file that cannot be written does not stop the model (CANN goes on too): warned.
+  if (config)
+    if (Status st = passes::write_fusion_result(*config, dump.graph_id(), counts); !st.ok())
+      OPENGE_LOG_WARNING("FE", st.message());
   auto order = graph_.topological_order();
   if (!order.ok()) return order.status().with_context("after fusion");
   std::vector<Node> sorted;

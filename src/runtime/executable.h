@@ -83,7 +83,8 @@ class Executable {
   Executable() = default;
   Status infer_and_fold();
   Status check_declared_outputs() const;
-  Status run_passes(graph_dump::GraphDumper& dump);
+  // The passes fusion_switch_file leaves on (`config` null: all), then fusion_result.json.
+  Status run_passes(graph_dump::GraphDumper& dump, const options::OptionSet* config);
   Status apply_precision(const options::OptionSet& config);
   void remove_dead_nodes();
   Status select_kernels(const CompileOptions& options);

@@ -43,6 +43,13 @@ struct GraphBuilder {
   }
 };
 
+// A float32 scalar constant (the 2, eps, sqrt 2, 0.5 of decomposed patterns).
+inline Tensor scalar(float v) {
+  Tensor t(DType::kFloat32, {});
+  t.data<float>()[0] = v;
+  return t;
+}
+
 inline Attributes ints_attr(const std::string& name, std::vector<int64_t> v, Attributes a = {}) {
   Attribute at;
   at.kind = Attribute::Kind::kInts;
