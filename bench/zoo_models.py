@@ -129,10 +129,30 @@ ZOO = {
 }
 
 
+def _realistic_weights(model, x):
+    """Random-weight CNNs in eval mode see BatchNorm as identity, and their activations shrink
+    layer by layer (EfficientNet's logits come out near 1e-14), and some heads start at zero
+    (ViT): a comparison of such outputs says little. So BatchNorm statistics are gathered from a
+    few random batches in training mode, and zero-initialised final layers get random weights."""
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.Linear) and not m.weight.any():
+                nn.init.normal_(m.weight, 0.0, 0.02)
+        norms = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+        if norms and x.dtype.is_floating_point:
+            for m in norms:
+                m.reset_running_stats()
+                m.momentum = None  # a plain average over the batches below
+            model.train()
+            for _ in range(4):
+                model(torch.randn((4,) + tuple(x.shape[1:])))
+
+
 def build(name):
     """(module in eval mode, example input, scripted?) with torch.manual_seed(0)."""
     torch.manual_seed(0)
     _, make, scripted = ZOO[name]
     model, x = make()
+    _realistic_weights(model, x)
     model.eval()
     return model, x, scripted
