@@ -161,6 +161,9 @@ Result<OpCache> OpCache::from_options(const options::OptionSet& o) {
     c.shared_ = std::make_shared<Shared>();
     return c;
   }
+  // The folder: op_compiler_cache_dir/kernel_cache > ASCEND_CACHE_PATH/kernel_cache_<host> >
+  // $HOME/atc_data/kernel_cache_<host>; the limits: its op_cache.ini > ASCEND_MAX_OP_CACHE_SIZE /
+  // ASCEND_REMAIN_CACHE_SIZE_RATIO > 500 MB / 50 % (both chains live in src/paths/artifact_paths.cpp).
   const auto resolved = paths::resolve_artifact(paths::ArtifactKind::kCompileCache, o, paths::RunIds::current());
   OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(resolved, o));
   const auto sizes = paths::resolve_op_cache_limits(o, resolved.path);
