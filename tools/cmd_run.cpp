@@ -23,7 +23,7 @@ namespace {
 
 std::vector<FlagSpec> run_flags() {
   std::vector<FlagSpec> flags = {
-    {"model", "M.onnx", "model to run (default: the bundled demo model)"},
+    {"model", "M.onnx", "model to run: ONNX, or a .oge from openge compile (default: the bundled demo model)"},
     {"input", "NAME=FILE", "input tensor from a .npy or .pb (ONNX TensorProto) file", true},
     {"inputs", "DIR", "read DIR/input_<i>.pb for the i-th graph input"},
     {"outputs", "DIR", "write DIR/output_<i>.pb and .npy for the i-th graph output"},

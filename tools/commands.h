@@ -14,5 +14,6 @@ int cmd_explain_precision(int argc, char** argv);  // tools/cmd_explain_precisio
 int cmd_check(int argc, char** argv);              // tools/cmd_check.cpp
 int cmd_dump(int argc, char** argv);            // tools/cmd_dump.cpp
 int cmd_compare(int argc, char** argv);         // tools/cmd_compare.cpp
+int cmd_compile(int argc, char** argv);         // tools/cmd_compile.cpp
 
 }  // namespace openge::cli

@@ -24,6 +24,8 @@ constexpr Command kCommands[] = {
     {"explain-precision", openge::cli::cmd_explain_precision,
      "every node's compute dtype, engine and the precision rule that chose it"},
     {"ops", openge::cli::cmd_ops, "list the registered op types, one per line"},
+    {"compile", openge::cli::cmd_compile,
+     "compile a model once (ATC's offline compile) into a .oge that run loads without recompiling"},
     {"check", openge::cli::cmd_check, "precheck a model (ATC --mode=3): check_result.json, every node supported or not"},
     {"dump", openge::cli::cmd_dump, "dump convert DIR --to npy: Data Dump files as .npy, one per tensor"},
     {"compare", openge::cli::cmd_compare, "compare two Data Dumps op by op: cosine, max abs/rel error, first deviating op"},

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "binding.h"
+#include "openge/compile.h"
 #include "openge/session.h"
 #include "options/option_builder.h"
 #include "runtime/explain_precision.h"
@@ -71,25 +72,60 @@ py::array to_numpy(Tensor t) {
   return py::array(py::reinterpret_borrow<py::dtype>(dt), shape, {}, kept->raw(), base);
 }
 
+using Assignments = std::vector<std::tuple<std::string, std::string, std::string>>;
+
+// The SessionOptions of option assignments (name, value, origin), options files and the process
+// environment; OptionError listing every problem; the configuration's warnings in `warnings`.
+SessionOptions session_options(const Assignments& assignments, const std::vector<std::string>& option_files,
+                               std::optional<int> threads, std::vector<std::string>* warnings) {
+  if (threads && *threads < 0) throw py::value_error("threads must be >= 0 (0: one per core), got " + std::to_string(*threads));
+  options::OptionInputs in;
+  for (const auto& [name, value, origin] : assignments) in.flags.push_back({name, value, origin});
+  in.option_files = option_files;
+  in.env = options::capture_process_environment();
+  auto config = options::build_option_set(in);
+  if (!config.ok()) raise(errors().option_error, config.status().message());
+  *warnings = config->warnings();
+  SessionOptions so;
+  so.num_threads = threads.value_or(0);
+  so.config = std::make_shared<const options::OptionSet>(std::move(config.value()));
+  return so;
+}
+
+// openge.compile: the model compiled into a .oge (include/openge/compile.h); returns the
+// configuration's warnings and the options that shaped the graph.
+py::dict compile_to_file(const std::string& model, const std::string& output, const Assignments& assignments,
+                         const std::vector<std::string>& option_files, const std::map<std::string, Shape>& input_shapes,
+                         std::optional<int> threads) {
+  std::vector<std::string> warnings;
+  const SessionOptions so = session_options(assignments, option_files, threads, &warnings);
+  Result<CompileSummary> summary = Status::Ok();
+  {
+    py::gil_scoped_release unlocked;
+    summary = compile_model(model, output, so, input_shapes);
+  }
+  if (!summary.ok())
+    raise(summary.status().code() == StatusCode::kInvalidArgument ? errors().option_error : errors().model_error,
+          summary.status().message());
+  py::dict out;
+  py::list w;
+  for (const auto& s : warnings) w.append(text(s));
+  out["warnings"] = w;
+  py::dict shaped;
+  for (const auto& [name, value] : summary->options) shaped[text(name)] = text(value);
+  out["options"] = shaped;
+  out["model_nodes"] = summary->model_nodes;
+  out["compiled_nodes"] = summary->compiled_nodes;
+  return out;
+}
+
 constexpr int kReadableInPlace = py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_ | py::detail::npy_api::NPY_ARRAY_ALIGNED_;
 
 class PySession {
  public:
-  using Assignments = std::vector<std::tuple<std::string, std::string, std::string>>;
-
   PySession(py::object model, const Assignments& assignments, const std::vector<std::string>& option_files,
             std::optional<int> threads) {
-    if (threads && *threads < 0) throw py::value_error("threads must be >= 0 (0: one per core), got " + std::to_string(*threads));
-    options::OptionInputs in;
-    for (const auto& [name, value, origin] : assignments) in.flags.push_back({name, value, origin});
-    in.option_files = option_files;
-    in.env = options::capture_process_environment();
-    auto config = options::build_option_set(in);
-    if (!config.ok()) raise(errors().option_error, config.status().message());
-    warnings_ = config->warnings();
-    SessionOptions so;
-    so.num_threads = threads.value_or(0);
-    so.config = std::make_shared<const options::OptionSet>(std::move(config.value()));
+    const SessionOptions so = session_options(assignments, option_files, threads, &warnings_);
 
     Result<std::unique_ptr<Session>> opened = Status::Ok();
     // bytes and bytearray are contiguous; openge.Session turns a memoryview into bytes first.
@@ -267,8 +303,11 @@ class PySession {
 }  // namespace
 
 void bind_session(py::module_& m) {
+  m.def("compile", &compile_to_file, py::arg("model"), py::arg("output"), py::arg("assignments"),
+        py::arg("option_files"), py::arg("input_shapes"), py::arg("threads"),
+        "Compiles an ONNX model into a .oge; use openge.compile.");
   py::class_<PySession>(m, "Session", "Native session; use openge.Session.")
-      .def(py::init<py::object, const PySession::Assignments&, const std::vector<std::string>&, std::optional<int>>(),
+      .def(py::init<py::object, const Assignments&, const std::vector<std::string>&, std::optional<int>>(),
            py::arg("model"), py::arg("assignments"), py::arg("option_files"), py::arg("threads"))
       .def("_inputs", &PySession::inputs, "[(name, dtype name, numpy dtype, shape)] of the model's inputs")
       .def("_outputs", &PySession::outputs, "[(name, dtype name, numpy dtype, shape)] of the model's outputs")

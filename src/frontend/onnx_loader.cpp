@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 
+#include "frontend/attribute_proto.h"
 #include "frontend/old_opset_forms.h"
 #include "frontend/onnx_schema_check.h"
 #include "frontend/tensor_proto.h"
@@ -265,31 +266,9 @@ class Loader {
     OPENGE_RETURN_IF_ERROR(read_subgraphs(np, node, label, captured));
     for (const auto& ap : np.attribute()) {
       if (ap.type() == onnx::AttributeProto::GRAPH) continue;  // read_subgraphs
-      Attribute a;
-      const std::string what = "node " + label + " attribute '" + ap.name() + "'";
-      switch (ap.type()) {
-        case onnx::AttributeProto::FLOAT: a.kind = Attribute::Kind::kFloat; a.f = ap.f(); break;
-        case onnx::AttributeProto::INT: a.kind = Attribute::Kind::kInt; a.i = ap.i(); break;
-        case onnx::AttributeProto::STRING: a.kind = Attribute::Kind::kString; a.s = ap.s(); break;
-        case onnx::AttributeProto::FLOATS:
-          a.kind = Attribute::Kind::kFloats; a.floats.assign(ap.floats().begin(), ap.floats().end()); break;
-        case onnx::AttributeProto::INTS:
-          a.kind = Attribute::Kind::kInts; a.ints.assign(ap.ints().begin(), ap.ints().end()); break;
-        case onnx::AttributeProto::STRINGS:
-          a.kind = Attribute::Kind::kStrings; a.strings.assign(ap.strings().begin(), ap.strings().end()); break;
-        case onnx::AttributeProto::TENSOR: {
-          a.kind = Attribute::Kind::kTensor;
-          auto t = tensor_from_proto(ap.t(), base_dir_, what);
-          if (!t.ok()) return t.status();
-          a.t = std::move(t.value());
-          break;
-        }
-        case onnx::AttributeProto::GRAPHS:
-          return unsupported(what + " is a list of subgraphs, which no op OpenGE runs takes");
-        default:
-          return unsupported(what + " has attribute type " + std::to_string(ap.type()) + ", which OpenGE does not support");
-      }
-      node.attrs.set(ap.name(), std::move(a));
+      auto a = attribute_from_proto(ap, base_dir_, "node " + label + " attribute '" + ap.name() + "'");
+      if (!a.ok()) return a.status();
+      node.attrs.set(ap.name(), std::move(a.value()));
     }
     return Status::Ok();
   }

@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <cstdlib>
+#include <optional>
 
 #include <omp.h>
 
@@ -75,14 +76,11 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   // DUMP_GE_GRAPH: one dump per stage (graph_dump/graph_dumper.h); nothing without it.
   graph_dump::GraphDumper dump(options.config.get());
   OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterLoad));
-  OPENGE_RETURN_IF_ERROR(exe->infer_and_fold().with_context("model " + g.source));
-  OPENGE_RETURN_IF_ERROR(exe->check_declared_outputs().with_context("model " + g.source));
-  OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterInferShape));
-  if (options.run_passes) OPENGE_RETURN_IF_ERROR(exe->run_passes(dump, options.config.get()).with_context("model " + g.source));
-  exe->remove_dead_nodes();
-  OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterPrune));
-  if (options.config) OPENGE_RETURN_IF_ERROR(exe->apply_precision(*options.config).with_context("model " + g.source));
-  if (options.config) OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterPrecision));
+  if (options.stages == CompileStages::kPrecompiled)
+    OPENGE_RETURN_IF_ERROR(exe->check_precompiled().with_context("compiled model " + g.source));
+  else
+    OPENGE_RETURN_IF_ERROR(exe->rewrite(options, dump));
+  if (options.stages == CompileStages::kRewriteOnly) return exe;
   OPENGE_RETURN_IF_ERROR(exe->select_kernels(options).with_context("model " + g.source));
   exe->plan_memory_layout();
   OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kFinal));
@@ -93,6 +91,29 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   log_compile_decisions(*exe, options.use_aicore);
   return exe;
   }, [&] { return "model " + source; });
+}
+
+Status Executable::rewrite(const CompileOptions& options, graph_dump::GraphDumper& dump) {
+  Graph& g = graph_;
+  OPENGE_RETURN_IF_ERROR(infer_and_fold().with_context("model " + g.source));
+  OPENGE_RETURN_IF_ERROR(check_declared_outputs().with_context("model " + g.source));
+  OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterInferShape));
+  // What the rewrites read shaped the graph (a .oge records it): the pass selection and the
+  // precision pass read a copy of the session's options, whose read record starts empty; the
+  // session's own set is then told of each read, so that its record of what engine code consumed
+  // stays whole. Artifacts (fusion_result.json, dumps) read the session's set itself.
+  std::optional<options::OptionSet> shaping;
+  if (options.config) shaping.emplace(*options.config);
+  const options::OptionSet* shaping_config = shaping ? &*shaping : nullptr;
+  if (options.run_passes)
+    OPENGE_RETURN_IF_ERROR(run_passes(dump, shaping_config, options.config.get()).with_context("model " + g.source));
+  remove_dead_nodes();
+  OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterPrune));
+  if (!shaping) return Status::Ok();
+  OPENGE_RETURN_IF_ERROR(apply_precision(*shaping).with_context("model " + g.source));
+  shaping_options_ = shaping->options_read();
+  for (const std::string& name : shaping_options_) options.config->find(name);
+  return dump.dump(g, graph_dump::kAfterPrecision);
 }
 
 Status Executable::infer_and_fold() {
@@ -146,6 +167,47 @@ Status Executable::infer_and_fold() {
   return Status::Ok();
 }
 
+Status Executable::check_precompiled() {
+  // The rewrites ran when the .oge was compiled; only infer runs here, as a check that every
+  // stored type is what its node computes from its inputs, so that a file not written by openge
+  // compile cannot hand a kernel buffers of the wrong size. A stored float32 where infer says
+  // float16 / bfloat16 is the precision pass's "float16 in, float32 out" of cube ops, and stays.
+  Graph& g = graph_;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const Node& node = g.nodes[n];
+    const OpSchema* schema = find_op_schema(node.op_type);
+    if (!schema) return unsupported("node " + g.node_label(static_cast<int>(n)) + ": op is not supported");
+    std::vector<ValueInfo> infos(node.inputs.size());
+    std::vector<const ValueInfo*> ptrs(node.inputs.size(), nullptr);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] < 0) continue;
+      infos[i] = info_of(g.values[static_cast<size_t>(node.inputs[i])]);
+      ptrs[i] = &infos[i];
+    }
+    InferContext ctx(node, g.opset, ptrs, node.outputs.size());
+    OPENGE_RETURN_IF_ERROR(run_infer(*schema, ctx));
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      if (node.outputs[o] < 0) continue;
+      Value& v = g.values[static_cast<size_t>(node.outputs[o])];
+      const ValueInfo& info = ctx.output(o);
+      const bool widened_output =
+          v.dtype == DType::kFloat32 && (info.dtype == DType::kFloat16 || info.dtype == DType::kBFloat16);
+      if (v.dtype != DType::kUndefined && v.dtype != info.dtype && !widened_output)
+        return invalid_model("node " + g.node_label(static_cast<int>(n)) + ": output '" + v.name + "' is stored as " +
+                             dtype_name(v.dtype) + " but the op computes " + dtype_name(info.dtype) +
+                             " (not written by openge compile): recompile it");
+      if (v.dtype == DType::kUndefined) v.dtype = info.dtype;
+      if (info.shape_known && shape_is_static(v.shape) && *v.shape != info.shape)
+        return invalid_model("node " + g.node_label(static_cast<int>(n)) + ": output '" + v.name + "' is stored with shape " +
+                             shape_to_string(*v.shape) + " but the op computes " + shape_to_string(info.shape) +
+                             " (not written by openge compile): recompile it");
+      v.shape = info.shape_known ? std::optional<Shape>(info.shape) : std::nullopt;
+      if (o < ctx.folded().size() && ctx.folded()[o].defined()) v.constant = ctx.folded()[o];
+    }
+  }
+  return check_declared_outputs();
+}
+
 Status Executable::check_declared_outputs() const {
   const Graph& g = graph_;
   for (size_t i = 0; i < g.outputs.size() && i < g.declared_outputs.size(); ++i) {
@@ -165,9 +227,10 @@ Status Executable::check_declared_outputs() const {
   return Status::Ok();
 }
 
-Status Executable::run_passes(graph_dump::GraphDumper& dump, const options::OptionSet* config) {
+Status Executable::run_passes(graph_dump::GraphDumper& dump, const options::OptionSet* shaping,
+                              const options::OptionSet* config) {
   const std::vector<Pass>& passes = all_passes();
-  auto choices = passes::choose_passes(passes, config);
+  auto choices = passes::choose_passes(passes, shaping);
   if (!choices.ok()) return choices.status();
   std::vector<passes::FusionCount> counts;
   for (size_t i = 0; i < passes.size(); ++i) {

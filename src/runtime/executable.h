@@ -5,6 +5,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "ir/graph.h"
@@ -18,10 +20,19 @@ namespace options { class OptionSet; }
 namespace graph_dump { class GraphDumper; }
 class ControlFlowNode;  // runtime/control_flow.h
 
+// Which stages of a compile run (docs/ARCHITECTURE.md, "Compiled models").
+enum class CompileStages {
+  kAll,          // infer and fold, passes, precision; kernel selection and memory plan
+  kRewriteOnly,  // the graph rewrites only (openge compile: the result goes into a .oge)
+  kPrecompiled,  // a graph read from a .oge, rewritten already: its types are checked by infer,
+                 // then kernel selection and memory plan; no pass runs
+};
+
 struct CompileOptions {
   int num_threads = 0;         // 0: one per core
   bool use_aicore = true;      // false: every node on the reference engine
   bool run_passes = true;
+  CompileStages stages = CompileStages::kAll;
   // The session's validated configuration (precision, impl modes …); null: every default.
   std::shared_ptr<const options::OptionSet> config;
 };
@@ -76,6 +87,8 @@ class Executable {
   const std::vector<precision::PrecisionDecision>& precision_decisions() const { return precision_decisions_; }
   // Settings the precision pass ignored, and why (customize_dtypes under must_keep_origin_dtype …).
   const std::vector<std::string>& precision_warnings() const { return precision_warnings_; }
+  // The options the graph rewrites (passes, precision) read: the ones that shaped the graph.
+  const std::set<std::string>& shaping_options() const { return shaping_options_; }
   size_t arena_bytes() const { return arena_bytes_; }
   size_t unplanned_total_bytes() const { return total_intermediate_bytes_; }
 
@@ -84,8 +97,12 @@ class Executable {
   Status infer_and_fold();
   Status check_declared_outputs() const;
   // The passes fusion_switch_file leaves on (`config` null: all), then fusion_result.json.
-  Status run_passes(graph_dump::GraphDumper& dump, const options::OptionSet* config);
+  // `shaping` chooses the passes (fusion_switch_file ...); `config` locates fusion_result.json.
+  Status run_passes(graph_dump::GraphDumper& dump, const options::OptionSet* shaping, const options::OptionSet* config);
   Status apply_precision(const options::OptionSet& config);
+  Status rewrite(const CompileOptions& options, graph_dump::GraphDumper& dump);
+  // kPrecompiled: every node's infer agrees with the types the .oge stores (runtime/precompiled_check.cpp).
+  Status check_precompiled();
   void remove_dead_nodes();
   Status select_kernels(const CompileOptions& options);
   void plan_memory_layout();
@@ -97,6 +114,7 @@ class Executable {
   std::vector<PassStat> pass_stats_;
   std::vector<precision::PrecisionDecision> precision_decisions_;
   std::vector<std::string> precision_warnings_;
+  std::set<std::string> shaping_options_;
   int num_threads_ = 0;
   // Per value: offset in the arena (SIZE_MAX when not planned) and the step after which no
   // node reads it (its slot is released then).

@@ -13,6 +13,8 @@
 #include "dump/data_dumper.h"
 #include "frontend/onnx_loader.h"
 #include "logging/log.h"
+#include "oge/oge_compat.h"
+#include "oge/oge_file.h"
 #include "options/option_set.h"
 #include "precheck/check_report.h"
 #include "profiling/profiler.h"
@@ -25,6 +27,7 @@ namespace openge {
 
 struct Session::Impl {
   Graph graph;
+  bool precompiled = false;  // the graph came from a .oge: compiles skip the rewrites
   SessionOptions options;
   std::vector<TensorInfo> inputs, outputs;
   // Threads of every compile and run: SessionOptions.num_threads, or (0) the OpenMP setting of
@@ -65,6 +68,18 @@ size_t compiled_shape_cache_size_of(const SessionOptions& options) {
   return static_cast<size_t>(v > 0 ? v : kDefaultShapeCacheSize);
 }
 
+// A .oge written by openge compile (oge/oge_file.h): read, and refused unless it fits this engine,
+// this CPU and the session's options (oge/oge_compat.h).
+Result<Graph> load_compiled_model(const std::string& name, const void* data, size_t size, const SessionOptions& options) {
+  auto model = data ? oge::parse_oge(data, size, name) : oge::read_oge_file(name);
+  if (!model.ok()) return model.status();
+  OPENGE_RETURN_IF_ERROR(oge::check_compatible(model->header, name,
+                                               oge::this_environment(options.config.get(), options.run_passes)));
+  OPENGE_LOG_INFO("GE", "compiled model " + name + " (compiled from " + model->header.source_model + " by OpenGE " +
+                            model->header.engine_version + "): the fusion and precision passes do not run again");
+  return std::move(model->graph);
+}
+
 }  // namespace
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -95,15 +110,19 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
     dumping = std::move(config.value());
   }
   const int64_t load_start = profiling::steady_now_ns();
-  auto graph = data ? load_onnx_from_bytes(data, size, name) : load_onnx(name);
+  const bool precompiled = data ? oge::looks_like_oge(data, size, name) : oge::file_looks_like_oge(name);
+  auto graph = precompiled ? load_compiled_model(name, data, size, options)
+               : data      ? load_onnx_from_bytes(data, size, name)
+                           : load_onnx(name);
   // A model that was read but does not load gets the precheck report (ENV-34); a file that cannot
-  // be opened has nothing to check.
+  // be opened has nothing to check, nor has a .oge (openge compile checked its model).
   if (!graph.ok())
-    return options.config && graph.status().code() != StatusCode::kIoError
+    return options.config && !precompiled && graph.status().code() != StatusCode::kIoError
                ? precheck::with_check_report(graph.status(), name, data, size, *options.config)
                : graph.status();
   const int64_t load_end = profiling::steady_now_ns();
   auto impl = std::make_unique<Impl>();
+  impl->precompiled = precompiled;
   impl->graph = std::move(graph.value());
   impl->options = options;
   impl->max_tensor_bytes = max_tensor_bytes;
@@ -152,6 +171,7 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunI
     co.use_aicore = impl_->options.use_aicore;
     co.run_passes = impl_->options.run_passes;
     co.config = impl_->options.config;
+    co.stages = impl_->precompiled ? CompileStages::kPrecompiled : CompileStages::kAll;
     auto compiled = Executable::compile(impl_->graph, shapes, co);
     if (!compiled.ok()) return compiled.status();
     if (profiler) profiler->record_api("ModelCompile", run_start, profiling::steady_now_ns());

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Builds every libFuzzer target (clang, ASan+UBSan, in its own build dir) and runs each for
 # SECONDS (default 60), as many at once as the machine has cores: the ONNX loader, the tensor
-# file readers (.npy, TensorProto .pb) and one target per option-file parser.
+# file readers (.npy, TensorProto .pb), the compiled-model (.oge) reader and one target per
+# option-file parser.
 # Fails on any crash, leak, sanitizer report, timeout or out-of-memory; the input that caused it
 # is left in BUILD_DIR/fuzz_artifacts/<target>/ and the target's log is printed.
 #
@@ -20,6 +21,7 @@ jobs=${FUZZ_JOBS:-$(nproc)}
 targets_table="
 fuzz_onnx_loader        tests/fuzz/fuzz_onnx_loader                    4096 0
 fuzz_tensor_readers     tests/fuzz/fuzz_tensor_readers                 4096 0
+fuzz_oge_reader         tests/fuzz/fuzz_oge_reader                     4096 0
 fuzz_options_file       tests/fuzz/options_fuzz/fuzz_options_file      2048 65536
 fuzz_profiling_options  tests/fuzz/options_fuzz/fuzz_profiling_options 2048 65536
 fuzz_modify_mixlist     tests/fuzz/options_fuzz/fuzz_modify_mixlist    2048 65536
@@ -43,13 +45,14 @@ done
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENGE_FUZZ=ON -DOPENGE_TESTS=OFF >/dev/null
-ninja -C "$build" fuzz_onnx_loader fuzz_tensor_readers options_fuzzers
+ninja -C "$build" fuzz_onnx_loader fuzz_tensor_readers fuzz_oge_reader options_fuzzers
 
 # Seeds (read-only input; new inputs a target finds go to its corpus, kept between runs).
 seeds=$build/fuzz_seeds
 rm -rf "$seeds"
 "$python" "$root/tests/fuzz/make_hostile_models.py" --seeds "$seeds/fuzz_onnx_loader"
 "$python" "$root/tests/fuzz/make_tensor_seeds.py" --seeds "$seeds/fuzz_tensor_readers"
+"$python" "$root/tests/fuzz/make_oge_seeds.py" --seeds "$seeds/fuzz_oge_reader"
 "$root/tests/options_fuzz/make_seeds.sh" "$seeds/options"
 mv "$seeds"/options/* "$seeds"/ && rmdir "$seeds/options"
 

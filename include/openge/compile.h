@@ -1,0 +1,31 @@
+// ATC-style offline compile: an ONNX model compiled once into a .oge file that Session::open
+// (and `openge run --model M.oge`) then runs without rewriting it again. The file format and
+// what is refused when a .oge meets another engine, CPU or option set: docs/ARCHITECTURE.md
+// ("Compiled models") and docs/DECISIONS.md.
+#pragma once
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "openge/session.h"
+
+namespace openge {
+
+struct CompileSummary {
+  size_t model_nodes = 0;     // nodes of the ONNX model
+  size_t compiled_nodes = 0;  // nodes of the compiled graph (after folding, fusion and precision)
+  std::vector<std::pair<std::string, int>> passes_applied;  // fusion pass -> rewrites made
+  std::map<std::string, std::string> options;             // the options that shaped the graph
+  std::vector<std::pair<std::string, Shape>> input_shapes;  // what it was compiled for
+  size_t file_bytes = 0;
+};
+
+// Loads `model_path` (ONNX), compiles it for `input_shapes` (by input name; an input left out
+// takes the model's shape, which must then be fixed) with `options` (precision, fusion ...) up to
+// kernel selection, and writes the result to `output_path` atomically.
+Result<CompileSummary> compile_model(const std::string& model_path, const std::string& output_path,
+                                     const SessionOptions& options = {},
+                                     const std::map<std::string, Shape>& input_shapes = {});
+
+}  // namespace openge
