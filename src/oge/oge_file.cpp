@@ -6,7 +6,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <set>
 #include <string_view>
 
@@ -333,7 +332,11 @@ Result<std::string> serialize_oge(const Graph& compiled, const OgeHeader& header
   for (const auto& [name, value] : header.options) add_meta(model, kOptionPrefix + name, value);
   if (model.ByteSizeLong() + trailer_size() > kMaxModelBytes)
     return unsupported("the compiled model is larger than 2 GiB, which a .oge cannot hold");
-  return seal_oge(model.SerializeAsString());
+  // Room for the trailer up front: appending it must not copy a model of hundreds of MB again.
+  std::string bytes;
+  bytes.reserve(model.ByteSizeLong() + trailer_size());
+  model.AppendToString(&bytes);
+  return seal_oge(std::move(bytes));
 }
 
 std::string seal_oge(std::string model_bytes) {
@@ -372,8 +375,15 @@ Result<OgeModel> read_oge_file(const std::string& path) {
   if (fs::is_directory(path, ec)) return io_error("compiled model " + path + ": is a directory, not a .oge file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return io_error("compiled model " + path + ": cannot open the file (check the path and its read permission)");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return io_error("compiled model " + path + ": read error");
+  // One read of the whole file into a buffer of its size (a .oge holds every weight).
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0) return io_error("compiled model " + path + ": cannot read its size");
+  if (static_cast<uint64_t>(size) > kMaxModelBytes)
+    return invalid_model("compiled model " + path + ": larger than 2 GiB, not a .oge");
+  in.seekg(0, std::ios::beg);
+  std::string bytes(static_cast<size_t>(size), '\0');
+  if (!in.read(bytes.data(), size)) return io_error("compiled model " + path + ": read error");
   return parse_oge(bytes.data(), bytes.size(), path);
 }
 
