@@ -1,6 +1,7 @@
 #include "runtime/external_weights.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -158,6 +159,9 @@ Result<std::unique_ptr<ExternalWeights>> ExternalWeights::externalize(Graph& gra
   }
   // All written and mapped: the graph now reads the files (the loader's heap copies go).
   for (size_t k = 0; k < weights.size(); ++k) *weights[k] = std::move(views[k]);
+  // The copies were below glibc's mmap threshold once it has grown: freed into the heap, they
+  // would stay resident. Give the free pages back to the system.
+  ::malloc_trim(0);
   for (const auto& m : out->mappings_) publish(m);
   OPENGE_LOG_INFO("GE", "external_weight: " + std::to_string(weights.size()) + " weights (" + std::to_string(bytes) +
                             " bytes) in " + resolved.path + ", " + std::to_string(out->linked_) +
