@@ -1,6 +1,10 @@
 #include "dump/dump_file.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -144,6 +148,16 @@ Result<DumpRecord> read_dump_file(const std::string& path) {
   std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) return io_error("cannot read dump file " + path);
   return read_dump_bytes(contents.data(), contents.size(), path);
+}
+
+Status make_dump_directories(const std::string& dir) {
+  std::filesystem::path built;
+  for (const auto& part : std::filesystem::path(dir)) {
+    built /= part;
+    if (::mkdir(built.c_str(), 0700) != 0 && errno != EEXIST)
+      return io_error("cannot create dump folder " + built.string() + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
 }
 
 }  // namespace openge::dump

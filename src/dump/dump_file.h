@@ -27,4 +27,8 @@ Status write_dump_file(const std::string& path, const DumpRecord& record);
 Result<DumpRecord> read_dump_file(const std::string& path);
 Result<DumpRecord> read_dump_bytes(const void* data, size_t size, const std::string& name);
 
+// Creates `dir` and its missing parents, each new folder 0700: dumps hold the user's data
+// (Data Dump and exception dump alike).
+Status make_dump_directories(const std::string& dir);
+
 }  // namespace openge::dump

@@ -1,9 +1,5 @@
 #include "dump/dump_writer.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 
 #include "dump/tensor_stats.h"
@@ -75,14 +71,7 @@ void DumpWriter::loop() {
 
 Status DumpWriter::make_dirs(const std::string& dir) {
   if (made_dirs_.count(dir)) return Status::Ok();
-  // Each missing folder below the root is created 0700: dumps hold the user's data.
-  std::filesystem::path path(dir), built;
-  for (const auto& part : path) {
-    built /= part;
-    if (::mkdir(built.c_str(), 0700) != 0 && errno != EEXIST)
-      return io_error("cannot create dump folder " + built.string() + ": " + std::strerror(errno) +
-                      " (check dump_config.dump_path)");
-  }
+  OPENGE_RETURN_IF_ERROR(make_dump_directories(dir).with_context("check dump_config.dump_path"));
   made_dirs_.insert(dir);
   return Status::Ok();
 }

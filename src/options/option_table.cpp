@@ -57,7 +57,12 @@ const OptionSpec kTable[] = {
      NO_CPU("OpenGE kernels write every output element, there is no atomic-add memory to clear"),
      "how the memory of atomic operators is cleared", "", "OPT-memory_config.atomic_clean_policy-1..3"},
     {"external_weight", "", "ge.externalWeight", "", Kind::kBool, "True or False", NORANGE, "False", nullptr, nullptr,
-     NOT_YET("weights stay in memory; nothing writes tmp_weight_<pid>_<sessionid> yet"),
+     DOES("when a session opens the model, every initializer and Constant value of its main graph is written to "
+          "tmp_weight_<pid>_<sessionid>/ (ASCEND_WORK_PATH > working directory, folder 0700) and mapped back "
+          "read-only, freeing the in-memory copies; a second session of the same model links the first one's files "
+          "and shares their pages; the folder is removed when the session closes, when opening fails, at exit and "
+          "on SIGINT/SIGTERM. Nodes are not renamed FileConstant",
+          "src/runtime/external_weights.cpp"),
      "store the weights of Const/Constant nodes in files outside the graph",
      "folder: ASCEND_WORK_PATH > current directory (ENV-28..30, DISC-1)", "OPT-external_weight-1..8 ENV-28..30"},
     {"memory_config.static_memory_policy", "static_memory_policy", "ge.exec.staticMemoryPolicy", "", Kind::kInt,
@@ -74,8 +79,12 @@ const OptionSpec kTable[] = {
      "OPT-op_debug_config-1..16 NPU-18..22"},
     {"enable_exception_dump", "", "ge.exec.enable_exception_dump", "", Kind::kInt,
      "0 off, 1 exception dump (L1); 2 lite exception dump (L0) accepted as in CANN", RANGE(0, 2), "0", nullptr, nullptr,
-     NOT_YET(
-         "a failing operator stops the run with an error naming the node; its inputs and outputs are not dumped yet"),
+     DOES("when an operator fails during a run (bad data its kernel reports, run-time inference, stream_sync_timeout), "
+          "its inputs and outputs are written in the Data Dump file layout to "
+          "NPU_COLLECT_PATH > ASCEND_WORK_PATH > working directory + extra-info/data-dump/<device_id> (folders 0700) "
+          "and the run fails naming the op and the file; 1 (L1) also logs the op, its engine and each tensor's "
+          "dtype, shape and format to the plog, 2 (lite, L0) one line; no workspace is dumped (no kernel exposes one)",
+          "src/dump/exception_dump.cpp"),
      "dump the inputs and outputs of operators that fail", "NPU_COLLECT_PATH turns it on (1) unless it is set",
      "OPT-enable_exception_dump-1..4 NPU-6"},
     {"debug_dir", "", "ge.debugDir", "", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr,
@@ -248,7 +257,10 @@ const OptionSpec kTable[] = {
      "OPT-op_compiler_cache_dir-1..5 DISC-6"},
     {"stream_sync_timeout", "", "stream_sync_timeout", "", Kind::kTimeoutMs,
      "-1 (no timeout) or a positive number of ms", NORANGE, "-1", nullptr, nullptr,
-     NOT_YET("runs are not timed out yet"), "stream synchronization timeout (ms)",
+     DOES("a run still going after this many ms fails, checked after every operator: the error names the operator "
+          "that was running, and enable_exception_dump dumps it; -1 never times out",
+          "src/runtime/executable.cpp"),
+     "stream synchronization timeout (ms)",
      "should exceed HCCL_EXEC_TIMEOUT in cluster training", "OPT-stream_sync_timeout-1..3 MISC-17 AMB-33"},
     {"event_sync_timeout", "", "event_sync_timeout", "", Kind::kTimeoutMs, "-1 (no timeout) or a positive number of ms",
      NORANGE, "-1", nullptr, nullptr,
@@ -318,14 +330,15 @@ const OptionSpec kTable[] = {
      DOES("the root of the artifacts' own folders, each made when first written: profiling data in profiling_data "
           "(when profiling_options has no output), logs in log, the error trace in atrace, graph dumps in "
           "${pid}_${device_id} (below DUMP_GRAPH_PATH and NPU_COLLECT_PATH), the precheck report check_result.json "
-          "(below check_report); the other artifacts it roots are not written yet (openge paths)",
+          "(below check_report), exception dumps in extra-info/data-dump (below NPU_COLLECT_PATH), external weights in "
+          "tmp_weight_<pid>_<sessionid>; the other artifacts it roots are not written yet (openge paths)",
           "src/paths/artifact_paths.cpp"),
      "work path: root of logs, dumps, profiling data, kernel_meta ...", "", "ENV-1..35"},
     {"NPU_COLLECT_PATH", "", "", "NPU_COLLECT_PATH", Kind::kDir, "directory path (created, needs rwx)", NORANGE, "",
      nullptr, nullptr,
      DOES("graph dumps (DUMP_GE_GRAPH) go to NPU_COLLECT_PATH/${pid}_${device_id} unless DUMP_GRAPH_PATH is set; it "
-          "also switches enable_exception_dump on, but exception dumps, fault collection and online compilation are "
-          "not implemented yet",
+          "switches enable_exception_dump on (1, L1) unless that is set, and exception dumps go to "
+          "NPU_COLLECT_PATH/extra-info/data-dump/<device_id> (created 0700); online compilation is not implemented",
           "src/paths/artifact_paths.cpp"),
      "fault-information folder for problem reproduction", "turns enable_exception_dump on; oom is not allowed",
      "NPU-1..23"},

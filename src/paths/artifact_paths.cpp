@@ -83,7 +83,9 @@ const char* artifact_writer(ArtifactKind k) {
     case ArtifactKind::kCheckResult: return "src/precheck/check_report.cpp";
     case ArtifactKind::kDataDump: return "src/dump/dump_writer.cpp";
     case ArtifactKind::kFusionResult: return "src/passes/fusion_result.cpp";
-    default: return nullptr;  // no dumps, kernel_meta, compile cache or tuning yet
+    case ArtifactKind::kExceptionDump: return "src/dump/exception_dump.cpp";
+    case ArtifactKind::kExternalWeights: return "src/runtime/external_weights.cpp";
+    default: return nullptr;  // no kernel_meta, compile cache or tuning yet
   }
 }
 
@@ -91,6 +93,8 @@ const char* artifact_written_only(ArtifactKind k) {
   switch (k) {
     case ArtifactKind::kAtrace: return "when an error is logged";
     case ArtifactKind::kCheckResult: return "by openge check, and when a model fails to load";
+    case ArtifactKind::kExceptionDump: return "when an operator fails during a run";
+    case ArtifactKind::kExternalWeights: return "while a session with external_weight=True is open (removed when it closes)";
     default: return nullptr;
   }
 }

@@ -1,11 +1,13 @@
 #include "runtime/executable.h"
 
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <optional>
 
 #include <omp.h>
 
+#include "dump/exception_dump.h"
 #include "graph_dump/graph_dumper.h"
 #include "runtime/precision_report.h"
 #include "logging/log.h"
@@ -56,6 +58,10 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   // 0: the calling thread's OpenMP setting, which the runs then keep.
   exe->num_threads_ = options.num_threads > 0 ? options.num_threads : omp_get_max_threads();
   ScopedNumThreads threads(exe->num_threads_);
+  if (options.config) {
+    exe->exception_dumper_ = dump::ExceptionDumper::from_options(*options.config);
+    exe->stream_sync_timeout_ms_ = options.config->get_int("stream_sync_timeout", -1);
+  }
   Graph& g = exe->graph_;
   if (input_shapes.size() != g.inputs.size())
     return invalid_argument("the model has " + std::to_string(g.inputs.size()) + " inputs but " +
@@ -385,6 +391,13 @@ void Executable::release_arena(std::shared_ptr<void> arena) const {
   arena_pool_.push_back(std::move(arena));
 }
 
+Status Executable::node_failed(size_t index, const std::vector<const Tensor*>& inputs,
+                               const std::vector<Tensor*>& outputs, const Status& failure) const {
+  if (!exception_dumper_) return failure;
+  const std::vector<const Tensor*> outs(outputs.begin(), outputs.end());
+  return exception_dumper_->dump(index, nodes_[index], inputs, outs, failure);
+}
+
 Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, RunStats* stats,
                                             RunObserver* observer) const {
   const Graph& g = graph_;
@@ -413,6 +426,13 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, R
   Status status;
   std::vector<const Tensor*> in_ptrs;
   std::vector<Tensor*> out_ptrs;
+  // stream_sync_timeout (OPT-stream_sync_timeout-1, MISC-17): checked after every node, so the
+  // error names the node that was running when the time ran out.
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point run_start = Clock::now();
+  const Clock::time_point deadline = stream_sync_timeout_ms_ > 0
+                                         ? run_start + std::chrono::milliseconds(stream_sync_timeout_ms_)
+                                         : Clock::time_point::max();
   for (size_t s = 0; s < nodes_.size() && status.ok(); ++s) {
     const CompiledNode& cn = nodes_[s];
     const Node& node = cn.node;
@@ -424,7 +444,7 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, R
     std::vector<Tensor> folded;
     if (!cn.static_outputs && !cn.control_flow) {
       auto inferred = infer_node(*cn.schema, node, g.opset, in_ptrs, &folded);
-      if (!inferred.ok()) { status = inferred.status(); break; }
+      if (!inferred.ok()) { status = node_failed(s, in_ptrs, {}, inferred.status()); break; }
       infos = std::move(inferred.value());
     }
     auto out_shape = [&](size_t o) -> const Shape& {
@@ -468,13 +488,25 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, R
       if (!all_folded) {
         KernelContext ctx(node, g.opset, in_ptrs, out_ptrs);
         status = run_guarded(node, [&] { return cn.kernel ? cn.kernel->run(ctx) : cn.schema->reference(ctx); });
-        if (!status.ok()) break;
+        if (!status.ok()) { status = node_failed(s, in_ptrs, out_ptrs, status); break; }
       }
     }
     if (observer) {
       std::vector<const Tensor*> outs;
       for (int v : node.outputs) outs.push_back(v >= 0 ? &slots[static_cast<size_t>(v)] : nullptr);
       observer->on_node_end(s, cn, in_ptrs, outs);
+    }
+    if (Clock::now() > deadline) {
+      const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - run_start).count();
+      std::vector<Tensor*> outs;
+      for (int v : node.outputs) outs.push_back(v >= 0 ? &slots[static_cast<size_t>(v)] : nullptr);
+      status = node_failed(s, in_ptrs, outs,
+                           resource_exhausted("stream_sync_timeout=" + std::to_string(stream_sync_timeout_ms_) +
+                                              " ms expired while " + node.op_type + " '" + node.name + "' (task " +
+                                              std::to_string(s) + " of " + std::to_string(nodes_.size()) +
+                                              ") was running; the run had taken " + std::to_string(elapsed) +
+                                              " ms (raise stream_sync_timeout, or -1 for no timeout)"));
+      break;
     }
     for (int in : node.inputs) {
       if (in < 0 || last_use_[static_cast<size_t>(in)] != static_cast<int>(s) || g.values[static_cast<size_t>(in)].constant)

@@ -18,6 +18,7 @@ namespace openge {
 
 namespace options { class OptionSet; }
 namespace graph_dump { class GraphDumper; }
+namespace dump { class ExceptionDumper; }
 class ControlFlowNode;  // runtime/control_flow.h
 
 // Which stages of a compile run (docs/ARCHITECTURE.md, "Compiled models").
@@ -106,6 +107,9 @@ class Executable {
   void remove_dead_nodes();
   Status select_kernels(const CompileOptions& options);
   void plan_memory_layout();
+  // A failed node: its exception dump when enable_exception_dump is on, and the run's error.
+  Status node_failed(size_t index, const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+                     const Status& failure) const;
   std::shared_ptr<void> acquire_arena() const;
   void release_arena(std::shared_ptr<void> arena) const;
 
@@ -116,6 +120,8 @@ class Executable {
   std::vector<std::string> precision_warnings_;
   std::set<std::string> shaping_options_;
   int num_threads_ = 0;
+  std::shared_ptr<const dump::ExceptionDumper> exception_dumper_;  // null: enable_exception_dump=0
+  int64_t stream_sync_timeout_ms_ = -1;                            // -1: runs are not timed
   // Per value: offset in the arena (SIZE_MAX when not planned) and the step after which no
   // node reads it (its slot is released then).
   std::vector<size_t> arena_offset_;

@@ -19,6 +19,7 @@
 #include "precheck/check_report.h"
 #include "profiling/profiler.h"
 #include "runtime/executable.h"
+#include "runtime/external_weights.h"
 #include "runtime/observer_pair.h"
 #include "runtime/precision_report.h"
 #include "runtime/shape_cache.h"
@@ -26,6 +27,9 @@
 namespace openge {
 
 struct Session::Impl {
+  // external_weight=True: the files the graph's weights are mapped from. Declared first so that it
+  // is destroyed last: the graph and every compiled graph hold views of its mappings.
+  std::unique_ptr<ExternalWeights> external_weights;
   Graph graph;
   bool precompiled = false;  // the graph came from a .oge: compiles skip the rewrites
   SessionOptions options;
@@ -123,6 +127,11 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
   const int64_t load_end = profiling::steady_now_ns();
   auto impl = std::make_unique<Impl>();
   impl->precompiled = precompiled;
+  if (options.config) {
+    auto weights = ExternalWeights::externalize(graph.value(), *options.config);
+    if (!weights.ok()) return weights.status();
+    impl->external_weights = std::move(weights.value());
+  }
   impl->graph = std::move(graph.value());
   impl->options = options;
   impl->max_tensor_bytes = max_tensor_bytes;

@@ -94,6 +94,9 @@ std::vector<Scenario> implemented_option_scenarios(const TempDir& d) {
           {"dump_config.enable_dump_debug", "True"},
           {"dump_config.dump_path", d.dir("overflow_dump")},
           {"dump_config.dump_debug_mode", "aicore_overflow"},
+          {"enable_exception_dump", "2"},
+          {"stream_sync_timeout", "600000"},
+          {"external_weight", "True"},
       },
   };
 }
@@ -104,8 +107,7 @@ Scenario implemented_option_values(const TempDir& d) { return implemented_option
 // Options that would make OpenGE write the artifacts `openge paths` says nothing writes yet.
 std::map<std::string, std::string> unimplemented_artifact_triggers(const TempDir& d) {
   return {
-      {"enable_exception_dump", "1"},
-      {"external_weight", "True"},         {"debug_dir", d.path() + "/debug"},
+      {"debug_dir", d.path() + "/debug"},
       {"ASCEND_CACHE_PATH", d.path() + "/cache"},
   };
 }

@@ -100,6 +100,9 @@ TEST(OptionsCli, ExplainSaysTheEffectAndTheConsumer) {
   EXPECT_TRUE(has(r, "effect:       implemented: each compile runs only the fusion passes the file leaves on")) << r.out;
   EXPECT_TRUE(has(r, "consumer:     src/passes/pass_selection.cpp")) << r.out;
   r = openge("options --explain stream_sync_timeout");
+  EXPECT_TRUE(has(r, "effect:       implemented: a run still going after this many ms fails")) << r.out;
+  EXPECT_TRUE(has(r, "consumer:     src/runtime/executable.cpp")) << r.out;
+  r = openge("options --explain debug_dir");
   EXPECT_TRUE(has(r, "effect:       accepted, not implemented yet: ")) << r.out;
   EXPECT_FALSE(has(r, "consumer:")) << r.out;
   r = openge("options --explain hcom_parallel");

@@ -1,0 +1,172 @@
+#include "runtime/external_weights.h"
+
+#include <fcntl.h>
+#include <malloc.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "base/temp_folder_guard.h"
+#include "logging/log.h"
+#include "options/option_set.h"
+#include "paths/artifact_paths.h"
+
+namespace openge {
+
+// One weight file mapped read-only; unmapped when the last tensor view's owner lets go.
+struct WeightMapping {
+  void* address = nullptr;
+  size_t size = 0;
+  std::string path;
+  ~WeightMapping() {
+    if (address) ::munmap(address, size);
+  }
+};
+
+namespace {
+namespace fs = std::filesystem;
+
+std::atomic<long> g_next_session_id{0};
+
+// The mappings alive in this process, by size: a new session links a file whose bytes are equal
+// instead of writing its own copy, so that both map the same page-cache pages.
+std::mutex g_live_mutex;
+std::multimap<size_t, std::weak_ptr<const WeightMapping>> g_live;
+
+Status write_whole_file(const std::string& path, const void* data, size_t size) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return io_error(path + ": cannot create: " + std::strerror(errno));
+  const char* p = static_cast<const char*>(data);
+  size_t left = size;
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = n < 0 ? std::strerror(errno) : "no space written";
+      ::close(fd);
+      return io_error(path + ": cannot write: " + why);
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) return io_error(path + ": cannot write: " + std::strerror(errno));
+  return Status::Ok();
+}
+
+Result<std::shared_ptr<const WeightMapping>> map_file(const std::string& path, size_t size) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return io_error(path + ": cannot open: " + std::strerror(errno));
+  void* address = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+  const int map_errno = errno;
+  ::close(fd);
+  if (address == MAP_FAILED) return io_error(path + ": cannot map: " + std::strerror(map_errno));
+  auto mapping = std::make_shared<WeightMapping>();
+  mapping->address = address;
+  mapping->size = size;
+  mapping->path = path;
+  return std::shared_ptr<const WeightMapping>(std::move(mapping));
+}
+
+// Hard-links a live file of another session holding exactly these bytes to `path`.
+bool link_equal_file(const Tensor& t, const std::string& path) {
+  std::lock_guard<std::mutex> lock(g_live_mutex);
+  auto range = g_live.equal_range(t.nbytes());
+  for (auto it = range.first; it != range.second; ++it) {
+    auto other = it->second.lock();
+    if (other && std::memcmp(other->address, t.raw(), t.nbytes()) == 0 && ::link(other->path.c_str(), path.c_str()) == 0)
+      return true;
+  }
+  return false;
+}
+
+void publish(const std::shared_ptr<const WeightMapping>& mapping) {
+  std::lock_guard<std::mutex> lock(g_live_mutex);
+  for (auto it = g_live.begin(); it != g_live.end();) it = it->second.expired() ? g_live.erase(it) : std::next(it);
+  g_live.emplace(mapping->size, mapping);
+}
+
+// A tensor of plain bytes worth a file (strings hold pointers; an empty tensor has nothing).
+bool externalizable(const Tensor& t) { return t.defined() && t.dtype() != DType::kString && t.nbytes() > 0; }
+
+// Every weight of the main graph: initializers and the values of Constant nodes.
+std::vector<Tensor*> weights_of(Graph& graph) {
+  std::vector<Tensor*> out;
+  for (Value& v : graph.values)
+    if (v.producer < 0 && v.constant && externalizable(*v.constant)) out.push_back(&*v.constant);
+  for (Node& node : graph.nodes) {
+    const Attribute* a = node.op_type == "Constant" ? node.attrs.find("value") : nullptr;
+    // The attribute lives in the (mutable) node; find() only hands out const access.
+    if (a && a->kind == Attribute::Kind::kTensor && externalizable(a->t)) out.push_back(const_cast<Tensor*>(&a->t));
+  }
+  return out;
+}
+
+// The folder's content names, known before anything is written (TempFolderGuard).
+std::string file_name(size_t k) { return "weight_" + std::to_string(k) + ".bin"; }
+
+Status make_folder(const paths::ResolvedPath& resolved) {
+  std::error_code ec;
+  const fs::path folder(resolved.path);
+  fs::create_directories(folder.parent_path(), ec);
+  if (ec) return io_error(folder.parent_path().string() + ": cannot create the folder: " + ec.message());
+  // A folder of this name is a leftover of an earlier process that had this pid (killed with
+  // SIGKILL): its files are no one's.
+  if (fs::exists(folder, ec)) fs::remove_all(folder, ec);
+  if (::mkdir(folder.c_str(), 0700) != 0) return io_error(folder.string() + ": cannot create the folder: " + std::strerror(errno));
+  return Status::Ok();
+}
+
+}  // namespace
+
+const std::string& ExternalWeights::folder() const { return guard_->folder(); }
+
+ExternalWeights::~ExternalWeights() = default;
+
+Result<std::unique_ptr<ExternalWeights>> ExternalWeights::externalize(Graph& graph, const options::OptionSet& options) {
+  if (!options.get_bool("external_weight")) return std::unique_ptr<ExternalWeights>();
+  const std::vector<Tensor*> weights = weights_of(graph);
+  paths::RunIds ids = paths::RunIds::current();
+  ids.session_id = std::to_string(g_next_session_id.fetch_add(1));
+  const paths::ResolvedPath resolved = paths::resolve_artifact(paths::ArtifactKind::kExternalWeights, options, ids);
+  const std::string context = "external_weight (" + resolved.rule + ")";
+  std::vector<std::string> names;
+  for (size_t k = 0; k < weights.size(); ++k) names.push_back(file_name(k));
+  std::unique_ptr<ExternalWeights> out(new ExternalWeights());
+  // Guarded before it exists: a signal at any later moment removes whatever was made.
+  out->guard_ = std::make_unique<TempFolderGuard>(resolved.path, names);
+  OPENGE_RETURN_IF_ERROR(make_folder(resolved).with_context(context));
+  std::vector<Tensor> views;
+  size_t bytes = 0;
+  for (size_t k = 0; k < weights.size(); ++k) {
+    const Tensor& t = *weights[k];
+    const std::string path = resolved.path + "/" + names[k];
+    if (link_equal_file(t, path))
+      ++out->linked_;
+    else
+      OPENGE_RETURN_IF_ERROR(write_whole_file(path, t.raw(), t.nbytes()).with_context(context));
+    auto mapping = map_file(path, t.nbytes());
+    if (!mapping.ok()) return mapping.status().with_context(context);
+    views.push_back(Tensor::borrow(t.dtype(), t.shape(), (*mapping)->address));
+    out->mappings_.push_back(std::move(mapping.value()));
+    bytes += t.nbytes();
+  }
+  // All written and mapped: the graph now reads the files (the loader's heap copies go).
+  for (size_t k = 0; k < weights.size(); ++k) *weights[k] = std::move(views[k]);
+  // The copies were below glibc's mmap threshold once it has grown: freed into the heap, they
+  // would stay resident. Give the free pages back to the system.
+  ::malloc_trim(0);
+  for (const auto& m : out->mappings_) publish(m);
+  OPENGE_LOG_INFO("GE", "external_weight: " + std::to_string(weights.size()) + " weights (" + std::to_string(bytes) +
+                            " bytes) in " + resolved.path + ", " + std::to_string(out->linked_) +
+                            " of them linked to another session's files (" + resolved.rule + ")");
+  return out;
+}
+
+}  // namespace openge

@@ -1,0 +1,232 @@
+// external_weight=True (OPT-external_weight-1..8, ENV-28..30, DISC-1, AMB-24): the demo model's
+// initializers are written to tmp_weight_<pid>_<sessionid>/ (0700) under each tier of the chain,
+// byte for byte as the ONNX file holds them (read here with ONNX's own protobuf classes), the
+// session runs from the mapped files with the same outputs, a second session shares the files
+// (same inode), and no folder remains after the session closes, after an error, at exit, or when
+// the CLI running the model receives SIGINT or SIGTERM.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "runtime/demo_run_util.h"
+
+namespace openge::test {
+namespace {
+namespace fs = std::filesystem;
+using options::test::TempDir;
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The folders named tmp_weight_<pid>_* directly in `dir`.
+std::vector<fs::path> weight_folders(const std::string& dir, long pid) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return out;
+  const std::string prefix = "tmp_weight_" + std::to_string(pid) + "_";
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e.path());
+  return out;
+}
+
+std::vector<fs::path> any_weight_folders(const std::string& dir) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().filename().string().rfind("tmp_weight_", 0) == 0) out.push_back(e.path());
+  return out;
+}
+
+// The demo model's initializer bytes, read with ONNX's protobuf classes (not OpenGE's loader).
+std::multiset<std::string> demo_initializer_bytes() {
+  onnx::ModelProto m;
+  std::ifstream in(kDemoModel, std::ios::binary);
+  EXPECT_TRUE(m.ParseFromIstream(&in));
+  std::multiset<std::string> out;
+  for (const auto& t : m.graph().initializer()) {
+    EXPECT_EQ(t.data_type(), onnx::TensorProto::FLOAT) << t.name();
+    if (!t.raw_data().empty()) {
+      out.insert(t.raw_data());
+    } else {
+      std::string bytes(static_cast<size_t>(t.float_data_size()) * 4, '\0');
+      std::memcpy(bytes.data(), t.float_data().data(), bytes.size());
+      out.insert(bytes);
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<Session> open_demo(const std::shared_ptr<const options::OptionSet>& config) {
+  SessionOptions so;
+  so.config = config;
+  so.num_threads = 1;
+  auto session = Session::open(kDemoModel, so);
+  EXPECT_TRUE(session.ok()) << session.status().message();
+  return session.ok() ? std::move(session.value()) : nullptr;
+}
+
+// The demo's input: a fixed ramp, so two sessions see the same data.
+std::vector<Tensor> demo_input(const Session& s) {
+  Shape shape = s.inputs()[0].shape;
+  for (auto& dim : shape) dim = dim < 0 ? 1 : dim;
+  Tensor t(DType::kFloat32, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = static_cast<float>(i % 17) / 8.0f - 1.0f;
+  return {t};
+}
+
+std::string output_bytes(Session& s) {
+  auto out = s.run(demo_input(s));
+  EXPECT_TRUE(out.ok()) << out.status().message();
+  if (!out.ok()) return "";
+  return std::string(static_cast<const char*>((*out)[0].raw()), (*out)[0].nbytes());
+}
+
+// The weights in `folder` are the model's initializers byte for byte, in a 0700 folder.
+void expect_weights_in(const fs::path& folder) {
+  EXPECT_EQ(fs::status(folder).permissions() & fs::perms::all, fs::perms::owner_all) << folder;
+  std::multiset<std::string> files;
+  for (const auto& e : fs::directory_iterator(folder)) files.insert(read_bytes(e.path()));
+  EXPECT_EQ(files, demo_initializer_bytes());
+}
+
+TEST(ExternalWeight, OPT_external_weight_4_WorkingDirectoryFolderMappedAndRemovedAtUnload) {
+  TempDir d;
+  const std::string plain = output_bytes(*open_demo(options_from({}, d.path())));
+  auto session = open_demo(options_from({}, d.path(), {{"external_weight", "True"}}));
+  ASSERT_TRUE(session);
+  const auto folders = weight_folders(d.path(), ::getpid());
+  ASSERT_EQ(folders.size(), 1u);
+  expect_weights_in(folders[0]);
+  EXPECT_EQ(output_bytes(*session), plain) << "the mapped weights must give the same outputs";
+  session.reset();
+  EXPECT_FALSE(fs::exists(folders[0])) << "the folder must go when the model is unloaded (OPT-external_weight-6)";
+}
+
+TEST(ExternalWeight, ENV_28_WorkPathFolder) {
+  TempDir d;
+  const std::string work = d.path() + "/work";  // missing: made
+  auto session = open_demo(options_from({{"ASCEND_WORK_PATH", work}}, d.path(), {{"external_weight", "True"}}));
+  ASSERT_TRUE(session);
+  const auto folders = weight_folders(work, ::getpid());
+  ASSERT_EQ(folders.size(), 1u);
+  expect_weights_in(folders[0]);
+  EXPECT_TRUE(weight_folders(d.path(), ::getpid()).empty());
+  session.reset();
+  EXPECT_TRUE(weight_folders(work, ::getpid()).empty());
+}
+
+TEST(ExternalWeight, OPT_external_weight_1_SecondSessionSharesTheFiles) {
+  TempDir d;
+  const auto config = options_from({}, d.path(), {{"external_weight", "True"}});
+  auto first = open_demo(config);
+  auto second = open_demo(config);
+  ASSERT_TRUE(first && second);
+  auto folders = weight_folders(d.path(), ::getpid());
+  ASSERT_EQ(folders.size(), 2u) << "one folder per session (tmp_weight_<pid>_<sessionid>)";
+  size_t shared = 0, files = 0;
+  for (const auto& e : fs::directory_iterator(folders[0])) {
+    struct stat a {}, b {};
+    ASSERT_EQ(::stat(e.path().c_str(), &a), 0);
+    ASSERT_EQ(::stat((folders[1] / e.path().filename()).c_str(), &b), 0) << e.path().filename();
+    ++files;
+    if (a.st_ino == b.st_ino && a.st_nlink == 2) ++shared;
+  }
+  EXPECT_EQ(shared, files) << "the second session links the first one's files: one copy of the pages";
+  const std::string expected = output_bytes(*first);
+  first.reset();  // its folder goes; the second session's links and mappings stay valid
+  EXPECT_EQ(weight_folders(d.path(), ::getpid()).size(), 1u);
+  EXPECT_EQ(output_bytes(*second), expected);
+  second.reset();
+  EXPECT_TRUE(weight_folders(d.path(), ::getpid()).empty());
+}
+
+TEST(ExternalWeight, OPT_external_weight_6_RemovedAfterAFailedRun) {
+  TempDir d;
+  auto session = open_demo(options_from({}, d.path(), {{"external_weight", "True"}}));
+  ASSERT_TRUE(session);
+  Tensor wrong(DType::kFloat32, {1, 2, 3});
+  EXPECT_FALSE(session->run({wrong}).ok());
+  session.reset();
+  EXPECT_TRUE(weight_folders(d.path(), ::getpid()).empty());
+}
+
+// The CLI in a child process, in `cwd`, with only HOME and PATH in its environment.
+pid_t start_cli(const std::string& cwd, const std::vector<std::string>& args) {
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  if (::chdir(cwd.c_str()) != 0) ::_exit(125);
+  std::vector<char*> argv{const_cast<char*>(OPENGE_CLI)};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const std::string home = "HOME=" + cwd;
+  char* envp[] = {const_cast<char*>(home.c_str()), const_cast<char*>("PATH=/usr/bin:/bin"), nullptr};
+  const int null_fd = ::open("/dev/null", O_WRONLY);
+  ::dup2(null_fd, 1);
+  ::dup2(null_fd, 2);
+  ::execve(OPENGE_CLI, argv.data(), envp);
+  ::_exit(126);
+}
+
+int wait_for(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return status;
+}
+
+const std::vector<std::string> kLongBench = {"bench", "--warmup", "0", "--runs", "100000", "--threads", "1",
+                                             "--option", "external_weight=True"};
+
+// SIGINT and SIGTERM while the CLI runs the model: the folder goes, and the signal still ends the
+// process as it would have (killed by that signal, not a normal exit).
+TEST(ExternalWeight, OPT_external_weight_6_RemovedOnSigintAndSigterm) {
+  for (int sig : {SIGINT, SIGTERM}) {
+    TempDir d;
+    const pid_t child = start_cli(d.path(), kLongBench);
+    ASSERT_GT(child, 0);
+    bool appeared = false;
+    for (int i = 0; i < 3000 && !appeared; ++i) {  // up to 30 s on a loaded machine
+      appeared = !weight_folders(d.path(), child).empty();
+      if (!appeared) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_TRUE(appeared) << "the CLI did not create tmp_weight_" << child << "_*";
+    ::kill(child, sig);
+    const int status = wait_for(child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "signal " << sig << ", status " << status;
+    EXPECT_TRUE(any_weight_folders(d.path()).empty()) << "signal " << sig;
+  }
+}
+
+TEST(ExternalWeight, OPT_external_weight_6_RemovedAfterNormalExitAndAfterAnError) {
+  TempDir d;
+  int status = wait_for(start_cli(d.path(), {"run", "--threads", "1", "--option", "external_weight=True"}));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_TRUE(any_weight_folders(d.path()).empty());
+  // A valid .npy whose shape (2,) does not fit the model's input: the run fails after the model is open.
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+  header += std::string((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";  // 10 + header: a multiple of 64
+  std::string npy = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header;
+  npy += std::string(8, '\0');
+  const std::string bad = d.file("bad.npy", npy);
+  status = wait_for(start_cli(d.path(), {"run", "--threads", "1", "--option", "external_weight=True", "--input",
+                                         "image=" + bad}));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << status;
+  EXPECT_TRUE(any_weight_folders(d.path()).empty());
+}
+
+}  // namespace
+}  // namespace openge::test
