@@ -10,6 +10,7 @@
 #include "frontend/tensor_proto.h"
 #include "io/npy.h"
 #include "model_inputs.h"
+#include "frontend/value_proto.h"
 #include "output_summary.h"
 #include "latency_stats.h"
 #include "session_flags.h"
@@ -40,8 +41,10 @@ Status write_outputs(const Session& session, const std::vector<Tensor>& outputs,
   if (ec) return io_error("--outputs " + dir + ": cannot create the directory: " + ec.message());
   for (size_t i = 0; i < outputs.size(); ++i) {
     const std::string base = (fs::path(dir) / ("output_" + std::to_string(i))).string();
-    OPENGE_RETURN_IF_ERROR(write_tensor_pb(outputs[i], session.outputs()[i].name, base + ".pb"));
-    OPENGE_RETURN_IF_ERROR(write_npy(outputs[i], base + ".npy"));
+    OPENGE_RETURN_IF_ERROR(write_value_pb(outputs[i], session.outputs()[i].name, base + ".pb"));
+    // .npy holds numbers: a sequence, an optional or strings exist only as .pb.
+    if (outputs[i].is_tensor() && outputs[i].dtype() != DType::kString)
+      OPENGE_RETURN_IF_ERROR(write_npy(outputs[i], base + ".npy"));
   }
   return Status::Ok();
 }

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "frontend/tensor_proto.h"
+#include "frontend/value_proto.h"
 #include "io/npy.h"
 #include "runtime/random_inputs.h"
 
@@ -21,6 +22,10 @@ Result<Tensor> read_tensor_file(const std::string& path) {
 }
 
 Status check_input(const TensorInfo& info, const Tensor& t, const std::string& source) {
+  if (t.kind() != info.kind)
+    return invalid_argument("input '" + info.name + "' from " + source + " is a " + value_kind_name(t.kind()) +
+                            " but the model expects a " + value_kind_name(info.kind));
+  if (info.kind != ValueKind::kTensor) return Status::Ok();  // read with the model's element type
   if (t.dtype() != info.dtype)
     return invalid_argument("input '" + info.name + "' from " + source + " is " + dtype_name(t.dtype()) +
                             " but the model expects " + dtype_name(info.dtype));
@@ -44,7 +49,7 @@ Result<GatheredInputs> gather_inputs(const Session& session, const Args& args, u
     for (size_t i = 0; i < infos.size(); ++i) {
       const std::string path = (fs::path(dir) / ("input_" + std::to_string(i) + ".pb")).string();
       if (!fs::exists(path)) continue;
-      auto t = read_tensor_pb(path);
+      auto t = read_value_pb(path, infos[i].kind, infos[i].dtype);  // a sequence or optional: its own proto
       if (!t.ok()) return t.status();
       OPENGE_RETURN_IF_ERROR(check_input(infos[i], *t, path));
       out.tensors[i] = std::move(t.value());

@@ -6,8 +6,12 @@
 namespace openge::cli {
 
 std::string summarize_tensor(const Tensor& t) {
+  if (!t.is_tensor())
+    return std::string(value_kind_name(t.kind())) + " of " + dtype_name(t.dtype()) + " holding " +
+           std::to_string(t.elements().size()) + (t.elements().size() == 1 ? " tensor" : " tensors");
   std::string s = std::string(dtype_name(t.dtype())) + " " + shape_to_string(t.shape());
   if (t.numel() == 0) return s + " (empty)";
+  if (t.dtype() == DType::kString) return s + " first \"" + t.data<std::string>()[0] + "\"";
   double lo = t.scalar_as_double(0), hi = lo, sum = 0;
   for (int64_t i = 0; i < t.numel(); ++i) {
     const double v = t.scalar_as_double(i);

@@ -30,6 +30,7 @@ struct TensorInfo {
   std::string name;
   DType dtype = DType::kUndefined;
   Shape shape;  // -1 for a dimension fixed only at run time
+  ValueKind kind = ValueKind::kTensor;  // a sequence or optional: dtype is its elements', no shape
 };
 
 struct RunInfo {

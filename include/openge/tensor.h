@@ -1,5 +1,10 @@
 // A dense, row-major tensor: dtype, shape and a byte buffer that is either owned (shared, so
-// copies are cheap) or borrowed from an arena the executor manages.
+// copies are cheap) or borrowed from an arena the executor manages. A string tensor (kString)
+// owns an array of std::string (never borrowed, never memcpy'd; nbytes() is 0).
+// The same class carries ONNX's other value kinds through the executor: a sequence of tensors,
+// and an optional of a tensor or of a sequence (ValueKind). Their tensors are owned and shared,
+// never modified; to code that only knows tensors they look like an empty tensor (shape [0],
+// no bytes), so memory planning, dumps and the profiler pass them by.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -12,6 +17,11 @@ namespace openge {
 
 using Shape = std::vector<int64_t>;
 
+// What a value is. kOptional holds an optional tensor, kOptionalSequence an optional sequence.
+enum class ValueKind : uint8_t { kTensor = 0, kSequence = 1, kOptional = 2, kOptionalSequence = 3 };
+// "tensor", "sequence", "optional", "optional sequence" (for messages).
+const char* value_kind_name(ValueKind kind);
+
 // Number of elements; 1 for a scalar (empty shape).
 int64_t shape_numel(const Shape& shape);
 std::string shape_to_string(const Shape& shape);  // "[1,3,224,224]"
@@ -23,6 +33,16 @@ class Tensor {
   Tensor(DType dtype, Shape shape);
   // Borrowed storage: the caller keeps `data` alive for as long as the tensor is used.
   static Tensor borrow(DType dtype, Shape shape, void* data);
+  // A sequence whose tensors have element type `elem`; each element must own its storage.
+  static Tensor sequence(DType elem, std::vector<Tensor> elements);
+  // An optional (kind kOptional or kOptionalSequence) with element type `elem`, holding `value`
+  // (a default Tensor: the empty optional).
+  static Tensor optional(ValueKind kind, DType elem, Tensor value);
+
+  ValueKind kind() const { return kind_; }
+  bool is_tensor() const { return kind_ == ValueKind::kTensor; }
+  // A sequence's tensors, or an optional's value (none or one); empty for a tensor.
+  const std::vector<Tensor>& elements() const;
 
   bool defined() const { return dtype_ != DType::kUndefined; }
   DType dtype() const { return dtype_; }
@@ -38,8 +58,8 @@ class Tensor {
   template <class T> const T* data() const { return static_cast<const T*>(data_); }
 
   // False for a borrowed view (arena memory) that must be copied before it outlives a run.
-  bool owns_storage() const { return owner_ != nullptr; }
-  // A deep copy with owned storage.
+  bool owns_storage() const { return owner_ != nullptr || kind_ != ValueKind::kTensor; }
+  // A deep copy with owned storage (a sequence or optional: the same immutable elements).
   Tensor clone() const;
   // Same storage, new shape with the same element count.
   Tensor reshaped(Shape shape) const;
@@ -55,6 +75,8 @@ class Tensor {
   int64_t numel_ = 0;
   std::shared_ptr<void> owner_;
   void* data_ = nullptr;
+  ValueKind kind_ = ValueKind::kTensor;
+  std::shared_ptr<const std::vector<Tensor>> elements_;  // sequence / optional only
 };
 
 }  // namespace openge

@@ -74,6 +74,10 @@ class IterationObserver : public RunObserver {
     return job;
   }
 
+  // CANN's dump format holds numeric tensors: a sequence, an optional or a string tensor is
+  // left out of the record (as an omitted input is).
+  static bool dumpable(const Tensor* t) { return t && t->defined() && t->is_tensor() && dtype_supported(t->dtype()); }
+
   // A copy out of the run's arena, into the dumper's reused staging memory.
   Tensor stage(const Tensor& t, std::vector<std::shared_ptr<void>>& holders) const {
     holders.emplace_back();
@@ -83,7 +87,7 @@ class IterationObserver : public RunObserver {
   std::vector<Tensor> copy(const std::vector<const Tensor*>& tensors, std::vector<std::shared_ptr<void>>& holders) const {
     std::vector<Tensor> out;
     out.reserve(tensors.size());
-    for (const Tensor* t : tensors) out.push_back(t && t->defined() ? stage(*t, holders) : Tensor());
+    for (const Tensor* t : tensors) out.push_back(dumpable(t) ? stage(*t, holders) : Tensor());
     return out;
   }
 
@@ -96,7 +100,7 @@ class IterationObserver : public RunObserver {
       const Tensor* t = inputs[i];
       const int v = i < cn.node.inputs.size() ? cn.node.inputs[i] : -1;
       const bool constant = v >= 0 && exe_.graph().values[static_cast<size_t>(v)].constant.has_value();
-      out.push_back(!t || !t->defined() ? Tensor() : constant && t->owns_storage() ? *t : stage(*t, holders));
+      out.push_back(!dumpable(t) ? Tensor() : constant && t->owns_storage() ? *t : stage(*t, holders));
     }
     return out;
   }
@@ -107,11 +111,11 @@ class IterationObserver : public RunObserver {
     const bool accumulating = accumulating_op(cn.node.op_type);
     if (!(bits & kAicoreOverflow) && !(bits & kAtomicOverflow && accumulating)) return;
     bool any = false;
-    for (const Tensor* t : outputs) any = any || (t && overflowed(*t));
+    for (const Tensor* t : outputs) any = any || (dumpable(t) && overflowed(*t));
     if (!any) return;
     // Only an op that overflows on normal inputs is the culprit; its consumers merely inherit.
     for (const Tensor* t : inputs)
-      if (t && has_non_finite(*t)) return;
+      if (dumpable(t) && has_non_finite(*t)) return;
     Overflow o;
     o.node = op_name(index, cn.node);
     o.op_type = cn.node.op_type;

@@ -139,11 +139,34 @@ class Loader {
   }
 
   static Status read_type(const onnx::ValueInfoProto& info, Value& value, const std::string& what) {
-    if (!info.has_type() || !info.type().has_tensor_type())
-      return unsupported(what + " is not a tensor (sequences, maps and optionals are not supported)");
-    const auto& tt = info.type().tensor_type();
+    if (!info.has_type()) return unsupported(what + " has no type");
+    return read_type_proto(info.type(), value, what);
+  }
+
+  // A tensor, a sequence of tensors, or an optional of either; a sequence or optional keeps
+  // only its element type (the shapes of its tensors are known at run time).
+  static Status read_type_proto(const onnx::TypeProto& type, Value& value, const std::string& what) {
+    const onnx::TypeProto* inner = &type;
+    value.kind = ValueKind::kTensor;
+    if (type.has_optional_type() && type.optional_type().has_elem_type()) {
+      inner = &type.optional_type().elem_type();
+      value.kind = inner->has_sequence_type() ? ValueKind::kOptionalSequence : ValueKind::kOptional;
+    }
+    if (inner->has_sequence_type() && inner->sequence_type().has_elem_type()) {
+      if (value.kind == ValueKind::kTensor) value.kind = ValueKind::kSequence;
+      inner = &inner->sequence_type().elem_type();
+    }
+    if (!inner->has_tensor_type())
+      return unsupported(what + " is a " + value_kind_name(value.kind) +
+                         " of something other than tensors (maps, sparse tensors and nested sequences are not supported)");
+    const auto& tt = inner->tensor_type();
     value.dtype = static_cast<DType>(tt.elem_type());
-    if (!dtype_supported(value.dtype))
+    if (value.kind != ValueKind::kTensor) {
+      if (tt.elem_type() != 0 && !dtype_supported(value.dtype) && value.dtype != DType::kString)
+        return unsupported(what + " holds element type " + std::to_string(tt.elem_type()) + ", which OpenGE does not support");
+      return Status::Ok();
+    }
+    if (!dtype_supported(value.dtype) && value.dtype != DType::kString)
       return unsupported(what + " has element type " + std::to_string(tt.elem_type()) + " (" + dtype_name(value.dtype) +
                          "), which OpenGE does not support");
     if (tt.has_shape()) {
@@ -266,7 +289,18 @@ class Loader {
     OPENGE_RETURN_IF_ERROR(read_subgraphs(np, node, label, captured));
     for (const auto& ap : np.attribute()) {
       if (ap.type() == onnx::AttributeProto::GRAPH) continue;  // read_subgraphs
-      auto a = attribute_from_proto(ap, base_dir_, "node " + label + " attribute '" + ap.name() + "'");
+      const std::string what = "node " + label + " attribute '" + ap.name() + "'";
+      if (ap.type() == onnx::AttributeProto::TYPE_PROTO) {  // Optional's `type`: a value type
+        Attribute a;
+        a.kind = Attribute::Kind::kType;
+        Value described;
+        OPENGE_RETURN_IF_ERROR(read_type_proto(ap.tp(), described, what));
+        a.type_kind = described.kind;
+        a.type_dtype = described.dtype;
+        node.attrs.set(ap.name(), std::move(a));
+        continue;
+      }
+      auto a = attribute_from_proto(ap, base_dir_, what);
       if (!a.ok()) return a.status();
       node.attrs.set(ap.name(), std::move(a.value()));
     }
@@ -344,6 +378,7 @@ class Loader {
       if (out.has_type() && !untyped_in_subgraph(out)) {
         Value scratch;
         OPENGE_RETURN_IF_ERROR(read_type(out, scratch, "graph output '" + out.name() + "'"));
+        declared.kind = scratch.kind;
         declared.dtype = scratch.dtype;
         declared.shape = scratch.shape;
       }

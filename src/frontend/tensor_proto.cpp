@@ -17,7 +17,8 @@ namespace openge {
 namespace fs = std::filesystem;
 
 Status check_dims(const Shape& dims, DType dtype, const std::string& what) {
-  return check_tensor_size(dims, dtype_size(dtype), what);
+  // A string element is a std::string, however short the text.
+  return check_tensor_size(dims, dtype == DType::kString ? sizeof(std::string) : dtype_size(dtype), what);
 }
 
 namespace {
@@ -105,10 +106,36 @@ Status copy_typed(const Src& field, Tensor& out, const std::string& what, const 
   return Status::Ok();
 }
 
+// A string tensor: string_data only (ONNX stores strings nowhere else), one entry per element.
+Result<Tensor> strings_from_proto(const onnx::TensorProto& proto, const std::string& what) {
+  Shape dims(proto.dims().begin(), proto.dims().end());
+  OPENGE_RETURN_IF_ERROR(check_dims(dims, DType::kString, what));
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL || proto.has_raw_data())
+    return invalid_model(what + ": a string tensor keeps its values in string_data (not raw_data or external data)");
+  if (proto.string_data_size() != shape_numel(dims))
+    return invalid_model(what + " has " + std::to_string(proto.string_data_size()) + " strings but its dims " +
+                         shape_to_string(dims) + " need " + std::to_string(shape_numel(dims)));
+  Tensor t(DType::kString, dims);
+  for (int i = 0; i < proto.string_data_size(); ++i) t.data<std::string>()[i] = proto.string_data(i);
+  return t;
+}
+
 }  // namespace
+
+void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto& proto) {
+  proto.set_name(name);
+  proto.set_data_type(static_cast<int32_t>(tensor.dtype()));
+  for (int64_t d : tensor.shape()) proto.add_dims(d);
+  if (tensor.dtype() == DType::kString) {
+    for (int64_t i = 0; i < tensor.numel(); ++i) proto.add_string_data(tensor.data<std::string>()[i]);
+    return;
+  }
+  proto.set_raw_data(tensor.raw(), tensor.nbytes());
+}
 
 Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const std::string& base_dir, const std::string& what) {
   const DType dtype = static_cast<DType>(proto.data_type());
+  if (dtype == DType::kString) return strings_from_proto(proto, what);
   if (!dtype_supported(dtype))
     return unsupported(what + " has element type " + std::to_string(proto.data_type()) + " (" + dtype_name(dtype) +
                        "), which OpenGE does not support");
@@ -178,25 +205,27 @@ Result<Tensor> read_tensor_pb_from_bytes(const void* data, size_t size, const st
   }, name);
 }
 
-Result<Tensor> read_tensor_pb(const std::string& path) {
+Result<std::string> read_proto_file(const std::string& path, const std::string& what) {
   std::error_code ec;
   const uintmax_t size = fs::file_size(path, ec);
-  if (ec) return io_error("cannot open tensor file " + path + ": " + ec.message());
+  if (ec) return io_error("cannot open " + what + " " + path + ": " + ec.message());
   if (size > static_cast<uintmax_t>(std::numeric_limits<int>::max()))
-    return invalid_argument("tensor file " + path + " is larger than 2 GiB, the limit of a serialized TensorProto");
+    return invalid_argument(what + " " + path + " is larger than 2 GiB, the limit of a serialized protobuf message");
   std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("cannot open tensor file " + path);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return read_tensor_pb_from_bytes(bytes.data(), bytes.size(), "tensor file " + path,
+  if (!in) return io_error("cannot open " + what + " " + path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+Result<Tensor> read_tensor_pb(const std::string& path) {
+  auto bytes = read_proto_file(path, "tensor file");
+  if (!bytes.ok()) return bytes.status();
+  return read_tensor_pb_from_bytes(bytes->data(), bytes->size(), "tensor file " + path,
                                    fs::path(path).parent_path().string());
 }
 
 Status write_tensor_pb(const Tensor& tensor, const std::string& name, const std::string& path) {
   onnx::TensorProto proto;
-  proto.set_name(name);
-  proto.set_data_type(static_cast<int32_t>(tensor.dtype()));
-  for (int64_t d : tensor.shape()) proto.add_dims(d);
-  proto.set_raw_data(tensor.raw(), tensor.nbytes());
+  tensor_to_proto(tensor, name, proto);
   return write_file_atomically(path, proto.SerializeAsString());
 }
 

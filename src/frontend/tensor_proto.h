@@ -14,6 +14,12 @@ namespace openge {
 // `what` names the tensor in messages ("initializer 'conv1.weight'").
 Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const std::string& base_dir, const std::string& what);
 
+// The reverse (strings into string_data, every other type as raw_data).
+void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto& proto);
+
+// The bytes of a serialized protobuf file (`what` names it: "tensor file"), refused over 2 GiB.
+Result<std::string> read_proto_file(const std::string& path, const std::string& what);
+
 // Reads a serialized TensorProto file.
 Result<Tensor> read_tensor_pb(const std::string& path);
 // The same from bytes in memory (tests, the fuzzer); `name` names them in messages. External

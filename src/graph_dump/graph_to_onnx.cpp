@@ -5,11 +5,21 @@
 namespace openge::graph_dump {
 namespace {
 
+// The tensor type inside `type`: itself, or wrapped in a sequence and/or optional type.
+onnx::TypeProto::Tensor* tensor_type_of(ValueKind kind, DType dtype, onnx::TypeProto* type) {
+  if (kind == ValueKind::kOptional || kind == ValueKind::kOptionalSequence)
+    type = type->mutable_optional_type()->mutable_elem_type();
+  if (kind == ValueKind::kSequence || kind == ValueKind::kOptionalSequence)
+    type = type->mutable_sequence_type()->mutable_elem_type();
+  auto* tensor_type = type->mutable_tensor_type();
+  tensor_type->set_elem_type(static_cast<int32_t>(dtype));
+  return tensor_type;
+}
+
 void set_type(const Value& v, bool with_shape, onnx::ValueInfoProto& info) {
   info.set_name(v.name);
   if (v.dtype == DType::kUndefined) return;
-  auto* tensor_type = info.mutable_type()->mutable_tensor_type();
-  tensor_type->set_elem_type(static_cast<int32_t>(v.dtype));
+  auto* tensor_type = tensor_type_of(v.kind, v.dtype, info.mutable_type());
   if (!with_shape || !v.shape) return;
   auto* shape = tensor_type->mutable_shape();
   for (int64_t d : *v.shape) {
@@ -22,7 +32,12 @@ void set_tensor(const Tensor& t, const std::string& name, bool with_data, onnx::
   proto.set_name(name);
   proto.set_data_type(static_cast<int32_t>(t.dtype()));
   for (int64_t d : t.shape()) proto.add_dims(d);
-  if (with_data) proto.set_raw_data(t.raw(), t.nbytes());
+  if (!with_data) return;
+  if (t.dtype() == DType::kString) {
+    for (int64_t i = 0; i < t.numel(); ++i) proto.add_string_data(t.data<std::string>()[i]);
+    return;
+  }
+  proto.set_raw_data(t.raw(), t.nbytes());
 }
 
 void add_attribute(const std::string& name, const Attribute& a, bool with_data, onnx::NodeProto& node) {
@@ -46,6 +61,10 @@ void add_attribute(const std::string& name, const Attribute& a, bool with_data, 
     case K::kStrings:
       p->set_type(onnx::AttributeProto::STRINGS);
       for (const auto& s : a.strings) p->add_strings(s);
+      break;
+    case K::kType:
+      p->set_type(onnx::AttributeProto::TYPE_PROTO);
+      tensor_type_of(a.type_kind, a.type_dtype, p->mutable_tp());
       break;
     case K::kGraph: break;
   }

@@ -16,7 +16,7 @@ namespace openge {
 struct Graph;
 
 struct Attribute {
-  enum class Kind { kFloat, kInt, kString, kTensor, kFloats, kInts, kStrings, kGraph };
+  enum class Kind { kFloat, kInt, kString, kTensor, kFloats, kInts, kStrings, kGraph, kType };
   Kind kind = Kind::kInt;
   float f = 0;
   int64_t i = 0;
@@ -26,6 +26,9 @@ struct Attribute {
   std::vector<int64_t> ints;
   std::vector<std::string> strings;
   std::shared_ptr<const Graph> graph;  // kGraph: a subgraph (If's branches, Loop's and Scan's body)
+  // kType: a TypeProto (Optional's `type`): the kind of value and its element type.
+  ValueKind type_kind = ValueKind::kTensor;
+  DType type_dtype = DType::kUndefined;
 };
 
 class Attributes {
@@ -48,6 +51,7 @@ class Attributes {
 
 struct Value {
   std::string name;
+  ValueKind kind = ValueKind::kTensor;  // a sequence or optional has no shape; dtype is its elements'
   DType dtype = DType::kUndefined;
   std::optional<Shape> shape;       // known static shape, if any (-1 dims mean "unknown")
   std::optional<Tensor> constant;   // initializer or folded constant
@@ -84,6 +88,7 @@ struct Graph {
   struct DeclaredType {
     DType dtype = DType::kUndefined;
     std::optional<Shape> shape;  // -1 for symbolic dims
+    ValueKind kind = ValueKind::kTensor;
   };
   std::vector<DeclaredType> declared_outputs;
   // A subgraph (an If branch, a Loop or Scan body): its last `captured_inputs` inputs are the

@@ -1,5 +1,6 @@
 #include "openge/tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -28,11 +29,35 @@ std::string shape_to_string(const Shape& shape) {
   return s + "]";
 }
 
+const char* value_kind_name(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kTensor: return "tensor";
+    case ValueKind::kSequence: return "sequence";
+    case ValueKind::kOptional: return "optional";
+    case ValueKind::kOptionalSequence: return "optional sequence";
+  }
+  return "unknown";
+}
+
+namespace {
+const std::vector<Tensor>& no_elements() {
+  static const std::vector<Tensor> kNone;
+  return kNone;
+}
+}  // namespace
+
 Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
   // Every owned allocation passes the size-limit policy; callers that know the node check the
   // shape first (run_infer), so this only fires where nobody did and is reported by the guards.
-  if (Status s = check_tensor_size(shape_, dtype_size(dtype_), "tensor"); !s.ok()) throw TensorSizeError(s);
+  const size_t check_size = dtype_ == DType::kString ? sizeof(std::string) : dtype_size(dtype_);
+  if (Status s = check_tensor_size(shape_, check_size, "tensor"); !s.ok()) throw TensorSizeError(s);
   numel_ = shape_numel(shape_);
+  if (dtype_ == DType::kString) {  // constructed strings, freed as an array
+    auto* strings = new std::string[static_cast<size_t>(std::max<int64_t>(numel_, 1))];
+    owner_ = std::shared_ptr<void>(strings, [](void* p) { delete[] static_cast<std::string*>(p); });
+    data_ = strings;
+    return;
+  }
   // 64-byte alignment suits AVX-512 loads and oneDNN; at least one byte so data() is never null.
   const size_t bytes = std::max<size_t>(64, (nbytes() + 63) / 64 * 64);
   void* p = std::aligned_alloc(64, bytes);
@@ -51,13 +76,41 @@ Tensor Tensor::borrow(DType dtype, Shape shape, void* data) {
   return t;
 }
 
+Tensor Tensor::sequence(DType elem, std::vector<Tensor> elements) {
+  Tensor t;
+  t.dtype_ = elem;
+  t.shape_ = {0};  // no bytes of its own: tensor-only code sees an empty tensor
+  t.kind_ = ValueKind::kSequence;
+  t.elements_ = std::make_shared<const std::vector<Tensor>>(std::move(elements));
+  return t;
+}
+
+Tensor Tensor::optional(ValueKind kind, DType elem, Tensor value) {
+  Tensor t;
+  t.dtype_ = elem;
+  t.shape_ = {0};
+  t.kind_ = kind;
+  std::vector<Tensor> held;
+  if (value.defined()) held.push_back(std::move(value));
+  t.elements_ = std::make_shared<const std::vector<Tensor>>(std::move(held));
+  return t;
+}
+
+const std::vector<Tensor>& Tensor::elements() const { return elements_ ? *elements_ : no_elements(); }
+
 Tensor Tensor::clone() const {
+  if (kind_ != ValueKind::kTensor) return *this;  // elements are owned and never modified
   Tensor t(dtype_, shape_);
+  if (dtype_ == DType::kString) {
+    std::copy(data<std::string>(), data<std::string>() + numel_, t.data<std::string>());
+    return t;
+  }
   if (nbytes()) std::memcpy(t.data_, data_, nbytes());
   return t;
 }
 
 Tensor Tensor::reshaped(Shape shape) const {
+  if (kind_ != ValueKind::kTensor) return *this;  // a sequence or optional has no shape to change
   Tensor t = *this;
   t.shape_ = std::move(shape);
   t.numel_ = shape_numel(t.shape_);

@@ -30,21 +30,36 @@ size_t node_formal_inputs(const InferContext& ctx, const Graph& body) {
   return ctx.num_inputs() >= body.captured_inputs ? ctx.num_inputs() - body.captured_inputs : 0;
 }
 
-// The dtype of every value of `body` as far as the node's inputs tell: subgraph input i is fed by
+// What a value is: its kind (tensor, sequence, optional) and element type.
+struct ValueType {
+  ValueKind kind = ValueKind::kTensor;
+  DType dtype = DType::kUndefined;
+};
+
+void set_output_type(InferContext& ctx, size_t out, ValueType type) {
+  if (type.kind == ValueKind::kTensor) ctx.set_output_dtype(out, type.dtype);
+  else ctx.set_output_kind(out, type.kind, type.dtype);
+}
+
+// The type of every value of `body` as far as the node's inputs tell: subgraph input i is fed by
 // node input i + offset (captured values line up at the end of both lists), and each node's own
 // infer runs on what is known (dtypes, constant values; shapes mostly not). kUndefined where
 // nothing tells. Used for subgraph outputs the model leaves untyped (ONNX function bodies do).
-std::vector<DType> infer_subgraph_dtypes(const InferContext& ctx, const Graph& body) {
+std::vector<ValueType> infer_subgraph_types(const InferContext& ctx, const Graph& body) {
   std::vector<ValueInfo> infos(body.values.size());
   for (size_t v = 0; v < body.values.size(); ++v) {
     const Value& value = body.values[v];
     infos[v].dtype = value.dtype;
+    infos[v].kind = value.kind;
     if (value.constant) infos[v] = ValueInfo{value.dtype, true, value.constant->shape(), &*value.constant};
   }
   const size_t offset = node_formal_inputs(ctx, body) - formal_inputs(body);
   for (size_t i = 0; i < body.inputs.size(); ++i) {
     ValueInfo& info = infos[static_cast<size_t>(body.inputs[i])];
-    if (info.dtype == DType::kUndefined && ctx.has_input(i + offset)) info.dtype = ctx.input_dtype(i + offset);
+    if (info.dtype == DType::kUndefined && ctx.has_input(i + offset)) {
+      info.dtype = ctx.input_dtype(i + offset);
+      info.kind = ctx.input_kind(i + offset);
+    }
   }
   auto order = body.topological_order();
   if (order.ok()) {
@@ -66,33 +81,34 @@ std::vector<DType> infer_subgraph_dtypes(const InferContext& ctx, const Graph& b
         if (node.outputs[o] < 0) continue;
         ValueInfo& out = infos[static_cast<size_t>(node.outputs[o])];
         out.dtype = inner.output(o).dtype;
+        out.kind = inner.output(o).kind;
         out.shape_known = inner.output(o).shape_known;
         out.shape = inner.output(o).shape;
       }
     }
   }
-  std::vector<DType> dtypes;
-  for (int v : body.outputs) dtypes.push_back(infos[static_cast<size_t>(v)].dtype);
-  return dtypes;
+  std::vector<ValueType> types;
+  for (int v : body.outputs) types.push_back({infos[static_cast<size_t>(v)].kind, infos[static_cast<size_t>(v)].dtype});
+  return types;
 }
 
 // The dtype subgraph output k has: its declared type, else what inference over the subgraph
 // tells (infer_subgraph_dtypes).
-DType subgraph_output_dtype(const InferContext& ctx, const Graph& body, size_t k) {
+ValueType subgraph_output_type(const InferContext& ctx, const Graph& body, size_t k) {
   if (k < body.declared_outputs.size() && body.declared_outputs[k].dtype != DType::kUndefined)
-    return body.declared_outputs[k].dtype;
-  const DType known = body.values[static_cast<size_t>(body.outputs[k])].dtype;
-  if (known != DType::kUndefined) return known;
-  return infer_subgraph_dtypes(ctx, body)[k];
+    return {body.declared_outputs[k].kind, body.declared_outputs[k].dtype};
+  const Value& known = body.values[static_cast<size_t>(body.outputs[k])];
+  if (known.dtype != DType::kUndefined) return {known.kind, known.dtype};
+  return infer_subgraph_types(ctx, body)[k];
 }
 
 Status set_subgraph_output(InferContext& ctx, const Graph& body, size_t k, size_t out, const char* attr) {
-  const DType dtype = subgraph_output_dtype(ctx, body, k);
-  if (dtype == DType::kUndefined)
+  const ValueType type = subgraph_output_type(ctx, body, k);
+  if (type.dtype == DType::kUndefined)
     return ctx.error(std::string("attribute '") + attr + "': output " + std::to_string(k) + " ('" +
                      body.values[static_cast<size_t>(body.outputs[k])].name +
                      "') has no declared element type and none can be derived; declare it in the subgraph's outputs");
-  ctx.set_output_dtype(out, dtype);
+  set_output_type(ctx, out, type);
   return Status::Ok();
 }
 
@@ -115,14 +131,14 @@ Status infer_if(InferContext& ctx) {
     return ctx.error("has " + std::to_string(n) + " outputs but then_branch gives " +
                      std::to_string(then_g->outputs.size()) + " and else_branch gives " + std::to_string(else_g->outputs.size()));
   for (size_t k = 0; k < n; ++k) {
-    DType t = subgraph_output_dtype(ctx, *then_g, k), e = subgraph_output_dtype(ctx, *else_g, k);
-    if (t == DType::kUndefined) t = e;
-    if (e == DType::kUndefined) e = t;
-    if (t != e)
-      return ctx.error("output " + std::to_string(k) + " is " + dtype_name(t) + " in then_branch but " + dtype_name(e) +
-                       " in else_branch");
-    if (t == DType::kUndefined) return set_subgraph_output(ctx, *then_g, k, k, "then_branch");
-    ctx.set_output_dtype(k, t);
+    ValueType t = subgraph_output_type(ctx, *then_g, k), e = subgraph_output_type(ctx, *else_g, k);
+    if (t.dtype == DType::kUndefined) t = e;
+    if (e.dtype == DType::kUndefined) e = t;
+    if (t.dtype != e.dtype || t.kind != e.kind)
+      return ctx.error("output " + std::to_string(k) + " is a " + value_kind_name(t.kind) + " of " + dtype_name(t.dtype) +
+                       " in then_branch but a " + value_kind_name(e.kind) + " of " + dtype_name(e.dtype) + " in else_branch");
+    if (t.dtype == DType::kUndefined) return set_subgraph_output(ctx, *then_g, k, k, "then_branch");
+    set_output_type(ctx, k, t);
   }
   return Status::Ok();
 }
@@ -149,7 +165,11 @@ Status infer_loop(InferContext& ctx) {
   OPENGE_RETURN_IF_ERROR(require_scalar_of(ctx, 1, DType::kBool, "the condition cond (input 1)"));
   for (size_t i = 0; i < n; ++i) {
     if (!ctx.has_input(2 + i)) return ctx.error("loop-carried input " + std::to_string(2 + i) + " is missing");
-    ctx.set_output_dtype(i, ctx.input_dtype(2 + i));
+    // What the body makes is what the loop ends with (an optional sequence fed in may come
+    // back a plain sequence); where the body says nothing, the initial value's type.
+    const ValueType body_out = subgraph_output_type(ctx, *body, 1 + i);
+    set_output_type(ctx, i, body_out.dtype != DType::kUndefined ? body_out
+                                                              : ValueType{ctx.input_kind(2 + i), ctx.input_dtype(2 + i)});
   }
   for (size_t s = 0; s < k; ++s) OPENGE_RETURN_IF_ERROR(set_subgraph_output(ctx, *body, 1 + n + s, n + s, "body"));
   return Status::Ok();
@@ -202,9 +222,10 @@ Status run_through_executor(KernelContext& ctx) {
 
 void register_control_flow_ops(std::vector<OpSchema>& table) {
   constexpr int kAny = INT_MAX;
-  table.push_back({"If", 1, -1, 1, kAny, infer_if, run_through_executor});
-  table.push_back({"Loop", 0, -1, 1, kAny, infer_loop, run_through_executor});
-  table.push_back({"Scan", 0, -1, 1, kAny, infer_scan, run_through_executor});  // opset 8: sequence_lens may be ""
+  // Subgraphs take and make sequences and optionals as well as tensors (takes_any_value).
+  table.push_back({"If", 1, -1, 1, kAny, infer_if, run_through_executor, false, false, true});
+  table.push_back({"Loop", 0, -1, 1, kAny, infer_loop, run_through_executor, false, false, true});
+  table.push_back({"Scan", 0, -1, 1, kAny, infer_scan, run_through_executor, false, false, true});  // opset 8: sequence_lens may be ""
 }
 
 }  // namespace openge

@@ -3,6 +3,7 @@
 
 #include "ops/elementwise_broadcast.h"
 #include "ops/elementwise_common.h"
+#include "ops/string_ops.h"
 
 namespace openge::elementwise {
 namespace {
@@ -11,9 +12,9 @@ Status cast_infer(InferContext& ctx) {
   const Attribute* to = ctx.attrs().find("to");
   if (!to) return ctx.error("attribute 'to' is required");
   const DType target = static_cast<DType>(to->i);
-  if (to->i < 0 || to->i > 32 || !dtype_supported(target))
+  if (to->i < 0 || to->i > 32 || (!dtype_supported(target) && target != DType::kString))
     return ctx.error("cannot cast to dtype " + std::to_string(to->i) + " (" + dtype_name(target) + ")");
-  OPENGE_RETURN_IF_ERROR(check_input_dtype(ctx, 0, kAllTypes));
+  if (ctx.input_dtype(0) != DType::kString) OPENGE_RETURN_IF_ERROR(check_input_dtype(ctx, 0, kAllTypes));
   infer_like_input0(ctx, 0, target);
   return Status::Ok();
 }
@@ -21,6 +22,7 @@ Status cast_infer(InferContext& ctx) {
 Status cast_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   Tensor& y = ctx.output(0);
+  if (x.dtype() == DType::kString || y.dtype() == DType::kString) return cast_strings(ctx);
   if (x.dtype() == y.dtype()) {
     copy_bytes(y.raw(), x.raw(), y.nbytes());
     return Status::Ok();
@@ -42,14 +44,20 @@ Status cast_kernel(KernelContext& ctx) {
   return Status::Ok();
 }
 
+// Identity passes any value: a tensor (strings too), a sequence or an optional.
 Status identity_infer(InferContext& ctx) {
-  infer_like_input0(ctx, 0, ctx.input_dtype(0));
+  if (ctx.input_kind(0) != ValueKind::kTensor) ctx.set_output_kind(0, ctx.input_kind(0), ctx.input_dtype(0));
+  else infer_like_input0(ctx, 0, ctx.input_dtype(0));
   return Status::Ok();
 }
 
 // Used when the executor does not alias (Identity's output normally shares its input buffer).
 Status copy_kernel(KernelContext& ctx) {
-  copy_bytes(ctx.output(0).raw(), ctx.input(0).raw(), ctx.output(0).nbytes());
+  const Tensor& x = ctx.input(0);
+  if (!x.is_tensor()) ctx.output(0) = x;  // immutable elements: sharing them is the copy
+  else if (x.dtype() == DType::kString)
+    std::copy(x.data<std::string>(), x.data<std::string>() + x.numel(), ctx.output(0).data<std::string>());
+  else copy_bytes(ctx.output(0).raw(), x.raw(), ctx.output(0).nbytes());
   return Status::Ok();
 }
 
@@ -100,7 +108,7 @@ Status dropout_kernel(KernelContext& ctx) {
 
 void register_cast_ops(std::vector<OpSchema>& table) {
   table.push_back(OpSchema{"Cast", 1, 1, 1, 1, &cast_infer, &cast_kernel, false});
-  table.push_back(OpSchema{"Identity", 1, 1, 1, 1, &identity_infer, &copy_kernel, true});
+  table.push_back(OpSchema{"Identity", 1, 1, 1, 1, &identity_infer, &copy_kernel, true, false, true});
   table.push_back(OpSchema{"Dropout", 1, 3, 1, 2, &dropout_infer, &dropout_kernel, false});
 }
 

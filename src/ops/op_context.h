@@ -13,11 +13,13 @@
 namespace openge {
 
 // What is known about one value during inference.
+// A sequence or optional (kind) has no shape; dtype is its elements', value the whole thing.
 struct ValueInfo {
   DType dtype = DType::kUndefined;
   bool shape_known = false;
   Shape shape;
   const Tensor* value = nullptr;  // the data, when known (constants, or at run time)
+  ValueKind kind = ValueKind::kTensor;
 };
 
 // The precision pass sets a node's impl mode (op_select_implmode / op_precision_mode). Kernels
@@ -39,6 +41,7 @@ class InferContext {
   bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
   const ValueInfo& input(size_t i) const { return *inputs_[i]; }
   DType input_dtype(size_t i) const { return inputs_[i]->dtype; }
+  ValueKind input_kind(size_t i) const { return inputs_[i]->kind; }
   bool input_shape_known(size_t i) const { return has_input(i) && inputs_[i]->shape_known; }
   const Shape& input_shape(size_t i) const { return inputs_[i]->shape; }
   const Tensor* input_value(size_t i) const { return has_input(i) ? inputs_[i]->value : nullptr; }
@@ -52,6 +55,12 @@ class InferContext {
   // The dtype is known but the shape depends on data not available yet.
   void set_output_dtype(size_t i, DType dtype) {
     outputs_[i].dtype = dtype;
+    outputs_[i].shape_known = false;
+  }
+  // A sequence or optional output (no shape) with element type `elem`.
+  void set_output_kind(size_t i, ValueKind kind, DType elem) {
+    outputs_[i].kind = kind;
+    outputs_[i].dtype = elem;
     outputs_[i].shape_known = false;
   }
   // An output whose value inference already knows (Shape, Size of static inputs).

@@ -25,6 +25,9 @@ struct OpSchema {
   // Draws random numbers: constant folding would freeze one draw into the model, so the node is
   // folded only when its `seed` attribute makes every run draw the same values.
   bool fold_only_when_seeded = false;
+  // Inputs may be sequences or optionals (the sequence and optional ops, Identity, If / Loop);
+  // every other op is refused such an input before its infer runs.
+  bool takes_any_value = false;
 };
 
 // nullptr when the op is unknown.
@@ -55,6 +58,8 @@ void register_signal_ops(std::vector<OpSchema>& table);  // Hann/Hamming/Blackma
 void register_linalg_ops(std::vector<OpSchema>& table);  // Det
 void register_recurrent_ops(std::vector<OpSchema>& table);  // RNN GRU LSTM
 void register_quantize_ops(std::vector<OpSchema>& table);
+void register_sequence_ops(std::vector<OpSchema>& table);  // Sequence* SplitToSequence ConcatFromSequence Optional*
+void register_string_ops(std::vector<OpSchema>& table);  // StringNormalizer
 void register_control_flow_ops(std::vector<OpSchema>& table);  // If Loop Scan (subgraphs run by runtime/control_flow.cpp)  // QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger QLinearMatMul
 
 }  // namespace openge

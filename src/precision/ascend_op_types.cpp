@@ -42,6 +42,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"Clip", "ClipByValue"},
     {"Compress", "Compress"},
     {"Concat", "ConcatD"},
+    {"ConcatFromSequence", "ConcatFromSequence"},  // sequences, optionals: no Ascend name known
     {"ConstantOfShape", "Fill"},
     {"Conv", "Conv2D"},
     {"ConvInteger", "ConvInteger"},
@@ -124,6 +125,9 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"NonZero", "NonZero"},
     {"Not", "LogicalNot"},
     {"OneHot", "OneHot"},
+    {"Optional", "Optional"},  // sequences, optionals: no Ascend name known
+    {"OptionalGetElement", "OptionalGetElement"},  // sequences, optionals: no Ascend name known
+    {"OptionalHasElement", "OptionalHasElement"},  // sequences, optionals: no Ascend name known
     {"Or", "LogicalOr"},
     {"PRelu", "PRelu"},
     {"Pad", "PadV3"},
@@ -160,6 +164,12 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"ScatterElements", "ScatterElements"},
     {"ScatterND", "TensorScatterUpdate"},
     {"Selu", "Selu"},
+    {"SequenceAt", "SequenceAt"},  // sequences, optionals: no Ascend name known
+    {"SequenceConstruct", "SequenceConstruct"},  // sequences, optionals: no Ascend name known
+    {"SequenceEmpty", "SequenceEmpty"},  // sequences, optionals: no Ascend name known
+    {"SequenceErase", "SequenceErase"},  // sequences, optionals: no Ascend name known
+    {"SequenceInsert", "SequenceInsert"},  // sequences, optionals: no Ascend name known
+    {"SequenceLength", "SequenceLength"},  // sequences, optionals: no Ascend name known
     {"Shape", "Shape"},
     {"Shrink", "Shrink"},
     {"Sigmoid", "Sigmoid"},
@@ -174,8 +184,10 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"Softsign", "Softsign"},
     {"SpaceToDepth", "SpaceToDepth"},
     {"Split", "SplitV"},
+    {"SplitToSequence", "SplitToSequence"},  // sequences, optionals: no Ascend name known
     {"Sqrt", "Sqrt"},
     {"Squeeze", "Squeeze"},
+    {"StringNormalizer", "StringNormalizer"},  // no Ascend name known
     {"Sub", "Sub"},
     {"Sum", "AccumulateNV2"},
     {"Tan", "Tan"},

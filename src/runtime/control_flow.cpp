@@ -101,7 +101,7 @@ Result<std::shared_ptr<const Executable>> SubgraphPlan::plan_for(const std::vect
   for (auto it = plans_.begin(); it != plans_.end(); ++it) {
     bool same = it->dtypes.size() == inputs.size();
     for (size_t i = 0; same && i < inputs.size(); ++i)
-      same = it->dtypes[i] == inputs[i].dtype() && it->shapes[i] == inputs[i].shape();
+      same = it->kinds[i] == inputs[i].kind() && it->dtypes[i] == inputs[i].dtype() && it->shapes[i] == inputs[i].shape();
     if (!same) continue;
     plans_.splice(plans_.begin(), plans_, it);
     return plans_.front().exe;
@@ -117,8 +117,13 @@ Result<std::shared_ptr<const Executable>> SubgraphPlan::plan_for(const std::vect
     if (v.dtype != DType::kUndefined && v.dtype != inputs[i].dtype())
       return invalid_model(label_ + ": input '" + v.name + "' is declared " + dtype_name(v.dtype) + " but receives " +
                            dtype_name(inputs[i].dtype()));
+    if (v.dtype != DType::kUndefined && v.kind != inputs[i].kind())
+      return invalid_model(label_ + ": input '" + v.name + "' is declared a " + value_kind_name(v.kind) +
+                           " but receives a " + value_kind_name(inputs[i].kind()));
+    v.kind = inputs[i].kind();
     v.dtype = inputs[i].dtype();
     v.shape.reset();
+    entry.kinds.push_back(inputs[i].kind());
     entry.dtypes.push_back(inputs[i].dtype());
     entry.shapes.push_back(inputs[i].shape());
   }
@@ -135,9 +140,19 @@ Result<std::vector<Tensor>> SubgraphPlan::run(const std::vector<Tensor>& inputs)
   if (inputs.size() != graph_->inputs.size())
     return internal_error(label_ + ": given " + std::to_string(inputs.size()) + " inputs for " +
                           std::to_string(graph_->inputs.size()));
-  auto exe = plan_for(inputs);
+  // ONNX passes a tensor or sequence where an optional of it is declared (a Loop whose state
+  // starts as an optional sequence and continues as the sequence the body makes): wrap it.
+  std::vector<Tensor> given = inputs;
+  for (size_t i = 0; i < given.size(); ++i) {
+    const ValueKind declared = graph_->values[static_cast<size_t>(graph_->inputs[i])].kind;
+    const ValueKind got = given[i].kind();
+    if ((declared == ValueKind::kOptional && got == ValueKind::kTensor) ||
+        (declared == ValueKind::kOptionalSequence && got == ValueKind::kSequence))
+      given[i] = Tensor::optional(declared, given[i].dtype(), given[i].clone());
+  }
+  auto exe = plan_for(given);
   if (!exe.ok()) return exe.status();
-  auto outputs = (*exe)->run(inputs);
+  auto outputs = (*exe)->run(given);
   if (!outputs.ok()) return outputs.status().with_context(label_);
   return outputs;
 }

@@ -34,6 +34,7 @@ class SubgraphPlan {
   CompileOptions options_;
   std::string label_;  // "Loop 'loop1' body", for messages
   struct Entry {
+    std::vector<ValueKind> kinds;
     std::vector<DType> dtypes;
     std::vector<Shape> shapes;
     std::shared_ptr<const Executable> exe;

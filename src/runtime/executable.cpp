@@ -41,6 +41,7 @@ ValueInfo info_of(const Value& v) {
   info.shape_known = shape_is_static(v.shape);
   if (info.shape_known) info.shape = *v.shape;
   info.value = v.constant ? &*v.constant : nullptr;
+  info.kind = v.kind;
   return info;
 }
 
@@ -69,6 +70,7 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     Value& v = g.values[static_cast<size_t>(g.inputs[i])];
     const Shape& given = input_shapes[i];
+    if (v.kind != ValueKind::kTensor) continue;  // a sequence or optional has no shape
     if (v.shape) {
       bool compatible = v.shape->size() == given.size();
       for (size_t d = 0; compatible && d < given.size(); ++d)
@@ -150,18 +152,22 @@ Status Executable::infer_and_fold() {
     InferContext ctx(node, g.opset, ptrs, node.outputs.size());
     OPENGE_RETURN_IF_ERROR(run_infer(*schema, ctx));
     size_t out_bytes = 0;
+    bool holds_no_constant = false;
     for (size_t o = 0; o < node.outputs.size(); ++o) {
       if (node.outputs[o] < 0) continue;
       Value& v = g.values[static_cast<size_t>(node.outputs[o])];
       const ValueInfo& info = ctx.output(o);
+      v.kind = info.kind;
       v.dtype = info.dtype;
       v.shape = info.shape_known ? std::optional<Shape>(info.shape) : std::nullopt;
+      // Constants are tensors of numbers (graph dumps write them as initializers).
+      if (info.kind != ValueKind::kTensor || info.dtype == DType::kString) holds_no_constant = true;
       if (o < ctx.folded().size() && ctx.folded()[o].defined()) v.constant = ctx.folded()[o];
       if (info.shape_known) out_bytes += static_cast<size_t>(shape_numel(info.shape)) * dtype_size(info.dtype);
     }
     const bool foldable = !schema->fold_only_when_seeded || node.attrs.find("seed");
     // A control-flow node is never folded here: its subgraphs run only through the executor.
-    if (all_constant && foldable && out_bytes <= kMaxFoldBytes && !has_subgraph(node)) {
+    if (all_constant && foldable && !holds_no_constant && out_bytes <= kMaxFoldBytes && !has_subgraph(node)) {
       std::vector<const Tensor*> inputs;
       for (const ValueInfo* p : ptrs) inputs.push_back(p ? p->value : nullptr);
       auto folded = evaluate_node(node, g.opset, inputs);
@@ -219,6 +225,9 @@ Status Executable::check_declared_outputs() const {
   for (size_t i = 0; i < g.outputs.size() && i < g.declared_outputs.size(); ++i) {
     const Value& v = g.values[static_cast<size_t>(g.outputs[i])];
     const Graph::DeclaredType& declared = g.declared_outputs[i];
+    if (declared.dtype != DType::kUndefined && v.dtype != DType::kUndefined && declared.kind != v.kind)
+      return invalid_model("graph output '" + v.name + "' is declared a " + value_kind_name(declared.kind) +
+                           " but the graph computes a " + value_kind_name(v.kind));
     if (declared.dtype != DType::kUndefined && v.dtype != DType::kUndefined && declared.dtype != v.dtype)
       return invalid_model("graph output '" + v.name + "' is declared " + dtype_name(declared.dtype) +
                            " but the graph computes " + dtype_name(v.dtype));
@@ -409,6 +418,14 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, R
   std::vector<Tensor> slots(g.values.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = g.values[static_cast<size_t>(g.inputs[i])];
+    if (v.kind != ValueKind::kTensor || inputs[i].kind() != ValueKind::kTensor) {
+      if (inputs[i].kind() != v.kind || (v.dtype != DType::kUndefined && inputs[i].dtype() != v.dtype))
+        return invalid_argument("input '" + v.name + "' must be a " + value_kind_name(v.kind) + " of " +
+                                dtype_name(v.dtype) + ", got a " + value_kind_name(inputs[i].kind()) + " of " +
+                                dtype_name(inputs[i].dtype()));
+      slots[static_cast<size_t>(g.inputs[i])] = inputs[i];
+      continue;
+    }
     if (inputs[i].dtype() != v.dtype || inputs[i].shape() != *v.shape)
       return invalid_argument("input '" + v.name + "' must be " + dtype_name(v.dtype) + " " + shape_to_string(*v.shape) +
                               " (as compiled), got " + dtype_name(inputs[i].dtype()) + " " + shape_to_string(inputs[i].shape()));
@@ -472,8 +489,12 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, R
         if (v < 0) { out_ptrs.push_back(nullptr); continue; }
         Tensor& slot = slots[static_cast<size_t>(v)];
         const DType dtype = g.values[static_cast<size_t>(v)].dtype;
+        const ValueKind kind = g.values[static_cast<size_t>(v)].kind;
         if (o < folded.size() && folded[o].defined()) {
           slot = folded[o];
+        } else if (!output_is_allocated(kind, dtype)) {
+          slot = Tensor();  // a sequence or optional: the kernel assigns it whole
+          all_folded = false;
         } else if (arena_offset_[static_cast<size_t>(v)] != SIZE_MAX) {
           slot = Tensor::borrow(dtype, out_shape(o), base + arena_offset_[static_cast<size_t>(v)]);
           all_folded = false;
@@ -489,6 +510,11 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, R
         KernelContext ctx(node, g.opset, in_ptrs, out_ptrs);
         status = run_guarded(node, [&] { return cn.kernel ? cn.kernel->run(ctx) : cn.schema->reference(ctx); });
         if (!status.ok()) { status = node_failed(s, in_ptrs, out_ptrs, status); break; }
+        for (size_t o = 0; status.ok() && o < node.outputs.size(); ++o)
+          if (node.outputs[o] >= 0)
+            status = check_kernel_made(node, o, g.values[static_cast<size_t>(node.outputs[o])].kind,
+                                       slots[static_cast<size_t>(node.outputs[o])]);
+        if (!status.ok()) break;
       }
     }
     if (observer) {

@@ -23,6 +23,12 @@ Status run_guarded(const Node& node, Fn&& fn) {
   return guard_exceptions(std::forward<Fn>(fn), [&] { return node.op_type + " '" + node.name + "'"; });
 }
 
+// True when the executor allocates an output before its kernel runs: tensors (strings too).
+// A sequence or optional output is assigned whole by its kernel.
+bool output_is_allocated(ValueKind kind, DType dtype);
+// An error unless the kernel assigned output `i` a value of `kind` (tensor outputs: always Ok).
+Status check_kernel_made(const Node& node, size_t i, ValueKind kind, const Tensor& output);
+
 // Infers output infos for `node` from concrete inputs (nullptr = omitted optional input).
 Result<std::vector<ValueInfo>> infer_node(const OpSchema& schema, const Node& node, int64_t opset,
                                           const std::vector<const Tensor*>& inputs, std::vector<Tensor>* folded);

@@ -30,6 +30,12 @@ std::vector<std::string> fill_missing_inputs(const std::vector<TensorInfo>& info
   std::vector<std::string> notes;
   for (size_t i = 0; i < infos.size(); ++i) {
     if (inputs[i].defined()) continue;
+    if (infos[i].kind != ValueKind::kTensor) {  // nothing random to invent: an empty one
+      inputs[i] = infos[i].kind == ValueKind::kSequence ? Tensor::sequence(infos[i].dtype, {})
+                                                        : Tensor::optional(infos[i].kind, infos[i].dtype, Tensor());
+      notes.push_back("input '" + infos[i].name + "': an empty " + value_kind_name(infos[i].kind));
+      continue;
+    }
     Shape shape = infos[i].shape;
     bool symbolic = false;
     for (int64_t& d : shape)

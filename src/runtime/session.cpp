@@ -139,11 +139,11 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
   impl->compiled = std::make_unique<ShapeCache>(compiled_shape_cache_size_of(options));
   for (int v : impl->graph.inputs) {
     const Value& value = impl->graph.values[static_cast<size_t>(v)];
-    impl->inputs.push_back({value.name, value.dtype, value.shape.value_or(Shape{})});
+    impl->inputs.push_back({value.name, value.dtype, value.shape.value_or(Shape{}), value.kind});
   }
   for (int v : impl->graph.outputs) {
     const Value& value = impl->graph.values[static_cast<size_t>(v)];
-    impl->outputs.push_back({value.name, value.dtype, value.shape.value_or(Shape{})});
+    impl->outputs.push_back({value.name, value.dtype, value.shape.value_or(Shape{}), value.kind});
   }
   if (profiling) {
     auto profiler = profiling::Profiler::create(std::move(*profiling));

@@ -159,6 +159,42 @@ def load_tensor(path):
     return tensor
 
 
+def load_value(path, type_proto):
+    """The file as the proto its declared type says: TensorProto, SequenceProto or OptionalProto."""
+    kind = type_proto.WhichOneof("value")
+    proto = {"sequence_type": onnx.SequenceProto, "optional_type": onnx.OptionalProto}.get(kind, TensorProto)()
+    with open(path, "rb") as f:
+        proto.ParseFromString(f.read())
+    return proto
+
+
+def compare_sequences(expected, actual):
+    if len(expected.tensor_values) != len(actual.tensor_values):
+        return f"sequence of {len(actual.tensor_values)} tensors, expected {len(expected.tensor_values)}"
+    for k, (want, got) in enumerate(zip(expected.tensor_values, actual.tensor_values)):
+        diff = compare(want, got)
+        if diff:
+            return f"sequence element {k}: {diff}"
+    return None
+
+
+def compare_values(expected, actual):
+    """compare() for any value: tensors, sequences of tensors, optionals of either."""
+    if isinstance(expected, TensorProto):
+        return compare(expected, actual)
+    if isinstance(expected, onnx.SequenceProto):
+        return compare_sequences(expected, actual)
+    # An optional: its value (tensor_value or sequence_value), or none.
+    fields = ("tensor_value", "sequence_value", "optional_value", "map_value", "sparse_tensor_value")
+    field = next((f for f in fields if expected.HasField(f)), None)
+    got_field = next((f for f in fields if actual.HasField(f)), None)
+    if field != got_field:
+        return f"optional holds {got_field or 'nothing'}, expected {field or 'nothing'}"
+    if field is None:
+        return None
+    return compare_values(getattr(expected, field), getattr(actual, field))
+
+
 def compare(expected, actual):
     """None if `actual` matches `expected`, else a one-line description of the difference."""
     if expected.data_type != actual.data_type:
@@ -206,8 +242,9 @@ def run_case(case, openge, scratch_root):
                 src = os.path.join(ds, f"input_{i}.pb")
                 if not os.path.exists(src):
                     continue
-                if not type_proto.HasField("tensor_type"):
-                    return False, f"input {i} is not a tensor (sequence/optional/map type)"
+                if not type_proto.HasField("tensor_type"):  # SequenceProto / OptionalProto as they are
+                    shutil.copyfile(src, os.path.join(in_dir, f"input_{i}.pb"))
+                    continue
                 tensor = relabel_bfloat16(load_tensor(src), declared_elem_type(type_proto))
                 with open(os.path.join(in_dir, f"input_{i}.pb"), "wb") as f:
                     f.write(tensor.SerializeToString())
@@ -228,16 +265,15 @@ def run_case(case, openge, scratch_root):
                 want_path = os.path.join(ds, f"output_{j}.pb")
                 if not os.path.exists(want_path):
                     continue
-                if not type_proto.HasField("tensor_type"):
-                    return False, f"output {j} is not a tensor (sequence/optional/map type)"
                 got_path = os.path.join(out_dir, f"output_{j}.pb")
                 if not os.path.exists(got_path):
                     return False, f"output_{j}.pb was not written"
-                declared = declared_elem_type(type_proto)
-                want = relabel_bfloat16(load_tensor(want_path), declared)
-                got = load_tensor(got_path)
                 try:
-                    diff = compare(want, got)
+                    if type_proto.HasField("tensor_type"):
+                        want = relabel_bfloat16(load_tensor(want_path), declared_elem_type(type_proto))
+                        diff = compare(want, load_tensor(got_path))
+                    else:
+                        diff = compare_values(load_value(want_path, type_proto), load_value(got_path, type_proto))
                 except Exception as e:  # unreadable output is a failure, not a harness crash
                     diff = f"cannot compare: {e}"
                 if diff:

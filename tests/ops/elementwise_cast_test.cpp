@@ -80,9 +80,9 @@ TEST(OpCast, EveryDtypePairConvertsSmallValues) {
 
 TEST(OpCast, RejectsUnsupportedTargetAndMissingAttribute) {
   const Tensor x = f32({1}, {1});
-  Node to_string = make_node("Cast", 1);
-  set_int(to_string, "to", static_cast<int64_t>(DType::kString));
-  EXPECT_FALSE(run_node(to_string, {&x}).ok());
+  Node to_complex = make_node("Cast", 1);
+  set_int(to_complex, "to", 14);  // COMPLEX64: OpenGE holds no complex tensors
+  EXPECT_FALSE(run_node(to_complex, {&x}).ok());
   EXPECT_FALSE(run_node(make_node("Cast", 1), {&x}).ok());
 }
 
