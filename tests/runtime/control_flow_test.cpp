@@ -355,12 +355,15 @@ TEST(ControlFlow, SubgraphsNestedTooDeepAreRefused) {
   inner.set_name("leaf");
   node(&inner, "Identity", {"x"}, {"y0"});
   output(&inner, "y0", onnx::TensorProto::FLOAT, {1});
+  // Only then_branch nests: with both branches nesting, the model would hold 2^20 leaf graphs
+  // (minutes and gigabytes just to build it); one chain reaches the same depth.
+  const onnx::GraphProto leaf = inner;
   for (int depth = 1; depth <= 20; ++depth) {
     onnx::GraphProto outer;
     outer.set_name("level" + std::to_string(depth));
     auto* n = node(&outer, "If", {"c"}, {"y" + std::to_string(depth)}, "if_level" + std::to_string(depth));
     graph_attr(n, "then_branch", inner);
-    graph_attr(n, "else_branch", inner);
+    graph_attr(n, "else_branch", leaf);
     output(&outer, "y" + std::to_string(depth), onnx::TensorProto::FLOAT, {1});
     inner = outer;
   }

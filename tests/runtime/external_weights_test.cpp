@@ -170,6 +170,10 @@ pid_t start_cli(const std::string& cwd, const std::vector<std::string>& args) {
   const pid_t pid = ::fork();
   if (pid != 0) return pid;
   if (::chdir(cwd.c_str()) != 0) ::_exit(125);
+  // As a user's shell starts it: a test binary run in the background of a script (test.sh's
+  // sharded runs) inherits SIGINT ignored, which exec keeps, and the CLI rightly leaves it so.
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
   std::vector<char*> argv{const_cast<char*>(OPENGE_CLI)};
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
