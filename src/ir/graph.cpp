@@ -37,7 +37,9 @@ const Tensor* Attributes::get_tensor(const std::string& name) const {
 
 int Graph::add_value(const std::string& name) {
   const int id = static_cast<int>(values.size());
-  values.push_back(Value{name});
+  Value value;
+  value.name = name;
+  values.push_back(std::move(value));
   if (!name.empty()) index_[name] = id;
   return id;
 }

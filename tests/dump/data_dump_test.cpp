@@ -164,7 +164,9 @@ TEST(DataDump, OPT_dump_config_dump_mode_2_InputOutputOrBoth) {
     // Softmax: one input, one output, both [1, classes].
     EXPECT_EQ(record->inputs.size(), mode == "output" ? 0u : 1u) << mode;
     EXPECT_EQ(record->outputs.size(), mode == "input" ? 0u : 1u) << mode;
-    if (mode == "all") EXPECT_EQ(record->inputs[0].shape(), record->outputs[0].shape());
+    if (mode == "all") {
+      EXPECT_EQ(record->inputs[0].shape(), record->outputs[0].shape());
+    }
   }
 }
 
