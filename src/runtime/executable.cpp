@@ -45,6 +45,19 @@ ValueInfo info_of(const Value& v) {
   return info;
 }
 
+// What infer sees of a node's inputs: one ValueInfo per input, and pointers to them (null for an
+// omitted optional input). `infos` owns what `ptrs` points at.
+void input_infos(const Graph& g, const Node& node, std::vector<ValueInfo>& infos,
+                 std::vector<const ValueInfo*>& ptrs) {
+  infos.assign(node.inputs.size(), ValueInfo{});
+  ptrs.assign(node.inputs.size(), nullptr);
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (node.inputs[i] < 0) continue;
+    infos[i] = info_of(g.values[static_cast<size_t>(node.inputs[i])]);
+    ptrs[i] = &infos[i];
+  }
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::vector<Shape>& input_shapes,
@@ -140,15 +153,12 @@ Status Executable::infer_and_fold() {
     const Node& node = g.nodes[n];
     const OpSchema* schema = find_op_schema(node.op_type);
     if (!schema) return unsupported("node " + g.node_label(static_cast<int>(n)) + ": op is not supported");
-    std::vector<ValueInfo> infos(node.inputs.size());
-    std::vector<const ValueInfo*> ptrs(node.inputs.size(), nullptr);
+    std::vector<ValueInfo> infos;
+    std::vector<const ValueInfo*> ptrs;
+    input_infos(g, node, infos, ptrs);
     bool all_constant = true;
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      if (node.inputs[i] < 0) continue;
-      infos[i] = info_of(g.values[static_cast<size_t>(node.inputs[i])]);
-      ptrs[i] = &infos[i];
-      all_constant = all_constant && infos[i].value;
-    }
+    for (size_t i = 0; i < node.inputs.size(); ++i)
+      if (node.inputs[i] >= 0) all_constant = all_constant && infos[i].value;
     InferContext ctx(node, g.opset, ptrs, node.outputs.size());
     OPENGE_RETURN_IF_ERROR(run_infer(*schema, ctx));
     size_t out_bytes = 0;
@@ -189,13 +199,9 @@ Status Executable::check_precompiled() {
     const Node& node = g.nodes[n];
     const OpSchema* schema = find_op_schema(node.op_type);
     if (!schema) return unsupported("node " + g.node_label(static_cast<int>(n)) + ": op is not supported");
-    std::vector<ValueInfo> infos(node.inputs.size());
-    std::vector<const ValueInfo*> ptrs(node.inputs.size(), nullptr);
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      if (node.inputs[i] < 0) continue;
-      infos[i] = info_of(g.values[static_cast<size_t>(node.inputs[i])]);
-      ptrs[i] = &infos[i];
-    }
+    std::vector<ValueInfo> infos;
+    std::vector<const ValueInfo*> ptrs;
+    input_infos(g, node, infos, ptrs);
     InferContext ctx(node, g.opset, ptrs, node.outputs.size());
     OPENGE_RETURN_IF_ERROR(run_infer(*schema, ctx));
     for (size_t o = 0; o < node.outputs.size(); ++o) {
