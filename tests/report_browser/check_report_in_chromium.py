@@ -558,6 +558,22 @@ def self_test(chromium, timeout_s):
     return PAGE_OK
 
 
+def scenario_args(description):
+    """The arguments of a scenario script that makes a page with the CLI and checks it here
+    (run_report_check.py, run_compare_check.py): --openge, --work (emptied first), --screenshot,
+    --chromium. Returns the parsed arguments, with args.work made absolute and empty."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--openge", required=True)
+    parser.add_argument("--work", required=True, help="scratch folder (emptied first)")
+    parser.add_argument("--screenshot", required=True, help="where to keep the PNG")
+    parser.add_argument("--chromium")
+    args = parser.parse_args()
+    args.work = os.path.abspath(args.work)
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    return args
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("report", nargs="?", help="the page to check")

@@ -8,9 +8,7 @@ compare). Bad dump folders keep their one clear error and leave no CSV or page b
 Usage: run_compare_check.py --openge PATH --work DIR --screenshot OUT.png [--chromium PATH]
 DIR is emptied first; the dumps and the page stay there for a look after a failure.
 """
-import argparse
 import os
-import shutil
 import subprocess
 import sys
 
@@ -62,16 +60,8 @@ def bad_folder_problems(binary, work):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--openge", required=True)
-    parser.add_argument("--work", required=True, help="scratch folder (emptied first)")
-    parser.add_argument("--screenshot", required=True, help="where to keep the PNG")
-    parser.add_argument("--chromium")
-    args = parser.parse_args()
-
-    work = os.path.abspath(args.work)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
+    args = checker.scenario_args(__doc__.split("\n")[0])
+    work = args.work
     try:
         dump_demo(args.openge, os.path.join(work, "fp32"))
         dump_demo(args.openge, os.path.join(work, "mixed"), "precision_mode=allow_mix_precision")

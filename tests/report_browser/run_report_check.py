@@ -6,11 +6,9 @@ check_report_in_chromium.py and keeps a full-page screenshot.
 Usage: run_report_check.py --openge PATH --work DIR --screenshot OUT.png [--chromium PATH]
 DIR is emptied first; the collection (PROF_*/) stays there for a look after a failure.
 """
-import argparse
 import glob
 import json
 import os
-import shutil
 import subprocess
 import sys
 
@@ -21,16 +19,8 @@ PROFILE_TIMEOUT_S = 120
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--openge", required=True)
-    parser.add_argument("--work", required=True, help="scratch folder (emptied first)")
-    parser.add_argument("--screenshot", required=True, help="where to keep the PNG")
-    parser.add_argument("--chromium")
-    args = parser.parse_args()
-
-    work = os.path.abspath(args.work)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
+    args = checker.scenario_args(__doc__.split("\n")[0])
+    work = args.work
     options = {"output": work, "aicpu": "on", "training_trace": "on", "runtime_api": "on"}
     command = [args.openge, "run", "--profile", "--iterations", "3",
                "--profile-options", json.dumps(options)]
