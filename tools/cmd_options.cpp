@@ -162,13 +162,11 @@ int cmd_paths(int argc, char** argv) {
   }
   const auto cache = paths::resolve_artifact(paths::ArtifactKind::kCompileCache, *report.options, ids);
   const auto limits = paths::resolve_op_cache_limits(*report.options, cache.path);
-  // The cache keeps one folder per SoC and applies the limits to each (src/compiler/op_cache.h).
-  const std::string mode = report.options->get("op_compiler_cache_mode");
   std::cout << pad("compile_cache_size", 17) << " " << limits.max_size_mb << " MB, keep " << limits.remain_ratio_percent
-            << "% in " << cache.path << "/" << report.options->soc_version() << "\n"
+            << "% in " << limits.soc_folder << "\n"
             << pad("", 17) << "   rule: " << limits.rule << "\n"
-            << pad("", 17) << "   mode: " << (mode.empty() ? "enable" : mode)
-            << (mode == "disable" ? " (the folder is never touched)" : "") << "\n"
+            << pad("", 17) << "   mode: " << limits.mode
+            << (limits.mode == "disable" ? " (the folder is never touched)" : "") << "\n"
             << pad("", 17) << "   applied: "
             << (paths::artifact_writer(paths::ArtifactKind::kCompileCache)
                     ? "yes"

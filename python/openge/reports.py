@@ -38,7 +38,8 @@ def paths(options: OptionsArg = None, options_files: Sequence[Union[str, "os.Pat
     """Where every artifact kind goes (``openge paths``): {kind: {"path", "is_file", "rule",
     "chain", "written_by" (the engine file that writes it, None when nothing does yet),
     "written_only" (when it is written, if only in some cases)}} plus "compile_cache_size"
-    ({"max_size_mb", "remain_ratio_percent", "rule", "warnings", "applied"}). Raises OptionError
+    ({"max_size_mb", "remain_ratio_percent", "rule", "warnings", "mode", "folder" (the SoC's
+    own folder, where the limits apply), "applied"}). Raises OptionError
     for an invalid configuration."""
     return _openge.resolve_paths(_assignments(options), _files(options_files))
 

@@ -107,6 +107,8 @@ py::dict paths(const Assignments& assignments, const std::vector<std::string>& o
   c["remain_ratio_percent"] = limits.remain_ratio_percent;
   c["rule"] = limits.rule;
   c["warnings"] = limits.warnings;
+  c["mode"] = limits.mode;
+  c["folder"] = limits.soc_folder;
   c["applied"] = paths::artifact_writer(paths::ArtifactKind::kCompileCache) != nullptr;
   out["compile_cache_size"] = c;
   return out;

@@ -284,6 +284,15 @@ def test_paths_report(tmp_path, monkeypatch):
     assert p["compile_cache_size"]["max_size_mb"] > 0
 
 
+def test_paths_compile_cache_names_mode_and_soc_folder(tmp_path):
+    cache = tmp_path / "cache"
+    p = openge.paths({"op_compiler_cache_dir": str(cache), "op_compiler_cache_mode": "force",
+                      "soc_version": "Ascend910B"})["compile_cache_size"]
+    assert p["mode"] == "force"
+    assert p["folder"] == str(cache / "kernel_cache" / "Ascend910B")
+    assert openge.paths({"op_compiler_cache_dir": str(cache)})["compile_cache_size"]["mode"] == "enable"
+
+
 def test_independent_options_object_with_keywords():
     opts = npu.NpuOptions(precision_mode="force_fp32", dump_config__dump_mode="all")
     assert opts.precision_mode == "force_fp32" and opts.dump_config.dump_mode == "all"

@@ -245,6 +245,10 @@ Status prepare_artifact_directory(const ResolvedPath& r) {
 
 OpCacheLimits resolve_op_cache_limits(const OptionSet& o, const std::string& cache_dir) {
   OpCacheLimits out;
+  // The cache keeps one folder per SoC and applies the limits to each (src/compiler/op_cache.h).
+  out.soc_folder = join(cache_dir, o.soc_version());
+  out.mode = o.get("op_compiler_cache_mode");
+  if (out.mode.empty()) out.mode = "enable";
   const std::string ini = join(cache_dir, "op_cache.ini");
   std::error_code ec;
   if (fs::exists(ini, ec)) {

@@ -81,6 +81,8 @@ struct OpCacheLimits {
   int remain_ratio_percent = 50;
   std::string rule;
   std::vector<std::string> warnings;  // why an op_cache.ini present was not used
+  std::string mode;                   // op_compiler_cache_mode, "enable" when unset
+  std::string soc_folder;             // cache_dir/<soc_version>: the cache keeps one folder per SoC
 };
 OpCacheLimits resolve_op_cache_limits(const options::OptionSet& options, const std::string& cache_dir);
 
