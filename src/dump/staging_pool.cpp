@@ -4,6 +4,8 @@
 #include <cstring>
 #include <new>
 
+#include "base/aligned_memory.h"
+
 namespace openge::dump {
 
 StagingPool::State::~State() {
@@ -29,8 +31,7 @@ Tensor StagingPool::copy(const Tensor& t, std::shared_ptr<void>& holder) {
       state_->free.erase(it);
     }
   }
-  if (!p) p = std::aligned_alloc(64, capacity);
-  if (!p) throw std::bad_alloc();
+  if (!p) p = allocate_aligned(capacity);
   std::shared_ptr<State> state = state_;
   holder = std::shared_ptr<void>(p, [state, capacity](void* q) {
     std::lock_guard<std::mutex> lock(state->mutex);

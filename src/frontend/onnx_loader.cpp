@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
+#include "base/mapped_file.h"
 #include "frontend/attribute_proto.h"
 #include "frontend/old_opset_forms.h"
 #include "frontend/onnx_schema_check.h"
@@ -32,18 +32,22 @@ class Loader {
     graph_.opset = opset;
   }
 
-  Result<Graph> load(const onnx::ModelProto& model) {
+  // The main graph is read like a subgraph without an enclosing one. Its initializers' bytes are
+  // freed from `model` as each becomes a tensor, so a large model is never held twice.
+  Result<Graph> load(onnx::ModelProto& model) {
     graph_.source = source_;
     OPENGE_RETURN_IF_ERROR(read_opset(model));
-    return load_subgraph(model.graph());  // the main graph is read like a subgraph without an enclosing one
+    return load_subgraph(model.graph(), model.mutable_graph());
   }
 
   // A subgraph: its own initializers, inputs (types optional: a Loop body's may be untyped),
   // nodes and outputs; a name it does not define is looked up in the enclosing graphs and becomes
   // a captured input (captured_names()).
-  Result<Graph> load_subgraph(const onnx::GraphProto& g) {
+  // `weights_owner`, when given, is `g` itself, mutable: each initializer's raw_data is released
+  // once converted.
+  Result<Graph> load_subgraph(const onnx::GraphProto& g, onnx::GraphProto* weights_owner = nullptr) {
     graph_.name = g.name();
-    OPENGE_RETURN_IF_ERROR(read_initializers(g));
+    OPENGE_RETURN_IF_ERROR(read_initializers(g, weights_owner));
     OPENGE_RETURN_IF_ERROR(read_inputs(g));
     OPENGE_RETURN_IF_ERROR(read_nodes(g));
     OPENGE_RETURN_IF_ERROR(read_outputs(g));
@@ -96,8 +100,9 @@ class Loader {
     return Status::Ok();
   }
 
-  Status read_initializers(const onnx::GraphProto& g) {
-    for (const auto& init : g.initializer()) {
+  Status read_initializers(const onnx::GraphProto& g, onnx::GraphProto* weights_owner) {
+    for (int k = 0; k < g.initializer_size(); ++k) {
+      const onnx::TensorProto& init = g.initializer(k);
       const std::string what = "initializer '" + init.name() + "'";
       if (init.name().empty()) return invalid_model("an initializer has no name");
       if (graph_.find_value(init.name()) >= 0) return invalid_model(what + " is defined twice");
@@ -108,6 +113,7 @@ class Loader {
       value.dtype = tensor->dtype();
       value.shape = tensor->shape();
       value.constant = std::move(tensor.value());
+      if (weights_owner) std::string().swap(*weights_owner->mutable_initializer(k)->mutable_raw_data());
     }
     if (g.sparse_initializer_size() > 0) return unsupported("sparse initializers are not supported");
     return Status::Ok();
@@ -415,11 +421,14 @@ Result<Graph> load_onnx_from_bytes(const void* data, size_t size, const std::str
 Result<Graph> load_onnx(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) return io_error("model " + path + ": is a directory, not an .onnx file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("model " + path + ": cannot open the file (check the path and its read permission)");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Parsed straight from the file's pages; the mapping goes as soon as the parse is done.
+  auto file = MappedFile::open(path);
+  if (!file.ok())
+    return io_error("model " + path + ": cannot open the file (check the path and its read permission): " +
+                    file.status().message());
+  (*file)->advise_sequential();
   const std::string base = fs::path(path).parent_path().string();
-  return load_onnx_from_bytes(bytes.data(), bytes.size(), path, base.empty() ? "." : base);
+  return load_onnx_from_bytes((*file)->data(), (*file)->size(), path, base.empty() ? "." : base);
 }
 
 }  // namespace openge

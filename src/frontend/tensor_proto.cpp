@@ -213,7 +213,10 @@ Result<std::string> read_proto_file(const std::string& path, const std::string& 
     return invalid_argument(what + " " + path + " is larger than 2 GiB, the limit of a serialized protobuf message");
   std::ifstream in(path, std::ios::binary);
   if (!in) return io_error("cannot open " + what + " " + path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes(static_cast<size_t>(size), '\0');
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
+    return io_error("reading " + what + " " + path + " failed (it changed while being read?)");
+  return bytes;
 }
 
 Result<Tensor> read_tensor_pb(const std::string& path) {

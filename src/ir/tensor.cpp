@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "base/aligned_memory.h"
 #include "base/size_limit.h"
 #include "openge/half.h"
 #include "ir/dispatch.h"
@@ -60,8 +61,7 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
   }
   // 64-byte alignment suits AVX-512 loads and oneDNN; at least one byte so data() is never null.
   const size_t bytes = std::max<size_t>(64, (nbytes() + 63) / 64 * 64);
-  void* p = std::aligned_alloc(64, bytes);
-  if (!p) throw std::bad_alloc();
+  void* p = allocate_aligned(bytes);
   std::memset(p, 0, bytes);
   owner_ = std::shared_ptr<void>(p, std::free);
   data_ = p;

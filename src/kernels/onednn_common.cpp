@@ -6,6 +6,7 @@
 #include <new>
 
 #include "base/parallel.h"
+#include "base/aligned_memory.h"
 
 namespace openge::onednn {
 
@@ -79,8 +80,7 @@ void* thread_buffer(size_t slot, size_t bytes) {
   Buffer& buffer = buffers[slot];
   if (bytes > buffer.size) {
     const size_t rounded = (bytes + 63) / 64 * 64;
-    buffer.data.reset(std::aligned_alloc(64, rounded));
-    if (!buffer.data) throw std::bad_alloc();  // Session turns it into an error
+    buffer.data.reset(allocate_aligned(rounded));  // throws bad_alloc: the Session turns it into an error
     buffer.size = rounded;
   }
   return buffer.data.get();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/onednn_common.h"
+#include "base/aligned_memory.h"
 
 namespace openge::onednn {
 namespace {
@@ -45,8 +46,7 @@ double seconds_of_one_run(const dnnl::matmul& prim, std::unordered_map<int, dnnl
 PlacedWeights place_weights(const dnnl::memory::desc& src_md, const void* data, const dnnl::memory::desc& dst_md,
                             size_t offset) {
   const size_t bytes = dst_md.get_size() + offset + 64;
-  std::shared_ptr<void> storage(std::aligned_alloc(64, (bytes + 63) / 64 * 64), std::free);
-  if (!storage) throw std::bad_alloc();
+  std::shared_ptr<void> storage(allocate_aligned(bytes), std::free);
   void* start = static_cast<std::byte*>(storage.get()) + offset;
   dnnl::memory dst(dst_md, cpu_engine(), start);
   reorder_constant_into(src_md, data, dst);

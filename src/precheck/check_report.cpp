@@ -3,10 +3,11 @@
 #include <onnx/onnx_pb.h>
 
 #include <filesystem>
-#include <fstream>
+#include <memory>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "base/mapped_file.h"
 #include "frontend/onnx_loader.h"
 #include "io/atomic_file.h"
 #include "ops/op_registry.h"
@@ -71,17 +72,16 @@ size_t CheckReport::failed_ops() const {
 CheckReport check_model(const std::string& path, const void* data, size_t size) {
   CheckReport report;
   report.model_name = fs::path(path).stem().string();
-  std::string bytes;
+  std::shared_ptr<const MappedFile> file;
   if (!data) {
-    std::ifstream in(path, std::ios::binary);
-    std::error_code ec;
-    if (!in || fs::is_directory(path, ec)) {
+    auto mapped = MappedFile::open(path);
+    if (!mapped.ok()) {
       add_cause(report.model_causes, CauseCode::kParamInvalid, "cannot read the model file " + path);
       return report;
     }
-    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    data = bytes.data();
-    size = bytes.size();
+    file = std::move(mapped.value());
+    data = file->data();
+    size = file->size();
   }
   onnx::ModelProto model;
   if (size > 0 && size <= kMaxModelBytes && model.ParseFromArray(data, static_cast<int>(size)) && model.has_graph()) {

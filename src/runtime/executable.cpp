@@ -21,6 +21,7 @@
 #include "base/omp_threads.h"
 #include "base/parallel.h"
 #include "options/option_set.h"
+#include "base/aligned_memory.h"
 
 namespace openge {
 namespace {
@@ -396,9 +397,7 @@ std::shared_ptr<void> Executable::acquire_arena() const {
       return arena;
     }
   }
-  void* p = std::aligned_alloc(64, std::max<size_t>(64, (arena_bytes_ + 63) / 64 * 64));
-  if (!p) throw std::bad_alloc();
-  return std::shared_ptr<void>(p, std::free);
+  return std::shared_ptr<void>(allocate_aligned(arena_bytes_), std::free);
 }
 
 void Executable::release_arena(std::shared_ptr<void> arena) const {

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <malloc.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,22 +12,13 @@
 #include <map>
 #include <mutex>
 
+#include "base/mapped_file.h"
 #include "base/temp_folder_guard.h"
 #include "logging/log.h"
 #include "options/option_set.h"
 #include "paths/artifact_paths.h"
 
 namespace openge {
-
-// One weight file mapped read-only; unmapped when the last tensor view's owner lets go.
-struct WeightMapping {
-  void* address = nullptr;
-  size_t size = 0;
-  std::string path;
-  ~WeightMapping() {
-    if (address) ::munmap(address, size);
-  }
-};
 
 namespace {
 namespace fs = std::filesystem;
@@ -38,7 +28,7 @@ std::atomic<long> g_next_session_id{0};
 // The mappings alive in this process, by size: a new session links a file whose bytes are equal
 // instead of writing its own copy, so that both map the same page-cache pages.
 std::mutex g_live_mutex;
-std::multimap<size_t, std::weak_ptr<const WeightMapping>> g_live;
+std::multimap<size_t, std::weak_ptr<const MappedFile>> g_live;
 
 Status write_whole_file(const std::string& path, const void* data, size_t size) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -60,36 +50,22 @@ Status write_whole_file(const std::string& path, const void* data, size_t size) 
   return Status::Ok();
 }
 
-Result<std::shared_ptr<const WeightMapping>> map_file(const std::string& path, size_t size) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return io_error(path + ": cannot open: " + std::strerror(errno));
-  void* address = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-  const int map_errno = errno;
-  ::close(fd);
-  if (address == MAP_FAILED) return io_error(path + ": cannot map: " + std::strerror(map_errno));
-  auto mapping = std::make_shared<WeightMapping>();
-  mapping->address = address;
-  mapping->size = size;
-  mapping->path = path;
-  return std::shared_ptr<const WeightMapping>(std::move(mapping));
-}
-
 // Hard-links a live file of another session holding exactly these bytes to `path`.
 bool link_equal_file(const Tensor& t, const std::string& path) {
   std::lock_guard<std::mutex> lock(g_live_mutex);
   auto range = g_live.equal_range(t.nbytes());
   for (auto it = range.first; it != range.second; ++it) {
     auto other = it->second.lock();
-    if (other && std::memcmp(other->address, t.raw(), t.nbytes()) == 0 && ::link(other->path.c_str(), path.c_str()) == 0)
+    if (other && std::memcmp(other->data(), t.raw(), t.nbytes()) == 0 && ::link(other->path().c_str(), path.c_str()) == 0)
       return true;
   }
   return false;
 }
 
-void publish(const std::shared_ptr<const WeightMapping>& mapping) {
+void publish(const std::shared_ptr<const MappedFile>& mapping) {
   std::lock_guard<std::mutex> lock(g_live_mutex);
   for (auto it = g_live.begin(); it != g_live.end();) it = it->second.expired() ? g_live.erase(it) : std::next(it);
-  g_live.emplace(mapping->size, mapping);
+  g_live.emplace(mapping->size(), mapping);
 }
 
 // A tensor of plain bytes worth a file (strings hold pointers; an empty tensor has nothing).
@@ -151,9 +127,13 @@ Result<std::unique_ptr<ExternalWeights>> ExternalWeights::externalize(Graph& gra
       ++out->linked_;
     else
       OPENGE_RETURN_IF_ERROR(write_whole_file(path, t.raw(), t.nbytes()).with_context(context));
-    auto mapping = map_file(path, t.nbytes());
+    auto mapping = MappedFile::open(path);
     if (!mapping.ok()) return mapping.status().with_context(context);
-    views.push_back(Tensor::borrow(t.dtype(), t.shape(), (*mapping)->address));
+    if ((*mapping)->size() != t.nbytes())
+      return io_error(path + ": holds " + std::to_string((*mapping)->size()) + " bytes, " + std::to_string(t.nbytes()) +
+                      " were written").with_context(context);
+    // Mapped read-only: a constant is never written, and a write would fault rather than corrupt.
+    views.push_back(Tensor::borrow(t.dtype(), t.shape(), const_cast<void*>((*mapping)->data())));
     out->mappings_.push_back(std::move(mapping.value()));
     bytes += t.nbytes();
   }

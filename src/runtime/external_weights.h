@@ -19,8 +19,8 @@ namespace openge {
 namespace options {
 class OptionSet;
 }
+class MappedFile;
 class TempFolderGuard;
-struct WeightMapping;
 
 class ExternalWeights {
  public:
@@ -38,7 +38,7 @@ class ExternalWeights {
  private:
   ExternalWeights() = default;
   std::unique_ptr<TempFolderGuard> guard_;
-  std::vector<std::shared_ptr<const WeightMapping>> mappings_;
+  std::vector<std::shared_ptr<const MappedFile>> mappings_;
   size_t linked_ = 0;
 };
 

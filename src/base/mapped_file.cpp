@@ -1,0 +1,50 @@
+#include "base/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace openge {
+
+Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return io_error(path + ": cannot open: " + std::strerror(errno));
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) {
+    const int why = errno;
+    ::close(fd);
+    return io_error(path + ": cannot read its size: " + std::strerror(why));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return io_error(path + ": not a regular file");
+  }
+  std::shared_ptr<MappedFile> file(new MappedFile());
+  file->path_ = path;
+  file->size_ = static_cast<size_t>(st.st_size);
+  if (file->size_ > 0) {
+    void* address = ::mmap(nullptr, file->size_, PROT_READ, MAP_SHARED, fd, 0);
+    const int why = errno;
+    if (address == MAP_FAILED) {
+      ::close(fd);
+      return io_error(path + ": cannot map: " + std::strerror(why));
+    }
+    file->address_ = address;
+  }
+  ::close(fd);  // the mapping keeps the file open
+  return std::shared_ptr<const MappedFile>(std::move(file));
+}
+
+MappedFile::~MappedFile() {
+  if (address_) ::munmap(address_, size_);
+}
+
+void MappedFile::advise_sequential() const {
+  if (address_) ::madvise(address_, size_, MADV_SEQUENTIAL);
+}
+
+}  // namespace openge
