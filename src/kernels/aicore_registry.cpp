@@ -5,6 +5,7 @@
 
 #include "kernels/compiled_kernel.h"
 #include "kernels/fixed_plan_kernel.h"
+#include "kernels/fused_attention_kernel.h"
 #include "kernels/onednn_conv.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/onednn_pool.h"
@@ -39,6 +40,7 @@ constexpr AiCoreRow kAiCoreOps[] = {
     {"MatMul", onednn::make_matmul_kernel, Narrow::kWiden, Reduces::kYes},
     {"FusedMatMul", onednn::make_matmul_kernel, Narrow::kWiden, Reduces::kYes},
     {"Gemm", onednn::make_gemm_kernel, Narrow::kWiden, Reduces::kYes},
+    {"FusedAttention", onednn::make_fused_attention_kernel, Narrow::kAiCpu, Reduces::kYes},
     {"MaxPool", onednn::make_pool_kernel},
     {"AveragePool", onednn::make_pool_kernel},
     {"GlobalAveragePool", onednn::make_pool_kernel},

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "ir/dispatch.h"
+#include "ops/fused_attention.h"
 #include "ops/op_registry.h"
 #include "ops/shape_strided_copy.h"
 #include "base/parallel.h"
@@ -258,6 +259,7 @@ Status gelu_kernel(KernelContext& ctx) {
 
 void register_fused_ops(std::vector<OpSchema>& table) {
   table.push_back({kFusedGelu, 1, 1, 1, 1, infer_gelu, gelu_kernel});
+  register_fused_attention_ops(table);
   table.push_back({kFusedConv, 2, 4, 1, 1, infer_fused_conv, fused_conv_kernel});
   table.push_back({kFusedMatMul, 2, 4, 1, 1, infer_fused_matmul, fused_matmul_kernel});
   table.push_back({"NhwcMaxPool", 1, 1, 1, 1, infer_nhwc_pool<kMaxPool>, nhwc_pool_kernel<kMaxPool>});

@@ -131,7 +131,8 @@ const OptionSpec kTable[] = {
      NORANGE, "", nullptr, nullptr,
      DOES("each compile runs only the fusion passes the file leaves on: a pass named under GraphFusion (graph "
           "passes) or UBFusion (UB passes) follows its on/off, \"ALL\" sets every other pass of that kind; "
-          "ChannelsLastLayoutPass (a layout choice) always runs; each pass switched off is logged (FE, info), "
+          "ChannelsLastLayoutPass (a layout choice) always runs, scope fusion passes follow enable_scope_fusion_passes "
+          "instead; each pass switched off is logged (FE, info), "
           "names that match no pass are warned about (the names are CANN's: ConvBatchnormFusionPass, "
           "MatMulBiasAddFusionPass, RequantFusionPass, TbeConvElemwiseFusionPass, ...)",
           "src/passes/pass_selection.cpp"),
@@ -214,7 +215,13 @@ const OptionSpec kTable[] = {
      "communication-tail optimization (Bert, distributed training)", "", "OPT-is_tailing_optimization-1..3"},
     {"enable_scope_fusion_passes", "", "ge.exec.enableScopeFusionPasses", "", Kind::kNameList,
      "registered scope fusion rule names separated by ,", NORANGE, "", nullptr, nullptr,
-     NO_CPU("ONNX graphs carry no TensorFlow name scopes to fuse"), "turn on Non-General scope fusion rules",
+     DOES("each compile runs the General scope fusion pass ScopeLayerNormPass (TensorFlow's moments + batchnorm layer "
+          "norm -> LayerNormalization) whatever is set, and a Non-General one (ScopeInstanceNormPass: the same form over "
+          "the spatial axes -> InstanceNormalization) only when the list names it; fusion_switch_file does not reach "
+          "them; a name that is no scope pass is warned about (GE) with the closest names and ignored; what they fuse is "
+          "counted under graph_fusion in fusion_result.json",
+          "src/passes/pass_selection.cpp"),
+     "turn on Non-General scope fusion rules",
      "General rules are always on", "OPT-enable_scope_fusion_passes-1..4"},
     {"profiling_config.enable_profiling", "", "ge.exec.profilingMode", "PROFILING_MODE", Kind::kBool,
      "True or False (PROFILING_MODE: true/false)", NORANGE, "False", nullptr, nullptr,

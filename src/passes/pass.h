@@ -20,7 +20,16 @@ struct PassResult {
 enum class PassSwitch {
   kFusionSwitch,  // on by default; fusion_switch_file turns it off by name or with "ALL":"off"
   kAlwaysOn,      // not a fusion rule the user may turn off (a layout choice)
+  // Scope fusion passes (OPT-enable_scope_fusion_passes-2..4): CANN runs them in its model parser,
+  // outside fusion_switch_file's reach; enable_scope_fusion_passes chooses the Non-General ones.
+  kScopeGeneral,     // always on, the user cannot turn it off
+  kScopeNonGeneral,  // off unless enable_scope_fusion_passes names it
 };
+
+// Whether fusion_switch_file decides if the pass runs.
+inline bool fusion_switch_controls(PassSwitch c) { return c == PassSwitch::kFusionSwitch; }
+// Whether the pass runs when no option names it.
+inline bool on_by_default(PassSwitch c) { return c != PassSwitch::kScopeNonGeneral; }
 
 struct Pass {
   std::string_view name;      // e.g. "ConvBatchnormFusionPass"

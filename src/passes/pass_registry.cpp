@@ -1,6 +1,9 @@
-// The fusion passes in the order they run. Order matters: a QDQ model's DequantizeLinear ->
+// The fusion passes in the order they run. Order matters: the scope fusion passes come first, as
+// in CANN, whose model parser runs them before any graph fusion; a QDQ model's DequantizeLinear ->
 // Conv/MatMul -> QuantizeLinear groups become quantized ops first, before the float fusions
-// below could take their Conv or Relu; then BatchNorm folds into the Conv first,
+// below could take their Conv or Relu; a written-out softmax becomes one Softmax before the
+// attention pass looks for one, and attention is fused before the MatMul passes could take its
+// mask Add as a bias or residual; then BatchNorm folds into the Conv first,
 // then the residual Add joins (Conv + Add), then the activation after it (…+ Relu), so that
 // ResNet's Conv-BN-Add-Relu ends as one FusedConv; MatMul takes its bias before its residual
 // and activation; GELU's five nodes become one Gelu before the activation pass takes it into the
@@ -11,7 +14,11 @@ namespace openge {
 
 const std::vector<Pass>& all_passes() {
   static const std::vector<Pass> passes = {
+      passes::kScopeLayerNormPass,
+      passes::kScopeInstanceNormPass,
       passes::kRequantFusionPass,
+      passes::kSoftmaxFusionPass,
+      passes::kFlashAttentionScoreFusionPass,
       passes::kConvBatchnormFusionPass,
       passes::kTbeConvDoubleInFusionPass,
       passes::kTbeConvElemwiseFusionPass,

@@ -5,7 +5,11 @@
 
 namespace openge::passes {
 
+extern const Pass kScopeLayerNormPass;
+extern const Pass kScopeInstanceNormPass;
 extern const Pass kRequantFusionPass;
+extern const Pass kSoftmaxFusionPass;
+extern const Pass kFlashAttentionScoreFusionPass;
 extern const Pass kConvBatchnormFusionPass;
 extern const Pass kTbeConvDoubleInFusionPass;
 extern const Pass kTbeConvElemwiseFusionPass;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "logging/log.h"
 #include "options/config_files.h"
@@ -31,11 +32,62 @@ void warn_unknown_rules(const std::vector<Pass>& passes, const std::map<std::str
   }
 }
 
+bool is_scope(const Pass& p) {
+  return p.control == PassSwitch::kScopeGeneral || p.control == PassSwitch::kScopeNonGeneral;
+}
+
+// The names enable_scope_fusion_passes lists (OPT-enable_scope_fusion_passes-1), spaces around
+// each trimmed. A name that is no scope pass of this engine is warned about (module GE, like
+// CANN's parser) with the closest scope pass names; a General one is on anyway (info).
+std::set<std::string> enabled_scope_passes(const std::vector<Pass>& passes, const std::string& list) {
+  std::vector<std::string> scope_names;
+  for (const Pass& p : passes)
+    if (is_scope(p)) scope_names.emplace_back(p.name);
+  std::set<std::string> names;
+  size_t i = 0;
+  while (i <= list.size() && !list.empty()) {
+    size_t j = list.find(',', i);
+    if (j == std::string::npos) j = list.size();
+    std::string name = list.substr(i, j - i);
+    name.erase(0, name.find_first_not_of(" \t"));
+    name.erase(name.find_last_not_of(" \t") + 1);
+    i = j + 1;
+    if (name.empty()) continue;
+    const auto it = std::find_if(passes.begin(), passes.end(), [&](const Pass& p) { return p.name == name; });
+    if (it == passes.end() || !is_scope(*it)) {
+      OPENGE_LOG_WARNING("GE", "enable_scope_fusion_passes: " + name + " names no scope fusion pass of this engine; it is ignored" +
+                                   (it != passes.end() ? std::string(" (it is a ") + (it->kind == "ub" ? "UB" : "graph") +
+                                                             " fusion pass: fusion_switch_file turns it on and off)"
+                                                       : options::did_you_mean_suffix(options::closest_names(name, scope_names))));
+      continue;
+    }
+    if (it->control == PassSwitch::kScopeGeneral)
+      OPENGE_LOG_INFO("GE", "enable_scope_fusion_passes: " + name +
+                                " is a General scope fusion pass, always on (OPT-enable_scope_fusion_passes-3)");
+    names.insert(std::move(name));
+  }
+  return names;
+}
+
+// A scope pass's choice: General always on; Non-General on when enable_scope_fusion_passes
+// names it. fusion_switch_file does not reach scope passes (CANN runs them in its parser).
+PassChoice choose_scope_pass(const Pass& p, const std::set<std::string>& enabled) {
+  if (p.control == PassSwitch::kScopeGeneral)
+    return {&p, true, "General scope fusion pass: always on (OPT-enable_scope_fusion_passes-3)"};
+  if (enabled.count(std::string(p.name))) return {&p, true, "enable_scope_fusion_passes names it"};
+  return {&p, false, "Non-General scope fusion pass: off unless enable_scope_fusion_passes names it "
+                     "(OPT-enable_scope_fusion_passes-4)"};
+}
+
 }  // namespace
 
 Result<std::vector<PassChoice>> choose_passes(const std::vector<Pass>& passes, const options::OptionSet* options) {
+  const std::set<std::string> enabled =
+      options ? enabled_scope_passes(passes, options->get("enable_scope_fusion_passes")) : std::set<std::string>{};
   std::vector<PassChoice> choices;
-  for (const Pass& p : passes) choices.push_back({&p, true, "default: every rule on (OPT-fusion_switch_file-3)"});
+  for (const Pass& p : passes)
+    choices.push_back(is_scope(p) ? choose_scope_pass(p, enabled)
+                                  : PassChoice{&p, true, "default: every rule on (OPT-fusion_switch_file-3)"});
   if (!options || !options->has_value("fusion_switch_file")) return choices;
   const std::string file = paths::resolve_against(options->cwd(), options->get("fusion_switch_file"));
   auto text = options::read_text_file(file);
@@ -53,6 +105,15 @@ Result<std::vector<PassChoice>> choose_passes(const std::vector<Pass>& passes, c
     if (it == rules.end()) it = rules.find(key = "ALL");  // a rule named beats ALL (OPT-fusion_switch_file-8)
     if (it == rules.end()) continue;
     const std::string setting = "fusion_switch_file " + group + "." + key + "=" + (it->second ? "on" : "off");
+    if (is_scope(p)) {
+      if (key != "ALL")
+        OPENGE_LOG_WARNING("FE", file + ": " + setting + " is ignored: " + std::string(p.name) +
+                                     " is a scope fusion pass; " +
+                                     (p.control == PassSwitch::kScopeGeneral
+                                          ? "General ones always run (OPT-enable_scope_fusion_passes-3)"
+                                          : "enable_scope_fusion_passes turns it on"));
+      continue;
+    }
     if (p.control == PassSwitch::kAlwaysOn) {
       if (!it->second && key != "ALL")
         OPENGE_LOG_WARNING("FE", file + ": " + setting + " is ignored: " + std::string(p.name) +

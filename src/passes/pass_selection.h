@@ -3,7 +3,10 @@
 // passes; "ALL" sets every rule of its kind, a rule named in the same object beats "ALL"; passes
 // whose control is kAlwaysOn run whatever the file says (AMB-15). Names the file gives that no
 // pass has are warned about (module FE), with the closest pass names; every pass switched off is
-// logged at info level.
+// logged at info level. Scope fusion passes are outside fusion_switch_file's reach
+// (OPT-enable_scope_fusion_passes-2..4): General ones always run, Non-General ones when
+// enable_scope_fusion_passes names them; names in that list that are no scope pass are warned
+// about (module GE) with the closest scope pass names.
 #pragma once
 #include <string>
 #include <vector>

@@ -66,6 +66,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"EyeLike", "Eye"},
     {"Flatten", "Flatten"},
     {"Floor", "Floor"},
+    {"FusedAttention", "MatMulV2"},  // OpenGE's MatMul-Softmax-MatMul: its first product, the cube op
     {"FusedConv", "Conv2D"},       // OpenGE's Conv + bias/activation/residual: the cube op
     {"FusedMatMul", "MatMulV2"},   // OpenGE's MatMul + bias/activation/residual: the cube op
     {"GRU", "DynamicGRUV2"},

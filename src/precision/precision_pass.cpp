@@ -43,8 +43,10 @@ bool fixed_input(std::string_view op_type, size_t input) {
   return false;
 }
 
-// Nodes made by the fusion passes are looked up in the SoC profile as the op they grew from.
+// Nodes made by the fusion passes are looked up in the SoC profile as the op they grew from
+// (FusedAttention as its first product, the MatMul whose node it took over).
 std::string_view profile_op_type(std::string_view op_type) {
+  if (op_type == "FusedAttention") return "MatMul";
   for (std::string_view prefix : {"Fused", "Nhwc"})
     if (op_type.substr(0, prefix.size()) == prefix) return op_type.substr(prefix.size());
   return op_type;

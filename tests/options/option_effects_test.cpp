@@ -91,6 +91,7 @@ std::vector<Scenario> implemented_option_scenarios(const TempDir& d) {
           {"customize_dtypes", d.file("inputs/dtypes.cfg", "OpType::Relu:InputDtype:float32,OutputDtype:float32\n")},
           {"op_precision_mode", d.file("inputs/op_precision.ini", "[ByOpType]\nConv2D=high_precision\n")},
           {"fusion_switch_file", d.file("inputs/fusion_switch.cfg", R"({"Switch":{"GraphFusion":{"ALL":"off"}}})")},
+          {"enable_scope_fusion_passes", "ScopeInstanceNormPass"},
           {"dump_config.enable_dump_debug", "True"},
           {"dump_config.dump_path", d.dir("overflow_dump")},
           {"dump_config.dump_debug_mode", "aicore_overflow"},

@@ -111,7 +111,7 @@ TEST(FusionSwitch, OPT_fusion_switch_file_6_7_AllOffKeepsTheLayoutPass) {
   EXPECT_EQ(count_op(*exe, "Relu"), 3);
   EXPECT_EQ(count_op(*exe, "Add"), 1);
   for (const Pass& p : all_passes())
-    EXPECT_EQ(ran(*exe, std::string(p.name)), p.control == PassSwitch::kAlwaysOn) << p.name;
+    EXPECT_EQ(ran(*exe, std::string(p.name)), !fusion_switch_controls(p.control) && on_by_default(p.control)) << p.name;
 }
 
 TEST(FusionSwitch, OPT_fusion_switch_file_8_AllOffWithOneRuleOn) {
@@ -131,7 +131,7 @@ TEST(FusionSwitch, OPT_fusion_switch_file_4_RuleUnderTheWrongKindIsIgnored) {
   ASSERT_TRUE(config);
   auto choices = passes::choose_passes(all_passes(), config.get());
   ASSERT_TRUE(choices.ok()) << choices.status().message();
-  for (const auto& c : *choices) EXPECT_TRUE(c.on) << c.pass->name << ": " << c.reason;
+  for (const auto& c : *choices) EXPECT_EQ(c.on, on_by_default(c.pass->control)) << c.pass->name << ": " << c.reason;
 }
 
 TEST(FusionSwitch, OPT_fusion_switch_file_6_FusedAndUnfusedOutputsAgree) {

@@ -3,7 +3,9 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -115,6 +117,27 @@ inline PassResult run_pass(Graph& g, std::string_view name) {
   auto r = p->run(g);
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() ? *r : PassResult{};
+}
+
+inline double max_abs_diff(const Tensor& a, const Tensor& b);
+
+// Runs `pass` on `g` (whose values get annotated by a first run on `inputs`); checks that the
+// outputs stay within `tol` of the unfused graph's (reference engine); returns the pass result.
+inline PassResult fuse_and_compare(Graph& g, const char* pass, const std::vector<Tensor>& inputs, double tol = 2e-5) {
+  const auto before = eval_graph(g, inputs, true);
+  const PassResult r = run_pass(g, pass);
+  const auto after = eval_graph(g, inputs);
+  EXPECT_EQ(after.size(), before.size());
+  for (size_t o = 0; o < after.size() && o < before.size(); ++o) EXPECT_LT(max_abs_diff(after[o], before[o]), tol);
+  return r;
+}
+
+// A file's whole text ("" when it cannot be read).
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 inline int count_ops(const Graph& g, const std::string& op) {
