@@ -1,8 +1,8 @@
 // SoftmaxFusionPass (written-out softmax -> Softmax) and FlashAttentionScoreFusionPass (scaled
 // dot-product attention -> FusedAttention): each fires on its pattern and its variants, leaves
 // near misses alone, and the fused graph computes what the unfused graph computes (the unfused
-// run on the reference engine is the reference). Compiled with AI Core kernels, the attention
-// model agrees with the same model compiled with the pass switched off by fusion_switch_file,
+// run on the reference engine is the reference). Compiled with AI Core kernels, each model
+// agrees with the same model compiled with its pass switched off by fusion_switch_file,
 // whose fusion_result.json then lacks the pass; with it on, effect_times x (pattern nodes - 1)
 // nodes are gone from the compiled graph.
 #include <unistd.h>
@@ -143,15 +143,14 @@ struct Compiled {
   nlohmann::json fusion;  // this compile's graph entry of fusion_result.json
 };
 
-Compiled compile_attention(const AttentionShape& s, const std::string& switch_file) {
+// `g` compiled with AI Core kernels, with fusion_switch_file's content `switch_file` ("" : none).
+Compiled compile_graph(Graph g, const std::vector<Tensor>& inputs, const std::string& switch_file) {
   options::test::TempDir d;
   options::test::Flags flags;
   if (!switch_file.empty()) flags.push_back({"fusion_switch_file", d.file("fs.cfg", switch_file)});
   auto r = options::test::build(flags, {{"ASCEND_WORK_PATH", d.path() + "/work"}}, {}, true, d.path());
   EXPECT_TRUE(r.options) << options::test::dump_errors(r);
   if (!r.options) return {};
-  Graph g = attention_graph(s);
-  const auto inputs = attention_inputs(s);
   eval_graph(g, inputs, true);
   std::vector<Shape> shapes;
   for (const Tensor& t : inputs) shapes.push_back(t.shape());
@@ -170,8 +169,9 @@ Compiled compile_attention(const AttentionShape& s, const std::string& switch_fi
 TEST(FlashAttentionScoreFusionPass, AiCoreKernelMatchesUnfusedAndSwitchesOff) {
   // Scale after the product and a broadcast mask: no other pass takes any of the five nodes.
   const AttentionShape s{{2, 3, 40, 16}, 24, 8, false, true, {1, 1, 40, 24}};
-  Compiled fused = compile_attention(s, "");
-  Compiled plain = compile_attention(s, R"({"Switch":{"GraphFusion":{"FlashAttentionScoreFusionPass":"off"}}})");
+  Compiled fused = compile_graph(attention_graph(s), attention_inputs(s), "");
+  Compiled plain = compile_graph(attention_graph(s), attention_inputs(s),
+                                 R"({"Switch":{"GraphFusion":{"FlashAttentionScoreFusionPass":"off"}}})");
   ASSERT_TRUE(fused.exe && plain.exe);
   int fused_nodes = 0;
   for (const CompiledNode& n : fused.exe->nodes())
@@ -191,6 +191,25 @@ TEST(FlashAttentionScoreFusionPass, AiCoreKernelMatchesUnfusedAndSwitchesOff) {
   auto b = plain.exe->run(inputs);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_LT(max_abs_diff((*a)[0], (*b)[0]), 1e-5);
+}
+
+// Compiled, the stable softmax form: one effect, 5 - 1 nodes gone; switched off, nothing fused
+// and nothing listed; the same outputs either way.
+TEST(SoftmaxFusionPass, CompiledCountsMatchTheGraphAndSwitchesOff) {
+  const std::vector<Tensor> in{random_tensor({2, 5, 7}, 3)};
+  Compiled fused = compile_graph(softmax_graph(13, -1, true), in, "");
+  Compiled plain = compile_graph(softmax_graph(13, -1, true), in, R"({"Switch":{"GraphFusion":{"SoftmaxFusionPass":"off"}}})");
+  ASSERT_TRUE(fused.exe && plain.exe);
+  EXPECT_FALSE(plain.fusion["graph_fusion"].contains("SoftmaxFusionPass")) << plain.fusion.dump();
+  const auto& entry = fused.fusion["graph_fusion"]["SoftmaxFusionPass"];
+  ASSERT_TRUE(entry.is_object()) << fused.fusion.dump();
+  EXPECT_EQ(entry["match_times"], "1");
+  EXPECT_EQ(entry["effect_times"], "1");
+  EXPECT_EQ(plain.exe->graph().nodes.size() - fused.exe->graph().nodes.size(), 4u);
+  auto a = fused.exe->run(in);
+  auto b = plain.exe->run(in);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_LT(max_abs_diff((*a)[0], (*b)[0]), 1e-6);
 }
 
 }  // namespace
