@@ -140,35 +140,23 @@ std::optional<AttentionMatch> match(const Graph& g, const std::vector<std::vecto
   return m;
 }
 
-Result<PassResult> run(Graph& g) {
-  PassResult result;
-  const auto consumers = g.consumers();
-  std::vector<bool> dead(g.nodes.size(), false);
-  for (size_t i = 0; i < dead.size(); ++i) {
-    if (dead[i] || !is_op(g.nodes[i], "Softmax")) continue;
-    const auto m = match(g, consumers, static_cast<int>(i));
-    if (!m) continue;
-    bool clash = dead[static_cast<size_t>(m->qk)];
-    for (int n : m->absorbed) clash = clash || dead[static_cast<size_t>(n)];
-    if (clash) continue;
-    ++result.matched;
-    Node& node = g.nodes[static_cast<size_t>(m->qk)];
-    node.op_type = kFusedAttention;
-    node.domain = kFusedDomain;
-    node.inputs = {m->q, m->kt, m->v};
-    if (m->mask >= 0) node.inputs.push_back(m->mask);
-    node.attrs = Attributes{};
-    Attribute scale;
-    scale.kind = Attribute::Kind::kFloat;
-    scale.f = static_cast<float>(m->scale);
-    node.attrs.set("scale", scale);
-    set_output(g, m->qk, 0, m->output);
-    for (int n : m->absorbed) absorb_node(g, m->qk, n, dead);
-    ++result.applied;
-  }
-  erase_nodes(g, dead);
-  return result;
+std::optional<PatternMatch> find(const Graph& g, const std::vector<std::vector<int>>& consumers, int softmax) {
+  const auto m = match(g, consumers, softmax);
+  if (!m) return std::nullopt;
+  std::vector<int> nodes{m->qk};
+  nodes.insert(nodes.end(), m->absorbed.begin(), m->absorbed.end());
+  return PatternMatch{std::move(nodes), m->output, [a = *m](Graph&, Node& node) {
+                        node.op_type = kFusedAttention;
+                        node.domain = kFusedDomain;
+                        node.inputs = {a.q, a.kt, a.v};
+                        if (a.mask >= 0) node.inputs.push_back(a.mask);
+                        node.attrs = Attributes{};
+                        set_float_attr(node, "scale", static_cast<float>(a.scale));
+                        return true;
+                      }};
 }
+
+Result<PassResult> run(Graph& g) { return fuse_anchored_patterns(g, "Softmax", find); }
 
 }  // namespace
 

@@ -89,6 +89,42 @@ void erase_nodes(Graph& g, const std::vector<bool>& dead) {
     if (v.producer >= 0) v.producer = remap[static_cast<size_t>(v.producer)];
 }
 
+void set_int_attr(Node& n, const std::string& name, int64_t v) {
+  Attribute a;
+  a.kind = Attribute::Kind::kInt;
+  a.i = v;
+  n.attrs.set(name, a);
+}
+
+void set_float_attr(Node& n, const std::string& name, float v) {
+  Attribute a;
+  a.kind = Attribute::Kind::kFloat;
+  a.f = v;
+  n.attrs.set(name, a);
+}
+
+Result<PassResult> fuse_anchored_patterns(Graph& g, const char* anchor, const PatternFinder& find) {
+  PassResult result;
+  const auto consumers = g.consumers();
+  std::vector<bool> dead(g.nodes.size(), false);
+  for (size_t i = 0; i < dead.size(); ++i) {
+    if (dead[i] || !is_op(g.nodes[i], anchor) || !g.nodes[i].domain.empty()) continue;
+    const auto m = find(g, consumers, static_cast<int>(i));
+    if (!m || m->nodes.empty()) continue;
+    bool clash = false;
+    for (int n : m->nodes) clash = clash || dead[static_cast<size_t>(n)];
+    if (clash) continue;
+    ++result.matched;
+    const int keep = m->nodes.front();
+    if (!m->rewrite(g, g.nodes[static_cast<size_t>(keep)])) continue;
+    set_output(g, keep, 0, m->output);
+    for (size_t k = 1; k < m->nodes.size(); ++k) absorb_node(g, keep, m->nodes[k], dead);
+    ++result.applied;
+  }
+  erase_nodes(g, dead);
+  return result;
+}
+
 void set_output(Graph& g, int n, size_t slot, int v) {
   Node& node = g.nodes[static_cast<size_t>(n)];
   if (node.outputs.size() <= slot) node.outputs.resize(slot + 1, -1);

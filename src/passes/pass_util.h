@@ -43,8 +43,27 @@ void absorb_node(Graph& g, int into, int absorbed, std::vector<bool>& dead);
 // Removes the nodes flagged in `dead` and renumbers producers.
 void erase_nodes(Graph& g, const std::vector<bool>& dead);
 
+// Sets an int or float attribute on a node a pass rewrites.
+void set_int_attr(Node& n, const std::string& name, int64_t v);
+void set_float_attr(Node& n, const std::string& name, float v);
+
 // Makes node `n` the producer of value `v` at output slot `slot`.
 void set_output(Graph& g, int n, size_t slot, int v);
+
+// One pattern a fusion pass found: its nodes (the one that becomes the fused node first), the
+// value the fused node produces, and the rewrite of that node (false: leave the pattern alone).
+struct PatternMatch {
+  std::vector<int> nodes;
+  int output = -1;
+  std::function<bool(Graph& g, Node& into)> rewrite;
+};
+using PatternFinder =
+    std::function<std::optional<PatternMatch>(const Graph& g, const std::vector<std::vector<int>>& consumers, int node)>;
+// The loop of the passes that find a pattern from one anchor node: for every default-domain node
+// with op `anchor`, in order, `find` looks for a pattern there; one that overlaps a pattern fused
+// before is skipped; the rewrite turns its first node into the fused node, which then writes
+// `output`, and the other nodes are absorbed into it and removed. Counts matches and rewrites.
+Result<PassResult> fuse_anchored_patterns(Graph& g, const char* anchor, const PatternFinder& find);
 
 }  // namespace openge::passes
 

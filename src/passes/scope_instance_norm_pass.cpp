@@ -34,10 +34,7 @@ bool to_instance_norm(Graph& g, const MomentsMatch& m, Node& into) {
   into.domain.clear();
   into.inputs = {m.x, scale, bias};
   into.attrs = Attributes{};
-  Attribute eps;
-  eps.kind = Attribute::Kind::kFloat;
-  eps.f = static_cast<float>(m.epsilon);
-  into.attrs.set("epsilon", eps);
+  set_float_attr(into, "epsilon", static_cast<float>(m.epsilon));
   return true;
 }
 

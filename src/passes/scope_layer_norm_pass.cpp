@@ -4,6 +4,7 @@
 // with axis = rank - K. PyTorch's decomposition is LayerNormONNXFusionPass's.
 #include "passes/norm_pattern_util.h"
 #include "passes/pass_registry.h"
+#include "passes/pass_util.h"
 #include "passes/scope_moments_pattern.h"
 
 namespace openge::passes {
@@ -22,14 +23,8 @@ bool to_layer_norm(Graph& g, const MomentsMatch& m, Node& into) {
   into.domain.clear();
   into.inputs = {m.x, scale, bias};
   into.attrs = Attributes{};
-  Attribute a;
-  a.kind = Attribute::Kind::kInt;
-  a.i = axis;
-  into.attrs.set("axis", a);
-  Attribute eps;
-  eps.kind = Attribute::Kind::kFloat;
-  eps.f = static_cast<float>(m.epsilon);
-  into.attrs.set("epsilon", eps);
+  set_int_attr(into, "axis", axis);
+  set_float_attr(into, "epsilon", static_cast<float>(m.epsilon));
   return true;
 }
 

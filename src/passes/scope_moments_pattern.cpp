@@ -104,24 +104,13 @@ std::optional<MomentsMatch> match(const Graph& g, const std::vector<std::vector<
 }  // namespace
 
 Result<PassResult> fuse_moments_patterns(Graph& g, const MomentsRewrite& rewrite) {
-  PassResult result;
-  const auto consumers = g.consumers();
-  std::vector<bool> dead(g.nodes.size(), false);
-  for (size_t i = 0; i < dead.size(); ++i) {
-    if (dead[i] || !is_op(g.nodes[i], "ReduceMean")) continue;
-    const auto m = match(g, consumers, static_cast<int>(i));
-    if (!m) continue;
-    bool clash = false;
-    for (int n : m->nodes) clash = clash || dead[static_cast<size_t>(n)];
-    if (clash) continue;
-    ++result.matched;
-    if (!rewrite(g, *m, g.nodes[i])) continue;
-    set_output(g, static_cast<int>(i), 0, m->output);
-    for (size_t k = 1; k < m->nodes.size(); ++k) absorb_node(g, static_cast<int>(i), m->nodes[k], dead);
-    ++result.applied;
-  }
-  erase_nodes(g, dead);
-  return result;
+  return fuse_anchored_patterns(
+      g, "ReduceMean",
+      [&rewrite](const Graph& graph, const std::vector<std::vector<int>>& consumers, int node) -> std::optional<PatternMatch> {
+        const auto m = match(graph, consumers, node);
+        if (!m) return std::nullopt;
+        return PatternMatch{m->nodes, m->output, [&rewrite, mm = *m](Graph& g2, Node& into) { return rewrite(g2, mm, into); }};
+      });
 }
 
 }  // namespace openge::passes

@@ -80,33 +80,19 @@ std::optional<SoftmaxMatch> match(const Graph& g, const std::vector<std::vector<
   return r;
 }
 
-Result<PassResult> run(Graph& g) {
-  PassResult result;
-  const auto consumers = g.consumers();
-  std::vector<bool> dead(g.nodes.size(), false);
-  for (size_t i = 0; i < dead.size(); ++i) {
-    if (dead[i] || !is_op(g.nodes[i], "Exp") || !g.nodes[i].domain.empty()) continue;
-    const auto m = match(g, consumers, static_cast<int>(i));
-    if (!m) continue;
-    bool clash = false;
-    for (int n : m->nodes) clash = clash || dead[static_cast<size_t>(n)];
-    if (clash) continue;
-    ++result.matched;
-    Node& node = g.nodes[i];
-    node.op_type = "Softmax";
-    node.inputs = {m->x};
-    node.attrs = Attributes{};
-    Attribute axis;
-    axis.kind = Attribute::Kind::kInt;
-    axis.i = m->axis;
-    node.attrs.set("axis", axis);
-    set_output(g, static_cast<int>(i), 0, m->output);
-    for (size_t k = 1; k < m->nodes.size(); ++k) absorb_node(g, static_cast<int>(i), m->nodes[k], dead);
-    ++result.applied;
-  }
-  erase_nodes(g, dead);
-  return result;
+std::optional<PatternMatch> find(const Graph& g, const std::vector<std::vector<int>>& consumers, int exp_node) {
+  const auto m = match(g, consumers, exp_node);
+  if (!m) return std::nullopt;
+  return PatternMatch{m->nodes, m->output, [x = m->x, axis = m->axis](Graph&, Node& node) {
+                        node.op_type = "Softmax";
+                        node.inputs = {x};
+                        node.attrs = Attributes{};
+                        set_int_attr(node, "axis", axis);
+                        return true;
+                      }};
 }
+
+Result<PassResult> run(Graph& g) { return fuse_anchored_patterns(g, "Exp", find); }
 
 }  // namespace
 
