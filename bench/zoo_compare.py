@@ -7,7 +7,10 @@ reported. Prints a Markdown table for bench/RESULTS.md and exits 1 when an outpu
 than --tolerance (default 1e-4).
 
 Usage: /usr/bin/python3 bench/zoo_compare.py --models-dir DIR --peers ORT_DIR [--models NAME ...]
-           [--threads 1 2] [--rounds 3] [--runs 10] [--no-latency]
+           [--threads 1 2] [--rounds 3] [--runs 10] [--no-latency] [--check-scaling SLACK]
+Each round runs every thread count on both runtimes, so the table of t_n / t_1 (how each runtime
+scales) compares times taken under the same load; --check-scaling fails the run when OpenGE is
+slower at more threads than at the first count given.
 The ONNX Runtime harness is bench/ort_zoo.js (every output saved, several outputs allowed).
 """
 import argparse
@@ -49,6 +52,35 @@ def compare(ours, theirs):
     return worst, note
 
 
+def latency_rows(args, env, ort_script, model, inp, name, err, scaling):
+    """Each round runs every thread count on both runtimes (OpenGE t1, ORT t1, OpenGE t2, ORT t2 ...),
+    so that the ratios between thread counts are taken inside one round, under the same load.
+    Appends (name, OpenGE's and ORT's median t_n / t_1) to `scaling` for every n > 1."""
+    og = {t: [] for t in args.threads}
+    ort = {t: [] for t in args.threads}
+    for _ in range(args.rounds):
+        for threads in args.threads:
+            a = run_json([args.openge, "bench", "--model", model, "--input", "input=" + inp, "--threads", str(threads),
+                          "--warmup", "3", "--runs", str(args.runs), "--json"])
+            b = run_json(["node", ort_script, model, inp, "--threads", str(threads), "--warmup", "3",
+                          "--runs", str(args.runs)], env)
+            og[threads].append(a["median_ms"])
+            ort[threads].append(b["median"])
+    rows = []
+    for threads in args.threads:
+        ratios = [a / b for a, b in zip(og[threads], ort[threads])]
+        rows.append((name, threads, statistics.median(og[threads]), statistics.median(ort[threads]),
+                     statistics.median(ratios), err))
+        print(f"  t={threads}: openge {rows[-1][2]:.2f} ms, ort {rows[-1][3]:.2f} ms, ratio {rows[-1][4]:.2f}",
+              file=sys.stderr, flush=True)
+    base = args.threads[0]
+    for threads in args.threads[1:]:
+        og_scale = statistics.median(a / b for a, b in zip(og[threads], og[base]))
+        ort_scale = statistics.median(a / b for a, b in zip(ort[threads], ort[base]))
+        scaling.append((name, base, threads, og_scale, ort_scale))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--models-dir", required=True)
@@ -60,13 +92,16 @@ def main():
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--tolerance", type=float, default=1e-4)
     ap.add_argument("--no-latency", action="store_true")
+    ap.add_argument("--check-scaling", type=float, metavar="SLACK", default=None,
+                    help="fail when OpenGE at more threads is slower than at the first thread count given: "
+                         "median of the per-round time ratios above 1 + SLACK (e.g. 0.05 for timer noise)")
     args = ap.parse_args()
     if not args.peers or not os.path.isdir(os.path.join(args.peers, "node_modules")):
         ap.error("give ONNX Runtime's folder: --peers DIR or OPENGE_ORT_PEERS=DIR (DIR/node_modules/onnxruntime-node)")
     env = node_env(args.peers)
     ort_script = os.path.join(ROOT, "bench", "ort_zoo.js")
     names = args.models or sorted(os.path.basename(f)[:-5] for f in glob.glob(os.path.join(args.models_dir, "*.onnx")))
-    rows, failed = [], []
+    rows, failed, scaling = [], [], []
     for name in names:
         model = os.path.join(args.models_dir, name + ".onnx")
         inp = os.path.join(args.models_dir, name + ".input.npy")
@@ -85,19 +120,8 @@ def main():
         if err > args.tolerance:
             failed.append(name)
         print(f"{name}: max rel error {err:.2e} {note}", file=sys.stderr, flush=True)
-        for threads in ([] if args.no_latency or err == math.inf else args.threads):
-            og, ort, ratios = [], [], []
-            for _ in range(args.rounds):
-                a = run_json([args.openge, "bench", "--model", model, "--input", "input=" + inp, "--threads", str(threads),
-                              "--warmup", "3", "--runs", str(args.runs), "--json"])
-                b = run_json(["node", ort_script, model, inp, "--threads", str(threads), "--warmup", "3",
-                              "--runs", str(args.runs)], env)
-                og.append(a["median_ms"])
-                ort.append(b["median"])
-                ratios.append(a["median_ms"] / b["median"])
-            rows.append((name, threads, statistics.median(og), statistics.median(ort), statistics.median(ratios), err))
-            print(f"  t={threads}: openge {rows[-1][2]:.2f} ms, ort {rows[-1][3]:.2f} ms, ratio {rows[-1][4]:.2f}",
-                  file=sys.stderr, flush=True)
+        if not args.no_latency and err != math.inf:
+            rows.extend(latency_rows(args, env, ort_script, model, inp, name, err, scaling))
         if args.no_latency or err == math.inf:
             rows.append((name, None, None, None, None, err))
     print("| model | threads | OpenGE median ms | ORT median ms | OpenGE/ORT (median of pairs) | max rel. error vs ORT |")
@@ -110,8 +134,17 @@ def main():
     if ratios:
         print(f"\ngeometric mean of the ratios: {math.exp(statistics.mean(math.log(r) for r in ratios)):.2f} "
               f"over {len(ratios)} rows")
+    if scaling:
+        print(f"\n| model | threads | OpenGE t_n / t_{scaling[0][1]} (median of rounds) | ORT t_n / t_{scaling[0][1]} |")
+        print("|---|---|---|---|")
+        for name, base, t, a, b in scaling:
+            print(f"| {name} | {t} vs {base} | {a:.2f} | {b:.2f} |")
+    slower = [name for name, _, _, a, _ in scaling if args.check_scaling is not None and a > 1 + args.check_scaling]
+    if slower:
+        print(f"\nOpenGE slower with more threads (beyond {args.check_scaling:g}): {' '.join(slower)}", file=sys.stderr)
     if failed:
         print(f"\noutputs differ beyond {args.tolerance:g}: {' '.join(failed)}", file=sys.stderr)
+    if failed or slower:
         sys.exit(1)
 
 

@@ -18,8 +18,9 @@ void log_compile_decisions(const Executable& exe, bool aicore_enabled) {
         OPENGE_LOG_INFO("FE", model + "node " + d.node_name + " (" + d.op_type + ") computes in " +
                                   dtype_name(d.input_dtype) + " -> " + dtype_name(d.output_dtype) + ": " + d.rule);
   }
-  size_t aicore = 0;
+  size_t aicore = 0, one_thread = 0;
   for (const CompiledNode& n : exe.nodes()) {
+    if (n.single_thread) ++one_thread;
     if (n.engine == Engine::kAiCore) {
       ++aicore;
       continue;
@@ -32,7 +33,9 @@ void log_compile_decisions(const Executable& exe, bool aicore_enabled) {
   }
   OPENGE_LOG_INFO("GE", model + "compiled: " + std::to_string(exe.nodes().size()) + " nodes, " +
                             std::to_string(aicore) + " on AI Core, " + std::to_string(exe.nodes().size() - aicore) +
-                            " on AI CPU, arena " + std::to_string(exe.arena_bytes()) + " bytes");
+                            " on AI CPU, " + std::to_string(one_thread) +
+                            " below the threading grain (on the calling thread), arena " +
+                            std::to_string(exe.arena_bytes()) + " bytes");
 }
 
 }  // namespace openge

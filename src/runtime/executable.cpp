@@ -18,6 +18,7 @@
 #include "runtime/control_flow.h"
 #include "runtime/memory_plan.h"
 #include "runtime/node_eval.h"
+#include "runtime/op_grain.h"
 #include "base/omp_threads.h"
 #include "base/parallel.h"
 #include "options/option_set.h"
@@ -330,6 +331,7 @@ Status Executable::select_kernels(const CompileOptions& options) {
       request.outputs.push_back(out >= 0 ? info_of(graph_.values[static_cast<size_t>(out)]) : ValueInfo{});
       if (out >= 0 && !shape_is_static(graph_.values[static_cast<size_t>(out)].shape)) cn.static_outputs = false;
     }
+    cn.single_thread = !has_subgraph(cn.node) && runs_on_calling_thread(request, num_threads_);
     if (has_subgraph(cn.node)) {
       std::vector<DType> output_dtypes;
       for (int out : cn.node.outputs)
@@ -338,6 +340,8 @@ Status Executable::select_kernels(const CompileOptions& options) {
       if (!cf.ok()) return cf.status();
       cn.control_flow = std::move(cf.value());
     } else if (options.use_aicore && !cn.node.aicpu_only && !cn.schema->output_aliases_input) {
+      // oneDNN plans a primitive for the thread count it sees when it is created.
+      ScopedNumThreads plan(cn.single_thread ? 1 : 0);
       auto kernel = make_aicore_kernel(request);
       if (!kernel.ok()) return kernel.status().with_context("node " + graph_.node_label(static_cast<int>(n)));
       if (*kernel) {
@@ -458,6 +462,7 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, R
   for (size_t s = 0; s < nodes_.size() && status.ok(); ++s) {
     const CompiledNode& cn = nodes_[s];
     const Node& node = cn.node;
+    ScopedNumThreads node_threads(cn.single_thread ? 1 : 0);  // observers see the node's setting too
     in_ptrs.clear();
     for (int in : node.inputs) in_ptrs.push_back(tensor_of(in));
     if (observer) observer->on_node_start(s, cn);

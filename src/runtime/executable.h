@@ -50,6 +50,7 @@ struct CompiledNode {
   std::unique_ptr<CompiledKernel> kernel;  // null: the reference kernel runs
   Engine engine = Engine::kAiCpu;
   bool static_outputs = false;             // output shapes known at compile time
+  bool single_thread = false;              // too small for a team: runs on the calling thread (runtime/op_grain.h)
   // If / Loop / Scan: the node's subgraphs, compiled and run as Executables of their own.
   std::shared_ptr<const ControlFlowNode> control_flow;
 };
