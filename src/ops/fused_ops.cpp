@@ -2,6 +2,7 @@
 // the base op's reference kernel (Conv, MatMul from the op table, so the math exists once)
 // followed by the epilogue: + bias, + residual, activation, computed in float and rounded once.
 #include "ops/fused_ops.h"
+#include "ops/fused_elementwise.h"
 
 #include <cstring>
 
@@ -268,6 +269,7 @@ void register_fused_ops(std::vector<OpSchema>& table) {
                    nhwc_pool_kernel<kGlobalAveragePool>});
   table.push_back({"NhwcGlobalMaxPool", 1, 1, 1, 1, infer_nhwc_pool<kGlobalMaxPool>,
                    nhwc_pool_kernel<kGlobalMaxPool>});
+  register_fused_elementwise_ops(table);
 }
 
 }  // namespace openge

@@ -72,8 +72,12 @@ const OptionSpec kTable[] = {
     {"op_debug_config", "ge.exec.opDebugConfig", "op_debug_config", "", Kind::kFile,
      "path of a .cfg file: op_debug_config = oom,dump_bin,dump_cce,dump_loc,ccec_O0,ccec_g,check_flag", NORANGE, "",
      nullptr, nullptr,
-     NOT_YET("the file is read and checked; OpenGE does not generate operator code yet (it runs oneDNN and reference "
-             "kernels), so nothing is checked or kept in kernel_meta"),
+     DOES("the online compiler builds the fused vector kernels into kernel_meta (.so and .json) with these switches: "
+          "dump_cce keeps the generated source (.cce), dump_loc a source-line-to-node map (_loc.json), dump_bin the "
+          ".so/.json, ccec_O0 / ccec_g compile with -O0 / -g, oom bounds-checks every access (EZ9999 naming the op "
+          "and the access), check_flag checks that every parallel chunk signalled completion; the compile cache is "
+          "bypassed",
+          "src/compiler/online_compiler.cpp"),
      "operator debug switches (Global Memory check, kept compile artifacts)",
      "non-empty turns the compile cache off; oom is an error with NPU_COLLECT_PATH",
      "OPT-op_debug_config-1..16 NPU-18..22"},
@@ -88,7 +92,9 @@ const OptionSpec kTable[] = {
      "dump the inputs and outputs of operators that fail", "NPU_COLLECT_PATH turns it on (1) unless it is set",
      "OPT-enable_exception_dump-1..4 NPU-6"},
     {"debug_dir", "", "ge.debugDir", "", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr,
-     NOT_YET("nothing writes kernel_meta yet (OpenGE does not generate operator code)"),
+     DOES("kernel_meta (the debug files of online-compiled kernels under op_debug_level / op_debug_config) goes to "
+          "debug_dir/kernel_meta",
+          "src/paths/artifact_paths.cpp"),
      "folder for the debug files of operator compilation", "debug_dir > ASCEND_WORK_PATH > working directory",
      "OPT-debug_dir-1..3 ENV-17..23"},
     {"precision_mode", "", "ge.exec.precision_mode", "", Kind::kEnum,
@@ -274,7 +280,10 @@ const OptionSpec kTable[] = {
      NO_CPU("OpenGE executes one stream per run, so there are no events between streams to wait for"),
      "event synchronization timeout (ms)", "", "OPT-event_sync_timeout-1..2 MISC-17"},
     {"jit_compile", "", "ge.jit_compile", "", Kind::kEnum, "auto|true|false", NORANGE, "auto", nullptr, nullptr,
-     NOT_YET("no operator is compiled online yet: OpenGE runs prebuilt oneDNN and reference kernels"),
+     DOES("true: the vector-op groups of TbeEltwiseFusionPass get kernels generated as C++ and built with the system "
+          "compiler (CXX); false: they run the prebuilt reference kernels, no compiler runs; auto: online for a "
+          "static-shape model, prebuilt when a graph input has a symbolic dimension",
+          "src/compiler/online_compiler.cpp"),
      "prefer online compilation of operators", "NPU_COLLECT_PATH forces online compilation (AMB-27)",
      "OPT-jit_compile-1..4 NPU-14"},
     {"op_select_implmode", "", "ge.opSelectImplmode", "", Kind::kEnum,
@@ -297,7 +306,11 @@ const OptionSpec kTable[] = {
      NO_CPU("variables keep their ONNX layout; there is no device format to convert to"),
      "variable format optimization", "", "OPT-variable_format_optimize-1..3"},
     {"op_debug_level", "", "ge.opDebugLevel", "", Kind::kInt, "0..4", RANGE(0, 4), "", nullptr, "op_debug_config",
-     NOT_YET("OpenGE does not generate operator code yet, so nothing is kept in kernel_meta"), "operator debug level",
+     DOES("non-zero: the online compiler builds into kernel_meta and keeps .so/.json; 1 and 2 also the generated "
+          "source (.cce) and _loc.json, 2 compiles with -O0 -g, 4 also the source and _compute.json; the compile "
+          "cache is bypassed",
+          "src/compiler/online_compiler.cpp"),
+     "operator debug level",
      "non-zero turns the compile cache off and lets debug_dir apply", "OPT-op_debug_level-1..11"},
     {"graph_memory_max_size", "", "ge.graphMemoryMaxSize", "", Kind::kString, "any (no effect)", NORANGE, "", nullptr,
      "", NO_CPU("deprecated in CANN too; OpenGE plans memory from the network's actual use, there is no pool to size"),
@@ -338,14 +351,16 @@ const OptionSpec kTable[] = {
           "(when profiling_options has no output), logs in log, the error trace in atrace, graph dumps in "
           "${pid}_${device_id} (below DUMP_GRAPH_PATH and NPU_COLLECT_PATH), the precheck report check_result.json "
           "(below check_report), exception dumps in extra-info/data-dump (below NPU_COLLECT_PATH), external weights in "
-          "tmp_weight_<pid>_<sessionid>; the other artifacts it roots are not written yet (openge paths)",
+          "tmp_weight_<pid>_<sessionid>, kernel_meta of debug compiles (below debug_dir); the other artifacts it roots "
+          "are not written yet (openge paths)",
           "src/paths/artifact_paths.cpp"),
      "work path: root of logs, dumps, profiling data, kernel_meta ...", "", "ENV-1..35"},
     {"NPU_COLLECT_PATH", "", "", "NPU_COLLECT_PATH", Kind::kDir, "directory path (created, needs rwx)", NORANGE, "",
      nullptr, nullptr,
      DOES("graph dumps (DUMP_GE_GRAPH) go to NPU_COLLECT_PATH/${pid}_${device_id} unless DUMP_GRAPH_PATH is set; it "
           "switches enable_exception_dump on (1, L1) unless that is set, and exception dumps go to "
-          "NPU_COLLECT_PATH/extra-info/data-dump/<device_id> (created 0700); online compilation is not implemented",
+          "NPU_COLLECT_PATH/extra-info/data-dump/<device_id> (created 0700); it forces online compilation of the fused "
+          "vector kernels whatever jit_compile says (AMB-27)",
           "src/paths/artifact_paths.cpp"),
      "fault-information folder for problem reproduction", "turns enable_exception_dump on; oom is not allowed",
      "NPU-1..23"},
@@ -405,6 +420,11 @@ const OptionSpec kTable[] = {
           "src/paths/artifact_paths.cpp"),
      "graph dump folder",
      "DUMP_GRAPH_PATH > ASCEND_WORK_PATH > working directory", "ENV-25"},
+    {"CXX", "", "", "CXX", Kind::kString, "a C++17 compiler: program name or path", NORANGE, "", nullptr, nullptr,
+     DOES("the compiler that builds online-compiled kernels (g++ when unset); its --version and flags are recorded "
+          "in kernel_meta",
+          "src/compiler/online_compiler.cpp"),
+     "C++ compiler of online compilation", "g++ when unset", ""},
     {"HCCL_EXEC_TIMEOUT", "", "", "HCCL_EXEC_TIMEOUT", Kind::kInt, "seconds in [0,17340]", RANGE(0, 17340), "", nullptr,
      nullptr,
      NO_CPU("no collective communication runs on a CPU engine; it is only checked against stream_sync_timeout"),

@@ -38,6 +38,9 @@ struct Pass {
   // must leave the graph valid (every consumer's input produced, outputs intact).
   Result<PassResult> (*run)(Graph& graph);
   PassSwitch control = PassSwitch::kFusionSwitch;
+  // Runs after the precision pass, on the dtypes it chose (CANN's UB fusion of vector ops
+  // follows op selection); the others run before it.
+  bool after_precision = false;
 };
 
 // The passes in the order they run.

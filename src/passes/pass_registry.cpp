@@ -7,7 +7,8 @@
 // then the residual Add joins (Conv + Add), then the activation after it (…+ Relu), so that
 // ResNet's Conv-BN-Add-Relu ends as one FusedConv; MatMul takes its bias before its residual
 // and activation; GELU's five nodes become one Gelu before the activation pass takes it into the
-// MatMul. The layout pass runs last, on the fused graph.
+// MatMul. The layout pass runs last, on the fused graph. TbeEltwiseFusionPass runs after the
+// precision pass (after_precision), on what the graph fusions left of the vector ops.
 #include "passes/pass_registry.h"
 
 namespace openge {
@@ -28,6 +29,7 @@ const std::vector<Pass>& all_passes() {
       passes::kTbeBatchMatmulElementWiseFusionPass,
       passes::kATbeMatMulElemwiseFusionPass,
       passes::kChannelsLastLayoutPass,
+      passes::kTbeEltwiseFusionPass,
   };
   return passes;
 }

@@ -19,5 +19,6 @@ extern const Pass kGeluONNXFusionPass;
 extern const Pass kTbeBatchMatmulElementWiseFusionPass;
 extern const Pass kATbeMatMulElemwiseFusionPass;
 extern const Pass kChannelsLastLayoutPass;
+extern const Pass kTbeEltwiseFusionPass;
 
 }  // namespace openge::passes

@@ -85,7 +85,8 @@ const char* artifact_writer(ArtifactKind k) {
     case ArtifactKind::kFusionResult: return "src/passes/fusion_result.cpp";
     case ArtifactKind::kExceptionDump: return "src/dump/exception_dump.cpp";
     case ArtifactKind::kExternalWeights: return "src/runtime/external_weights.cpp";
-    default: return nullptr;  // no kernel_meta, compile cache or tuning yet
+    case ArtifactKind::kKernelMeta: return "src/compiler/online_compiler.cpp";
+    default: return nullptr;  // no compile cache or tuning yet
   }
 }
 
@@ -95,6 +96,7 @@ const char* artifact_written_only(ArtifactKind k) {
     case ArtifactKind::kCheckResult: return "by openge check, and when a model fails to load";
     case ArtifactKind::kExceptionDump: return "when an operator fails during a run";
     case ArtifactKind::kExternalWeights: return "while a session with external_weight=True is open (removed when it closes)";
+    case ArtifactKind::kKernelMeta: return "when op_debug_level or op_debug_config is set and kernels are compiled online";
     default: return nullptr;
   }
 }

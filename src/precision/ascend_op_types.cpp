@@ -68,6 +68,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"Floor", "Floor"},
     {"FusedAttention", "MatMulV2"},  // OpenGE's MatMul-Softmax-MatMul: its first product, the cube op
     {"FusedConv", "Conv2D"},       // OpenGE's Conv + bias/activation/residual: the cube op
+    {"FusedElementwise", "Eltwise"},  // OpenGE's UB-fused vector ops, made after the precision pass
     {"FusedMatMul", "MatMulV2"},   // OpenGE's MatMul + bias/activation/residual: the cube op
     {"GRU", "DynamicGRUV2"},
     {"Gather", "GatherV2"},

@@ -1,5 +1,6 @@
 #include "runtime/executable.h"
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdlib>
@@ -21,6 +22,8 @@
 #include "runtime/op_grain.h"
 #include "base/omp_threads.h"
 #include "base/parallel.h"
+#include "compiler/online_compiler.h"
+#include "ops/fused_elementwise.h"
 #include "options/option_set.h"
 #include "base/aligned_memory.h"
 
@@ -86,6 +89,9 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
     Value& v = g.values[static_cast<size_t>(g.inputs[i])];
     const Shape& given = input_shapes[i];
     if (v.kind != ValueKind::kTensor) continue;  // a sequence or optional has no shape
+    // A symbolic dimension makes it a dynamic-shape model (jit_compile=auto, OPT-jit_compile-2).
+    if (!v.shape || std::any_of(v.shape->begin(), v.shape->end(), [](int64_t d) { return d < 0; }))
+      exe->dynamic_model_ = true;
     if (v.shape) {
       bool compatible = v.shape->size() == given.size();
       for (size_t d = 0; compatible && d < given.size(); ++d)
@@ -129,14 +135,22 @@ Status Executable::rewrite(const CompileOptions& options, graph_dump::GraphDumpe
   if (options.config) shaping.emplace(*options.config);
   const options::OptionSet* shaping_config = shaping ? &*shaping : nullptr;
   if (options.run_passes)
-    OPENGE_RETURN_IF_ERROR(run_passes(dump, shaping_config, options.config.get()).with_context("model " + g.source));
+    OPENGE_RETURN_IF_ERROR(run_passes(dump, shaping_config, options.config.get(), /*after_precision=*/false)
+                               .with_context("model " + g.source));
   remove_dead_nodes();
   OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterPrune));
+  if (shaping) {
+    OPENGE_RETURN_IF_ERROR(apply_precision(*shaping).with_context("model " + g.source));
+    OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterPrecision));
+  }
+  // UB fusion (TbeEltwiseFusionPass) follows the precision pass, as CANN's follows op selection.
+  if (options.run_passes)
+    OPENGE_RETURN_IF_ERROR(run_passes(dump, shaping_config, options.config.get(), /*after_precision=*/true)
+                               .with_context("model " + g.source));
   if (!shaping) return Status::Ok();
-  OPENGE_RETURN_IF_ERROR(apply_precision(*shaping).with_context("model " + g.source));
   shaping_options_ = shaping->options_read();
   for (const std::string& name : shaping_options_) options.config->find(name);
-  return dump.dump(g, graph_dump::kAfterPrecision);
+  return Status::Ok();
 }
 
 Status Executable::infer_and_fold() {
@@ -251,26 +265,28 @@ Status Executable::check_declared_outputs() const {
 }
 
 Status Executable::run_passes(graph_dump::GraphDumper& dump, const options::OptionSet* shaping,
-                              const options::OptionSet* config) {
+                              const options::OptionSet* config, bool after_precision) {
   const std::vector<Pass>& passes = all_passes();
   auto choices = passes::choose_passes(passes, shaping);
   if (!choices.ok()) return choices.status();
-  std::vector<passes::FusionCount> counts;
   for (size_t i = 0; i < passes.size(); ++i) {
     const Pass& pass = passes[i];
+    if (pass.after_precision != after_precision) continue;
     if ((*choices)[i].on) {
       auto result = pass.run(graph_);
       if (!result.ok()) return result.status().with_context("pass " + std::string(pass.name));
       pass_stats_.push_back({std::string(pass.name), result->matched, result->applied});
-      counts.push_back({pass.name, pass.kind, result->matched, result->applied});
+      fusion_counts_.push_back({pass.name, pass.kind, result->matched, result->applied});
     }
-    // A dump after each group of passes of one kind (graph fusion, then UB fusion).
-    if (i + 1 == passes.size() || passes[i + 1].kind != pass.kind)
+    // A dump after each group of passes of one kind (graph fusion, then UB fusion); the passes
+    // after precision show in the final dump.
+    if (!after_precision && (i + 1 == passes.size() || passes[i + 1].kind != pass.kind || passes[i + 1].after_precision))
       OPENGE_RETURN_IF_ERROR(dump.dump(graph_, graph_dump::after_fusion_group(pass.kind)));
   }
   // A statistics file that cannot be written does not stop the model (CANN goes on too): warned.
-  if (config)
-    if (Status st = passes::write_fusion_result(*config, dump.graph_id(), counts); !st.ok())
+  // Written once, after the passes that follow the precision pass.
+  if (config && after_precision)
+    if (Status st = passes::write_fusion_result(*config, dump.graph_id(), fusion_counts_); !st.ok())
       OPENGE_LOG_WARNING("FE", st.message());
   auto order = graph_.topological_order();
   if (!order.ok()) return order.status().with_context("after fusion");
@@ -318,6 +334,13 @@ void Executable::remove_dead_nodes() {
 Status Executable::select_kernels(const CompileOptions& options) {
   // deterministic=1: the same bits at every thread count (kernels/fixed_plan_kernel.h).
   const bool deterministic = options.config && options.config->get_int("deterministic", 0) == 1;
+  // Fused vector-op nodes get generated kernels when compiling online (compiler/online_compiler.h);
+  // they are built together below, in parallel.
+  auto jit_settings = compiler::read_jit_settings(options.config.get(), dynamic_model_);
+  if (!jit_settings.ok()) return jit_settings.status();
+  const compiler::JitDecision& jit = jit_settings->decision;
+  std::vector<compiler::KernelRequest> jit_requests;
+  std::vector<size_t> jit_nodes;
   for (size_t n = 0; n < graph_.nodes.size(); ++n) {
     CompiledNode cn;
     cn.node = graph_.nodes[n];
@@ -339,6 +362,18 @@ Status Executable::select_kernels(const CompileOptions& options) {
       auto cf = ControlFlowNode::make(cn.node, graph_.opset, std::move(output_dtypes), options);
       if (!cf.ok()) return cf.status();
       cn.control_flow = std::move(cf.value());
+    } else if (cn.node.op_type == kFusedElementwise && options.use_aicore && !cn.node.aicpu_only) {
+      if (jit.online && cn.static_outputs) {
+        compiler::KernelRequest r;
+        for (int in : cn.node.inputs) {
+          const Value& v = graph_.values[static_cast<size_t>(in)];
+          r.input_shapes.push_back(v.shape.value_or(Shape{}));
+          r.input_names.push_back(v.name);
+        }
+        r.output_shape = *graph_.values[static_cast<size_t>(cn.node.outputs[0])].shape;
+        jit_nodes.push_back(nodes_.size());
+        jit_requests.push_back(std::move(r));
+      }
     } else if (options.use_aicore && !cn.node.aicpu_only && !cn.schema->output_aliases_input) {
       // oneDNN plans a primitive for the thread count it sees when it is created.
       ScopedNumThreads plan(cn.single_thread ? 1 : 0);
@@ -350,6 +385,16 @@ Status Executable::select_kernels(const CompileOptions& options) {
       }
     }
     nodes_.push_back(std::move(cn));
+  }
+  if (jit_requests.empty()) return Status::Ok();
+  for (size_t i = 0; i < jit_requests.size(); ++i) jit_requests[i].node = &nodes_[jit_nodes[i]].node;
+  OPENGE_LOG_INFO("FE", jit.reason);
+  auto kernels = compiler::compile_kernels(jit_requests, *jit_settings);
+  if (!kernels.ok()) return kernels.status();
+  for (size_t i = 0; i < jit_nodes.size(); ++i) {
+    CompiledNode& cn = nodes_[jit_nodes[i]];
+    cn.kernel = std::move((*kernels)[i]);
+    cn.engine = cn.kernel->engine();
   }
   return Status::Ok();
 }

@@ -12,6 +12,7 @@
 #include "ir/graph.h"
 #include "kernels/compiled_kernel.h"
 #include "ops/op_registry.h"
+#include "passes/fusion_result.h"
 #include "precision/precision_pass.h"
 
 namespace openge {
@@ -98,9 +99,11 @@ class Executable {
   Executable() = default;
   Status infer_and_fold();
   Status check_declared_outputs() const;
-  // The passes fusion_switch_file leaves on (`config` null: all), then fusion_result.json.
-  // `shaping` chooses the passes (fusion_switch_file ...); `config` locates fusion_result.json.
-  Status run_passes(graph_dump::GraphDumper& dump, const options::OptionSet* shaping, const options::OptionSet* config);
+  // The passes fusion_switch_file leaves on (`shaping` null: all) that run before the precision
+  // pass, or (after_precision) after it. `shaping` chooses the passes (fusion_switch_file ...);
+  // `config` locates fusion_result.json, written after the second call.
+  Status run_passes(graph_dump::GraphDumper& dump, const options::OptionSet* shaping, const options::OptionSet* config,
+                    bool after_precision);
   Status apply_precision(const options::OptionSet& config);
   Status rewrite(const CompileOptions& options, graph_dump::GraphDumper& dump);
   // kPrecompiled: every node's infer agrees with the types the .oge stores (runtime/precompiled_check.cpp).
@@ -117,12 +120,14 @@ class Executable {
   Graph graph_;
   std::vector<CompiledNode> nodes_;
   std::vector<PassStat> pass_stats_;
+  std::vector<passes::FusionCount> fusion_counts_;  // both pass stages, for fusion_result.json
   std::vector<precision::PrecisionDecision> precision_decisions_;
   std::vector<std::string> precision_warnings_;
   std::set<std::string> shaping_options_;
   int num_threads_ = 0;
   std::shared_ptr<const dump::ExceptionDumper> exception_dumper_;  // null: enable_exception_dump=0
   int64_t stream_sync_timeout_ms_ = -1;                            // -1: runs are not timed
+  bool dynamic_model_ = false;  // a graph input declared with a symbolic dimension
   // Per value: offset in the arena (SIZE_MAX when not planned) and the step after which no
   // node reads it (its slot is released then).
   std::vector<size_t> arena_offset_;

@@ -98,6 +98,12 @@ std::vector<Scenario> implemented_option_scenarios(const TempDir& d) {
           {"enable_exception_dump", "2"},
           {"stream_sync_timeout", "600000"},
           {"external_weight", "True"},
+          // The online compiler (src/compiler/): read at every compile, acting on fused vector kernels.
+          {"jit_compile", "true"},
+          {"op_debug_level", "3"},
+          {"op_debug_config", d.file("inputs/op_debug.cfg", "op_debug_config = dump_bin\n")},
+          {"debug_dir", d.dir("inputs/debug")},
+          {"CXX", "g++"},
       },
   };
 }
@@ -108,7 +114,6 @@ Scenario implemented_option_values(const TempDir& d) { return implemented_option
 // Options that would make OpenGE write the artifacts `openge paths` says nothing writes yet.
 std::map<std::string, std::string> unimplemented_artifact_triggers(const TempDir& d) {
   return {
-      {"debug_dir", d.path() + "/debug"},
       {"ASCEND_CACHE_PATH", d.path() + "/cache"},
   };
 }

@@ -102,7 +102,7 @@ TEST(OptionsCli, ExplainSaysTheEffectAndTheConsumer) {
   r = openge("options --explain stream_sync_timeout");
   EXPECT_TRUE(has(r, "effect:       implemented: a run still going after this many ms fails")) << r.out;
   EXPECT_TRUE(has(r, "consumer:     src/runtime/executable.cpp")) << r.out;
-  r = openge("options --explain debug_dir");
+  r = openge("options --explain aoe_config.aoe_mode");
   EXPECT_TRUE(has(r, "effect:       accepted, not implemented yet: ")) << r.out;
   EXPECT_FALSE(has(r, "consumer:")) << r.out;
   r = openge("options --explain hcom_parallel");

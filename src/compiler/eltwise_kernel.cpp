@@ -1,0 +1,101 @@
+#include "compiler/eltwise_kernel.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+
+#include "base/parallel.h"
+
+namespace openge::compiler {
+namespace {
+
+using KernelFn = int (*)(const float* const*, float*, int64_t, int64_t, int64_t*, int*);
+
+// Below this many elements a chunk costs more in thread wake-up than it saves.
+constexpr int64_t kMinElementsPerChunk = 16384;
+
+class EltwiseKernel final : public CompiledKernel {
+ public:
+  EltwiseKernel(std::shared_ptr<SharedObject> so, EltwiseKernelSpec spec, EltwiseKernelChecks checks)
+      : so_(std::move(so)), fn_(reinterpret_cast<KernelFn>(so_->symbol())), spec_(std::move(spec)), checks_(checks) {}
+
+  Engine engine() const override { return Engine::kAiCore; }
+
+  Status run(KernelContext& ctx) const override {
+    std::vector<const float*> ins(spec_.inputs.size());
+    for (size_t k = 0; k < ins.size(); ++k) {
+      const Tensor& t = ctx.input(k);
+      // Compiled for these sizes: anything else would be read out of bounds.
+      if (t.dtype() != DType::kFloat32 || t.numel() != spec_.inputs[k].mod)
+        return ctx.error("kernel " + spec_.kernel_name + " was compiled for " + std::to_string(spec_.inputs[k].mod) +
+                         " fp32 elements in input " + std::to_string(k) + ", got " + std::to_string(t.numel()));
+      ins[k] = t.data<float>();
+    }
+    Tensor& y = ctx.output(0);
+    if (y.numel() != spec_.numel) return ctx.error("kernel " + spec_.kernel_name + ": output size differs from the compiled one");
+    float* out = y.data<float>();
+    const int64_t n = spec_.numel;
+    const int64_t chunks = std::clamp<int64_t>(n / kMinElementsPerChunk, 1, std::max(1, num_threads()));
+    std::vector<int> done(static_cast<size_t>(chunks), 0);
+    std::vector<int64_t> reports(static_cast<size_t>(chunks) * 4, 0);
+    std::vector<int> codes(static_cast<size_t>(chunks), 0);
+    parallel_for(chunks, int64_t{1} << 20, [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c)
+        codes[static_cast<size_t>(c)] = fn_(ins.data(), out, n * c / chunks, n * (c + 1) / chunks,
+                                            &reports[static_cast<size_t>(c) * 4], &done[static_cast<size_t>(c)]);
+    });
+    for (int64_t c = 0; c < chunks; ++c) {
+      if (codes[static_cast<size_t>(c)] != 0) return oom_error(ctx, codes[static_cast<size_t>(c)], &reports[static_cast<size_t>(c) * 4]);
+      if (checks_.check_flag && !done[static_cast<size_t>(c)])
+        return internal_error("EZ9999: Aicore kernel execute failed, fault kernel_name=" + spec_.kernel_name + " (node '" +
+                              spec_.node_name + "'): chunk " + std::to_string(c) + " of " + std::to_string(chunks) +
+                              " did not signal completion (op_debug_config check_flag)");
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Status oom_error(KernelContext& ctx, int code, const int64_t* r) const {
+    std::string ops;
+    for (const EltwiseStep& s : spec_.program.steps) ops += (ops.empty() ? "" : ", ") + s.op + " '" + s.name + "'";
+    const bool read = r[0] == 1;
+    const std::string what = read ? "read of input " + std::to_string(r[1]) + " ('" +
+                                        spec_.input_names[static_cast<size_t>(r[1])] + "')"
+                                  : "write of the output";
+    char trap[16];
+    std::snprintf(trap, sizeof trap, "0X%X", static_cast<unsigned>(code));
+    return internal_error("EZ9999: out-of-bounds Global Memory access in kernel " + spec_.kernel_name + " of " +
+                          ctx.node().op_type + " '" + spec_.node_name + "' (ops " + ops + "): " + what + " at element " +
+                          std::to_string(r[2]) + " of a tensor of " + std::to_string(r[3]) + " elements (trap " + trap +
+                          ", op_debug_config oom)");
+  }
+
+  std::shared_ptr<SharedObject> so_;
+  KernelFn fn_;
+  EltwiseKernelSpec spec_;
+  EltwiseKernelChecks checks_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<SharedObject>> SharedObject::open(const std::string& path, const std::string& symbol) {
+  auto so = std::shared_ptr<SharedObject>(new SharedObject());
+  so->handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!so->handle_) return internal_error("cannot load the compiled kernel " + path + ": " + dlerror());
+  so->symbol_ = dlsym(so->handle_, symbol.c_str());
+  if (!so->symbol_) return internal_error("the compiled kernel " + path + " has no function " + symbol);
+  return so;
+}
+
+SharedObject::~SharedObject() {
+  if (handle_) dlclose(handle_);
+}
+
+std::unique_ptr<CompiledKernel> make_eltwise_kernel(std::shared_ptr<SharedObject> so, EltwiseKernelSpec spec,
+                                                    EltwiseKernelChecks checks) {
+  return std::make_unique<EltwiseKernel>(std::move(so), std::move(spec), checks);
+}
+
+}  // namespace openge::compiler

@@ -1,0 +1,241 @@
+#include "compiler/online_compiler.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "base/parallel.h"
+#include "compiler/eltwise_kernel.h"
+#include "compiler/kernel_meta.h"
+#include "compiler/sha256.h"
+#include "compiler/toolchain.h"
+#include "io/atomic_file.h"
+#include "logging/log.h"
+#include "options/option_set.h"
+#include "paths/artifact_paths.h"
+#include "paths/path_util.h"
+
+namespace openge::compiler {
+namespace fs = std::filesystem;
+namespace {
+
+// One distinct kernel of the graph and what became of it.
+struct KernelJob {
+  EltwiseKernelSpec spec;
+  std::string source;
+  std::vector<SourceLoc> locs;
+  std::shared_ptr<SharedObject> so;
+  Status status = Status::Ok();
+  bool cached = false;
+};
+
+// A kernel's name: te_fused_<first ops>_<digest of what it computes>. Sources that differ only in
+// their name would otherwise differ, so the digest is taken over the source of a placeholder name.
+std::string kernel_name_for(const EltwiseKernelSpec& spec, const CodegenOptions& codegen,
+                            const std::vector<std::string>& flags) {
+  EltwiseKernelSpec unnamed = spec;
+  unnamed.kernel_name = "openge_kernel";
+  unnamed.node_name.clear();
+  for (EltwiseStep& s : unnamed.program.steps) s.name.clear();
+  for (std::string& n : unnamed.input_names) n.clear();
+  std::string key = generate_eltwise_source(unnamed, codegen);
+  for (const std::string& f : flags) key += "\n" + f;
+  std::string name = "te_fused";
+  for (size_t s = 0; s < spec.program.steps.size() && s < 4; ++s) {
+    name += "_";
+    for (char c : spec.program.steps[s].op) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return name + "_" + sha256_hex(key).substr(0, 16);
+}
+
+// The private folder of this process's builds outside kernel_meta (removed when the process ends;
+// a loaded shared object stays mapped after its file is gone).
+const std::string& private_build_dir() {
+  static const std::string dir = [] {
+    std::string pattern = (fs::temp_directory_path() / "openge_jit_XXXXXX").string();
+    const char* made = mkdtemp(pattern.data());
+    return std::string(made ? made : "");
+  }();
+  static const struct Cleanup {
+    ~Cleanup() {
+      std::error_code ec;
+      if (!dir.empty()) fs::remove_all(dir, ec);
+    }
+  } cleanup;
+  return dir;
+}
+
+class ProgressBar {
+ public:
+  explicit ProgressBar(int total) : total_(total), enabled_(total > 0 && isatty(STDERR_FILENO)) { draw(); }
+  void done(bool cached) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++finished_;
+    cached_ += cached;
+    draw();
+    if (enabled_ && finished_ == total_) std::fputc('\n', stderr);
+  }
+
+ private:
+  void draw() const {
+    if (!enabled_) return;
+    constexpr int kWidth = 30;
+    const int filled = total_ ? finished_ * kWidth / total_ : kWidth;
+    std::fprintf(stderr, "\rcompiling kernels [%s%s] %d/%d (compiled %d, cached %d)", std::string(filled, '#').c_str(),
+                 std::string(kWidth - filled, ' ').c_str(), finished_, total_, finished_ - cached_, cached_);
+    std::fflush(stderr);
+  }
+  std::mutex mutex_;
+  int total_, finished_ = 0, cached_ = 0;
+  bool enabled_;
+};
+
+}  // namespace
+
+JitDecision decide_jit(const options::OptionSet* config, bool dynamic_model) {
+  if (config && config->has_value("NPU_COLLECT_PATH"))
+    return {true, "NPU_COLLECT_PATH is set: operators are compiled online (NPU-14, AMB-27)"};
+  const std::string mode = config ? config->get("jit_compile") : "auto";
+  if (mode == "true") return {true, "jit_compile=true"};
+  if (mode == "false") return {false, "jit_compile=false: prebuilt kernels"};
+  return dynamic_model ? JitDecision{false, "jit_compile=auto and a dynamic-shape model: prebuilt kernels"}
+                       : JitDecision{true, "jit_compile=auto and a static-shape model: online compile"};
+}
+
+Result<DebugSettings> read_debug_settings(const options::OptionSet& config) {
+  DebugSettings d;
+  d.level = static_cast<int>(config.get_int("op_debug_level", 0));
+  if (config.has_value("op_debug_config")) {
+    const std::string path = paths::resolve_against(config.cwd(), config.get("op_debug_config"));
+    auto text = options::read_text_file(path);
+    if (!text.ok()) return text.status().with_context("op_debug_config");
+    auto parsed = options::parse_op_debug_config(*text, path);
+    if (!parsed.ok()) return parsed.status().with_context("op_debug_config");
+    d.config = std::move(parsed.value());
+  }
+  return d;
+}
+
+Result<JitSettings> read_jit_settings(const options::OptionSet* config, bool dynamic_model) {
+  JitSettings s;
+  s.decision = decide_jit(config, dynamic_model);
+  s.compiler = config ? config->get("CXX") : "";
+  if (s.compiler.empty()) s.compiler = "g++";
+  if (!config) return s;
+  auto debug = read_debug_settings(*config);
+  if (!debug.ok()) return debug.status();
+  s.debug = std::move(debug.value());
+  if (s.debug.any()) {
+    s.kernel_meta = paths::resolve_artifact(paths::ArtifactKind::kKernelMeta, *config, paths::RunIds::current());
+  }
+  return s;
+}
+
+Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::vector<KernelRequest>& requests,
+                                                                     const JitSettings& settings,
+                                                                     const CodegenOptions* test_codegen,
+                                                                     CompileReport* report) {
+  std::vector<std::unique_ptr<CompiledKernel>> kernels;
+  if (requests.empty()) return kernels;
+  auto toolchain = resolve_toolchain(settings.compiler);
+  if (!toolchain.ok()) return toolchain.status();
+  const DebugSettings& debug = settings.debug;
+  CodegenOptions codegen = test_codegen ? *test_codegen : CodegenOptions{};
+  codegen.oom = codegen.oom || debug.config.has("oom");
+  codegen.check_flag = codegen.check_flag || debug.config.has("check_flag");
+  const std::vector<std::string> flags = compile_flags({debug.no_optimization(), debug.debug_info()});
+
+  // kernel_meta: debug settings build straight into it (and bypass the compile cache).
+  std::string build_dir;
+  if (debug.any()) {
+    // kernel_meta is made on first use (ENV-17..23).
+    OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(settings.kernel_meta));
+    build_dir = settings.kernel_meta.path;
+  } else {
+    build_dir = private_build_dir();
+    if (build_dir.empty()) return io_error("cannot create a temporary folder for online-compiled kernels");
+  }
+
+  // Distinct kernels, and which one each request uses.
+  std::vector<KernelJob> jobs;
+  std::map<std::string, size_t> job_of_name;
+  std::vector<size_t> job_of_request;
+  std::vector<EltwiseKernelSpec> request_specs;
+  for (const KernelRequest& r : requests) {
+    auto program = read_eltwise_program(*r.node);
+    if (!program.ok()) return program.status().with_context("node '" + r.node->name + "'");
+    EltwiseKernelSpec spec;
+    spec.node_name = r.node->name;
+    spec.program = std::move(program.value());
+    spec.numel = shape_numel(r.output_shape);
+    spec.input_names = r.input_names;
+    for (const Shape& s : r.input_shapes) {
+      auto p = operand_pattern(s, r.output_shape);
+      if (!p) return internal_error("node '" + r.node->name + "': input of shape " + shape_to_string(s) +
+                                    " does not broadcast as a fused kernel needs");
+      spec.inputs.push_back(*p);
+    }
+    spec.kernel_name = kernel_name_for(spec, codegen, flags);
+    auto [it, inserted] = job_of_name.emplace(spec.kernel_name, jobs.size());
+    if (inserted) jobs.push_back({spec, "", {}, nullptr, Status::Ok(), false});
+    job_of_request.push_back(it->second);
+    request_specs.push_back(std::move(spec));
+  }
+
+  ProgressBar progress(static_cast<int>(jobs.size()));
+  const int block_dim = std::max(1, num_threads());
+  // Builds are processes: one per thread of the pool at once.
+  parallel_for(static_cast<int64_t>(jobs.size()), int64_t{1} << 30, [&](int64_t b, int64_t e) {
+    for (int64_t j = b; j < e; ++j) {
+      KernelJob& job = jobs[static_cast<size_t>(j)];
+      job.status = [&]() -> Status {
+        job.source = generate_eltwise_source(job.spec, codegen, &job.locs);
+        const std::string base = build_dir + "/" + job.spec.kernel_name;
+        const std::string tmp = base + ".tmp" + std::to_string(getpid()) + "_" + std::to_string(j);
+        OPENGE_RETURN_IF_ERROR(write_file_atomically(tmp + ".cpp", job.source));
+        Status built = run_compiler(*toolchain, flags, tmp + ".cpp", tmp + ".so", job.spec.kernel_name);
+        std::error_code ec;
+        fs::remove(tmp + ".cpp", ec);
+        if (!built.ok()) {
+          fs::remove(tmp + ".so", ec);
+          return built;
+        }
+        fs::rename(tmp + ".so", base + ".so", ec);  // atomic: a reader sees the whole binary or none
+        if (ec) return io_error("cannot rename " + tmp + ".so: " + ec.message());
+        auto so = SharedObject::open(base + ".so", job.spec.kernel_name);
+        if (!so.ok()) return so.status();
+        job.so = std::move(so.value());
+        if (debug.any())
+          return write_kernel_meta(build_dir, {job.spec.kernel_name, base + ".so", job.source, job.locs, flags,
+                                               toolchain->compiler, toolchain->version, block_dim, &job.spec},
+                                   debug.keep_source(), debug.keep_loc(), debug.keep_compute());
+        fs::remove(base + ".so", ec);  // mapped: the file is no longer needed
+        return Status::Ok();
+      }();
+      progress.done(job.cached);
+    }
+  });
+  CompileReport counts;
+  counts.kernels = static_cast<int>(jobs.size());
+  for (const KernelJob& job : jobs) {
+    if (!job.status.ok()) return job.status.with_context("node '" + job.spec.node_name + "'");
+    (job.cached ? counts.cached : counts.compiled) += 1;
+  }
+  std::string flag_list;
+  for (const std::string& f : flags) flag_list += " " + f;
+  OPENGE_LOG_INFO("FE", "online compile: " + std::to_string(counts.kernels) + " fused kernels (" +
+                            std::to_string(counts.compiled) + " compiled, " + std::to_string(counts.cached) +
+                            " cached) with " + toolchain->compiler + flag_list);
+  if (report) *report = counts;
+  const EltwiseKernelChecks checks{codegen.oom, codegen.check_flag};
+  for (size_t r = 0; r < requests.size(); ++r) {
+    kernels.push_back(make_eltwise_kernel(jobs[job_of_request[r]].so, std::move(request_specs[r]), checks));
+  }
+  return kernels;
+}
+
+}  // namespace openge::compiler

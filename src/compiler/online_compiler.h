@@ -1,0 +1,76 @@
+// The online compiler (jit_compile): generates, builds and loads the kernels of the nodes the
+// UB fusion pass made (FusedElementwise), for one compiled graph.
+//
+//   jit_compile true   every fused node gets a generated kernel
+//   jit_compile false  none: the prebuilt kernels run (the reference kernels, no compiler run)
+//   jit_compile auto   online for a static-shape model, prebuilt for a dynamic-shape one (a graph
+//                      input declared with a symbolic dimension), OPT-jit_compile-2
+//   NPU_COLLECT_PATH   forces online compile whatever jit_compile says (NPU-14, AMB-27)
+//
+// Identical kernels of one graph (BERT's twelve GELUs) are built once; the builds run in parallel
+// on the thread pool, with a progress bar on a terminal. op_debug_level / op_debug_config build
+// straight into kernel_meta (kernel_meta.h) with their debug switches.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/codegen_eltwise.h"
+#include "kernels/compiled_kernel.h"
+#include "options/config_files.h"
+#include "paths/artifact_paths.h"
+
+namespace openge::options { class OptionSet; }
+
+namespace openge::compiler {
+
+// Whether kernels are compiled online, and which rule decided (for the compile log).
+struct JitDecision {
+  bool online = false;
+  std::string reason;
+};
+JitDecision decide_jit(const options::OptionSet* config, bool dynamic_model);
+
+// op_debug_level and op_debug_config, as the online compiler applies them.
+struct DebugSettings {
+  int level = 0;
+  options::OpDebugConfig config;
+  bool any() const { return level != 0 || !config.flags.empty(); }
+  bool keep_source() const { return level == 1 || level == 2 || level == 4 || config.has("dump_cce"); }
+  bool keep_loc() const { return level == 1 || level == 2 || config.has("dump_loc"); }
+  bool keep_compute() const { return level == 4; }
+  bool no_optimization() const { return level == 2 || config.has("ccec_O0"); }
+  bool debug_info() const { return level == 2 || config.has("ccec_g"); }
+};
+Result<DebugSettings> read_debug_settings(const options::OptionSet& config);
+
+// What the options say about online compilation, read once per graph compile.
+struct JitSettings {
+  JitDecision decision;
+  DebugSettings debug;
+  std::string compiler;         // CXX, default g++
+  paths::ResolvedPath kernel_meta{paths::ArtifactKind::kKernelMeta, "", false, "", ""};  // debug builds go here
+};
+Result<JitSettings> read_jit_settings(const options::OptionSet* config, bool dynamic_model);
+
+// One node to compile: its program, and the shapes of its inputs and output.
+struct KernelRequest {
+  const Node* node = nullptr;
+  std::vector<Shape> input_shapes;
+  std::vector<std::string> input_names;
+  Shape output_shape;
+};
+
+struct CompileReport {
+  int kernels = 0;   // distinct kernels
+  int compiled = 0;  // built by the compiler now
+  int cached = 0;    // served from the operator compile cache
+};
+
+// One kernel per request (same order). `codegen` is for tests (the oom test's planted access).
+Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::vector<KernelRequest>& requests,
+                                                                     const JitSettings& settings,
+                                                                     const CodegenOptions* test_codegen = nullptr,
+                                                                     CompileReport* report = nullptr);
+
+}  // namespace openge::compiler

@@ -1,0 +1,177 @@
+#include "ops/fused_elementwise.h"
+
+#include <array>
+
+#include "ops/op_context.h"
+
+namespace openge {
+namespace {
+
+// $a $b $c: the arguments; $A $B: the float attributes. The helpers clip3 / clamp01 are defined
+// by the code generator's prelude with the reference kernels' comparisons (NaN passes through).
+constexpr std::array kEltwiseOps = std::to_array<EltwiseOpRow>({
+    {"Add", 2, nullptr, 0, nullptr, 0, "$a + $b", true},
+    {"Sub", 2, nullptr, 0, nullptr, 0, "$a - $b", true},
+    {"Mul", 2, nullptr, 0, nullptr, 0, "$a * $b", true},
+    {"Div", 2, nullptr, 0, nullptr, 0, "$a / $b", true},
+    {"Pow", 2, nullptr, 0, nullptr, 0, "std::pow($a, $b)", true},
+    {"Max", 2, nullptr, 0, nullptr, 0, "(($a > $b || $a != $a) ? $a : $b)", true},
+    {"Min", 2, nullptr, 0, nullptr, 0, "(($a < $b || $a != $a) ? $a : $b)", true},
+    {"Relu", 1, nullptr, 0, nullptr, 0, "($a < 0.0f ? 0.0f : $a)", true},
+    {"LeakyRelu", 1, "alpha", 0.01f, nullptr, 0, "($a < 0.0f ? $A * $a : $a)", true},
+    {"Neg", 1, nullptr, 0, nullptr, 0, "(-$a)", true},
+    {"Abs", 1, nullptr, 0, nullptr, 0, "std::fabs($a)", true},
+    {"Sqrt", 1, nullptr, 0, nullptr, 0, "std::sqrt($a)", true},
+    {"Reciprocal", 1, nullptr, 0, nullptr, 0, "(1.0f / $a)", true},
+    {"Exp", 1, nullptr, 0, nullptr, 0, "std::exp($a)", true},
+    {"HardSigmoid", 1, "alpha", 0.2f, "beta", 0.5f, "clamp01($A * $a + $B)", true},
+    {"HardSwish", 1, nullptr, 0, nullptr, 0, "($a * clamp01($a * (float)(1.0 / 6.0) + 0.5f))", true},
+    {"Clip", 3, nullptr, 0, nullptr, 0, "clip3($a, $b, $c)", true},
+    // The reference kernels' defaults are vectorised approximations; the generated code calls
+    // libm (what high_precision runs), so these agree within the approximations' tolerance.
+    {"Sigmoid", 1, nullptr, 0, nullptr, 0, "(1.0f / (1.0f + std::exp(-$a)))", false},
+    {"Tanh", 1, nullptr, 0, nullptr, 0, "std::tanh($a)", false},
+    {"Erf", 1, nullptr, 0, nullptr, 0, "std::erf($a)", false},
+});
+
+Status infer_fused_elementwise(InferContext& ctx) {
+  auto program = read_eltwise_program(ctx.node());
+  if (!program.ok()) return ctx.error(program.status().message());
+  std::vector<ValueInfo> results(program->steps.size());
+  for (size_t s = 0; s < program->steps.size(); ++s) {
+    const EltwiseStep& step = program->steps[s];
+    std::vector<const ValueInfo*> args;
+    for (int a : step.args) {
+      if (a >= 0 && !ctx.has_input(static_cast<size_t>(a))) return ctx.error("input " + std::to_string(a) + " is missing");
+      args.push_back(a >= 0 ? &ctx.input(static_cast<size_t>(a)) : &results[static_cast<size_t>(-a - 1)]);
+    }
+    const Node sub = eltwise_step_node(step);
+    InferContext sub_ctx(sub, ctx.opset(), args, 1);
+    OPENGE_RETURN_IF_ERROR(find_op_schema(step.op)->infer(sub_ctx));
+    results[s] = sub_ctx.output(0);
+    results[s].value = nullptr;
+  }
+  const ValueInfo& out = results.back();
+  if (out.shape_known) ctx.set_output(0, out.dtype, out.shape);
+  else ctx.set_output_dtype(0, out.dtype);
+  return Status::Ok();
+}
+
+// Each step through its op's reference kernel, into a temporary of the output's shape (the last
+// step straight into the output).
+Status fused_elementwise_kernel(KernelContext& ctx) {
+  auto program = read_eltwise_program(ctx.node());
+  if (!program.ok()) return ctx.error(program.status().message());
+  std::vector<Tensor> results(program->steps.size());
+  for (size_t s = 0; s < program->steps.size(); ++s) {
+    const EltwiseStep& step = program->steps[s];
+    std::vector<const Tensor*> args;
+    std::vector<ValueInfo> infos(step.args.size());
+    std::vector<const ValueInfo*> info_ptrs;
+    for (size_t i = 0; i < step.args.size(); ++i) {
+      const int a = step.args[i];
+      const Tensor* t = a >= 0 ? &ctx.input(static_cast<size_t>(a)) : &results[static_cast<size_t>(-a - 1)];
+      args.push_back(t);
+      infos[i] = {t->dtype(), true, t->shape(), t};
+      info_ptrs.push_back(&infos[i]);
+    }
+    const Node sub = eltwise_step_node(step);
+    const OpSchema* schema = find_op_schema(step.op);
+    Tensor* out = &ctx.output(0);
+    if (s + 1 < program->steps.size()) {
+      InferContext sub_infer(sub, ctx.opset(), info_ptrs, 1);
+      OPENGE_RETURN_IF_ERROR(schema->infer(sub_infer));
+      // The same shape as the node's output (the pass fused only such steps): no new size.
+      if (sub_infer.output(0).shape != out->shape())
+        return ctx.error("step " + std::to_string(s) + " (" + step.op + ") does not have the output's shape");
+      results[s] = Tensor(sub_infer.output(0).dtype, sub_infer.output(0).shape);
+      out = &results[s];
+    }
+    KernelContext sub_ctx(sub, ctx.opset(), args, {out});
+    OPENGE_RETURN_IF_ERROR(schema->reference(sub_ctx));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+const EltwiseOpRow* find_eltwise_op(std::string_view op) {
+  for (const EltwiseOpRow& row : kEltwiseOps)
+    if (row.op == op) return &row;
+  return nullptr;
+}
+
+Result<EltwiseProgram> read_eltwise_program(const Node& node) {
+  const std::vector<std::string> ops = node.attrs.find("ub_ops") ? node.attrs.find("ub_ops")->strings
+                                                                 : std::vector<std::string>{};
+  const std::vector<int64_t> args = node.attrs.get_ints("ub_args");
+  const std::vector<float> alpha = node.attrs.get_floats("ub_alpha");
+  const std::vector<float> beta = node.attrs.get_floats("ub_beta");
+  const Attribute* names = node.attrs.find("ub_names");
+  if (ops.empty()) return invalid_model("attribute ub_ops is missing or empty");
+  if (alpha.size() != ops.size() || beta.size() != ops.size() || !names || names->strings.size() != ops.size())
+    return invalid_model("ub_alpha, ub_beta and ub_names need one entry per step of ub_ops");
+  EltwiseProgram program;
+  size_t pos = 0;
+  for (size_t s = 0; s < ops.size(); ++s) {
+    const EltwiseOpRow* row = find_eltwise_op(ops[s]);
+    if (!row || !find_op_schema(ops[s])) return invalid_model("step " + std::to_string(s) + ": op '" + ops[s] + "' cannot be fused");
+    if (pos >= args.size() || args[pos] != row->args)
+      return invalid_model("step " + std::to_string(s) + " (" + ops[s] + ") needs " + std::to_string(row->args) + " arguments in ub_args");
+    EltwiseStep step{ops[s], {}, alpha[s], beta[s], names->strings[s]};
+    for (int i = 0; i < row->args; ++i) {
+      if (++pos >= args.size()) return invalid_model("ub_args ends inside step " + std::to_string(s));
+      const int64_t a = args[pos];
+      if (a >= static_cast<int64_t>(node.inputs.size()) || (a < 0 && -a - 1 >= static_cast<int64_t>(s)))
+        return invalid_model("step " + std::to_string(s) + " reads argument " + std::to_string(a) +
+                             ", which is neither a node input nor an earlier step");
+      step.args.push_back(static_cast<int>(a));
+    }
+    ++pos;
+    program.steps.push_back(std::move(step));
+  }
+  if (pos != args.size()) return invalid_model("ub_args has entries past the last step");
+  return program;
+}
+
+void write_eltwise_program(Node& node, const EltwiseProgram& program) {
+  Attribute ops, args, alpha, beta, names;
+  ops.kind = names.kind = Attribute::Kind::kStrings;
+  args.kind = Attribute::Kind::kInts;
+  alpha.kind = beta.kind = Attribute::Kind::kFloats;
+  for (const EltwiseStep& s : program.steps) {
+    ops.strings.push_back(s.op);
+    names.strings.push_back(s.name);
+    args.ints.push_back(static_cast<int64_t>(s.args.size()));
+    for (int a : s.args) args.ints.push_back(a);
+    alpha.floats.push_back(s.alpha);
+    beta.floats.push_back(s.beta);
+  }
+  node.attrs.set("ub_ops", std::move(ops));
+  node.attrs.set("ub_args", std::move(args));
+  node.attrs.set("ub_alpha", std::move(alpha));
+  node.attrs.set("ub_beta", std::move(beta));
+  node.attrs.set("ub_names", std::move(names));
+}
+
+Node eltwise_step_node(const EltwiseStep& step) {
+  Node n;
+  n.op_type = step.op;
+  n.name = step.name;
+  const EltwiseOpRow* row = find_eltwise_op(step.op);
+  auto set_float = [&](const char* name, float v) {
+    Attribute a;
+    a.kind = Attribute::Kind::kFloat;
+    a.f = v;
+    n.attrs.set(name, a);
+  };
+  if (row && row->alpha_attr) set_float(row->alpha_attr, step.alpha);
+  if (row && row->beta_attr) set_float(row->beta_attr, step.beta);
+  return n;
+}
+
+void register_fused_elementwise_ops(std::vector<OpSchema>& table) {
+  table.push_back({kFusedElementwise, 1, -1, 1, 1, infer_fused_elementwise, fused_elementwise_kernel});
+}
+
+}  // namespace openge
