@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -33,15 +34,22 @@ struct KernelJob {
   bool cached = false;
 };
 
+// The spec without the graph's names (node, ops, values): what the kernel computes, whichever
+// model it comes from. Cached kernels are built from its source, so models share their entries.
+EltwiseKernelSpec anonymous(const EltwiseKernelSpec& spec) {
+  EltwiseKernelSpec unnamed = spec;
+  unnamed.node_name.clear();
+  for (EltwiseStep& s : unnamed.program.steps) s.name.clear();
+  for (std::string& n : unnamed.input_names) n.clear();
+  return unnamed;
+}
+
 // A kernel's name: te_fused_<first ops>_<digest of what it computes>. Sources that differ only in
 // their name would otherwise differ, so the digest is taken over the source of a placeholder name.
 std::string kernel_name_for(const EltwiseKernelSpec& spec, const CodegenOptions& codegen,
                             const std::vector<std::string>& flags) {
-  EltwiseKernelSpec unnamed = spec;
+  EltwiseKernelSpec unnamed = anonymous(spec);
   unnamed.kernel_name = "openge_kernel";
-  unnamed.node_name.clear();
-  for (EltwiseStep& s : unnamed.program.steps) s.name.clear();
-  for (std::string& n : unnamed.input_names) n.clear();
   std::string key = generate_eltwise_source(unnamed, codegen);
   for (const std::string& f : flags) key += "\n" + f;
   std::string name = "te_fused";
@@ -52,21 +60,34 @@ std::string kernel_name_for(const EltwiseKernelSpec& spec, const CodegenOptions&
   return name + "_" + sha256_hex(key).substr(0, 16);
 }
 
-// The private folder of this process's builds outside kernel_meta (removed when the process ends;
-// a loaded shared object stays mapped after its file is gone).
-const std::string& private_build_dir() {
-  static const std::string dir = [] {
-    std::string pattern = (fs::temp_directory_path() / "openge_jit_XXXXXX").string();
-    const char* made = mkdtemp(pattern.data());
-    return std::string(made ? made : "");
-  }();
-  static const struct Cleanup {
-    ~Cleanup() {
-      std::error_code ec;
-      if (!dir.empty()) fs::remove_all(dir, ec);
-    }
-  } cleanup;
-  return dir;
+// Compiles `source` into the shared object `out` (the source is written beside it and removed).
+Status build_kernel(const Toolchain& tc, const std::vector<std::string>& flags, const std::string& source,
+                    const std::string& out, const std::string& kernel_name) {
+  const std::string source_path = out + ".cpp";
+  OPENGE_RETURN_IF_ERROR(write_file_atomically(source_path, source));
+  Status built = run_compiler(tc, flags, source_path, out, kernel_name);
+  std::error_code ec;
+  fs::remove(source_path, ec);
+  if (!built.ok()) fs::remove(out, ec);
+  return built;
+}
+
+// NPU_COLLECT_PATH (NPU-15): a copy of the kernel's binary, written atomically, and its .json.
+// The binary it copies may be the cache's own file, which stays where it is, unchanged.
+Status collect_kernel(const std::string& dir, const std::string& so_path, KernelMetaFiles files) {
+  const std::string dest = dir + "/" + files.kernel_name + ".so";
+  static std::atomic<int> seq{0};  // sessions of one process may collect the same kernel at once
+  const std::string tmp = dest + ".tmp" + std::to_string(getpid()) + "_" + std::to_string(seq++);
+  std::error_code ec;
+  fs::copy_file(so_path, tmp, fs::copy_options::overwrite_existing, ec);
+  if (!ec) fs::rename(tmp, dest, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    return io_error("cannot collect kernel " + files.kernel_name + " into " + dir + " (NPU_COLLECT_PATH): " + ec.message());
+  }
+  files.so_path = dest;
+  return write_kernel_meta(dir, files, /*keep_source=*/false, /*keep_loc=*/false, /*keep_compute=*/false);
 }
 
 class ProgressBar {
@@ -131,7 +152,14 @@ Result<JitSettings> read_jit_settings(const options::OptionSet* config, bool dyn
   s.debug = std::move(debug.value());
   if (s.debug.any()) {
     s.kernel_meta = paths::resolve_artifact(paths::ArtifactKind::kKernelMeta, *config, paths::RunIds::current());
+  } else if (s.decision.online) {
+    // Read at every online compile; the folder is made when the first kernel is built.
+    auto cache = OpCache::settings_from_options(*config);
+    if (!cache.ok()) return cache.status();
+    s.cache = std::move(cache.value());
   }
+  if (s.decision.online && config->has_value("NPU_COLLECT_PATH"))
+    s.collect = paths::resolve_artifact(paths::ArtifactKind::kCollectCompile, *config, paths::RunIds::current());
   return s;
 }
 
@@ -149,16 +177,21 @@ Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::
   codegen.check_flag = codegen.check_flag || debug.config.has("check_flag");
   const std::vector<std::string> flags = compile_flags({debug.no_optimization(), debug.debug_info()});
 
-  // kernel_meta: debug settings build straight into it (and bypass the compile cache).
-  std::string build_dir;
+  // Where binaries come from: debug settings build straight into kernel_meta and bypass the
+  // compile cache (OPT-op_compiler_cache_mode-9, OPT-op_debug_level-11, OPT-op_debug_config-14);
+  // otherwise the cache finds or builds each kernel (mode disable, or no options: a private folder).
+  std::optional<OpCache> cache;
   if (debug.any()) {
     // kernel_meta is made on first use (ENV-17..23).
     OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(settings.kernel_meta));
-    build_dir = settings.kernel_meta.path;
+    OPENGE_LOG_INFO("TEFUSION", "compile cache not used: op_debug_level / op_debug_config is set "
+                                "(OPT-op_compiler_cache_mode-9); kernels are built into " + settings.kernel_meta.path);
   } else {
-    build_dir = private_build_dir();
-    if (build_dir.empty()) return io_error("cannot create a temporary folder for online-compiled kernels");
+    auto opened = settings.cache ? OpCache::open(*settings.cache) : OpCache::at("", CacheMode::kDisable, "", {});
+    if (!opened.ok()) return opened.status();
+    cache.emplace(std::move(opened.value()));
   }
+  if (!settings.collect.path.empty()) OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(settings.collect));
 
   // Distinct kernels, and which one each request uses.
   std::vector<KernelJob> jobs;
@@ -193,27 +226,41 @@ Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::
     for (int64_t j = b; j < e; ++j) {
       KernelJob& job = jobs[static_cast<size_t>(j)];
       job.status = [&]() -> Status {
-        job.source = generate_eltwise_source(job.spec, codegen, &job.locs);
-        const std::string base = build_dir + "/" + job.spec.kernel_name;
-        const std::string tmp = base + ".tmp" + std::to_string(getpid()) + "_" + std::to_string(j);
-        OPENGE_RETURN_IF_ERROR(write_file_atomically(tmp + ".cpp", job.source));
-        Status built = run_compiler(*toolchain, flags, tmp + ".cpp", tmp + ".so", job.spec.kernel_name);
-        std::error_code ec;
-        fs::remove(tmp + ".cpp", ec);
-        if (!built.ok()) {
-          fs::remove(tmp + ".so", ec);
-          return built;
+        const std::string& name = job.spec.kernel_name;
+        std::string so_path;
+        if (debug.any()) {
+          job.source = generate_eltwise_source(job.spec, codegen, &job.locs);
+          so_path = settings.kernel_meta.path + "/" + name + ".so";
+          const std::string tmp = so_path + ".tmp" + std::to_string(getpid()) + "_" + std::to_string(j);
+          OPENGE_RETURN_IF_ERROR(build_kernel(*toolchain, flags, job.source, tmp, name));
+          std::error_code ec;
+          fs::rename(tmp, so_path, ec);  // atomic: a reader sees the whole binary or none
+          if (ec) return io_error("cannot rename " + tmp + ": " + ec.message());
+        } else {
+          job.source = generate_eltwise_source(anonymous(job.spec), codegen);
+          const KernelKey key{name, job.source, toolchain->compiler, toolchain->version, flags, toolchain->cpu_features,
+                              settings.cache ? settings.cache->soc_version : ""};
+          auto got = cache->get_or_build(
+              key, [&](const std::string& out) { return build_kernel(*toolchain, flags, job.source, out, name); });
+          if (!got.ok()) return got.status();
+          job.cached = got->hit;
+          so_path = got->so_path;
         }
-        fs::rename(tmp + ".so", base + ".so", ec);  // atomic: a reader sees the whole binary or none
-        if (ec) return io_error("cannot rename " + tmp + ".so: " + ec.message());
-        auto so = SharedObject::open(base + ".so", job.spec.kernel_name);
+        auto so = SharedObject::open(so_path, name);
         if (!so.ok()) return so.status();
         job.so = std::move(so.value());
+        const KernelMetaFiles meta{name, so_path, job.source, job.locs, flags, toolchain->compiler,
+                                   toolchain->version, block_dim, &job.spec};
         if (debug.any())
-          return write_kernel_meta(build_dir, {job.spec.kernel_name, base + ".so", job.source, job.locs, flags,
-                                               toolchain->compiler, toolchain->version, block_dim, &job.spec},
-                                   debug.keep_source(), debug.keep_loc(), debug.keep_compute());
-        fs::remove(base + ".so", ec);  // mapped: the file is no longer needed
+          OPENGE_RETURN_IF_ERROR(write_kernel_meta(settings.kernel_meta.path, meta, debug.keep_source(),
+                                                   debug.keep_loc(), debug.keep_compute()));
+        if (!settings.collect.path.empty()) OPENGE_RETURN_IF_ERROR(collect_kernel(settings.collect.path, so_path, meta));
+        // A binary of mode disable is this process's own file, mapped now; a cached one is the
+        // cache's and stays.
+        if (cache && cache->mode() == CacheMode::kDisable) {
+          std::error_code ec;
+          fs::remove(so_path, ec);
+        }
         return Status::Ok();
       }();
       progress.done(job.cached);

@@ -8,14 +8,20 @@
 //   NPU_COLLECT_PATH   forces online compile whatever jit_compile says (NPU-14, AMB-27)
 //
 // Identical kernels of one graph (BERT's twelve GELUs) are built once; the builds run in parallel
-// on the thread pool, with a progress bar on a terminal. op_debug_level / op_debug_config build
-// straight into kernel_meta (kernel_meta.h) with their debug switches.
+// on the thread pool, with a progress bar on a terminal. Every build goes through the operator
+// compile cache (op_cache.h: op_compiler_cache_mode / op_compiler_cache_dir), so a kernel built
+// once, by this or another process, is loaded without running the compiler. op_debug_level /
+// op_debug_config bypass the cache (OPT-op_compiler_cache_mode-9) and build straight into
+// kernel_meta (kernel_meta.h) with their debug switches. With NPU_COLLECT_PATH, a copy of each
+// kernel's binary and its .json go to NPU_COLLECT_PATH/op_compile (NPU-15).
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "compiler/codegen_eltwise.h"
+#include "compiler/op_cache.h"
 #include "kernels/compiled_kernel.h"
 #include "options/config_files.h"
 #include "paths/artifact_paths.h"
@@ -50,6 +56,11 @@ struct JitSettings {
   DebugSettings debug;
   std::string compiler;         // CXX, default g++
   paths::ResolvedPath kernel_meta{paths::ArtifactKind::kKernelMeta, "", false, "", ""};  // debug builds go here
+  // The operator compile cache; absent when debug settings bypass it, or without options (no
+  // folder to use: builds then go to a private folder of the process and nothing is kept).
+  std::optional<CacheSettings> cache;
+  // NPU_COLLECT_PATH set: each kernel's binary (a copy) and .json are collected here ("": not set).
+  paths::ResolvedPath collect{paths::ArtifactKind::kCollectCompile, "", false, "", ""};
 };
 Result<JitSettings> read_jit_settings(const options::OptionSet* config, bool dynamic_model);
 

@@ -147,34 +147,44 @@ struct OpCache::Shared {
   }
 };
 
-Result<OpCache> OpCache::from_options(const options::OptionSet& o) {
+Result<CacheSettings> OpCache::settings_from_options(const options::OptionSet& o) {
+  CacheSettings s;
   const std::string text = o.get("op_compiler_cache_mode");
-  CacheMode mode = CacheMode::kEnable;  // OPT-op_compiler_cache_mode-1
-  bool known = text.empty();
+  bool known = text.empty();  // OPT-op_compiler_cache_mode-1: enable
   for (const auto& m : kModes)
-    if (text == m.name) mode = m.mode, known = true;
+    if (text == m.name) s.mode = m.mode, known = true;
   if (!known)
     return invalid_argument("op_compiler_cache_mode: '" + text + "' is not one of enable, disable, force");
-  if (mode == CacheMode::kDisable) {
-    OpCache c;
-    c.mode_ = mode;
-    c.shared_ = std::make_shared<Shared>();
-    return c;
-  }
+  if (s.mode == CacheMode::kDisable) return s;
   // The folder: op_compiler_cache_dir/kernel_cache > ASCEND_CACHE_PATH/kernel_cache_<host> >
   // $HOME/atc_data/kernel_cache_<host>; the limits: its op_cache.ini > ASCEND_MAX_OP_CACHE_SIZE /
   // ASCEND_REMAIN_CACHE_SIZE_RATIO > 500 MB / 50 % (both chains live in src/paths/artifact_paths.cpp).
   const auto resolved = paths::resolve_artifact(paths::ArtifactKind::kCompileCache, o, paths::RunIds::current());
-  OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(resolved, o));
-  const auto sizes = paths::resolve_op_cache_limits(o, resolved.path);
-  for (const auto& w : sizes.warnings) OPENGE_LOG_WARNING(kModule, w);
-  CacheLimits limits;
-  limits.max_bytes = sizes.max_size_mb << 20;
-  limits.remain_ratio_percent = sizes.remain_ratio_percent;
-  limits.rule = sizes.rule;
-  auto cache = at(resolved.path, mode, o.soc_version(), limits);
-  if (!cache.ok()) return cache.status().with_context("op_compiler_cache_dir (" + resolved.rule + ")");
+  s.root = resolved.path;
+  s.root_rule = resolved.rule;
+  s.soc_version = o.soc_version();
+  auto sizes = paths::resolve_op_cache_limits(o, resolved.path);
+  s.limits.max_bytes = sizes.max_size_mb << 20;
+  s.limits.remain_ratio_percent = sizes.remain_ratio_percent;
+  s.limits.rule = sizes.rule;
+  s.warnings = std::move(sizes.warnings);
+  return s;
+}
+
+Result<OpCache> OpCache::open(const CacheSettings& s) {
+  if (s.mode == CacheMode::kDisable) return at("", s.mode, "", s.limits);
+  OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(
+      paths::ResolvedPath{paths::ArtifactKind::kCompileCache, s.root, false, s.root_rule, ""}));
+  for (const auto& w : s.warnings) OPENGE_LOG_WARNING(kModule, w);
+  auto cache = at(s.root, s.mode, s.soc_version, s.limits);
+  if (!cache.ok()) return cache.status().with_context("op_compiler_cache_dir (" + s.root_rule + ")");
   return cache;
+}
+
+Result<OpCache> OpCache::from_options(const options::OptionSet& o) {
+  auto settings = settings_from_options(o);
+  if (!settings.ok()) return settings.status();
+  return open(*settings);
 }
 
 Result<OpCache> OpCache::at(const std::string& root, CacheMode mode, const std::string& soc_version,

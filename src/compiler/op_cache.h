@@ -56,12 +56,27 @@ struct CacheLimits {
   std::string rule;                  // which source decided (op_cache.ini, environment, default)
 };
 
+// What the options say about the cache, read without touching the disk: the online compiler
+// reads it at every compile that builds online and opens the cache only when a kernel needs it.
+struct CacheSettings {
+  CacheMode mode = CacheMode::kEnable;
+  std::string root;         // the kernel_cache folder ("" in disable)
+  std::string root_rule;    // which option or variable chose it
+  std::string soc_version;
+  CacheLimits limits;
+  std::vector<std::string> warnings;  // an op_cache.ini that is not used, and why
+};
+
 class OpCache {
  public:
   // op_compiler_cache_mode, op_compiler_cache_dir > ASCEND_CACHE_PATH > $HOME/atc_data, the size
-  // limits and soc_version. In enable/force the cache folder is created (or checked) here, so a
-  // folder that cannot be used is one error naming the option that chose it; disable touches nothing.
-  static Result<OpCache> from_options(const options::OptionSet& options);
+  // limits (op_cache.ini > ASCEND_MAX_OP_CACHE_SIZE / ASCEND_REMAIN_CACHE_SIZE_RATIO) and
+  // soc_version; reads only (disable reads no folder option).
+  static Result<CacheSettings> settings_from_options(const options::OptionSet& options);
+  // In enable/force the cache folder is created (or checked) here, so a folder that cannot be used
+  // is one error naming the option that chose it; disable touches nothing.
+  static Result<OpCache> open(const CacheSettings& settings);
+  static Result<OpCache> from_options(const options::OptionSet& options);  // open(settings_from_options())
   // For tests and tools: a cache at `root` (the kernel_cache folder itself).
   static Result<OpCache> at(const std::string& root, CacheMode mode, const std::string& soc_version,
                             const CacheLimits& limits);

@@ -258,14 +258,22 @@ const OptionSpec kTable[] = {
      "feature deeper_opat needs aoe_mode 2, nonhomo_split needs 1", "OPT-aoe_config.aoe_config_file-1..7 DISC-16"},
     {"op_compiler_cache_mode", "", "ge.op_compiler_cache_mode", "", Kind::kEnum, "enable|disable|force", NORANGE,
      "enable", nullptr, nullptr,
-     NOT_YET("the operator compile cache (src/compiler/op_cache.cpp) does enable, disable and force, but no Session "
-             "compiles operators online yet, so no run consults it"),
+     DOES("every kernel the online compiler builds (the fused vector kernels, see jit_compile) goes through the "
+          "operator compile cache, keyed by a SHA-256 of its source, compiler and version, flags, CPU features and "
+          "soc_version. enable: a valid entry is loaded without running the compiler; a missing or damaged one is "
+          "compiled and stored (.so and manifest, written atomically under a file lock, so processes can share the "
+          "folder; each miss is logged with its reason). force: each kernel of the compile is compiled again and its "
+          "entry replaced; other entries stay. disable: kernels are compiled into a private temporary folder and the "
+          "cache folder is never touched. Not used at all while op_debug_level != 0 or op_debug_config is set",
+          "src/compiler/op_cache.cpp"),
      "operator compile disk cache mode", "ignored (cache off) when op_debug_level != 0 or op_debug_config is set",
      "OPT-op_compiler_cache_mode-1..15 MISC-7"},
     {"op_compiler_cache_dir", "", "ge.op_compiler_cache_dir", "", Kind::kDir,
      "directory; characters a-zA-Z0-9_-. and Chinese in each path component", NORANGE, "", nullptr, nullptr,
-     NOT_YET("the operator compile cache (src/compiler/op_cache.cpp) keeps its entries in <dir>/kernel_cache/"
-             "<soc_version>, but no Session compiles operators online yet"),
+     DOES("the operator compile cache of online-compiled kernels is <dir>/kernel_cache/<soc_version> (created when "
+          "the first kernel is stored; never with op_compiler_cache_mode=disable), instead of ASCEND_CACHE_PATH or "
+          "$HOME/atc_data",
+          "src/paths/artifact_paths.cpp"),
      "operator compile cache folder", "op_compiler_cache_dir > ASCEND_CACHE_PATH/kernel_cache_<host> > $HOME/atc_data",
      "OPT-op_compiler_cache_dir-1..5 DISC-6"},
     {"stream_sync_timeout", "", "stream_sync_timeout", "", Kind::kTimeoutMs,
@@ -281,8 +289,9 @@ const OptionSpec kTable[] = {
      "event synchronization timeout (ms)", "", "OPT-event_sync_timeout-1..2 MISC-17"},
     {"jit_compile", "", "ge.jit_compile", "", Kind::kEnum, "auto|true|false", NORANGE, "auto", nullptr, nullptr,
      DOES("true: the vector-op groups of TbeEltwiseFusionPass get kernels generated as C++ and built with the system "
-          "compiler (CXX); false: they run the prebuilt reference kernels, no compiler runs; auto: online for a "
-          "static-shape model, prebuilt when a graph input has a symbolic dimension",
+          "compiler (CXX), through the operator compile cache (op_compiler_cache_mode); false: they run the prebuilt "
+          "reference kernels, no compiler runs; auto (the default): online for a static-shape model, prebuilt when a "
+          "graph input has a symbolic dimension",
           "src/compiler/online_compiler.cpp"),
      "prefer online compilation of operators", "NPU_COLLECT_PATH forces online compilation (AMB-27)",
      "OPT-jit_compile-1..4 NPU-14"},
@@ -360,7 +369,9 @@ const OptionSpec kTable[] = {
      DOES("graph dumps (DUMP_GE_GRAPH) go to NPU_COLLECT_PATH/${pid}_${device_id} unless DUMP_GRAPH_PATH is set; it "
           "switches enable_exception_dump on (1, L1) unless that is set, and exception dumps go to "
           "NPU_COLLECT_PATH/extra-info/data-dump/<device_id> (created 0700); it forces online compilation of the fused "
-          "vector kernels whatever jit_compile says (AMB-27)",
+          "vector kernels whatever jit_compile says (AMB-27), and each compile writes a copy of every such kernel's "
+          "binary (.so, CANN's .o) and its .json to NPU_COLLECT_PATH/op_compile (NPU-15; the compile cache is still "
+          "used, its entries stay where they are)",
           "src/paths/artifact_paths.cpp"),
      "fault-information folder for problem reproduction", "turns enable_exception_dump on; oom is not allowed",
      "NPU-1..23"},
@@ -381,8 +392,10 @@ const OptionSpec kTable[] = {
      DOES("1 prints the log records on stdout instead of writing the log file", "src/logging/log.cpp"),
      "print the log on the screen instead of files", "", "ENV-5..6"},
     {"ASCEND_CACHE_PATH", "", "", "ASCEND_CACHE_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr,
-     NOT_YET("the operator compile cache's second tier (src/compiler/op_cache.cpp), but no Session compiles operators "
-             "online yet"),
+     DOES("unless op_compiler_cache_dir is set, the operator compile cache of online-compiled kernels is "
+          "ASCEND_CACHE_PATH/kernel_cache_<host>/<soc_version> instead of $HOME/atc_data/kernel_cache_<host>/"
+          "<soc_version> (created when the first kernel is stored)",
+          "src/paths/artifact_paths.cpp"),
      "cache folder", "", "OPT-op_compiler_cache_dir-5 NPU-15"},
     {"ASCEND_OPP_PATH", "", "", "ASCEND_OPP_PATH", Kind::kDir,
      "an opp folder: built-in/op_impl/ai_core/tbe/config/<soc>/aic-<soc>-ops-info*.json per SoC", NORANGE, "",
@@ -394,13 +407,17 @@ const OptionSpec kTable[] = {
      "replaces the installed opp/ (it must hold every profile soc_version may name)", "MISC-20 OPT-modify_mixlist-9"},
     {"ASCEND_MAX_OP_CACHE_SIZE", "", "", "ASCEND_MAX_OP_CACHE_SIZE", Kind::kInt, "MB, >= 1", RANGE(1, kNoMax), "",
      nullptr, nullptr,
-     NOT_YET("the operator compile cache ages its entries by this limit (src/compiler/op_cache_aging.cpp), but no "
-             "Session compiles operators online yet (openge paths shows the limit that would apply)"),
+     DOES("when the cache folder has no valid op_cache.ini: after each kernel it stores, the compile cache ages its "
+          "SoC folder once it is over this many MB, removing entries unused for 30 minutes, least recently used "
+          "first, down to ASCEND_REMAIN_CACHE_SIZE_RATIO of it; a missing op_cache.ini is written with the limits "
+          "in effect",
+          "src/paths/artifact_paths.cpp"),
      "compile cache disk limit per chip (MB)", "op_cache.ini > this > 500", "OPT-op_compiler_cache_mode-14..15 AMB-31"},
     {"ASCEND_REMAIN_CACHE_SIZE_RATIO", "", "", "ASCEND_REMAIN_CACHE_SIZE_RATIO", Kind::kInt, "percent in [1,100]",
      RANGE(1, 100), "", nullptr, nullptr,
-     NOT_YET("the operator compile cache keeps this share when aging (src/compiler/op_cache_aging.cpp), but no "
-             "Session compiles operators online yet (openge paths shows the ratio that would apply)"),
+     DOES("when the cache folder has no valid op_cache.ini: the share of the size limit the compile cache keeps "
+          "when it ages its SoC folder (entries unused for 30 minutes go, least recently used first)",
+          "src/paths/artifact_paths.cpp"),
      "share of the compile cache kept when full (%)", "op_cache.ini > this > 50", "OPT-op_compiler_cache_mode-14..15"},
     {"DUMP_GE_GRAPH", "", "", "DUMP_GE_GRAPH", Kind::kInt, "1 (full), 2 (no weights), 3 (simplified)", RANGE(1, 3), "",
      nullptr, nullptr,

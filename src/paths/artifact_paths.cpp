@@ -86,7 +86,9 @@ const char* artifact_writer(ArtifactKind k) {
     case ArtifactKind::kExceptionDump: return "src/dump/exception_dump.cpp";
     case ArtifactKind::kExternalWeights: return "src/runtime/external_weights.cpp";
     case ArtifactKind::kKernelMeta: return "src/compiler/online_compiler.cpp";
-    default: return nullptr;  // no compile cache or tuning yet
+    case ArtifactKind::kCompileCache: return "src/compiler/op_cache.cpp";
+    case ArtifactKind::kCollectCompile: return "src/compiler/online_compiler.cpp";
+    default: return nullptr;  // no tuning yet
   }
 }
 
@@ -97,6 +99,9 @@ const char* artifact_written_only(ArtifactKind k) {
     case ArtifactKind::kExceptionDump: return "when an operator fails during a run";
     case ArtifactKind::kExternalWeights: return "while a session with external_weight=True is open (removed when it closes)";
     case ArtifactKind::kKernelMeta: return "when op_debug_level or op_debug_config is set and kernels are compiled online";
+    case ArtifactKind::kCompileCache:
+      return "when a kernel is compiled online with op_compiler_cache_mode enable or force and no debug setting";
+    case ArtifactKind::kCollectCompile: return "when NPU_COLLECT_PATH is set and kernels are compiled online";
     default: return nullptr;
   }
 }

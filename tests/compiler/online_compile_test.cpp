@@ -10,95 +10,26 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "../kernels/kernel_test_util.h"
-#include "../options/options_test_util.h"
-#include "../passes/pass_test_util.h"
 #include "compiler/kernel_meta.h"
 #include "compiler/online_compiler.h"
 #include "compiler/sha256.h"
 #include "compiler/toolchain.h"
-#include "ops/fused_elementwise.h"
-#include "options/option_set.h"
-#include "runtime/executable.h"
+#include "fused_model_test_util.h"
 
 namespace openge::testing {
 namespace {
 namespace fs = std::filesystem;
+using fused::bitwise_equal;
+using fused::compile;
+using fused::config;
+using fused::fused_nodes;
+using fused::Model;
+using fused::two_groups;
 using options::test::TempDir;
-
-Tensor scalar(float v) {
-  Tensor t(DType::kFloat32, {});
-  t.data<float>()[0] = v;
-  return t;
-}
-
-struct Model {
-  Graph graph;
-  std::vector<Shape> input_shapes;
-};
-
-// Two fusable groups on N x C x H x W = 2 x 3 x 5 x 7:
-//   y = Max(Relu((x + bias_c) * 2) - z, LeakyRelu(z))     exact ops; bias per channel ([3,1,1])
-//   w = Sigmoid(y) * Tanh(y * row)                          libm vs the reference approximations;
-//                                                           row on the last axis ([7])
-// y is a graph output and read by the second group, so the two groups stay apart.
-Model two_groups(bool dynamic = false) {
-  GraphBuilder b;
-  const int x = b.input("x"), z = b.input("z");
-  const int bias = b.constant("bias_c", random_tensor({3, 1, 1}, 11));
-  int t = b.node("Add", {x, bias});
-  t = b.node("Mul", {t, b.constant("two", scalar(2.0f))});
-  t = b.node("Relu", {t});
-  t = b.node("Sub", {t, z});
-  const int lz = b.node("LeakyRelu", {z}, float_attr("alpha", 0.25f));
-  const int y = b.node("Max", {t, lz});
-  const int s = b.node("Sigmoid", {y});
-  const int r = b.node("Mul", {y, b.constant("row", random_tensor({7}, 12))});
-  const int th = b.node("Tanh", {r});
-  const int w = b.node("Mul", {s, th});
-  b.g.outputs = {y, w};
-  const Shape shape = {2, 3, 5, 7};
-  for (int v : {x, z}) {
-    b.g.values[static_cast<size_t>(v)].dtype = DType::kFloat32;
-    b.g.values[static_cast<size_t>(v)].shape = dynamic ? Shape{-1, 3, 5, 7} : shape;
-  }
-  return {std::move(b.g), {shape, shape}};
-}
-
-std::shared_ptr<const options::OptionSet> config(const options::test::Flags& flags, const options::EnvMap& env = {}) {
-  auto r = options::test::build(flags, env);
-  EXPECT_TRUE(r.errors.empty()) << options::test::dump_errors(r);
-  return r.options ? std::make_shared<const options::OptionSet>(std::move(*r.options)) : nullptr;
-}
-
-std::unique_ptr<Executable> compile(Model m, std::shared_ptr<const options::OptionSet> cfg, bool passes = true) {
-  CompileOptions o;
-  o.num_threads = 2;
-  o.run_passes = passes;
-  o.config = std::move(cfg);
-  auto exe = Executable::compile(std::move(m.graph), m.input_shapes, o);
-  EXPECT_TRUE(exe.ok()) << exe.status().message();
-  return exe.ok() ? std::move(exe.value()) : nullptr;
-}
 
 const std::vector<Tensor> kInputs = {random_tensor({2, 3, 5, 7}, 1), random_tensor({2, 3, 5, 7}, 2)};
 
-std::vector<Tensor> run(const Executable& exe) {
-  auto out = exe.run(kInputs);
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  return out.ok() ? std::move(out.value()) : std::vector<Tensor>{};
-}
-
-std::vector<const CompiledNode*> fused_nodes(const Executable& exe) {
-  std::vector<const CompiledNode*> out;
-  for (const CompiledNode& n : exe.nodes())
-    if (n.node.op_type == kFusedElementwise) out.push_back(&n);
-  return out;
-}
-
-bool bitwise_equal(const Tensor& a, const Tensor& b) {
-  return a.shape() == b.shape() && std::memcmp(a.data<float>(), b.data<float>(), a.numel() * sizeof(float)) == 0;
-}
+std::vector<Tensor> run(const Executable& exe) { return fused::run(exe, kInputs); }
 
 TEST(TbeEltwiseFusionPass, GroupsTwoChainsAndKeepsPrebuiltResultsExact) {
   auto cfg = config({{"jit_compile", "false"}});
@@ -152,7 +83,8 @@ TEST(OnlineCompiler, OPT_jit_compile_2_AutoRunsPrebuiltKernelsForADynamicShapeMo
 
 TEST(OnlineCompiler, OPT_jit_compile_3_CompilesTwoKernelsExactAndWithinTolerance) {
   auto reference = compile(two_groups(), config({{"jit_compile", "false"}}), /*passes=*/false);
-  auto jit = compile(two_groups(), config({{"jit_compile", "true"}}));
+  // Mode disable: the compiler runs at every compile and no cache folder is made.
+  auto jit = compile(two_groups(), config({{"jit_compile", "true"}, {"op_compiler_cache_mode", "disable"}}));
   ASSERT_TRUE(reference && jit);
   for (const CompiledNode* n : fused_nodes(*jit)) {
     ASSERT_NE(n->kernel, nullptr);
@@ -169,7 +101,7 @@ TEST(OnlineCompiler, OPT_jit_compile_3_CompilesTwoKernelsExactAndWithinTolerance
 
 TEST(OnlineCompiler, AMissingCompilerIsOneErrorNamingItAndWhatToDo) {
   CompileOptions o;
-  o.config = config({{"jit_compile", "true"}}, {{"CXX", "/nonexistent/openge-cxx"}});
+  o.config = config({{"jit_compile", "true"}, {"op_compiler_cache_mode", "disable"}}, {{"CXX", "/nonexistent/openge-cxx"}});
   Model m = two_groups();
   auto exe = Executable::compile(std::move(m.graph), m.input_shapes, o);
   ASSERT_FALSE(exe.ok());
@@ -188,7 +120,7 @@ TEST(OnlineCompiler, AFailingCompileNamesTheKernelAndShowsTheCompilersOutput) {
   }
   fs::permissions(cxx, fs::perms::owner_all);
   CompileOptions o;
-  o.config = config({{"jit_compile", "true"}}, {{"CXX", cxx}});
+  o.config = config({{"jit_compile", "true"}, {"op_compiler_cache_mode", "disable"}}, {{"CXX", cxx}});
   Model m = two_groups();
   auto exe = Executable::compile(std::move(m.graph), m.input_shapes, o);
   ASSERT_FALSE(exe.ok());

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../compiler/fused_model_test_util.h"
 #include "oge/cpu_features.h"
 #include "oge/oge_file.h"
 #include "openge/compile.h"
@@ -108,6 +109,65 @@ std::string matmul_model(const std::string& dir) {
   const std::string path = dir + "/mlp.onnx";
   std::ofstream(path, std::ios::binary) << m.SerializeAsString();
   return path;
+}
+
+// y = Relu((x + 1) * 0.5), x [4, 8]: one group of vector ops, a FusedElementwise node for
+// TbeEltwiseFusionPass and one kernel for the online compiler.
+std::string eltwise_model(const std::string& dir) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("eltwise");
+  auto* x = g->add_input();
+  x->set_name("x");
+  auto* tt = x->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  tt->mutable_shape()->add_dim()->set_dim_value(4);
+  tt->mutable_shape()->add_dim()->set_dim_value(8);
+  for (auto [name, value] : {std::pair{"one", 1.0f}, std::pair{"half", 0.5f}}) {
+    auto* c = g->add_initializer();
+    c->set_name(name);
+    c->set_data_type(onnx::TensorProto::FLOAT);
+    c->add_float_data(value);
+  }
+  auto node = [&](const char* op, std::vector<std::string> in, const char* out) {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(std::string(op) + "_" + out);
+    for (auto& i : in) n->add_input(i);
+    n->add_output(out);
+  };
+  node("Add", {"x", "one"}, "x1");
+  node("Mul", {"x1", "half"}, "xh");
+  node("Relu", {"xh"}, "y");
+  g->add_output()->set_name("y");
+  const std::string path = dir + "/eltwise.onnx";
+  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+  return path;
+}
+
+// A .oge keeps each FusedElementwise node with its op program (attributes), not generated source
+// or a binary: loading it generates the kernel for the CPU that runs it and builds it through the
+// operator compile cache, so with the cache the .onnx session filled no compiler runs
+// (docs/DECISIONS.md). The outputs are the .onnx session's bits.
+TEST(CompiledModel, FusedVectorKernelsAreBuiltThroughTheCompileCacheWhenTheOgeLoads) {
+  TempDir d;
+  const std::string cxx = openge::testing::fused::counting_compiler(d.path());
+  SessionOptions so;
+  so.num_threads = 1;
+  so.config = openge::test::options_from({{"HOME", d.path()}, {"CXX", cxx}}, d.path(), {{"jit_compile", "true"}});
+  const std::string onnx_path = eltwise_model(d.path()), oge = d.path() + "/eltwise.oge";
+  const auto from_onnx = run_model(onnx_path, so);
+  ASSERT_EQ(openge::testing::fused::compiler_runs(d.path()), 1);
+  auto summary = compile_model(onnx_path, oge, so);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  auto model = read_oge_file(oge);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  ASSERT_EQ(model->graph.nodes.size(), 1u);
+  EXPECT_EQ(model->graph.nodes[0].op_type, "FusedElementwise");
+  expect_same_bits(run_model(oge, so), from_onnx);
+  EXPECT_EQ(openge::testing::fused::compiler_runs(d.path()), 1) << "loading the .oge compiled its kernel again";
 }
 
 TEST(CompiledModel, DemoModelFromOgeGivesTheBitsOfTheOnnxAndRunsNoPassAgain) {
