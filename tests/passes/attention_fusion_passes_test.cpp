@@ -143,11 +143,15 @@ struct Compiled {
   nlohmann::json fusion;  // this compile's graph entry of fusion_result.json
 };
 
-// `g` compiled with AI Core kernels, with fusion_switch_file's content `switch_file` ("" : none).
-Compiled compile_graph(Graph g, const std::vector<Tensor>& inputs, const std::string& switch_file) {
+// `g` compiled with AI Core kernels; fusion_switch_file's "GraphFusion" object is `graph_fusion`.
+// The UB fusion of the vector ops left over (TbeEltwiseFusionPass) is off in both compiles, so
+// node counts differ by the graph fusion alone (and no kernel is compiled online).
+Compiled compile_graph(Graph g, const std::vector<Tensor>& inputs, const std::string& graph_fusion) {
   options::test::TempDir d;
   options::test::Flags flags;
-  if (!switch_file.empty()) flags.push_back({"fusion_switch_file", d.file("fs.cfg", switch_file)});
+  flags.push_back({"fusion_switch_file",
+                   d.file("fs.cfg", R"({"Switch":{"GraphFusion":)" + graph_fusion +
+                                        R"(,"UBFusion":{"TbeEltwiseFusionPass":"off"}}})")});
   auto r = options::test::build(flags, {{"ASCEND_WORK_PATH", d.path() + "/work"}}, {}, true, d.path());
   EXPECT_TRUE(r.options) << options::test::dump_errors(r);
   if (!r.options) return {};
@@ -169,9 +173,8 @@ Compiled compile_graph(Graph g, const std::vector<Tensor>& inputs, const std::st
 TEST(FlashAttentionScoreFusionPass, AiCoreKernelMatchesUnfusedAndSwitchesOff) {
   // Scale after the product and a broadcast mask: no other pass takes any of the five nodes.
   const AttentionShape s{{2, 3, 40, 16}, 24, 8, false, true, {1, 1, 40, 24}};
-  Compiled fused = compile_graph(attention_graph(s), attention_inputs(s), "");
-  Compiled plain = compile_graph(attention_graph(s), attention_inputs(s),
-                                 R"({"Switch":{"GraphFusion":{"FlashAttentionScoreFusionPass":"off"}}})");
+  Compiled fused = compile_graph(attention_graph(s), attention_inputs(s), "{}");
+  Compiled plain = compile_graph(attention_graph(s), attention_inputs(s), R"({"FlashAttentionScoreFusionPass":"off"})");
   ASSERT_TRUE(fused.exe && plain.exe);
   int fused_nodes = 0;
   for (const CompiledNode& n : fused.exe->nodes())
@@ -197,8 +200,8 @@ TEST(FlashAttentionScoreFusionPass, AiCoreKernelMatchesUnfusedAndSwitchesOff) {
 // and nothing listed; the same outputs either way.
 TEST(SoftmaxFusionPass, CompiledCountsMatchTheGraphAndSwitchesOff) {
   const std::vector<Tensor> in{random_tensor({2, 5, 7}, 3)};
-  Compiled fused = compile_graph(softmax_graph(13, -1, true), in, "");
-  Compiled plain = compile_graph(softmax_graph(13, -1, true), in, R"({"Switch":{"GraphFusion":{"SoftmaxFusionPass":"off"}}})");
+  Compiled fused = compile_graph(softmax_graph(13, -1, true), in, "{}");
+  Compiled plain = compile_graph(softmax_graph(13, -1, true), in, R"({"SoftmaxFusionPass":"off"})");
   ASSERT_TRUE(fused.exe && plain.exe);
   EXPECT_FALSE(plain.fusion["graph_fusion"].contains("SoftmaxFusionPass")) << plain.fusion.dump();
   const auto& entry = fused.fusion["graph_fusion"]["SoftmaxFusionPass"];
