@@ -1,5 +1,6 @@
-// openge ops [--list]: the op types the engine registers, one per line, sorted. Tools read it
-// (the ONNX conformance harness takes its scope from it) so that no list of ops is kept twice.
+// openge ops [--list]: the op types the engine registers, one per line, sorted; an op of another
+// domain than the default one as "domain::OpType". Tools read it (the ONNX conformance harness
+// takes its scope from it) so that no list of ops is kept twice.
 #include <cstdio>
 #include <cstring>
 
@@ -11,7 +12,7 @@ namespace openge::cli {
 int cmd_ops(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      std::printf("usage: openge ops [--list]\n  prints every registered op type, one per line, sorted\n");
+      std::printf("usage: openge ops [--list]\n  prints every registered op type, one per line, sorted (domain::OpType outside the default domain)\n");
       return 0;
     }
     if (std::strcmp(argv[i], "--list") != 0) {
@@ -19,8 +20,10 @@ int cmd_ops(int argc, char** argv) {
       return 2;
     }
   }
-  for (const OpSchema& s : all_op_schemas())
+  for (const OpSchema& s : all_op_schemas()) {
+    if (!s.domain.empty()) std::printf("%.*s::", static_cast<int>(s.domain.size()), s.domain.data());
     std::printf("%.*s\n", static_cast<int>(s.op_type.size()), s.op_type.data());
+  }
   return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "base/mapped_file.h"
@@ -27,7 +28,12 @@ class Loader {
   Loader(std::string source, std::string base_dir) : source_(std::move(source)), base_dir_(std::move(base_dir)) {}
   // A loader for a subgraph of a node of `parent`'s graph.
   Loader(const Loader& parent, int64_t opset)
-      : source_(parent.source_), base_dir_(parent.base_dir_), parent_(&parent), depth_(parent.depth_ + 1) {
+      : source_(parent.source_),
+        base_dir_(parent.base_dir_),
+        domain_opsets_(parent.domain_opsets_),
+        default_domain_imported_(parent.default_domain_imported_),
+        parent_(&parent),
+        depth_(parent.depth_ + 1) {
     graph_.source = source_;
     graph_.opset = opset;
   }
@@ -82,10 +88,17 @@ class Loader {
       if (opset.domain().empty() || opset.domain() == "ai.onnx") {
         graph_.opset = opset.version();
         found = true;
+      } else {
+        domain_opsets_[opset.domain()] = opset.version();
       }
     }
     if (!found && model.ir_version() < 3) {  // IR versions 1-2 have no opset_import: opset 1
       graph_.opset = 1;
+      found = true;
+    }
+    if (!found && !domain_opsets_.empty()) {  // only other domains (a lone optimizer): no default-domain node may appear
+      graph_.opset = kMaxOpset;
+      default_domain_imported_ = false;
       found = true;
     }
     if (!found) {
@@ -200,9 +213,12 @@ class Loader {
       node.op_type = np.op_type();
       node.domain = np.domain() == "ai.onnx" ? "" : np.domain();
       const std::string label = node.op_type + " '" + node.name + "'";
-      if (!node.domain.empty())
+      if (node.domain.empty() && !default_domain_imported_)
+        return invalid_model("node " + label + " is an op of the default ONNX domain, which the model does not import "
+                             "(add the default domain to its opset_import)");
+      if (!node.domain.empty() && !registered_in_domain(node))
         return unsupported("node " + label + " is in domain '" + node.domain +
-                           "'; OpenGE runs only the default ONNX domain");
+                           "'; OpenGE runs the default ONNX domain and the optimizers of ai.onnx.preview.training");
       for (const auto& out : np.output()) {
         if (out.empty()) { node.outputs.push_back(-1); continue; }
         if (graph_.find_value(out) >= 0)
@@ -220,7 +236,8 @@ class Loader {
       Node& node = graph_.nodes[static_cast<size_t>(i)];
       const std::string label = node.op_type + " '" + node.name + "'";
       if (node.op_type != "Constant")  // Constant's attribute forms are checked when it is folded
-        OPENGE_RETURN_IF_ERROR(check_node_against_onnx_schema(np, graph_.opset, label));
+        OPENGE_RETURN_IF_ERROR(check_node_against_onnx_schema(
+            np, node.domain.empty() ? graph_.opset : domain_opsets_.at(node.domain), label));
       OPENGE_RETURN_IF_ERROR(read_attributes(np, node, label, &captured[static_cast<size_t>(i)]));
     }
     for (int i = 0; i < g.node_size(); ++i) {
@@ -393,8 +410,16 @@ class Loader {
     return Status::Ok();
   }
 
+  // An op the table registers in the node's (non-default) domain, which the model imports.
+  bool registered_in_domain(const Node& node) const {
+    const OpSchema* schema = find_op_schema(node.op_type);
+    return schema && schema->domain == node.domain && domain_opsets_.count(node.domain);
+  }
+
   std::string source_;
   std::string base_dir_;
+  std::map<std::string, int64_t> domain_opsets_;  // opset_import of the other domains
+  bool default_domain_imported_ = true;
   Graph graph_;
   const Loader* parent_ = nullptr;  // the graph enclosing this subgraph
   int depth_ = 0;                   // 0 for the model's graph

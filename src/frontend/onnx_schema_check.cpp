@@ -35,11 +35,12 @@ bool value_present(const onnx::AttributeProto& a) {
 }  // namespace
 
 Status check_node_against_onnx_schema(const onnx::NodeProto& node, int64_t opset, const std::string& label) {
-  const onnx::OpSchema* schema =
-      onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset), onnx::ONNX_DOMAIN);
+  const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  const std::string domain = default_domain ? onnx::ONNX_DOMAIN : node.domain();
+  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset), domain);
   if (!schema)
     return invalid_model("node " + label + ": op " + node.op_type() + " does not exist in ONNX opset " +
-                         std::to_string(opset));
+                         std::to_string(opset) + (default_domain ? "" : " of domain " + domain));
   // Inputs that later opsets added (Unsqueeze's axes, Pad's pads …) do not exist in older ones.
   if (node.input_size() > schema->max_input())
     return invalid_model("node " + label + " has " + std::to_string(node.input_size()) + " inputs; " +

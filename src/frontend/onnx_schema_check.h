@@ -1,6 +1,7 @@
 // Checks a node against ONNX's own operator schemas (libonnx's registry, the one onnx.checker
 // uses): the op exists in the model's opset, every attribute is one the op defines, with the
-// declared type and its value present, and required attributes are given.
+// declared type and its value present, and required attributes are given. `opset` is that of the
+// node's domain (the default domain's, or e.g. ai.onnx.preview.training's).
 #pragma once
 #include <string>
 

@@ -1,7 +1,7 @@
-// If, Loop and Scan: the op-table rows of the control-flow ops. Their subgraphs are compiled and
-// run by the executor (runtime/control_flow.cpp), not by a kernel here: an op kernel sees only
-// tensors, while a subgraph needs the compile/run machinery of the runtime, which the ops layer
-// must not include. What lives here is what every op has: arity, attribute checks and `infer`.
+// If, Loop, Scan and SequenceMap: the op-table rows of the control-flow ops. Their subgraphs are
+// compiled and run by the executor (runtime/control_flow.cpp), not by a kernel here: an op kernel
+// sees only tensors, while a subgraph needs the compile/run machinery of the runtime, which the
+// ops layer must not include. What lives here is what every op has: arity, attribute checks and `infer`.
 //
 // The loader turns every outer-scope value a subgraph reads into an explicit trailing input of
 // the node (and of each of its subgraphs, in the same order: Graph::captured_inputs), so the
@@ -45,7 +45,8 @@ void set_output_type(InferContext& ctx, size_t out, ValueType type) {
 // node input i + offset (captured values line up at the end of both lists), and each node's own
 // infer runs on what is known (dtypes, constant values; shapes mostly not). kUndefined where
 // nothing tells. Used for subgraph outputs the model leaves untyped (ONNX function bodies do).
-std::vector<ValueType> infer_subgraph_types(const InferContext& ctx, const Graph& body) {
+// `per_element`: the body receives one element of each sequence the node is given (SequenceMap).
+std::vector<ValueType> infer_subgraph_types(const InferContext& ctx, const Graph& body, bool per_element) {
   std::vector<ValueInfo> infos(body.values.size());
   for (size_t v = 0; v < body.values.size(); ++v) {
     const Value& value = body.values[v];
@@ -59,6 +60,7 @@ std::vector<ValueType> infer_subgraph_types(const InferContext& ctx, const Graph
     if (info.dtype == DType::kUndefined && ctx.has_input(i + offset)) {
       info.dtype = ctx.input_dtype(i + offset);
       info.kind = ctx.input_kind(i + offset);
+      if (per_element && info.kind == ValueKind::kSequence) info.kind = ValueKind::kTensor;
     }
   }
   auto order = body.topological_order();
@@ -94,12 +96,12 @@ std::vector<ValueType> infer_subgraph_types(const InferContext& ctx, const Graph
 
 // The dtype subgraph output k has: its declared type, else what inference over the subgraph
 // tells (infer_subgraph_dtypes).
-ValueType subgraph_output_type(const InferContext& ctx, const Graph& body, size_t k) {
+ValueType subgraph_output_type(const InferContext& ctx, const Graph& body, size_t k, bool per_element = false) {
   if (k < body.declared_outputs.size() && body.declared_outputs[k].dtype != DType::kUndefined)
     return {body.declared_outputs[k].kind, body.declared_outputs[k].dtype};
   const Value& known = body.values[static_cast<size_t>(body.outputs[k])];
   if (known.dtype != DType::kUndefined) return {known.kind, known.dtype};
-  return infer_subgraph_types(ctx, body)[k];
+  return infer_subgraph_types(ctx, body, per_element)[k];
 }
 
 Status set_subgraph_output(InferContext& ctx, const Graph& body, size_t k, size_t out, const char* attr) {
@@ -212,6 +214,37 @@ Status infer_scan(InferContext& ctx) {
   return Status::Ok();
 }
 
+// SequenceMap (opset 17): inputs (input_sequence, additional inputs …, captured …); the body
+// takes one input per formal input: the i-th element of each sequence, a tensor input whole.
+// Each body output (a tensor) becomes one element of the same output sequence.
+Status infer_sequence_map(InferContext& ctx) {
+  const Graph* body = subgraph(ctx, "body");
+  if (!body) return ctx.error("needs the graph attribute body");
+  const size_t formal = node_formal_inputs(ctx, *body);
+  if (formal < 1 || !ctx.has_input(0) || ctx.input_kind(0) != ValueKind::kSequence)
+    return ctx.error("input 0 (input_sequence) must be a sequence");
+  if (formal_inputs(*body) != formal)
+    return ctx.error("body takes " + std::to_string(formal_inputs(*body)) + " inputs; it must take one per input (" +
+                     std::to_string(formal) + ")");
+  for (size_t i = 1; i < formal; ++i) {
+    if (!ctx.has_input(i)) return ctx.error("input " + std::to_string(i) + " is missing");
+    if (ctx.input_kind(i) != ValueKind::kSequence && ctx.input_kind(i) != ValueKind::kTensor)
+      return ctx.error("input " + std::to_string(i) + " must be a sequence or a tensor, got a " +
+                       value_kind_name(ctx.input_kind(i)));
+  }
+  if (body->outputs.size() != ctx.num_outputs())
+    return ctx.error("has " + std::to_string(ctx.num_outputs()) + " outputs but its body gives " +
+                     std::to_string(body->outputs.size()));
+  for (size_t k = 0; k < ctx.num_outputs(); ++k) {
+    const ValueType type = subgraph_output_type(ctx, *body, k, true);
+    if (type.dtype == DType::kUndefined || type.kind != ValueKind::kTensor)
+      return ctx.error("body output " + std::to_string(k) + " must be a tensor of a known element type, got a " +
+                       value_kind_name(type.kind) + " of " + dtype_name(type.dtype));
+    ctx.set_output_kind(k, ValueKind::kSequence, type.dtype);
+  }
+  return Status::Ok();
+}
+
 // Constant folding never calls this (it skips nodes with subgraphs) and neither does the executor
 // (it runs a control-flow node's subgraphs itself); only a direct call of the op's kernel does.
 Status run_through_executor(KernelContext& ctx) {
@@ -226,6 +259,7 @@ void register_control_flow_ops(std::vector<OpSchema>& table) {
   table.push_back({"If", 1, -1, 1, kAny, infer_if, run_through_executor, false, false, true});
   table.push_back({"Loop", 0, -1, 1, kAny, infer_loop, run_through_executor, false, false, true});
   table.push_back({"Scan", 0, -1, 1, kAny, infer_scan, run_through_executor, false, false, true});  // opset 8: sequence_lens may be ""
+  table.push_back({"SequenceMap", 1, -1, 1, kAny, infer_sequence_map, run_through_executor, false, false, true});
 }
 
 }  // namespace openge

@@ -1,4 +1,4 @@
-// Cast, Identity and (inference-mode) Dropout.
+// Cast, CastLike, Identity and (inference-mode) Dropout.
 #include <cstring>
 
 #include "ops/elementwise_broadcast.h"
@@ -14,6 +14,18 @@ Status cast_infer(InferContext& ctx) {
   const DType target = static_cast<DType>(to->i);
   if (to->i < 0 || to->i > 32 || (!dtype_supported(target) && target != DType::kString))
     return ctx.error("cannot cast to dtype " + std::to_string(to->i) + " (" + dtype_name(target) + ")");
+  if (ctx.input_dtype(0) != DType::kString) OPENGE_RETURN_IF_ERROR(check_input_dtype(ctx, 0, kAllTypes));
+  infer_like_input0(ctx, 0, target);
+  return Status::Ok();
+}
+
+// CastLike (opset 15): Cast whose target type is that of input 1 (`target_type`, read for its
+// type only) instead of the attribute `to`. The kernel is Cast's: it reads input 0 and the output.
+Status castlike_infer(InferContext& ctx) {
+  if (!ctx.has_input(1)) return ctx.error("input 1 (target_type) is required");
+  const DType target = ctx.input_dtype(1);
+  if (!dtype_supported(target) && target != DType::kString)
+    return ctx.error(std::string("cannot cast to the type of target_type (") + dtype_name(target) + ")");
   if (ctx.input_dtype(0) != DType::kString) OPENGE_RETURN_IF_ERROR(check_input_dtype(ctx, 0, kAllTypes));
   infer_like_input0(ctx, 0, target);
   return Status::Ok();
@@ -108,6 +120,7 @@ Status dropout_kernel(KernelContext& ctx) {
 
 void register_cast_ops(std::vector<OpSchema>& table) {
   table.push_back(OpSchema{"Cast", 1, 1, 1, 1, &cast_infer, &cast_kernel, false});
+  table.push_back(OpSchema{"CastLike", 2, 2, 1, 1, &castlike_infer, &cast_kernel, false});
   table.push_back(OpSchema{"Identity", 1, 1, 1, 1, &identity_infer, &copy_kernel, true, false, true});
   table.push_back(OpSchema{"Dropout", 1, 3, 1, 2, &dropout_infer, &dropout_kernel, false});
 }

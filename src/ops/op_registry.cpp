@@ -36,6 +36,8 @@ std::vector<OpSchema> build_table() {
   register_control_flow_ops(table);
   register_sequence_ops(table);
   register_string_ops(table);
+  register_tfidf_ops(table);
+  register_training_ops(table);
   std::sort(table.begin(), table.end(), [](const OpSchema& a, const OpSchema& b) { return a.op_type < b.op_type; });
   return table;
 }

@@ -28,6 +28,9 @@ struct OpSchema {
   // Inputs may be sequences or optionals (the sequence and optional ops, Identity, If / Loop);
   // every other op is refused such an input before its infer runs.
   bool takes_any_value = false;
+  // "" for the default ONNX domain; else the only domain the loader accepts the op from
+  // ("ai.onnx.preview.training" for the optimizers).
+  std::string_view domain = "";
 };
 
 // nullptr when the op is unknown.
@@ -60,6 +63,8 @@ void register_recurrent_ops(std::vector<OpSchema>& table);  // RNN GRU LSTM
 void register_quantize_ops(std::vector<OpSchema>& table);
 void register_sequence_ops(std::vector<OpSchema>& table);  // Sequence* SplitToSequence ConcatFromSequence Optional*
 void register_string_ops(std::vector<OpSchema>& table);  // StringNormalizer
+void register_tfidf_ops(std::vector<OpSchema>& table);  // TfIdfVectorizer
+void register_training_ops(std::vector<OpSchema>& table);  // Adagrad Adam Momentum (ai.onnx.preview.training)
 void register_control_flow_ops(std::vector<OpSchema>& table);  // If Loop Scan (subgraphs run by runtime/control_flow.cpp)  // QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger QLinearMatMul
 
 }  // namespace openge

@@ -32,11 +32,15 @@ std::vector<OpCheck> nodes_of(const onnx::GraphProto& g) {
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& np = g.node(i);
     OpCheck op{np.name().empty() ? np.op_type() + "_" + std::to_string(i) : np.name(), np.op_type(), {}};
-    // The domain rule of the loader (src/frontend/onnx_loader.cpp): default ONNX domain only.
-    if (!np.domain().empty() && np.domain() != "ai.onnx")
+    // The domain rule of the loader (src/frontend/onnx_loader.cpp): the default ONNX domain, and
+    // ops the table registers in their own domain (the ai.onnx.preview.training optimizers).
+    const OpSchema* schema = find_op_schema(np.op_type());
+    const bool default_domain = np.domain().empty() || np.domain() == "ai.onnx";
+    if (!default_domain && !(schema && schema->domain == np.domain()))
       add_cause(op.causes, CauseCode::kTypeUnsupported,
-                "The type is not supported: domain '" + np.domain() + "' (OpenGE runs the default ONNX domain)");
-    else if (!find_op_schema(np.op_type()))
+                "The type is not supported: domain '" + np.domain() +
+                    "' (OpenGE runs the default ONNX domain and ai.onnx.preview.training's optimizers)");
+    else if (!schema)
       add_cause(op.causes, CauseCode::kTypeUnsupported,
                 "The type is not supported: OpenGE has no " + np.op_type() + " operator (openge ops lists them)");
     if (++seen[op.name] > 1) add_cause(op.causes, CauseCode::kNameRepeated, "The name is repeated.");

@@ -22,6 +22,8 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"Abs", "Abs"},
     {"Acos", "Acos"},
     {"Acosh", "Acosh"},
+    {"Adagrad", "ApplyAdagrad"},  // ai.onnx.preview.training optimizers: CANN's Apply* ops (no ONNX plugin)
+    {"Adam", "ApplyAdam"},
     {"Add", "Add"},
     {"And", "LogicalAnd"},
     {"ArgMax", "ArgMaxV2"},
@@ -115,6 +117,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"MelWeightMatrix", "MelWeightMatrix"},
     {"Min", "Minimum"},
     {"Mod", "Mod"},
+    {"Momentum", "ApplyMomentum"},
     {"Mul", "Mul"},
     {"Multinomial", "Multinomial"},
     {"Neg", "Neg"},
@@ -172,6 +175,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"SequenceErase", "SequenceErase"},  // sequences, optionals: no Ascend name known
     {"SequenceInsert", "SequenceInsert"},  // sequences, optionals: no Ascend name known
     {"SequenceLength", "SequenceLength"},  // sequences, optionals: no Ascend name known
+    {"SequenceMap", "SequenceMap"},  // control flow: graph engine
     {"Shape", "Shape"},
     {"Shrink", "Shrink"},
     {"Sigmoid", "Sigmoid"},
@@ -194,6 +198,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"Sum", "AccumulateNV2"},
     {"Tan", "Tan"},
     {"Tanh", "Tanh"},
+    {"TfIdfVectorizer", "TfIdfVectorizer"},  // no Ascend name known
     {"ThresholdedRelu", "ThresholdedRelu"},
     {"Tile", "Tile"},
     {"TopK", "TopKV2"},

@@ -20,7 +20,7 @@ constexpr std::string_view kUntouchedOps[] = {"Cast",        "CastLike",        
                                               "Size",        "EyeLike",           "RandomNormalLike",
                                               "RandomUniformLike", "Bernoulli",   "Multinomial",
                                               "ConstantOfShape",   "If",          "Loop",
-                                              "Scan"};  // control flow: each subgraph node is decided on its own
+                                              "Scan",              "SequenceMap"};  // control flow: each subgraph node is decided on its own
 
 // Inputs with a float type of their own in ONNX (not the op's T): they keep it whatever the
 // node computes in.

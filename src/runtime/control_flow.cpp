@@ -379,6 +379,48 @@ struct ControlFlowRunners {
     }
     return result;
   }
+
+  // SequenceMap: the body once per element of the input sequence; sequence inputs give it their
+  // i-th element (all must be as long as input 0), tensor inputs the whole tensor. Output k is
+  // the sequence of every iteration's body output k.
+  static Result<std::vector<Tensor>> run_sequence_map(const ControlFlowNode& cf, const std::vector<const Tensor*>& in) {
+    const std::string label = label_of(cf.node_);
+    const SubgraphPlan& body = cf.plan("body");
+    const size_t formal = in.size() - body.graph().captured_inputs;
+    const size_t k = cf.output_dtypes_.size();
+    for (size_t j = 0; j < formal; ++j)
+      if (!in[j]) return invalid_model(label + ": input " + std::to_string(j) + " is missing");
+    if (in[0]->kind() != ValueKind::kSequence)
+      return invalid_argument(label + ": input 0 must be a sequence, got a " + value_kind_name(in[0]->kind()));
+    const size_t length = in[0]->elements().size();
+    for (size_t j = 1; j < formal; ++j)
+      if (in[j]->kind() == ValueKind::kSequence && in[j]->elements().size() != length)
+        return invalid_argument(label + ": input " + std::to_string(j) + " is a sequence of " +
+                                std::to_string(in[j]->elements().size()) + " tensors, input 0 of " + std::to_string(length));
+    const std::vector<Tensor> outer = copy_inputs(in, formal, in.size());
+    std::vector<std::vector<Tensor>> results(k);
+    for (size_t i = 0; i < length; ++i) {
+      std::vector<Tensor> body_in;
+      body_in.reserve(in.size());
+      for (size_t j = 0; j < formal; ++j)
+        body_in.push_back(in[j]->kind() == ValueKind::kSequence ? in[j]->elements()[i] : *in[j]);
+      body_in.insert(body_in.end(), outer.begin(), outer.end());
+      auto outs = body.run(body_in);
+      if (!outs.ok()) return outs.status().with_context(label + " element " + std::to_string(i));
+      OPENGE_RETURN_IF_ERROR(expect_count(cf, *outs, k, "body"));
+      for (size_t o = 0; o < k; ++o) {
+        Tensor& t = (*outs)[o];
+        OPENGE_RETURN_IF_ERROR(check_output(cf, o, t, "body output " + std::to_string(o)));
+        if (!t.is_tensor())
+          return invalid_model(label + ": body output " + std::to_string(o) + " is a " + value_kind_name(t.kind()) +
+                               "; SequenceMap collects tensors");
+        results[o].push_back(std::move(t));
+      }
+    }
+    std::vector<Tensor> sequences;
+    for (size_t o = 0; o < k; ++o) sequences.push_back(Tensor::sequence(cf.output_dtypes_[o], std::move(results[o])));
+    return sequences;
+  }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -395,11 +437,14 @@ Result<std::unique_ptr<ControlFlowNode>> ControlFlowNode::make(const Node& node,
                                                                std::vector<DType> output_dtypes,
                                                                const CompileOptions& options) {
   static const RunnerRow kRunners[] = {
-      {"If", &ControlFlowRunners::run_if}, {"Loop", &ControlFlowRunners::run_loop}, {"Scan", &ControlFlowRunners::run_scan}};
+      {"If", &ControlFlowRunners::run_if},
+      {"Loop", &ControlFlowRunners::run_loop},
+      {"Scan", &ControlFlowRunners::run_scan},
+      {"SequenceMap", &ControlFlowRunners::run_sequence_map}};
   std::unique_ptr<ControlFlowNode> cf(new ControlFlowNode());
   for (const RunnerRow& row : kRunners)
     if (node.op_type == row.op_type) cf->run_ = row.run;
-  if (!cf->run_) return unsupported(label_of(node) + ": OpenGE runs subgraphs only for If, Loop and Scan");
+  if (!cf->run_) return unsupported(label_of(node) + ": OpenGE runs subgraphs only for If, Loop, Scan and SequenceMap");
   cf->node_ = node;
   cf->opset_ = opset;
   cf->output_dtypes_ = std::move(output_dtypes);

@@ -28,9 +28,9 @@ namespace {
 // kernel that copies dtype_size() bytes per element would silently lose them). Every other op
 // is refused a string input before its infer runs.
 bool takes_strings(std::string_view op_type) {
-  static constexpr std::string_view kOps[] = {"Cast", "Identity", "StringNormalizer", "SequenceConstruct",
-                                              "SequenceInsert", "SplitToSequence", "Optional", "OptionalGetElement",
-                                              "If", "Loop"};
+  static constexpr std::string_view kOps[] = {"Cast", "CastLike", "Identity", "StringNormalizer", "TfIdfVectorizer",
+                                              "SequenceConstruct", "SequenceInsert", "SplitToSequence", "Optional",
+                                              "OptionalGetElement", "If", "Loop", "SequenceMap"};
   for (std::string_view op : kOps)
     if (op == op_type) return true;
   return false;

@@ -9,8 +9,9 @@ For every in-scope case (model.onnx + test_data_set_*/) it runs
 and compares each output_<i>.pb with ONNX's expectation: same dtype, same shape, values within
 rtol/atol for floating types (NaN == NaN), exact for integers, bools and strings.
 
-A case is in scope when every default-domain op in its graph is registered (Constant may appear
-as a helper in the expanded, multi-op cases). The op a case belongs to is read from the model's
+A case is in scope when every op in its graph is registered (Constant may appear as a helper in
+the expanded, multi-op cases; an op of another domain, such as ai.onnx.preview.training's
+optimizers, is registered when the list names it "domain::OpType"). The op a case belongs to is read from the model's
 nodes, never guessed from the case name; multi-op graphs (ONNX's "_expanded" function bodies)
 are reported as one group. Cases that use an unregistered op are counted per missing op.
 
@@ -109,10 +110,10 @@ def discover_cases(data_dir, scope):
             continue
         total += 1
         model = onnx.load(model_path, load_external_data=False)
-        ops = sorted({n.op_type for n in model.graph.node if n.domain in ("", "ai.onnx")})
-        foreign = sorted({f"{n.domain}::{n.op_type}" for n in model.graph.node
-                          if n.domain not in ("", "ai.onnx")})
-        unregistered = foreign + [op for op in ops if op not in scope | HELPER_OPS]
+        # Ops of other domains are "domain::OpType", as `openge ops --list` prints them.
+        ops = sorted({n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}::{n.op_type}"
+                      for n in model.graph.node})
+        unregistered = [op for op in ops if op not in scope | HELPER_OPS]
         if unregistered or not any(op in scope for op in ops):
             missing.update(unregistered or ["(no op)"])
             continue

@@ -86,6 +86,26 @@ TEST(OpCast, RejectsUnsupportedTargetAndMissingAttribute) {
   EXPECT_FALSE(run_node(make_node("Cast", 1), {&x}).ok());
 }
 
+// CastLike takes the target type from input 1; that input's shape and values do not matter.
+TEST(OpCastLike, CastsToTheTypeOfItsSecondInput) {
+  const Tensor x = f32({3}, {1.5f, -2.7f, 65520});
+  const Tensor like_half = f16({1}, {0});
+  const Tensor y = run_binary("CastLike", x, like_half);
+  ASSERT_EQ(y.dtype(), DType::kFloat16);
+  ASSERT_EQ(y.shape(), (Shape{3}));
+  EXPECT_EQ(y.data<Float16>()[0].bits, 0x3e00);  // 1.5
+  EXPECT_EQ(y.data<Float16>()[2].bits, 0x7c00);  // overflow to infinity, as Cast
+  const Tensor like_int = i64({2, 2}, {0, 0, 0, 0});
+  const Tensor z = run_binary("CastLike", x, like_int);
+  ASSERT_EQ(z.dtype(), DType::kInt64);
+  EXPECT_EQ(values(z), (V{1, -2, 65520}));  // truncated toward zero
+  Tensor like_text(DType::kString, {1});
+  const Tensor t = run_binary("CastLike", f32({2}, {0.5f, 1e-5f}), like_text);
+  ASSERT_EQ(t.dtype(), DType::kString);
+  EXPECT_EQ(t.data<std::string>()[0], "0.5");
+  EXPECT_EQ(t.data<std::string>()[1], "1e-05");  // NumPy's str() of float32 1e-5
+}
+
 TEST(OpIdentity, AliasesItsInput) {
   const OpSchema* schema = find_op_schema("Identity");
   ASSERT_NE(schema, nullptr);

@@ -193,11 +193,13 @@ TEST(SocProfile, EveryRegisteredOpIsMappedAndProfiled) {
       // precision mode they run on the AI CPU engine, even where OpenGE has a oneDNN kernel (RNN …).
       "RNN", "GRU", "LSTM", "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "ConvInteger",
       // Control flow runs in the graph engine (its subgraphs' nodes have their own entries).
-      "If", "Loop", "Scan",
+      "If", "Loop", "Scan", "SequenceMap",
       // Sequences, optionals and strings: no ops-info entry (not tensor arithmetic on AI Core).
       "SequenceConstruct", "SequenceEmpty", "SequenceAt", "SequenceLength", "SequenceInsert", "SequenceErase",
       "SplitToSequence", "ConcatFromSequence", "Optional", "OptionalHasElement", "OptionalGetElement",
-      "StringNormalizer",
+      "StringNormalizer", "TfIdfVectorizer",
+      // Training optimizers (ai.onnx.preview.training): no inference profile lists them.
+      "Adagrad", "Adam", "Momentum",
       // Made by TbeEltwiseFusionPass after the precision pass: never looked up in a profile.
       "FusedElementwise"};
   std::vector<SocProfile> profiles;

@@ -1,4 +1,4 @@
-// If, Loop and Scan end to end: real ONNX protobufs built here, loaded, compiled and run by a
+// If, Loop, Scan and SequenceMap end to end: real ONNX protobufs built here, loaded, compiled and run by a
 // Session. Expected values are worked out by hand in each test's comment.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -392,6 +392,68 @@ TEST(ControlFlow, ConditionWithSeveralElementsIsAnErrorNamingTheNode) {
   auto r = run(m, {c, floats({3}, {1, 2, 3})});
   ASSERT_FALSE(r.ok());
   expect_error(r.status(), {"If 'if1'", "one element"});
+}
+
+// ys, shapes = SequenceMap(xs, b, zs) { (x, b, z) -> (x + b + z, Shape(x)) }: xs and zs are
+// sequences (one element per iteration), b a tensor given whole to every iteration.
+onnx::ModelProto sequence_map_model() {
+  onnx::GraphProto g;
+  auto sequence_input = [&](const std::string& name) {
+    auto* v = g.add_input();
+    v->set_name(name);
+    v->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(
+        onnx::TensorProto::FLOAT);
+  };
+  sequence_input("xs");
+  input(&g, "b", onnx::TensorProto::FLOAT, {1});
+  sequence_input("zs");
+  onnx::GraphProto body;
+  body.set_name("body");
+  input(&body, "x", onnx::TensorProto::FLOAT, {-1});
+  input(&body, "bb", onnx::TensorProto::FLOAT, {1});
+  input(&body, "z", onnx::TensorProto::FLOAT, {-1});
+  node(&body, "Add", {"x", "bb"}, {"xb"});
+  node(&body, "Add", {"xb", "z"}, {"y"});
+  node(&body, "Shape", {"x"}, {"shape"});
+  output(&body, "y", onnx::TensorProto::FLOAT, {-1});
+  output(&body, "shape", onnx::TensorProto::INT64, {1});
+  auto* n = node(&g, "SequenceMap", {"xs", "b", "zs"}, {"ys", "shapes"}, "map1");
+  graph_attr(n, "body", body);
+  for (const char* name : {"ys", "shapes"}) {
+    auto* v = g.add_output();
+    v->set_name(name);
+    v->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(
+        name[0] == 'y' ? onnx::TensorProto::FLOAT : onnx::TensorProto::INT64);
+  }
+  return model_of(g, 17);
+}
+
+TEST(ControlFlow, SequenceMapRunsItsBodyOncePerElement) {
+  const Tensor xs = Tensor::sequence(DType::kFloat32, {floats({2}, {1, 2}), floats({3}, {3, 4, 5})});
+  const Tensor zs = Tensor::sequence(DType::kFloat32, {floats({2}, {100, 200}), floats({3}, {0, 0, 1})});
+  auto r = run(sequence_map_model(), {xs, floats({1}, {10}), zs});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ((*r)[0].kind(), ValueKind::kSequence);
+  ASSERT_EQ((*r)[0].elements().size(), 2u);
+  expect_floats((*r)[0].elements()[0], {2}, {111, 212});
+  expect_floats((*r)[0].elements()[1], {3}, {13, 14, 16});
+  ASSERT_EQ((*r)[1].elements().size(), 2u);
+  EXPECT_EQ((*r)[1].elements()[0].to_int64_vector(), std::vector<int64_t>{2});
+  EXPECT_EQ((*r)[1].elements()[1].to_int64_vector(), std::vector<int64_t>{3});
+  // An empty input sequence maps to empty output sequences.
+  const Tensor none = Tensor::sequence(DType::kFloat32, {});
+  auto e = run(sequence_map_model(), {none, floats({1}, {10}), none});
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  EXPECT_TRUE((*e)[0].elements().empty());
+  EXPECT_TRUE((*e)[1].elements().empty());
+}
+
+TEST(ControlFlow, SequenceMapWithSequencesOfDifferentLengthsIsAnErrorNamingTheNode) {
+  const Tensor xs = Tensor::sequence(DType::kFloat32, {floats({1}, {1}), floats({1}, {2})});
+  const Tensor zs = Tensor::sequence(DType::kFloat32, {floats({1}, {1})});
+  auto r = run(sequence_map_model(), {xs, floats({1}, {10}), zs});
+  ASSERT_FALSE(r.ok());
+  expect_error(r.status(), {"SequenceMap 'map1'", "sequence of 1 tensors, input 0 of 2"});
 }
 
 }  // namespace
