@@ -52,9 +52,9 @@ constexpr AiCoreRow kAiCoreOps[] = {
     {"Transpose", onednn::make_transpose_kernel},
     {"QLinearConv", onednn::make_qlinear_conv_kernel},
     {"QLinearMatMul", onednn::make_qlinear_matmul_kernel},
-    {"RNN", onednn::make_rnn_kernel},
-    {"GRU", onednn::make_rnn_kernel},
-    {"LSTM", onednn::make_rnn_kernel},
+    {"RNN", onednn::make_rnn_kernel, Narrow::kWiden, Reduces::kYes},
+    {"GRU", onednn::make_rnn_kernel, Narrow::kWiden, Reduces::kYes},
+    {"LSTM", onednn::make_rnn_kernel, Narrow::kWiden, Reduces::kYes},
 };
 
 Result<std::unique_ptr<CompiledKernel>> make_row_kernel(const AiCoreRow& row, const KernelRequest& request) {

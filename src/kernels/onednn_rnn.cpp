@@ -1,5 +1,6 @@
 #include "kernels/onednn_rnn.h"
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -53,9 +54,14 @@ class RnnKernel final : public OneDnnKernel {
   dnnl::memory weights_layer, weights_iter, bias;
   std::optional<dnnl::memory> weights_peephole;
   bool has_y = false;
+  // Bidirectional: oneDNN concatenates the two directions' hidden states per step ([T, N, 2H]),
+  // ONNX stacks them ([T, 2, N, H]); Y is then gathered from a scratch buffer after the run.
+  bool bidirectional = false;
+  int64_t steps = 0, batch = 0, hidden = 0;
 
   Status run(KernelContext& ctx) const override {
-    void* y = has_y ? ctx.output(0).raw() : thread_buffer(1, dst_layer_md.get_size());
+    const bool gather_y = has_y && bidirectional;
+    void* y = has_y && !gather_y ? ctx.output(0).raw() : thread_buffer(1, dst_layer_md.get_size());
     std::unordered_map<int, dnnl::memory> args{
         {DNNL_ARG_SRC_LAYER, wrap(src_layer_md, ctx.input(kX).raw())},
         {DNNL_ARG_WEIGHTS_LAYER, weights_layer},
@@ -68,51 +74,66 @@ class RnnKernel final : public OneDnnKernel {
     if (!src_iter_c_md.is_zero()) args[DNNL_ARG_SRC_ITER_C] = wrap(src_iter_c_md, ctx.input(kInitC).raw());
     if (!dst_iter_md.is_zero()) args[DNNL_ARG_DST_ITER] = wrap(dst_iter_md, ctx.output(1).raw());
     if (!dst_iter_c_md.is_zero()) args[DNNL_ARG_DST_ITER_C] = wrap(dst_iter_c_md, ctx.output(2).raw());
-    return execute(prim, scratchpad_md, args, ctx);
+    OPENGE_RETURN_IF_ERROR(execute(prim, scratchpad_md, args, ctx));
+    if (gather_y) {
+      const float* src = static_cast<const float*>(y);
+      float* dst = ctx.output(0).data<float>();
+      for (int64_t t = 0; t < steps; ++t)
+        for (int64_t d = 0; d < 2; ++d)
+          for (int64_t n = 0; n < batch; ++n)
+            std::copy_n(src + ((t * batch + n) * 2 + d) * hidden, hidden, dst + ((t * 2 + d) * batch + n) * hidden);
+    }
+    return Status::Ok();
   }
 };
 
-// ONNX's [gates*H, K] matrix of one direction as oneDNN's ldigo [1, 1, K, gates, H].
+// ONNX's [D, gates*H, K] matrices (one per direction) as oneDNN's ldigo [1, D, K, gates, H].
 Tensor to_ldigo(const Tensor& m, const RnnRow& row, int64_t hidden) {
-  const int64_t k = m.dim(2);
-  Tensor out(DType::kFloat32, {1, 1, k, row.gates, hidden});
-  const float* src = m.data<float>();
-  float* dst = out.data<float>();
-  for (int64_t i = 0; i < k; ++i)
-    for (int g = 0; g < row.gates; ++g)
-      for (int64_t o = 0; o < hidden; ++o)
-        dst[(i * row.gates + g) * hidden + o] = src[(row.onnx_gate[static_cast<size_t>(g)] * hidden + o) * k + i];
+  const int64_t dirs = m.dim(0), k = m.dim(2);
+  Tensor out(DType::kFloat32, {1, dirs, k, row.gates, hidden});
+  for (int64_t d = 0; d < dirs; ++d) {
+    const float* src = m.data<float>() + d * row.gates * hidden * k;
+    float* dst = out.data<float>() + d * k * row.gates * hidden;
+    for (int64_t i = 0; i < k; ++i)
+      for (int g = 0; g < row.gates; ++g)
+        for (int64_t o = 0; o < hidden; ++o)
+          dst[(i * row.gates + g) * hidden + o] = src[(row.onnx_gate[static_cast<size_t>(g)] * hidden + o) * k + i];
+  }
   return out;
 }
 
-// oneDNN's bias [1, 1, gates(+1), H] from ONNX's B = [Wb, Rb]: Wb + Rb per gate; for GRU with
-// linear_before_reset, the candidate gate keeps Wb_h and a fourth gate holds Rb_h (added inside
-// the reset product, as ONNX defines it).
-Tensor to_bias(const Tensor* b, const RnnRow& row, int64_t hidden, bool lbr) {
+// oneDNN's bias [1, D, gates(+1), H] from ONNX's B = [Wb, Rb] per direction: Wb + Rb per gate;
+// for GRU with linear_before_reset, the candidate gate keeps Wb_h and a fourth gate holds Rb_h
+// (added inside the reset product, as ONNX defines it).
+Tensor to_bias(const Tensor* b, const RnnRow& row, int64_t hidden, bool lbr, int64_t dirs) {
   const int64_t gates = row.gates + (lbr ? 1 : 0);
-  Tensor out(DType::kFloat32, {1, 1, gates, hidden});
-  float* dst = out.data<float>();
-  const float* wb = b ? b->data<float>() : nullptr;
-  const float* rb = b ? wb + row.gates * hidden : nullptr;
-  for (int g = 0; g < row.gates; ++g)
-    for (int64_t o = 0; o < hidden; ++o) {
-      const int64_t at = row.onnx_gate[static_cast<size_t>(g)] * hidden + o;
-      const bool candidate_lbr = lbr && g == 2;
-      dst[g * hidden + o] = b ? wb[at] + (candidate_lbr ? 0.0f : rb[at]) : 0.0f;
-    }
-  if (lbr)
-    for (int64_t o = 0; o < hidden; ++o) dst[3 * hidden + o] = b ? rb[2 * hidden + o] : 0.0f;
+  Tensor out(DType::kFloat32, {1, dirs, gates, hidden});
+  for (int64_t d = 0; d < dirs; ++d) {
+    float* dst = out.data<float>() + d * gates * hidden;
+    const float* wb = b ? b->data<float>() + d * 2 * row.gates * hidden : nullptr;
+    const float* rb = b ? wb + row.gates * hidden : nullptr;
+    for (int g = 0; g < row.gates; ++g)
+      for (int64_t o = 0; o < hidden; ++o) {
+        const int64_t at = row.onnx_gate[static_cast<size_t>(g)] * hidden + o;
+        const bool candidate_lbr = lbr && g == 2;
+        dst[g * hidden + o] = b ? wb[at] + (candidate_lbr ? 0.0f : rb[at]) : 0.0f;
+      }
+    if (lbr)
+      for (int64_t o = 0; o < hidden; ++o) dst[3 * hidden + o] = b ? rb[2 * hidden + o] : 0.0f;
+  }
   return out;
 }
 
-// ONNX's peepholes P = [Pi, Po, Pf] as oneDNN's [1, 1, 3, H] in its order i, f, o.
-Tensor to_peephole(const Tensor& p, int64_t hidden) {
-  Tensor out(DType::kFloat32, {1, 1, 3, hidden});
-  const float* src = p.data<float>();
-  float* dst = out.data<float>();
+// ONNX's peepholes P = [Pi, Po, Pf] per direction as oneDNN's [1, D, 3, H] in its order i, f, o.
+Tensor to_peephole(const Tensor& p, int64_t hidden, int64_t dirs) {
+  Tensor out(DType::kFloat32, {1, dirs, 3, hidden});
   constexpr int kOnnx[3] = {0, 2, 1};
-  for (int g = 0; g < 3; ++g)
-    for (int64_t o = 0; o < hidden; ++o) dst[g * hidden + o] = src[kOnnx[g] * hidden + o];
+  for (int64_t d = 0; d < dirs; ++d) {
+    const float* src = p.data<float>() + d * 3 * hidden;
+    float* dst = out.data<float>() + d * 3 * hidden;
+    for (int g = 0; g < 3; ++g)
+      for (int64_t o = 0; o < hidden; ++o) dst[g * hidden + o] = src[kOnnx[g] * hidden + o];
+  }
   return out;
 }
 
@@ -135,7 +156,8 @@ Result<std::unique_ptr<CompiledKernel>> make_rnn_kernel(const KernelRequest& req
   const auto& out = request.outputs;
   if (!row || in.size() < 3 || !default_cell(request.node.attrs, *row) || present(in, kSeqLens)) return none();
   const std::string direction = request.node.attrs.get_string("direction", "forward");
-  if (direction != "forward" && direction != "reverse") return none();
+  if (direction != "forward" && direction != "reverse" && direction != "bidirectional") return none();
+  const int64_t D = direction == "bidirectional" ? 2 : 1;
   const auto x = static_shape(in[kX]);
   const Tensor* w = in[kW].value;
   const Tensor* r = in[kR].value;
@@ -147,9 +169,9 @@ Result<std::unique_ptr<CompiledKernel>> make_rnn_kernel(const KernelRequest& req
     if (i != kSeqLens && present(in, i) && in[i].dtype != DType::kFloat32) return none();
   const int64_t T = (*x)[0], N = (*x)[1], C = (*x)[2];
   const int64_t H = r->dim(2);
-  if (w->rank() != 3 || r->rank() != 3 || w->dim(0) != 1 || w->dim(1) != row->gates * H || w->dim(2) != C ||
-      r->dim(1) != row->gates * H || (b && b->numel() != 2 * row->gates * H) || (p && p->numel() != 3 * H) || T == 0 ||
-      N == 0)
+  if (w->rank() != 3 || r->rank() != 3 || w->dim(0) != D || r->dim(0) != D || w->dim(1) != row->gates * H ||
+      w->dim(2) != C || r->dim(1) != row->gates * H || (b && b->numel() != D * 2 * row->gates * H) ||
+      (p && p->numel() != D * 3 * H) || T == 0 || N == 0)
     return none();
   // LSTM's initial states: both or neither (oneDNN takes zeros for an absent pair).
   if (lstm && present(in, kInitH) != present(in, kInitC)) return none();
@@ -157,20 +179,25 @@ Result<std::unique_ptr<CompiledKernel>> make_rnn_kernel(const KernelRequest& req
 
   auto k = std::make_unique<RnnKernel>();
   k->has_y = !out.empty() && out[0].dtype != DType::kUndefined;
-  const dims state{1, 1, N, H};
+  k->bidirectional = D == 2;
+  k->steps = T;
+  k->batch = N;
+  k->hidden = H;
+  const dims state{1, D, N, H};
   k->src_layer_md = dnnl::memory::desc({T, N, C}, f32, tag::tnc);
-  k->dst_layer_md = dnnl::memory::desc({T, N, H}, f32, tag::tnc);
+  k->dst_layer_md = dnnl::memory::desc({T, N, D * H}, f32, tag::tnc);
   if (present(in, kInitH)) k->src_iter_md = dnnl::memory::desc(state, f32, tag::ldnc);
   if (lstm && present(in, kInitC)) k->src_iter_c_md = dnnl::memory::desc(state, f32, tag::ldnc);
   if (out.size() > 1 && out[1].dtype != DType::kUndefined) k->dst_iter_md = dnnl::memory::desc(state, f32, tag::ldnc);
   if (lstm && out.size() > 2 && out[2].dtype != DType::kUndefined)
     k->dst_iter_c_md = dnnl::memory::desc(state, f32, tag::ldnc);
 
-  const Tensor wl = to_ldigo(*w, *row, H), wi = to_ldigo(*r, *row, H), bias = to_bias(b, *row, H, lbr);
+  const Tensor wl = to_ldigo(*w, *row, H), wi = to_ldigo(*r, *row, H), bias = to_bias(b, *row, H, lbr, D);
   const auto any = [](const Tensor& t) { return dnnl::memory::desc(to_dims(t.shape()), f32, tag::any); };
   const dnnl::memory::desc bias_md(to_dims(bias.shape()), f32, tag::ldgo);
-  const auto dir = direction == "forward" ? dnnl::rnn_direction::unidirectional_left2right
-                                          : dnnl::rnn_direction::unidirectional_right2left;
+  const auto dir = D == 2                   ? dnnl::rnn_direction::bidirectional_concat
+                   : direction == "forward" ? dnnl::rnn_direction::unidirectional_left2right
+                                            : dnnl::rnn_direction::unidirectional_right2left;
   const auto prop = dnnl::prop_kind::forward_inference;
   const dnnl::primitive_attr attr = make_attr(dnnl::post_ops());
   const auto& s = *k;
@@ -209,8 +236,8 @@ Result<std::unique_ptr<CompiledKernel>> make_rnn_kernel(const KernelRequest& req
       made = true;
     }
   } else {
-    const Tensor peep = p ? to_peephole(*p, H) : Tensor();
-    const dnnl::memory::desc peep_md = p ? dnnl::memory::desc({1, 1, 3, H}, f32, tag::ldgo) : dnnl::memory::desc();
+    const Tensor peep = p ? to_peephole(*p, H, D) : Tensor();
+    const dnnl::memory::desc peep_md = p ? dnnl::memory::desc({1, D, 3, H}, f32, tag::ldgo) : dnnl::memory::desc();
     auto pd = try_create([&] {
       dnnl::lstm_forward::desc d(prop, dir, s.src_layer_md, s.src_iter_md, s.src_iter_c_md, any(wl), any(wi), peep_md,
                                  bias_md, s.dst_layer_md, s.dst_iter_md, s.dst_iter_c_md);

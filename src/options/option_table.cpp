@@ -46,7 +46,7 @@ const OptionSpec kTable[] = {
      "graph execution mode: 0 online inference, 1 training",
      "enable_small_channel is forced to 1 when 0; precision_mode=force_fp16 needs 0", "OPT-graph_run_mode-1..4"},
     {"deterministic", "", "ge.deterministic", "", Kind::kInt, "0 or 1", RANGE(0, 1), "0", nullptr, nullptr,
-     DOES("1: AI Core Conv/MatMul/Gemm kernels are created and run with a one-thread oneDNN plan, so no thread count "
+     DOES("1: AI Core Conv/MatMul/Gemm/RNN/GRU/LSTM kernels are created and run with a one-thread oneDNN plan, so no thread count "
           "changes how their sums are cut and ordered (they then use one thread); the reference kernels already reduce "
           "each output on one thread in a fixed order. Every run and every --threads gives the same output bits. "
           "0: oneDNN plans for the session's threads (faster at 2+ threads; bits may change with the thread count)",

@@ -93,14 +93,18 @@ INSTANTIATE_TEST_SUITE_P(
                       RnnCase{"GRU", "forward", 3, 1, 3, 7, false, true, false, true},
                       RnnCase{"LSTM", "forward", 7, 3, 5, 4, true, true, true, false},
                       RnnCase{"LSTM", "reverse", 5, 2, 6, 8, true, false, false, false},
-                      RnnCase{"LSTM", "forward", 16, 4, 32, 32, true, true, false, false}));
+                      RnnCase{"LSTM", "forward", 16, 4, 32, 32, true, true, false, false},
+                      RnnCase{"RNN", "bidirectional", 4, 3, 5, 6, true, true, false, false},
+                      RnnCase{"GRU", "bidirectional", 5, 2, 4, 3, true, true, false, true},
+                      RnnCase{"GRU", "bidirectional", 3, 2, 4, 5, false, false, false, false},
+                      RnnCase{"LSTM", "bidirectional", 6, 2, 5, 4, true, true, true, false},
+                      RnnCase{"LSTM", "bidirectional", 5, 3, 4, 7, true, false, false, false}));
 
-// Bidirectional, a non-default activation, clip, sequence_lens: the reference kernel runs them.
+// A non-default activation, clip, sequence_lens: the reference kernel runs them.
 TEST(OneDnnRnn, FormsOutsideOneDnnCellsStayOnTheReferenceKernel) {
   const RnnCase base{"LSTM", "forward", 4, 2, 3, 5, true, true, false, false};
-  for (int variant = 0; variant < 4; ++variant) {
+  for (int variant = 1; variant < 4; ++variant) {
     RnnCase k = base;
-    if (variant == 0) k.direction = "bidirectional";
     RnnInputs in = make_inputs(k);
     Node node = rnn_node(k, in.list.size());
     if (variant == 1) {

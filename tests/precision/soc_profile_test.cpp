@@ -190,8 +190,8 @@ TEST(SocProfile, EveryRegisteredOpIsMappedAndProfiled) {
       "HannWindow",    "MelWeightMatrix", "DFT",       "STFT",              "Compress",         "Det",
       "EyeLike",       "GridSample",  "MaxUnpool",
       // Not in the SoC profiles (CANN lists them with AI CPU or float16-only kernels): under a
-      // precision mode they run on the AI CPU engine, even where OpenGE has a oneDNN kernel (RNN …).
-      "RNN", "GRU", "LSTM", "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "ConvInteger",
+      // precision mode they run on the AI CPU engine, even where OpenGE has a oneDNN kernel.
+      "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "ConvInteger",
       // Control flow runs in the graph engine (its subgraphs' nodes have their own entries).
       "If", "Loop", "Scan", "SequenceMap",
       // Sequences, optionals and strings: no ops-info entry (not tensor arithmetic on AI Core).
