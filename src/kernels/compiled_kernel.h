@@ -18,6 +18,9 @@ class CompiledKernel {
   virtual ~CompiledKernel() = default;
   virtual Status run(KernelContext& ctx) const = 0;
   virtual Engine engine() const = 0;
+  // False when the kernel keeps its own (packed) copy of constant input `input` and never reads
+  // the input in run(): the compiled graph may then drop the constant (packed_constant_release.h).
+  virtual bool reads_input_at_run_time(size_t input) const { return true; }
 };
 
 // What kernel selection knows about a node: inferred infos of its inputs and outputs (static

@@ -29,6 +29,8 @@ class ConvKernel final : public OneDnnKernel {
     if (has_bias) args[DNNL_ARG_BIAS] = wrap(bias_md, bias ? bias->raw() : ctx.input(2).raw());
     return execute(prim, scratchpad_md, args, ctx);
   }
+  // The weights are always reordered at compile time; a constant bias is kept by the kernel.
+  bool reads_input_at_run_time(size_t input) const override { return !(input == 1 || (input == 2 && bias)); }
 };
 
 }  // namespace

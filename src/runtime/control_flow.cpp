@@ -94,7 +94,10 @@ bool has_subgraph(const Node& node) {
 // SubgraphPlan
 
 SubgraphPlan::SubgraphPlan(std::shared_ptr<const Graph> graph, CompileOptions options, std::string label)
-    : graph_(std::move(graph)), options_(std::move(options)), label_(std::move(label)) {}
+    : graph_(std::move(graph)), options_(std::move(options)), label_(std::move(label)) {
+  // A subgraph is compiled again for each new set of input shapes, from the same graph.
+  options_.release_packed_constants = false;
+}
 
 Result<std::shared_ptr<const Executable>> SubgraphPlan::plan_for(const std::vector<Tensor>& inputs) const {
   std::lock_guard<std::mutex> lock(mutex_);

@@ -26,6 +26,7 @@
 #include "ops/fused_elementwise.h"
 #include "options/option_set.h"
 #include "base/aligned_memory.h"
+#include "runtime/packed_constant_release.h"
 
 namespace openge {
 namespace {
@@ -110,6 +111,9 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   else
     OPENGE_RETURN_IF_ERROR(exe->rewrite(options, dump));
   if (options.stages == CompileStages::kRewriteOnly) return exe;
+  // The final graph dump and an exception dump write constants (weights included): then nothing
+  // is dropped.
+  exe->release_packed_constants_ = options.release_packed_constants && !exe->exception_dumper_ && !dump.active();
   OPENGE_RETURN_IF_ERROR(exe->select_kernels(options).with_context("model " + g.source));
   exe->plan_memory_layout();
   OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kFinal));
@@ -341,6 +345,8 @@ Status Executable::select_kernels(const CompileOptions& options) {
   const compiler::JitDecision& jit = jit_settings->decision;
   std::vector<compiler::KernelRequest> jit_requests;
   std::vector<size_t> jit_nodes;
+  std::optional<PackedConstantRelease> release;
+  if (release_packed_constants_) release.emplace(graph_);
   for (size_t n = 0; n < graph_.nodes.size(); ++n) {
     CompiledNode cn;
     cn.node = graph_.nodes[n];
@@ -385,7 +391,9 @@ Status Executable::select_kernels(const CompileOptions& options) {
       }
     }
     nodes_.push_back(std::move(cn));
+    if (release) release->node_built(nodes_.back());
   }
+  if (release) released_constant_bytes_ = release->released_bytes();
   if (jit_requests.empty()) return Status::Ok();
   for (size_t i = 0; i < jit_requests.size(); ++i) jit_requests[i].node = &nodes_[jit_nodes[i]].node;
   OPENGE_LOG_INFO("FE", jit.reason);

@@ -37,6 +37,9 @@ struct CompileOptions {
   CompileStages stages = CompileStages::kAll;
   // The session's validated configuration (precision, impl modes …); null: every default.
   std::shared_ptr<const options::OptionSet> config;
+  // Drop the constants that kernels packed into their own buffers (packed_constant_release.h):
+  // for a caller that will not read the compiled graph's constants. Not passed to subgraphs.
+  bool release_packed_constants = false;
 };
 
 struct PassStat {
@@ -93,6 +96,8 @@ class Executable {
   // The options the graph rewrites (passes, precision) read: the ones that shaped the graph.
   const std::set<std::string>& shaping_options() const { return shaping_options_; }
   size_t arena_bytes() const { return arena_bytes_; }
+  // Bytes of constants dropped because their kernels keep packed copies.
+  size_t released_constant_bytes() const { return released_constant_bytes_; }
   size_t unplanned_total_bytes() const { return total_intermediate_bytes_; }
 
  private:
@@ -126,6 +131,8 @@ class Executable {
   std::set<std::string> shaping_options_;
   int num_threads_ = 0;
   std::shared_ptr<const dump::ExceptionDumper> exception_dumper_;  // null: enable_exception_dump=0
+  bool release_packed_constants_ = false;  // for select_kernels (packed_constant_release.h)
+  size_t released_constant_bytes_ = 0;
   int64_t stream_sync_timeout_ms_ = -1;                            // -1: runs are not timed
   bool dynamic_model_ = false;  // a graph input declared with a symbolic dimension
   // Per value: offset in the arena (SIZE_MAX when not planned) and the step after which no

@@ -21,6 +21,7 @@
 #include "runtime/executable.h"
 #include "runtime/external_weights.h"
 #include "runtime/observer_pair.h"
+#include "runtime/packed_constant_release.h"
 #include "runtime/precision_report.h"
 #include "runtime/shape_cache.h"
 
@@ -49,7 +50,57 @@ struct Session::Impl {
   // Data Dump / overflow detection (dump_config.*); null while both are off.
   std::unique_ptr<dump::DataDumper> dumper;
   uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;  // option max_tensor_bytes
+  std::string source;  // graph.source, read without graph_mutex
+
+  // A model whose inputs all have fixed shapes is compiled once. Its first compile takes `graph`,
+  // weights and all, and the session keeps a copy without constant data: the weights then live
+  // only in the compiled graph, which drops those its kernels packed (packed_constant_release.h),
+  // so a large model's weights are never held twice.
+  std::mutex graph_mutex;
+  bool graph_handed_over = false;
+  std::vector<Shape> handed_over_shapes;
+  Status handed_over_failure;  // why that compile failed: every later run gets the same error
+
+  Result<Graph> graph_for_compile(const std::vector<Shape>& shapes);
+  bool graph_handed_over_for(const std::vector<Shape>& shapes) {
+    std::lock_guard<std::mutex> lock(graph_mutex);
+    return graph_handed_over && shapes == handed_over_shapes;
+  }
+  void compile_failed(const std::vector<Shape>& shapes, const Status& status);
 };
+
+namespace {
+
+// Whether `shapes` are the only shapes the graph's inputs can have (all tensors, all dims fixed).
+bool fixed_input_shapes(const Graph& g, const std::vector<Shape>& shapes) {
+  if (shapes.size() != g.inputs.size()) return false;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const Value& v = g.values[static_cast<size_t>(g.inputs[i])];
+    if (v.kind != ValueKind::kTensor || !v.shape || *v.shape != shapes[i]) return false;
+    for (int64_t d : *v.shape)
+      if (d < 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<Graph> Session::Impl::graph_for_compile(const std::vector<Shape>& shapes) {
+  std::lock_guard<std::mutex> lock(graph_mutex);
+  // Other shapes of a fixed-shape model: the compile refuses them before it reads a constant.
+  if (graph_handed_over) return shapes == handed_over_shapes ? Result<Graph>(handed_over_failure) : Result<Graph>(graph);
+  if (!fixed_input_shapes(graph, shapes)) return graph;  // a copy: constants are shared, not copied
+  Graph full = std::move(graph);
+  graph = without_constant_data(full);
+  graph_handed_over = true;
+  handed_over_shapes = shapes;
+  return full;
+}
+
+void Session::Impl::compile_failed(const std::vector<Shape>& shapes, const Status& status) {
+  std::lock_guard<std::mutex> lock(graph_mutex);
+  if (graph_handed_over && shapes == handed_over_shapes && handed_over_failure.ok()) handed_over_failure = status;
+}
 
 namespace {
 
@@ -133,6 +184,7 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
     impl->external_weights = std::move(weights.value());
   }
   impl->graph = std::move(graph.value());
+  impl->source = impl->graph.source;
   impl->options = options;
   impl->max_tensor_bytes = max_tensor_bytes;
   impl->num_threads = options.num_threads > 0 ? options.num_threads : omp_get_max_threads();
@@ -181,8 +233,17 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunI
     co.run_passes = impl_->options.run_passes;
     co.config = impl_->options.config;
     co.stages = impl_->precompiled ? CompileStages::kPrecompiled : CompileStages::kAll;
-    auto compiled = Executable::compile(impl_->graph, shapes, co);
-    if (!compiled.ok()) return compiled.status();
+    // A Data Dump writes node inputs, weights included: then the compiled graph keeps them all.
+    co.release_packed_constants = !impl_->dumper;
+    // The one compile of a fixed-shape model, evicted since (compiled_shape_cache_size): reuse it.
+    if (auto first = impl_->compiled->first(); first && impl_->graph_handed_over_for(shapes)) return first;
+    auto graph = impl_->graph_for_compile(shapes);
+    if (!graph.ok()) return graph.status();
+    auto compiled = Executable::compile(std::move(graph.value()), shapes, co);
+    if (!compiled.ok()) {
+      impl_->compile_failed(shapes, compiled.status());
+      return compiled.status();
+    }
     if (profiler) profiler->record_api("ModelCompile", run_start, profiling::steady_now_ns());
     return std::shared_ptr<Executable>(std::move(compiled.value()));
   });
@@ -219,7 +280,7 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunI
     for (const auto& node : exe->nodes()) (node.engine == Engine::kAiCore ? info->aicore_nodes : info->aicpu_nodes)++;
   }
   return outputs;
-  }, [&] { return "model " + impl_->graph.source; }));
+  }, [&] { return "model " + impl_->source; }));
 }
 
 std::string Session::profiling_dir() const { return impl_->profiler ? impl_->profiler->collection_dir() : ""; }
