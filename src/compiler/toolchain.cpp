@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -58,9 +59,11 @@ int run_program(const std::vector<std::string>& argv, const std::string& log_pat
   return -1;
 }
 
+// In the system's temporary folder (TMPDIR), as the compile cache's scratch folders are.
 std::string temp_log_path() {
-  char name[] = "/tmp/openge_cxx_XXXXXX";
-  const int fd = mkstemp(name);
+  std::error_code ec;
+  std::string name = (std::filesystem::temp_directory_path(ec) / "openge_cxx_XXXXXX").string();
+  const int fd = mkstemp(name.data());
   if (fd >= 0) close(fd);
   return name;
 }
