@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -45,6 +46,24 @@ MappedFile::~MappedFile() {
 
 void MappedFile::advise_sequential() const {
   if (address_) ::madvise(address_, size_, MADV_SEQUENTIAL);
+}
+
+void MappedFile::release_pages(size_t offset, size_t size) const {
+  if (!address_ || offset >= size_) return;
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t end = std::min(offset + size, size_) / page * page;
+  const size_t begin = (offset + page - 1) / page * page;
+  if (begin < end) ::madvise(static_cast<char*>(address_) + begin, end - begin, MADV_DONTNEED);
+}
+
+void MappedFile::copy_releasing(size_t offset, size_t size, void* destination) const {
+  constexpr size_t kStretch = size_t{8} << 20;
+  auto* out = static_cast<char*>(destination);
+  for (size_t done = 0; done < size; done += kStretch) {
+    const size_t n = std::min(kStretch, size - done);
+    std::memcpy(out + done, static_cast<const char*>(address_) + offset + done, n);
+    release_pages(offset + done, n);
+  }
 }
 
 }  // namespace openge

@@ -25,6 +25,12 @@ class MappedFile {
 
   // Tells the kernel the pages will be read once, front to back (read-ahead, early reclaim).
   void advise_sequential() const;
+  // Gives back the whole pages inside [offset, offset + size) (a copy of them is made): they
+  // leave this process's resident memory and are read from the file again if touched.
+  void release_pages(size_t offset, size_t size) const;
+  // Copies [offset, offset + size) to `destination` a few MiB at a time, giving each stretch's
+  // pages back once copied: the copy never holds more than a stretch of both at once.
+  void copy_releasing(size_t offset, size_t size, void* destination) const;
 
  private:
   MappedFile() = default;

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "base/guard.h"
+#include "base/mapped_file.h"
 #include "base/size_limit.h"
 #include "io/atomic_file.h"
 #include "openge/half.h"
@@ -107,10 +108,10 @@ Status copy_typed(const Src& field, Tensor& out, const std::string& what, const 
 }
 
 // A string tensor: string_data only (ONNX stores strings nowhere else), one entry per element.
-Result<Tensor> strings_from_proto(const onnx::TensorProto& proto, const std::string& what) {
+Result<Tensor> strings_from_proto(const onnx::TensorProto& proto, bool has_raw_data, const std::string& what) {
   Shape dims(proto.dims().begin(), proto.dims().end());
   OPENGE_RETURN_IF_ERROR(check_dims(dims, DType::kString, what));
-  if (proto.data_location() == onnx::TensorProto::EXTERNAL || proto.has_raw_data())
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL || has_raw_data)
     return invalid_model(what + ": a string tensor keeps its values in string_data (not raw_data or external data)");
   if (proto.string_data_size() != shape_numel(dims))
     return invalid_model(what + " has " + std::to_string(proto.string_data_size()) + " strings but its dims " +
@@ -133,9 +134,11 @@ void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::Tensor
   proto.set_raw_data(tensor.raw(), tensor.nbytes());
 }
 
-Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const std::string& base_dir, const std::string& what) {
+Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const std::string& base_dir, const std::string& what,
+                                 const std::optional<OutsideRawData>& raw_data_outside) {
+  const bool has_raw_data = raw_data_outside.has_value() || proto.has_raw_data();
   const DType dtype = static_cast<DType>(proto.data_type());
-  if (dtype == DType::kString) return strings_from_proto(proto, what);
+  if (dtype == DType::kString) return strings_from_proto(proto, has_raw_data, what);
   if (!dtype_supported(dtype))
     return unsupported(what + " has element type " + std::to_string(proto.data_type()) + " (" + dtype_name(dtype) +
                        "), which OpenGE does not support");
@@ -147,12 +150,16 @@ Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const std::stri
   if (proto.data_location() == onnx::TensorProto::EXTERNAL) return read_external(proto, base_dir, what, dtype, dims);
   const int64_t numel = shape_numel(dims);
   const uint64_t nbytes = static_cast<uint64_t>(numel) * dtype_size(dtype);
-  if (proto.has_raw_data()) {
-    if (proto.raw_data().size() != nbytes)
-      return invalid_model(what + " has " + std::to_string(proto.raw_data().size()) + " bytes of raw_data but its dims " +
+  if (has_raw_data) {
+    const std::string_view raw = raw_data_outside ? raw_data_outside->bytes : std::string_view(proto.raw_data());
+    if (raw.size() != nbytes)
+      return invalid_model(what + " has " + std::to_string(raw.size()) + " bytes of raw_data but its dims " +
                            shape_to_string(dims) + " and type " + dtype_name(dtype) + " need " + std::to_string(nbytes));
     Tensor t(dtype, dims);
-    if (nbytes) std::memcpy(t.raw(), proto.raw_data().data(), nbytes);
+    if (raw_data_outside && raw_data_outside->file)
+      raw_data_outside->file->copy_releasing(raw_data_outside->file_offset, nbytes, t.raw());
+    else if (nbytes)
+      std::memcpy(t.raw(), raw.data(), nbytes);
     return t;
   }
   if (typed_value_count(proto, dtype) != numel)
