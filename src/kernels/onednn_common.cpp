@@ -47,6 +47,12 @@ void append_activation(dnnl::post_ops& ops, const FusedActivation& act) {
     case Activation::kSigmoid: ops.append_eltwise(1.0f, A::eltwise_logistic, 0.0f, 0.0f); return;
     case Activation::kTanh: ops.append_eltwise(1.0f, A::eltwise_tanh, 0.0f, 0.0f); return;
     case Activation::kGelu: ops.append_eltwise(1.0f, A::eltwise_gelu_erf, 0.0f, 0.0f); return;
+    case Activation::kSwish: ops.append_eltwise(1.0f, A::eltwise_swish, 1.0f, 0.0f); return;
+    case Activation::kHardSwish: ops.append_eltwise(1.0f, A::eltwise_hardswish, 0.0f, 0.0f); return;
+    case Activation::kHardSigmoid:  // oneDNN 2.6 has no hardsigmoid: clip(alpha * x + beta, 0, 1)
+      ops.append_eltwise(1.0f, A::eltwise_linear, act.alpha, act.beta);
+      ops.append_eltwise(1.0f, A::eltwise_clip, 0.0f, 1.0f);
+      return;
   }
 }
 

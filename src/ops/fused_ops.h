@@ -12,10 +12,10 @@
 //       N x H x W x C input, output N x H' x W' x C (attributes as the ONNX pool; single output)
 //
 // Extra attributes:
-//   activation        string: "" (none) or a name from kActivations (ONNX op names, and "Gelu"
-//                     for the erf form x/2 * (1 + erf(x / sqrt 2)))
-//   activation_alpha  float:  LeakyRelu's alpha, Clip's min
-//   activation_beta   float:  Clip's max
+//   activation        string: "" (none) or a name from kActivations (ONNX op names, "Gelu"
+//                     for the erf form x/2 * (1 + erf(x / sqrt 2)), "Swish" for x * Sigmoid(x))
+//   activation_alpha  float:  LeakyRelu's alpha, Clip's min, HardSigmoid's alpha
+//   activation_beta   float:  Clip's max, HardSigmoid's beta
 //   channels_last     int:    FusedConv only; 1 = X, Z and Y are N x H x W x C (their values'
 //                             shapes say so too), W and B stay in ONNX layout. Made by
 //                             ChannelsLastLayoutPass, because oneDNN's direct and depthwise
@@ -36,12 +36,12 @@ inline constexpr const char* kFusedMatMul = "FusedMatMul";
 // Gelu(X) = X/2 * (1 + erf(X / sqrt 2)), elementwise, any float dtype (GeluONNXFusionPass).
 inline constexpr const char* kFusedGelu = "Gelu";
 
-enum class Activation { kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kTanh, kGelu };
+enum class Activation { kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kTanh, kGelu, kHardSigmoid, kSwish, kHardSwish };
 
 struct FusedActivation {
   Activation kind = Activation::kNone;
-  float alpha = 0;  // LeakyRelu alpha; Clip min
-  float beta = 0;   // Clip max
+  float alpha = 0;  // LeakyRelu alpha; Clip min; HardSigmoid alpha
+  float beta = 0;   // Clip max; HardSigmoid beta
 };
 
 // Name <-> kind, one row per activation the fused ops know.
@@ -52,12 +52,15 @@ struct ActivationRow {
 inline constexpr ActivationRow kActivations[] = {
     {"Relu", Activation::kRelu},       {"LeakyRelu", Activation::kLeakyRelu}, {"Clip", Activation::kClip},
     {"Sigmoid", Activation::kSigmoid}, {"Tanh", Activation::kTanh},           {"Gelu", Activation::kGelu},
+    {"HardSigmoid", Activation::kHardSigmoid}, {"Swish", Activation::kSwish}, {"HardSwish", Activation::kHardSwish},
 };
 
 // Reads the activation attributes; an error for an unknown name.
 Result<FusedActivation> read_fused_activation(const Attributes& attrs);
 // Writes them onto a fused node.
 void write_fused_activation(Node& node, const FusedActivation& act);
+
+inline float clamp_unit(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 
 // The activation on one value (the reference engine's definition).
 inline float apply_activation(const FusedActivation& a, float x) {
@@ -69,6 +72,10 @@ inline float apply_activation(const FusedActivation& a, float x) {
     case Activation::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
     case Activation::kTanh: return std::tanh(x);
     case Activation::kGelu: return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
+    case Activation::kHardSigmoid: return clamp_unit(a.alpha * x + a.beta);
+    // x * Sigmoid(x) (SiLU), as the Sigmoid -> Mul pair it replaces computes it.
+    case Activation::kSwish: return x * (1.0f / (1.0f + std::exp(-x)));
+    case Activation::kHardSwish: return x * clamp_unit(x * (1.0f / 6.0f) + 0.5f);
   }
   return x;
 }

@@ -1,16 +1,25 @@
 // ChannelsLastLayoutPass: oneDNN's convolutions on this CPU class are several times faster on
 // NHWC activations than on ONNX's NCHW (the depthwise convolutions of MobileNet ~20x: plain
 // NCHW falls back to im2col + GEMM), so chains of convolutions and pools keep their
-// activations in NHWC and convert only at the boundaries to other ops.
+// activations in NHWC and convert only at the boundaries of the NHWC region.
+//
+// The layout is planned over the whole graph, in topological order: convolutions and pools
+// (anchors) always run in NHWC; elementwise ops and Concat (followers) run in NHWC whenever one
+// of their 4-D inputs comes from a node already in NHWC, so the activations, squeeze-and-
+// excitation gates (Mul by an N x C x 1 x 1 value), residual Adds and fire-module Concats of
+// modern CNNs stay inside the region instead of sitting between a Transpose pair each.
 //
 // The executor stays layout-agnostic: NHWC data lives in values whose shape *is* N x H x W x C,
-// produced by explicit Transpose nodes (perm 0,2,3,1 in, 0,3,1,2 out), and consumed by internal
-// ops that declare the layout: FusedConv with channels_last=1, and Nhwc<Pool>. Every op keeps a
+// produced by explicit Transpose nodes (perm 0,2,3,1 in, 0,3,1,2 out), and consumed by ops that
+// declare the layout: FusedConv with channels_last=1, Nhwc<Pool>, Concat on axis 3, and the
+// elementwise ops, which compute the same elements whatever the order as long as every 4-D
+// operand is permuted alike (broadcasting lines up dimension by dimension). Every op keeps a
 // reference kernel, so the rewrite is valid whatever engine ends up running each node.
 // CANN does the same with TransData nodes around its 5-D NC1HWC0 format.
 #include <algorithm>
 #include <string>
 
+#include "ops/shape_strided_copy.h"
 #include "passes/pass.h"
 #include "passes/pass_registry.h"
 #include "passes/pass_util.h"
@@ -19,6 +28,16 @@ namespace openge::passes {
 namespace {
 
 constexpr const char* kPools[] = {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"};
+
+// Ops whose every output element is computed from the elements at the same (broadcast) index of
+// their inputs: they run unchanged on NHWC data when all their 4-D operands are NHWC.
+constexpr const char* kElementwiseOps[] = {
+    "Relu", "Sigmoid", "Tanh",     "LeakyRelu", "HardSigmoid", "HardSwish", "Clip", "Elu", "Selu",
+    "Softplus", "Identity", "Abs", "Neg",       "Exp",         "Sqrt",      "Erf",  "Gelu", "Add",
+    "Sub",  "Mul",     "Div",      "Max",       "Min",         "Sum",       "PRelu"};
+
+// NCHW axis -> its position in NHWC.
+constexpr int64_t kNhwcAxis[] = {0, 3, 1, 2};
 
 bool is_fast_float(DType t) { return t == DType::kFloat32 || t == DType::kBFloat16; }
 
@@ -29,24 +48,90 @@ bool static_4d(const Value& v) {
   return true;
 }
 
-// Can run with NHWC activations: the input slots that carry activations.
-std::vector<size_t> nhwc_slots(const Graph& g, const Node& n) {
+bool static_shape(const Value& v) {
+  if (!v.shape) return false;
+  for (int64_t d : *v.shape)
+    if (d < 0) return false;
+  return true;
+}
+
+// kBypass: the model's own Transpose to NHWC (perm 0,2,3,1) of a value the region already holds
+// in NHWC (ConvNeXt's permute before its LayerNorm): its readers take the region's value.
+enum class Role { kNone, kAnchor, kFollower, kBypass };
+
+struct Plan {
+  Role role = Role::kNone;
+  std::vector<size_t> slots;  // the input slots that carry 4-D activations (converted to NHWC)
+};
+
+// Convolutions and pools: NHWC always (they are why the region exists).
+Plan anchor_plan(const Graph& g, const Node& n) {
   if (n.outputs.empty() || n.outputs[0] < 0 || n.inputs.empty() || n.inputs[0] < 0) return {};
   const Value& x = g.values[static_cast<size_t>(n.inputs[0])];
   const Value& y = g.values[static_cast<size_t>(n.outputs[0])];
   if (!static_4d(x) || !static_4d(y) || !is_fast_float(x.dtype) || x.constant) return {};
   if (is_op(n, "Conv") || is_op(n, "FusedConv")) {
     if (n.inputs.size() < 2 || !constant_of(g, n.inputs[1]) || n.attrs.get_int("channels_last", 0) != 0) return {};
-    if (has_residual(n)) return {0, 3};
-    return {0};
+    if (has_residual(n)) return {Role::kAnchor, {0, 3}};
+    return {Role::kAnchor, {0}};
   }
   if (n.domain.empty() && n.outputs.size() == 1)
     for (const char* p : kPools)
-      if (n.op_type == p) return {0};
+      if (n.op_type == p) return {Role::kAnchor, {0}};
   return {};
 }
 
+// Elementwise ops and Concat: NHWC when they can be (every non-scalar operand 4-D, static) and
+// one of their 4-D inputs is already NHWC (`in_region`). Constant 4-D operands are permuted at
+// compile time; one-element operands broadcast the same in either layout.
+Plan follower_plan(const Graph& g, const Node& n, const std::vector<bool>& in_region) {
+  if (n.outputs.size() != 1 || n.outputs[0] < 0 || n.inputs.empty()) return {};
+  const bool concat = is_op(n, "Concat");
+  const bool elementwise =
+      std::any_of(std::begin(kElementwiseOps), std::end(kElementwiseOps), [&](const char* op) { return is_op(n, op); });
+  if (!concat && !elementwise) return {};
+  const Value& y = g.values[static_cast<size_t>(n.outputs[0])];
+  if (!static_4d(y) || !is_fast_float(y.dtype) || y.constant) return {};
+  Plan plan{Role::kFollower, {}};
+  bool joins = false;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const int v = n.inputs[i];
+    if (v < 0) continue;
+    const Value& x = g.values[static_cast<size_t>(v)];
+    if (!static_shape(x)) return {};
+    if (x.shape->size() != 4) {
+      if (concat || shape_numel(*x.shape) != 1) return {};
+      continue;
+    }
+    plan.slots.push_back(i);
+    if (x.producer >= 0 && in_region[static_cast<size_t>(x.producer)]) joins = true;
+  }
+  if (!joins) return {};
+  return plan;
+}
+
+bool is_transpose(const Node& n, const std::vector<int64_t>& perm) {
+  return is_op(n, "Transpose") && n.inputs.size() == 1 && n.outputs.size() == 1 && n.attrs.get_ints("perm") == perm;
+}
+
+// The model's Transpose to NHWC of a value produced inside the region.
+Plan bypass_plan(const Graph& g, const Node& n, const std::vector<bool>& in_region) {
+  if (!is_transpose(n, {0, 2, 3, 1}) || n.inputs[0] < 0 || n.outputs[0] < 0 || is_graph_output(g, n.outputs[0]))
+    return {};
+  const Value& x = g.values[static_cast<size_t>(n.inputs[0])];
+  if (!static_4d(x) || x.producer < 0 || !in_region[static_cast<size_t>(x.producer)]) return {};
+  return {Role::kBypass, {0}};
+}
+
 Shape to_nhwc(const Shape& s) { return {s[0], s[2], s[3], s[1]}; }
+
+// A constant N x C x H x W tensor copied into N x H x W x C order.
+Tensor permuted_to_nhwc(const Tensor& t) {
+  const Shape& s = t.shape();
+  Tensor out(t.dtype(), to_nhwc(s));
+  strided_copy(t.raw(), out.raw(), dtype_size(t.dtype()), out.shape(), {s[1] * s[2] * s[3], s[3], 1, s[2] * s[3]});
+  return out;
+}
 
 Node transpose_node(const std::string& name, int in, int out, std::vector<int64_t> perm) {
   Node t;
@@ -61,25 +146,48 @@ Node transpose_node(const std::string& name, int in, int out, std::vector<int64_
   return t;
 }
 
+// The node's own change of form once its activations are NHWC.
+void declare_nhwc(Node& node) {
+  if (node.op_type == "Conv" || node.op_type == "FusedConv") {
+    make_fused(node);
+    set_int_attr(node, "channels_last", 1);
+  } else if (is_op(node, "Concat")) {
+    int64_t axis = node.attrs.get_int("axis", 1);
+    if (axis < 0) axis += 4;
+    set_int_attr(node, "axis", kNhwcAxis[axis]);
+  } else if (std::any_of(std::begin(kPools), std::end(kPools), [&](const char* p) { return node.op_type == p; })) {
+    node.op_type = "Nhwc" + node.op_type;
+    node.domain = "openge";
+  }
+  // Elementwise ops need no change: their operands say the layout.
+}
+
 Result<PassResult> run(Graph& g) {
   PassResult result;
   auto order = g.topological_order();
   if (!order.ok()) return order.status();
   const auto consumers = g.consumers();
   const size_t original_nodes = g.nodes.size();
-  std::vector<std::vector<size_t>> slots(original_nodes);
-  for (size_t n = 0; n < original_nodes; ++n) {
-    slots[n] = nhwc_slots(g, g.nodes[n]);
-    if (!slots[n].empty()) ++result.matched;
+  // The plan, in topological order so a follower sees its producers' decisions.
+  std::vector<Plan> plans(original_nodes);
+  std::vector<bool> in_region(original_nodes, false);
+  for (int ni : *order) {
+    const size_t n = static_cast<size_t>(ni);
+    plans[n] = anchor_plan(g, g.nodes[n]);
+    if (plans[n].role == Role::kNone) plans[n] = follower_plan(g, g.nodes[n], in_region);
+    if (plans[n].role == Role::kNone) plans[n] = bypass_plan(g, g.nodes[n], in_region);
+    if (plans[n].role == Role::kNone) continue;
+    in_region[n] = plans[n].role != Role::kBypass;
+    ++result.matched;
   }
-  // Does a reader need `v` in NCHW? (graph outputs, other ops, other input slots)
+  // Does a reader need `v` in NCHW? (graph outputs, ops outside the region, other input slots)
   auto needs_nchw = [&](int v) {
     if (is_graph_output(g, v)) return true;
     for (int c : consumers[static_cast<size_t>(v)]) {
       const Node& node = g.nodes[static_cast<size_t>(c)];
       for (size_t i = 0; i < node.inputs.size(); ++i) {
         if (node.inputs[i] != v) continue;
-        const auto& s = slots[static_cast<size_t>(c)];
+        const auto& s = plans[static_cast<size_t>(c)].slots;
         if (std::find(s.begin(), s.end(), i) == s.end()) return true;
       }
     }
@@ -87,18 +195,35 @@ Result<PassResult> run(Graph& g) {
   };
   std::vector<int> nhwc_of(g.values.size(), -1);
   std::vector<Node> added;
+  std::vector<bool> dead(original_nodes, false);
   for (int ni : *order) {
     const size_t n = static_cast<size_t>(ni);
-    if (slots[n].empty()) continue;
-    // Inputs: the NHWC twin of each activation input (made once per value).
-    for (size_t slot : slots[n]) {
+    if (plans[n].role == Role::kBypass) {
+      // Its input was made NHWC by its producer, earlier in this order.
+      replace_uses(g, g.nodes[n].outputs[0], nhwc_of[static_cast<size_t>(g.nodes[n].inputs[0])]);
+      dead[n] = true;
+      ++result.applied;
+      continue;
+    }
+    if (!in_region[n]) continue;
+    // Inputs: the NHWC twin of each activation input (made once per value; a constant is
+    // permuted now, anything else by a Transpose node).
+    for (size_t slot : plans[n].slots) {
       const int v = g.nodes[n].inputs[slot];
       if (nhwc_of[static_cast<size_t>(v)] < 0) {
-        const Value src = g.values[static_cast<size_t>(v)];  // a copy: add_intermediate grows g.values
-        const int t = add_intermediate(g, src.name + "_nhwc", src.dtype, to_nhwc(*src.shape));
+        const Value src = g.values[static_cast<size_t>(v)];  // a copy: adding values grows g.values
+        int t;
+        const Node* p = producer(g, v);
+        if (src.constant) {
+          t = add_constant(g, src.name + "_nhwc", permuted_to_nhwc(*src.constant));
+        } else if (p && is_transpose(*p, {0, 3, 1, 2})) {
+          t = p->inputs[0];  // the model's own Transpose from NHWC: its input is the twin
+        } else {
+          t = add_intermediate(g, src.name + "_nhwc", src.dtype, to_nhwc(*src.shape));
+          added.push_back(transpose_node(src.name + "_to_nhwc", v, t, {0, 2, 3, 1}));
+        }
         nhwc_of.resize(g.values.size(), -1);
         nhwc_of[static_cast<size_t>(v)] = t;
-        added.push_back(transpose_node(src.name + "_to_nhwc", v, t, {0, 2, 3, 1}));
       }
       g.nodes[n].inputs[slot] = nhwc_of[static_cast<size_t>(v)];
     }
@@ -112,23 +237,15 @@ Result<PassResult> run(Graph& g) {
     if (needs_nchw(y)) {
       added.push_back(transpose_node(g.values[static_cast<size_t>(y)].name + "_to_nchw", y_nhwc, y, {0, 3, 1, 2}));
     }
-    Node& node = g.nodes[n];
-    if (node.op_type == "Conv" || node.op_type == "FusedConv") {
-      make_fused(node);
-      Attribute cl;
-      cl.kind = Attribute::Kind::kInt;
-      cl.i = 1;
-      node.attrs.set("channels_last", cl);
-    } else {
-      node.op_type = "Nhwc" + node.op_type;
-      node.domain = "openge";
-    }
+    declare_nhwc(g.nodes[n]);
     ++result.applied;
   }
   for (Node& t : added) {
     g.nodes.push_back(std::move(t));
     set_output(g, static_cast<int>(g.nodes.size() - 1), 0, g.nodes.back().outputs[0]);
   }
+  dead.resize(g.nodes.size(), false);
+  erase_nodes(g, dead);
   return result;
 }
 

@@ -55,6 +55,12 @@ int sole_reader_op(const Graph& g, const std::vector<std::vector<int>>& consumer
   return is_op(n, op) && n.domain.empty() ? r : -1;
 }
 
+void replace_uses(Graph& g, int from, int to) {
+  for (Node& n : g.nodes)
+    for (int& v : n.inputs)
+      if (v == from) v = to;
+}
+
 int add_constant(Graph& g, const std::string& name, Tensor t) {
   std::string unique = name;
   for (int i = 1; g.find_value(unique) >= 0; ++i) unique = name + "_" + std::to_string(i);
@@ -169,6 +175,9 @@ std::optional<FusedActivation> match_activation(const Graph& g, const Node& n, i
   if (is_op(n, "Sigmoid")) return FusedActivation{Activation::kSigmoid, 0, 0};
   if (is_op(n, "Tanh")) return FusedActivation{Activation::kTanh, 0, 0};
   if (is_op(n, "LeakyRelu")) return FusedActivation{Activation::kLeakyRelu, n.attrs.get_float("alpha", 0.01f), 0};
+  if (is_op(n, "HardSwish")) return FusedActivation{Activation::kHardSwish, 0, 0};
+  if (is_op(n, "HardSigmoid"))
+    return FusedActivation{Activation::kHardSigmoid, n.attrs.get_float("alpha", 0.2f), n.attrs.get_float("beta", 0.5f)};
   if (is_op(n, "Clip")) {
     float lo = -FLT_MAX, hi = FLT_MAX;
     if (opset < 11) {
@@ -184,6 +193,25 @@ std::optional<FusedActivation> match_activation(const Graph& g, const Node& n, i
     }
     if (!(lo <= hi)) return std::nullopt;
     return FusedActivation{Activation::kClip, lo, hi};
+  }
+  return std::nullopt;
+}
+
+std::optional<GatedActivation> match_gated_activation(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                                                      int mul) {
+  const Node& m = g.nodes[static_cast<size_t>(mul)];
+  if (!is_op(m, "Mul") || m.domain == kFusedDomain || m.inputs.size() != 2 || m.outputs.size() != 1) return std::nullopt;
+  for (size_t side = 0; side < 2; ++side) {
+    const int x = m.inputs[1 - side];
+    const Node* gate = producer(g, m.inputs[side]);
+    if (!gate || gate->inputs.size() != 1 || gate->inputs[0] != x || x < 0) continue;
+    const int gate_node = g.values[static_cast<size_t>(m.inputs[side])].producer;
+    if (sole_consumer(g, consumers, m.inputs[side]) != mul) continue;
+    if (is_op(*gate, "Sigmoid") && gate->domain != kFusedDomain)
+      return GatedActivation{x, gate_node, {Activation::kSwish, 0, 0}};
+    if (is_op(*gate, "HardSigmoid") && near_value(gate->attrs.get_float("alpha", 0.2f), 1.0 / 6.0) &&
+        near_value(gate->attrs.get_float("beta", 0.5f), 0.5))
+      return GatedActivation{x, gate_node, {Activation::kHardSwish, 0, 0}};
   }
   return std::nullopt;
 }

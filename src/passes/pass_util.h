@@ -43,6 +43,9 @@ void absorb_node(Graph& g, int into, int absorbed, std::vector<bool>& dead);
 // Removes the nodes flagged in `dead` and renumbers producers.
 void erase_nodes(Graph& g, const std::vector<bool>& dead);
 
+// Makes every node that reads value `from` read `to` instead.
+void replace_uses(Graph& g, int from, int to);
+
 // Sets an int or float attribute on a node a pass rewrites.
 void set_int_attr(Node& n, const std::string& name, int64_t v);
 void set_float_attr(Node& n, const std::string& name, float v);
@@ -87,8 +90,19 @@ bool fuse_residual_add(Graph& g, int producer_node, int x, int other, int add_no
 namespace openge::passes {
 
 // `n` as a fusable activation on its input 0 (Relu, LeakyRelu, Clip with constant bounds,
-// Sigmoid, Tanh), or nullopt.
+// Sigmoid, Tanh, HardSigmoid, HardSwish), or nullopt.
 std::optional<FusedActivation> match_activation(const Graph& g, const Node& n, int64_t opset);
+
+// A self-gated activation written as two nodes, Mul(x, Gate(x)): Swish (SiLU) with a Sigmoid
+// gate, HardSwish with a HardSigmoid(alpha 1/6, beta 0.5) gate, as exporters write them.
+struct GatedActivation {
+  int x = -1;           // the value both nodes read
+  int gate_node = -1;   // the Sigmoid / HardSigmoid node, read only by the Mul
+  FusedActivation act;
+};
+// `mul` (a node index) as the end of such a pair, or nullopt.
+std::optional<GatedActivation> match_gated_activation(const Graph& g, const std::vector<std::vector<int>>& consumers,
+                                                      int mul);
 
 // A producer of `v` that can take an activation: one of `ops` with no activation yet, `v` read
 // only by node `reader`, not channels_last. Returns its node index or -1.

@@ -52,11 +52,21 @@ inline Tensor scalar(float v) {
   return t;
 }
 
+inline void set_int_attr_of(Attributes& a, const std::string& name, int64_t v) {
+  Attribute at;
+  at.kind = Attribute::Kind::kInt;
+  at.i = v;
+  a.set(name, at);
+}
 inline Attributes ints_attr(const std::string& name, std::vector<int64_t> v, Attributes a = {}) {
   Attribute at;
   at.kind = Attribute::Kind::kInts;
   at.ints = std::move(v);
   a.set(name, at);
+  return a;
+}
+inline Attributes int_attr(const std::string& name, int64_t v, Attributes a = {}) {
+  set_int_attr_of(a, name, v);
   return a;
 }
 inline Attributes float_attr(const std::string& name, float f, Attributes a = {}) {
