@@ -6,11 +6,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string_view>
 
+#include "base/mapped_file.h"
 #include "compiler/sha256.h"
 #include "frontend/attribute_proto.h"
+#include "frontend/initializer_split.h"
 #include "frontend/onnx_loader.h"
 #include "frontend/tensor_proto.h"
 #include "graph_dump/graph_to_onnx.h"
@@ -99,7 +102,10 @@ void add_meta(onnx::ModelProto& model, const std::string& key, const std::string
 // is a file that was not written by it.
 class Reader {
  public:
-  explicit Reader(const std::string& source) : source_(source) {}
+  // `outside`: where the initializers' raw_data lie when the parse left them out (split parse);
+  // `bytes` the file's bytes, `pages` its mapping (or null).
+  Reader(const std::string& source, const SplitModel* outside, const char* bytes, const MappedFile* pages)
+      : source_(source), outside_(outside), bytes_(bytes), pages_(pages) {}
 
   Result<Graph> read(const onnx::ModelProto& model) {
     g_.source = source_;
@@ -134,13 +140,18 @@ class Reader {
   }
 
   Status read_initializers(const onnx::GraphProto& gp) {
-    for (const auto& init : gp.initializer()) {
+    for (int k = 0; k < gp.initializer_size(); ++k) {
+      const onnx::TensorProto& init = gp.initializer(k);
       const std::string what = "initializer '" + init.name() + "'";
       if (init.data_location() == onnx::TensorProto::EXTERNAL)
         return invalid_model(what + " has external data; a .oge holds its weights inline");
       auto v = new_value(init.name(), "an initializer");
       if (!v.ok()) return v.status();
-      auto tensor = tensor_from_proto(init, kNoExternalData, what);
+      std::optional<OutsideRawData> raw;
+      if (outside_ && static_cast<size_t>(k) < outside_->raw_data.size())
+        if (const auto& range = outside_->raw_data[static_cast<size_t>(k)])
+          raw = OutsideRawData{std::string_view(bytes_ + range->offset, range->size), pages_, range->offset};
+      auto tensor = tensor_from_proto(init, kNoExternalData, what, raw);
       if (!tensor.ok()) return tensor.status();
       Value& value = g_.values[static_cast<size_t>(*v)];
       value.dtype = tensor->dtype();
@@ -266,6 +277,9 @@ class Reader {
   }
 
   std::string source_;
+  const SplitModel* outside_;
+  const char* bytes_;
+  const MappedFile* pages_;
   Graph g_;
   std::map<std::string, const onnx::ValueInfoProto*> types_;
 };
@@ -344,7 +358,10 @@ std::string seal_oge(std::string model_bytes) {
   return model_bytes;
 }
 
-Result<OgeModel> parse_oge(const void* data, size_t size, const std::string& source_name) {
+namespace {
+
+// `pages`, when the bytes are a mapped file, gets the pages of each weight back once copied.
+Result<OgeModel> parse_oge_bytes(const void* data, size_t size, const std::string& source_name, const MappedFile* pages) {
   const std::string where = "compiled model " + source_name;
   const std::string recompile = ": recompile it with openge compile";
   const size_t tail = trailer_size();
@@ -359,32 +376,40 @@ Result<OgeModel> parse_oge(const void* data, size_t size, const std::string& sou
   const std::string stored = trailer.metadata_props(0).value().substr(std::strlen(kDigestPrefix));
   if (compiler::sha256_hex(std::string_view(bytes, size - tail)) != stored)
     return invalid_model(where + ": its digest does not match its contents (the file is corrupt)" + recompile);
+  if (pages) pages->release_pages(0, size);  // the digest read every page; the weights are read again below
+  // Parsed without the weights, which go straight from the file into their tensors (as the
+  // .onnx loader does: a .oge is never held twice).
+  std::optional<SplitModel> split = split_initializer_bytes(data, size);
   onnx::ModelProto model;
-  if (!model.ParseFromArray(data, static_cast<int>(size)) || !model.has_graph())
-    return invalid_model(where + ": not a readable .oge" + recompile);
+  const bool parsed = split ? model.ParseFromString(split->model_without_weights)
+                            : model.ParseFromArray(data, static_cast<int>(size));
+  if (!parsed || !model.has_graph()) return invalid_model(where + ": not a readable .oge" + recompile);
+  if (split) std::string().swap(split->model_without_weights);
   auto header = read_header(model);
   if (!header.ok()) return header.status().with_context(where);
-  Reader reader(source_name);
+  Reader reader(source_name, split ? &*split : nullptr, bytes, pages);
   auto graph = reader.read(model);
   if (!graph.ok()) return invalid_model(where + ": " + graph.status().message() + recompile);
   return OgeModel{std::move(graph.value()), std::move(header.value())};
 }
 
+}  // namespace
+
+Result<OgeModel> parse_oge(const void* data, size_t size, const std::string& source_name) {
+  return parse_oge_bytes(data, size, source_name, nullptr);
+}
+
 Result<OgeModel> read_oge_file(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) return io_error("compiled model " + path + ": is a directory, not a .oge file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("compiled model " + path + ": cannot open the file (check the path and its read permission)");
-  // One read of the whole file into a buffer of its size (a .oge holds every weight).
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) return io_error("compiled model " + path + ": cannot read its size");
-  if (static_cast<uint64_t>(size) > kMaxModelBytes)
-    return invalid_model("compiled model " + path + ": larger than 2 GiB, not a .oge");
-  in.seekg(0, std::ios::beg);
-  std::string bytes(static_cast<size_t>(size), '\0');
-  if (!in.read(bytes.data(), size)) return io_error("compiled model " + path + ": read error");
-  return parse_oge(bytes.data(), bytes.size(), path);
+  // Mapped, not read into a buffer: the weights are copied from the file's pages into their
+  // tensors once each, and those pages given back as they go.
+  auto file = MappedFile::open(path);
+  if (!file.ok())
+    return io_error("compiled model " + path + ": cannot open the file (check the path and its read permission): " +
+                    file.status().message());
+  if ((*file)->size() > kMaxModelBytes) return invalid_model("compiled model " + path + ": larger than 2 GiB, not a .oge");
+  return parse_oge_bytes((*file)->data(), (*file)->size(), path, file->get());
 }
 
 bool file_looks_like_oge(const std::string& path) {

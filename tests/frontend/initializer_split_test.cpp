@@ -8,64 +8,17 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 #include "frontend/initializer_split.h"
 #include "frontend/onnx_loader.h"
+#include "matmul_model_util.h"
 
 namespace openge {
 namespace {
 namespace fs = std::filesystem;
-
-// y = MatMul(x, w) + b with w, b as raw_data initializers of the given sizes, plus a third
-// initializer in float_data (the typed form, which stays in the parsed message).
-onnx::ModelProto matmul_model(int64_t k, int64_t n) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.set_producer_name("initializer_split_test");  // fields before and after the graph stay
-  auto* op = m.add_opset_import();
-  op->set_version(13);
-  auto* g = m.mutable_graph();
-  g->set_name("mm");
-  auto* x = g->add_input();
-  x->set_name("x");
-  auto* tt = x->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto::FLOAT);
-  tt->mutable_shape()->add_dim()->set_dim_value(1);
-  tt->mutable_shape()->add_dim()->set_dim_value(k);
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  auto add_raw = [&](const std::string& name, std::vector<int64_t> dims) {
-    auto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    int64_t numel = 1;
-    for (int64_t d : dims) t->add_dims(d), numel *= d;
-    std::vector<float> v(static_cast<size_t>(numel));
-    for (float& f : v) f = u(rng);
-    t->set_raw_data(v.data(), v.size() * sizeof(float));
-  };
-  add_raw("w", {k, n});
-  auto* s = g->add_initializer();
-  s->set_name("scale");
-  s->set_data_type(onnx::TensorProto::FLOAT);
-  s->add_dims(1);
-  s->add_float_data(0.5f);
-  add_raw("b", {n});
-  auto node = [&](const char* type, std::vector<std::string> in, const char* out) {
-    auto* nd = g->add_node();
-    nd->set_op_type(type);
-    nd->set_name(out);
-    for (auto& i : in) nd->add_input(i);
-    nd->add_output(out);
-  };
-  node("MatMul", {"x", "w"}, "xw");
-  node("Add", {"xw", "b"}, "xwb");
-  node("Mul", {"xwb", "scale"}, "y");
-  g->add_output()->set_name("y");
-  m.set_doc_string("a field after the graph");
-  return m;
-}
+using test::matmul_model;
+using test::peak_rss;
+using test::reset_peak_rss;
 
 // A length-delimited field, encoded by hand (tag and length as varints), for byte forms the
 // generated code never writes.
@@ -168,15 +121,6 @@ TEST(InitializerSplit, TruncatedOrCorruptBytesAreRefusedAsBefore) {
   EXPECT_FALSE(split_initializer_bytes(zero_tag.data(), zero_tag.size()).has_value());
 }
 
-// The process's peak resident memory (VmHWM) in bytes.
-size_t peak_rss() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
-  return 0;
-}
-
 // Issue 13 item 5: a large model's load peaks at about its weights, not weights + file + protobuf.
 TEST(InitializerSplit, ALargeModelLoadsWithoutHoldingItsWeightsTwice) {
   const int64_t k = 2048, n = 8192;  // a 64 MiB weight
@@ -189,8 +133,7 @@ TEST(InitializerSplit, ALargeModelLoadsWithoutHoldingItsWeightsTwice) {
     ASSERT_TRUE(m.SerializeToOstream(&out));
   }
   const size_t file_size = fs::file_size(file);
-  // Start the high-water mark afresh (Linux: writing 5 to clear_refs resets VmHWM).
-  std::ofstream("/proc/self/clear_refs") << "5";
+  reset_peak_rss();
   const size_t before = peak_rss();
   auto graph = load_onnx(file.string());
   const size_t grown = peak_rss() - before;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "../compiler/fused_model_test_util.h"
+#include "../frontend/matmul_model_util.h"
 #include "oge/cpu_features.h"
 #include "oge/oge_file.h"
 #include "openge/compile.h"
@@ -351,6 +352,28 @@ TEST(CompiledModel, WriteFailureLeavesNoFile) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("--output"), std::string::npos) << r.status().message();
   EXPECT_FALSE(fs::exists(missing_dir));
+}
+
+// Issue 13 item 5 for compiled models: a .oge is mapped and its weights copied from the file's
+// pages into their tensors (those pages given back as they go), never read into a buffer and
+// parsed whole (which peaked at three times the file).
+TEST(CompiledModel, ALargeOgeLoadsWithoutHoldingItsWeightsTwice) {
+  TempDir d;
+  const std::string onnx_path = d.path() + "/big.onnx", oge = d.path() + "/big.oge";
+  {
+    std::ofstream out(onnx_path, std::ios::binary);
+    ASSERT_TRUE(openge::test::matmul_model(2048, 8192).SerializeToOstream(&out));  // a 64 MiB weight
+  }
+  auto summary = compile_model(onnx_path, oge, session_options(d));
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  const size_t file_size = fs::file_size(oge);
+  openge::test::reset_peak_rss();
+  const size_t before = openge::test::peak_rss();
+  auto model = read_oge_file(oge);
+  const size_t grown = openge::test::peak_rss() - before;
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  EXPECT_LE(static_cast<double>(grown), 1.3 * static_cast<double>(file_size))
+      << "peak grew by " << grown / (1 << 20) << " MiB for a " << file_size / (1 << 20) << " MiB .oge";
 }
 
 }  // namespace
