@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <fstream>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -27,8 +26,6 @@ inline onnx::ModelProto matmul_model(int64_t k, int64_t n) {
   tt->set_elem_type(onnx::TensorProto::FLOAT);
   tt->mutable_shape()->add_dim()->set_dim_value(1);
   tt->mutable_shape()->add_dim()->set_dim_value(k);
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
   auto add_raw = [&](const std::string& name, std::vector<int64_t> dims) {
     auto* t = g->add_initializer();
     t->set_name(name);
@@ -36,7 +33,7 @@ inline onnx::ModelProto matmul_model(int64_t k, int64_t n) {
     int64_t numel = 1;
     for (int64_t d : dims) t->add_dims(d), numel *= d;
     std::vector<float> v(static_cast<size_t>(numel));
-    for (float& f : v) f = u(rng);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 37 + name.size()) % 101) / 50.5f - 1.0f;
     t->set_raw_data(v.data(), v.size() * sizeof(float));
   };
   add_raw("w", {k, n});
@@ -69,6 +66,15 @@ inline size_t peak_rss() {
     if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
   return 0;
 }
+
+// The bound on a large model's load peak, as a multiple of its file: 1.3. AddressSanitizer
+// adds an eighth of every allocation as shadow memory and keeps allocator metadata of its own,
+// so the sanitized suite allows 1.5 (a whole parse still peaks at 2x for .onnx, 3x for .oge).
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr double kLoadPeakBound = 1.5;
+#else
+inline constexpr double kLoadPeakBound = 1.3;
+#endif
 
 // Starts the high-water mark afresh (Linux: writing 5 to clear_refs resets VmHWM).
 inline void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }

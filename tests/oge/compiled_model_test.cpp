@@ -372,7 +372,7 @@ TEST(CompiledModel, ALargeOgeLoadsWithoutHoldingItsWeightsTwice) {
   auto model = read_oge_file(oge);
   const size_t grown = openge::test::peak_rss() - before;
   ASSERT_TRUE(model.ok()) << model.status().message();
-  EXPECT_LE(static_cast<double>(grown), 1.3 * static_cast<double>(file_size))
+  EXPECT_LE(static_cast<double>(grown), openge::test::kLoadPeakBound * static_cast<double>(file_size))
       << "peak grew by " << grown / (1 << 20) << " MiB for a " << file_size / (1 << 20) << " MiB .oge";
 }
 
