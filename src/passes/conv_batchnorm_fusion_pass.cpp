@@ -1,11 +1,12 @@
 // ConvBatchnormFusionPass (CANN's name): Conv -> BatchNormalization (inference form, all
 // statistics constant, conv weights and bias constant) becomes one Conv with folded weights:
-//   s = scale / sqrt(var + eps);  W'[m] = W[m] * s[m];  B'[m] = (B[m] - mean[m]) * s[m] + beta[m]
+//   s = scale / sqrt(var + eps);  W'[m] = W[m] * s[m];  B'[m] = B[m] * s[m] + beta[m] - mean[m] * s[m]
 // Folding happens in double and rounds once to the weights' dtype.
 #include <algorithm>
 #include <cmath>
 
 #include "ir/dispatch.h"
+#include "passes/batchnorm_affine.h"
 #include "passes/pass.h"
 #include "passes/pass_util.h"
 #include "passes/pass_registry.h"
@@ -19,35 +20,26 @@ Result<PassResult> run(Graph& g) {
   std::vector<bool> dead(g.nodes.size(), false);
   for (size_t bi = 0; bi < g.nodes.size(); ++bi) {
     const Node& bn = g.nodes[bi];
-    if (!is_op(bn, "BatchNormalization") || bn.inputs.size() < 5) continue;
-    const size_t live_outputs = std::count_if(bn.outputs.begin(), bn.outputs.end(), [](int v) { return v >= 0; });
-    if (live_outputs != 1 || bn.outputs[0] < 0 || bn.attrs.get_int("training_mode", 0) != 0) continue;
+    if (!is_op(bn, "BatchNormalization") || bn.inputs.empty()) continue;
     const int x = bn.inputs[0];
     const Node* conv_ptr = producer(g, x);
     if (!conv_ptr || !is_op(*conv_ptr, "Conv") || conv_ptr->domain == "openge") continue;
     if (sole_consumer(g, consumers, x) != static_cast<int>(bi)) continue;
     const int ci = g.values[static_cast<size_t>(x)].producer;
     if (dead[static_cast<size_t>(ci)]) continue;
-    ++result.matched;
     const Tensor* w = constant_of(g, conv_ptr->inputs[1]);
+    if (!w || w->rank() < 3 || !dtype_is_float(w->dtype())) continue;
+    const int64_t m = w->dim(0);
+    const auto bn_affine = inference_batchnorm_affine(g, bn, m);
+    if (!bn_affine) continue;
+    ++result.matched;
     const bool has_bias = conv_ptr->inputs.size() > 2 && conv_ptr->inputs[2] >= 0;
     const Tensor* b = has_bias ? constant_of(g, conv_ptr->inputs[2]) : nullptr;
-    const Tensor* scale = constant_of(g, bn.inputs[1]);
-    const Tensor* beta = constant_of(g, bn.inputs[2]);
-    const Tensor* mean = constant_of(g, bn.inputs[3]);
-    const Tensor* var = constant_of(g, bn.inputs[4]);
-    if (!w || (has_bias && !b) || !scale || !beta || !mean || !var || w->rank() < 3) continue;
-    const int64_t m = w->dim(0);
-    if (scale->numel() != m || beta->numel() != m || mean->numel() != m || var->numel() != m ||
-        (b && b->numel() != m) || !dtype_is_float(w->dtype()))
-      continue;
-    const double eps = bn.attrs.get_float("epsilon", 1e-5f);
-    std::vector<double> s(static_cast<size_t>(m)), shift(static_cast<size_t>(m));
-    for (int64_t i = 0; i < m; ++i) {
-      s[static_cast<size_t>(i)] = scale->scalar_as_double(i) / std::sqrt(var->scalar_as_double(i) + eps);
-      const double bias = b ? b->scalar_as_double(i) : 0.0;
-      shift[static_cast<size_t>(i)] = (bias - mean->scalar_as_double(i)) * s[static_cast<size_t>(i)] + beta->scalar_as_double(i);
-    }
+    if ((has_bias && !b) || (b && b->numel() != m)) continue;
+    const std::vector<double>& s = bn_affine->scale;
+    std::vector<double> shift = bn_affine->shift;
+    for (int64_t i = 0; i < m; ++i)
+      if (b) shift[static_cast<size_t>(i)] += b->scalar_as_double(i) * s[static_cast<size_t>(i)];
     Tensor w2(w->dtype(), w->shape());
     Tensor b2(w->dtype(), {m});
     const int64_t per_out = w->numel() / m;

@@ -3,10 +3,11 @@
 // Conv/MatMul -> QuantizeLinear groups become quantized ops first, before the float fusions
 // below could take their Conv or Relu; a written-out softmax becomes one Softmax before the
 // attention pass looks for one, and attention is fused before the MatMul passes could take its
-// mask Add as a bias or residual; then BatchNorm folds into the Conv first,
-// then the residual Add joins (Conv + Add), then the activation after it (…+ Relu), so that
-// ResNet's Conv-BN-Add-Relu ends as one FusedConv; MatMul takes its bias before its residual
-// and activation; GELU's five nodes become one Gelu before the activation pass takes it into the
+// mask Add as a bias or residual; then BatchNorm folds into the Conv first (the BatchNorms left
+// become a per-channel Mul and Add, for the layout pass and the elementwise fusion), then the
+// residual Add joins (Conv + Add), then the activation after it (…+ Relu), so that ResNet's
+// Conv-BN-Add-Relu ends as one FusedConv; MatMul takes its bias before its residual and
+// activation; GELU's five nodes become one Gelu before the activation pass takes it into the
 // MatMul. The layout pass runs last, on the fused graph. TbeEltwiseFusionPass runs after the
 // precision pass (after_precision), on what the graph fusions left of the vector ops.
 #include "passes/pass_registry.h"
@@ -21,6 +22,7 @@ const std::vector<Pass>& all_passes() {
       passes::kSoftmaxFusionPass,
       passes::kFlashAttentionScoreFusionPass,
       passes::kConvBatchnormFusionPass,
+      passes::kBatchNormBnInferFusionPass,
       passes::kTbeConvDoubleInFusionPass,
       passes::kTbeConvElemwiseFusionPass,
       passes::kMatMulBiasAddFusionPass,

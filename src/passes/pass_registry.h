@@ -11,6 +11,7 @@ extern const Pass kRequantFusionPass;
 extern const Pass kSoftmaxFusionPass;
 extern const Pass kFlashAttentionScoreFusionPass;
 extern const Pass kConvBatchnormFusionPass;
+extern const Pass kBatchNormBnInferFusionPass;
 extern const Pass kTbeConvDoubleInFusionPass;
 extern const Pass kTbeConvElemwiseFusionPass;
 extern const Pass kMatMulBiasAddFusionPass;

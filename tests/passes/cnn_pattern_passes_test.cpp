@@ -169,6 +169,51 @@ TEST(ChannelsLastLayoutPass, ModelPermutesToAndFromNhwcAreTakenOver) {
   }
 }
 
+// DenseNet's layer: Concat of earlier features -> BatchNormalization -> Relu -> Conv. The BN has
+// no convolution to fold into; as a per-channel Mul and Add it stays in NHWC with its neighbours.
+Graph dense_layer(bool constant_stats) {
+  GraphBuilder b;
+  const int x = b.input("x");
+  const int c = b.node("Conv", {x, b.constant("w0", random_tensor({6, 3, 3, 3}, 41))}, pads1());
+  const int cat = b.node("Concat", {x, c}, int_attr("axis", 1));
+  Tensor var = random_tensor({9}, 45);
+  for (int64_t i = 0; i < var.numel(); ++i) var.data<float>()[i] = 0.5f + std::abs(var.data<float>()[i]);
+  const int mean = constant_stats ? b.constant("mean", random_tensor({9}, 44)) : b.input("mean");
+  int y = b.node("BatchNormalization", {cat, b.constant("scale", random_tensor({9}, 42)), b.constant("beta", random_tensor({9}, 43)),
+                                        mean, b.constant("var", var)},
+                 float_attr("epsilon", 1e-3f));
+  y = b.node("Relu", {y});
+  b.g.outputs = {b.node("Conv", {y, b.constant("w1", random_tensor({4, 9, 1, 1}, 46))})};
+  return b.g;
+}
+
+TEST(BatchNormBnInferFusionPass, BatchNormAfterConcatBecomesPerChannelMulAdd) {
+  Graph g = dense_layer(true);
+  const std::vector<Tensor> in{random_tensor({1, 3, 5, 5}, 47)};
+  EXPECT_EQ(fuse_and_compare(g, "BatchNormBnInferFusionPass", in, 1e-5).applied, 1);
+  EXPECT_EQ(count_ops(g, "BatchNormalization"), 0);
+  EXPECT_EQ(count_ops(g, "Mul"), 1);
+  EXPECT_EQ(count_ops(g, "Add"), 1);
+  for (const Node& n : g.nodes)
+    if (n.op_type == "Mul") EXPECT_EQ(*g.values[static_cast<size_t>(n.inputs[1])].shape, (Shape{1, 9, 1, 1}));
+}
+
+TEST(BatchNormBnInferFusionPass, BatchNormWithStatisticsFedAtRunTimeIsLeftAlone) {
+  Graph g = dense_layer(false);
+  const std::vector<Tensor> in{random_tensor({1, 3, 5, 5}, 47), random_tensor({9}, 44)};
+  EXPECT_EQ(fuse_and_compare(g, "BatchNormBnInferFusionPass", in).applied, 0);
+  EXPECT_EQ(count_ops(g, "BatchNormalization"), 1);
+}
+
+TEST(ChannelsLastLayoutPass, DenseLayerRunsInNhwcWithoutConversionsInside) {
+  Graph g = dense_layer(true);
+  run_all_passes(g, {random_tensor({1, 3, 5, 5}, 47)});
+  // The input's conversion for the first conv, the Concat's own input x, the output's: nothing
+  // between the Concat, the BN's Mul and Add, the Relu and the last conv.
+  EXPECT_EQ(count_ops(g, "Transpose"), 2);
+  EXPECT_EQ(count_ops(g, "BatchNormalization"), 0);
+}
+
 TEST(ChannelsLastLayoutPass, ElementwiseOpsOutsideTheRegionStayNchw) {
   // No convolution or pool: nothing joins NHWC, nothing is converted.
   GraphBuilder b;

@@ -96,10 +96,16 @@ TEST(FusionSwitch, OPT_fusion_switch_file_4_NamedRuleOff) {
   auto exe = compile_demo(with_switch_file(d, R"({"Switch":{"GraphFusion":{"ConvBatchnormFusionPass":"off"}}})"));
   ASSERT_TRUE(exe);
   EXPECT_FALSE(ran(*exe, "ConvBatchnormFusionPass"));
-  EXPECT_EQ(count_op(*exe, "BatchNormalization"), 1);
-  // relu1 now follows bn1, not a Conv: only relu2 and relu3 are fused.
-  EXPECT_EQ(count_op(*exe, "Relu"), 1);
+  // bn1 is not folded into conv1: BatchNormBnInferFusionPass writes it as a per-channel Mul and
+  // Add, and relu1, which follows it and not a Conv, joins them in one FusedElementwise; relu2
+  // and relu3 are fused into their convolutions.
+  EXPECT_TRUE(ran(*exe, "BatchNormBnInferFusionPass"));
+  EXPECT_EQ(count_op(*exe, "BatchNormalization"), 0);
+  EXPECT_EQ(count_op(*exe, "Relu"), 0);
   EXPECT_EQ(count_op(*exe, "Add"), 0);
+  int fused_elementwise = 0;
+  for (const Node& node : exe->graph().nodes) fused_elementwise += node.op_type == "FusedElementwise";
+  EXPECT_EQ(fused_elementwise, 1);
 }
 
 TEST(FusionSwitch, OPT_fusion_switch_file_6_7_AllOffKeepsTheLayoutPass) {
