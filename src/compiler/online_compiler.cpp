@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "base/parallel.h"
+#include "base/progress_bar.h"
 #include "compiler/eltwise_kernel.h"
 #include "compiler/kernel_meta.h"
 #include "compiler/sha256.h"
@@ -89,31 +90,6 @@ Status collect_kernel(const std::string& dir, const std::string& so_path, Kernel
   files.so_path = dest;
   return write_kernel_meta(dir, files, /*keep_source=*/false, /*keep_loc=*/false, /*keep_compute=*/false);
 }
-
-class ProgressBar {
- public:
-  explicit ProgressBar(int total) : total_(total), enabled_(total > 0 && isatty(STDERR_FILENO)) { draw(); }
-  void done(bool cached) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++finished_;
-    cached_ += cached;
-    draw();
-    if (enabled_ && finished_ == total_) std::fputc('\n', stderr);
-  }
-
- private:
-  void draw() const {
-    if (!enabled_) return;
-    constexpr int kWidth = 30;
-    const int filled = total_ ? finished_ * kWidth / total_ : kWidth;
-    std::fprintf(stderr, "\rcompiling kernels [%s%s] %d/%d (compiled %d, cached %d)", std::string(filled, '#').c_str(),
-                 std::string(kWidth - filled, ' ').c_str(), finished_, total_, finished_ - cached_, cached_);
-    std::fflush(stderr);
-  }
-  std::mutex mutex_;
-  int total_, finished_ = 0, cached_ = 0;
-  bool enabled_;
-};
 
 }  // namespace
 
@@ -219,7 +195,7 @@ Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::
     request_specs.push_back(std::move(spec));
   }
 
-  ProgressBar progress(static_cast<int>(jobs.size()));
+  ProgressBar progress("compiling kernels", static_cast<int>(jobs.size()), "compiled", "cached");
   const int block_dim = std::max(1, num_threads());
   // Builds are processes: one per thread of the pool at once.
   parallel_for(static_cast<int64_t>(jobs.size()), int64_t{1} << 30, [&](int64_t b, int64_t e) {
@@ -263,7 +239,7 @@ Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::
         }
         return Status::Ok();
       }();
-      progress.done(job.cached);
+      progress.step(job.cached);
     }
   });
   CompileReport counts;

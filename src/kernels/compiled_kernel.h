@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "kernels/kernel_variant.h"
 #include "ops/op_context.h"
 
 namespace openge {
@@ -33,6 +34,8 @@ struct KernelRequest {
   // deterministic=1: kernels that reduce are built so that no thread count changes their bits
   // (kernels/fixed_plan_kernel.h).
   bool deterministic = false;
+  // Which implementation to build (the default, or a tuned one: src/aoe/tuned_selection.h).
+  KernelVariant variant = {};
 };
 
 // The AI Core engine's kernel for this node, or nullptr when the engine does not cover it

@@ -118,4 +118,62 @@ void copy_residual(const Tensor& src, Tensor& dst) {
   });
 }
 
+namespace {
+
+std::optional<ActivationStaging::Reorder> make_reorder(const dnnl::memory::desc& plain,
+                                                       const dnnl::memory::desc& chosen, bool to_chosen) {
+  if (plain == chosen) return std::nullopt;
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const auto& from = to_chosen ? plain : chosen;
+  const auto& to = to_chosen ? chosen : plain;
+  dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to, attr);
+  return ActivationStaging::Reorder{dnnl::reorder(pd), plain, pd.scratchpad_desc()};
+}
+
+}  // namespace
+
+ActivationStaging ActivationStaging::make(const dnnl::memory::desc& src_plain, const dnnl::memory::desc& src_chosen,
+                                          const dnnl::memory::desc& dst_plain, const dnnl::memory::desc& dst_chosen,
+                                          bool residual) {
+  ActivationStaging s;
+  s.src_md = src_chosen;
+  s.dst_md = dst_chosen;
+  s.src_in = make_reorder(src_plain, src_chosen, true);
+  s.dst_out = make_reorder(dst_plain, dst_chosen, false);
+  if (residual) s.residual_in = make_reorder(dst_plain, dst_chosen, true);
+  return s;
+}
+
+Status ActivationStaging::run(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad_md,
+                              std::unordered_map<int, dnnl::memory>& args, const Tensor& x, Tensor& y,
+                              const Tensor* residual, const KernelContext& ctx) const {
+  const size_t src_bytes = src_in ? (src_md.get_size() + 63) / 64 * 64 : 0;
+  const size_t dst_bytes = dst_out ? dst_md.get_size() : 0;
+  char* staging = src_bytes + dst_bytes > 0 ? static_cast<char*>(thread_buffer(1, src_bytes + dst_bytes)) : nullptr;
+  dnnl::memory src = wrap(src_md, src_in ? staging : x.raw());
+  dnnl::memory dst = wrap(dst_md, dst_out ? staging + src_bytes : y.raw());
+  if (src_in) {
+    std::unordered_map<int, dnnl::memory> in{{DNNL_ARG_FROM, wrap(src_in->plain_md, x.raw())}, {DNNL_ARG_TO, src}};
+    OPENGE_RETURN_IF_ERROR(execute(src_in->prim, src_in->scratchpad_md, in, ctx));
+  }
+  if (residual) {
+    if (residual_in) {
+      std::unordered_map<int, dnnl::memory> in{{DNNL_ARG_FROM, wrap(residual_in->plain_md, residual->raw())},
+                                               {DNNL_ARG_TO, dst}};
+      OPENGE_RETURN_IF_ERROR(execute(residual_in->prim, residual_in->scratchpad_md, in, ctx));
+    } else {
+      copy_residual(*residual, y);
+    }
+  }
+  args[DNNL_ARG_SRC] = src;
+  args[DNNL_ARG_DST] = dst;
+  OPENGE_RETURN_IF_ERROR(execute(prim, scratchpad_md, args, ctx));
+  if (dst_out) {
+    std::unordered_map<int, dnnl::memory> back{{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, wrap(dst_out->plain_md, y.raw())}};
+    OPENGE_RETURN_IF_ERROR(execute(dst_out->prim, dst_out->scratchpad_md, back, ctx));
+  }
+  return Status::Ok();
+}
+
 }  // namespace openge::onednn

@@ -58,8 +58,9 @@ void* thread_scratchpad(size_t bytes);
 // The same for other per-run staging (slot 0 is the scratchpad's; a kernel that needs a second
 // buffer at the same time, e.g. activations reordered around a primitive, uses slot 1).
 void* thread_buffer(size_t slot, size_t bytes);
-// The slots: 0 oneDNN's scratchpad, 1 int8 staging (onednn_qlinear.cpp), 2 the float32 copies of
-// a widened fp16/bf16 kernel (widened_kernel.cpp), alive while its oneDNN primitive runs.
+// The slots: 0 oneDNN's scratchpad, 1 activations staged in a primitive's own layout
+// (ActivationStaging below), 2 the float32 copies of a widened fp16/bf16 kernel
+// (widened_kernel.cpp), alive while its oneDNN primitive runs.
 inline constexpr size_t kThreadBufferSlots = 3;
 inline constexpr size_t kWidenedSlot = 2;
 
@@ -71,6 +72,29 @@ Status execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad
 // Copies `src` into `dst` (same size) in parallel, unless they already share storage: the
 // residual of a fused Add is accumulated in place by oneDNN's sum post-op.
 void copy_residual(const Tensor& src, Tensor& dst);
+
+// Activations that arrive and leave in ONNX's plain layout while the primitive runs on another
+// (int8 convolutions on channels-last; a tuned convolution on oneDNN's blocked layout, which its
+// Winograd kernels need): reordered through the thread's staging buffer (slot 1) around it.
+struct ActivationStaging {
+  struct Reorder {
+    dnnl::reorder prim;
+    dnnl::memory::desc plain_md, scratchpad_md;
+  };
+  dnnl::memory::desc src_md, dst_md;          // the primitive's layouts
+  std::optional<Reorder> src_in, dst_out;     // plain -> primitive, primitive -> plain; none when equal
+  std::optional<Reorder> residual_in;         // a sum post-op's residual, plain -> the dst layout
+
+  // Reorders between `plain` (ONNX's layout) and the primitive's (`src_md`/`dst_md`).
+  static ActivationStaging make(const dnnl::memory::desc& src_plain, const dnnl::memory::desc& src_chosen,
+                                const dnnl::memory::desc& dst_plain, const dnnl::memory::desc& dst_chosen,
+                                bool residual);
+  // Runs `prim` with `args` (weights, bias …) plus src = `x` and dst = `y`, staged where the
+  // layouts differ; `residual` (or null) is placed into dst first for a sum post-op.
+  Status run(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad_md,
+             std::unordered_map<int, dnnl::memory>& args, const Tensor& x, Tensor& y, const Tensor* residual,
+             const KernelContext& ctx) const;
+};
 
 // Wraps a borrowed tensor buffer.
 inline dnnl::memory wrap(const dnnl::memory::desc& md, const void* data) {

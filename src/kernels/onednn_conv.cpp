@@ -12,22 +12,18 @@ using tag = dnnl::memory::format_tag;
 class ConvKernel final : public OneDnnKernel {
  public:
   dnnl::convolution_forward prim;
-  dnnl::memory::desc src_md, dst_md, bias_md, scratchpad_md;
+  dnnl::memory::desc bias_md, scratchpad_md;
+  ActivationStaging staging;     // the primitive's activation layouts (blocked ones staged)
   dnnl::memory weights;          // reordered once into the primitive's preferred layout
   std::optional<Tensor> bias;    // constant bias (else read from input 2 per run, if present)
   bool has_bias = false;
   bool has_residual = false;
 
   Status run(KernelContext& ctx) const override {
-    Tensor& y = ctx.output(0);
-    if (has_residual) copy_residual(ctx.input(3), y);
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, wrap(src_md, ctx.input(0).raw())},
-        {DNNL_ARG_WEIGHTS, weights},
-        {DNNL_ARG_DST, wrap(dst_md, y.raw())},
-    };
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_WEIGHTS, weights}};
     if (has_bias) args[DNNL_ARG_BIAS] = wrap(bias_md, bias ? bias->raw() : ctx.input(2).raw());
-    return execute(prim, scratchpad_md, args, ctx);
+    return staging.run(prim, scratchpad_md, args, ctx.input(0), ctx.output(0), has_residual ? &ctx.input(3) : nullptr,
+                       ctx);
   }
   // The weights are always reordered at compile time; a constant bias is kept by the kernel.
   bool reads_input_at_run_time(size_t input) const override { return !(input == 1 || (input == 2 && bias)); }
@@ -79,8 +75,11 @@ Result<std::unique_ptr<CompiledKernel>> make_conv_kernel(const KernelRequest& re
 
   auto k = std::make_unique<ConvKernel>();
   const tag act_tag = channels_last ? tag::nhwc : tag::nchw;
-  k->src_md = dnnl::memory::desc(to_dims(x), *dt, act_tag);
-  k->dst_md = dnnl::memory::desc(to_dims(y), *dt, act_tag);
+  const dnnl::memory::desc src_md(to_dims(x), *dt, act_tag), dst_md(to_dims(y), *dt, act_tag);
+  // A tuned node may run on oneDNN's blocked layout (staged around the primitive).
+  const bool blocked = request.variant.activations == ActivationLayout::kBlocked;
+  const dnnl::memory::desc src_prim = blocked ? dnnl::memory::desc(to_dims(x), *dt, tag::any) : src_md;
+  const dnnl::memory::desc dst_prim = blocked ? dnnl::memory::desc(to_dims(y), *dt, tag::any) : dst_md;
   const dnnl::memory::dims w_dims =
       group > 1 ? dnnl::memory::dims{group, w[0] / group, w[1], w[2], w[3]} : to_dims(w);
   const dnnl::memory::desc w_plain(w_dims, *dt, group > 1 ? tag::goihw : tag::oihw);
@@ -100,18 +99,22 @@ Result<std::unique_ptr<CompiledKernel>> make_conv_kernel(const KernelRequest& re
   const dnnl::memory::dims dilations{geom->dilations[0] - 1, geom->dilations[1] - 1};
   const dnnl::memory::dims pad_l{geom->pad_begin[0], geom->pad_begin[1]};
   const dnnl::memory::dims pad_r{geom->pad_end[0], geom->pad_end[1]};
+  // A tuned node may ask for Winograd; oneDNN refuses it (no kernel) where it has none.
+  const dnnl::algorithm algorithm = request.variant.conv_algorithm == ConvAlgorithm::kWinograd
+                                        ? dnnl::algorithm::convolution_winograd
+                                        : dnnl::algorithm::convolution_direct;
   auto pd = try_create([&] {
-    auto desc = has_bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                           dnnl::algorithm::convolution_direct, k->src_md, w_any,
-                                                           k->bias_md, k->dst_md, strides, dilations, pad_l, pad_r)
-                         : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                           dnnl::algorithm::convolution_direct, k->src_md, w_any,
-                                                           k->dst_md, strides, dilations, pad_l, pad_r);
+    auto desc = has_bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm, src_prim,
+                                                           w_any, k->bias_md, dst_prim, strides, dilations, pad_l,
+                                                           pad_r)
+                         : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm, src_prim,
+                                                           w_any, dst_prim, strides, dilations, pad_l, pad_r);
     return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
   });
   if (!pd) return std::unique_ptr<CompiledKernel>();
   k->prim = dnnl::convolution_forward(*pd);
   k->scratchpad_md = pd->scratchpad_desc();
+  k->staging = ActivationStaging::make(src_md, pd->src_desc(), dst_md, pd->dst_desc(), has_residual);
   k->weights = reorder_constant(w_plain, in[1].value->raw(), pd->weights_desc());
   return std::unique_ptr<CompiledKernel>(std::move(k));
 }

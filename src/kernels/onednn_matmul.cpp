@@ -26,6 +26,7 @@ struct MatmulSpec {
   int residual_input = -1;
   float sum_scale = 1.0f;
   FusedActivation act;
+  WeightLayout weights = WeightLayout::kPacked;  // request.variant.weights
 };
 
 class MatmulKernel final : public OneDnnKernel {
@@ -62,8 +63,9 @@ Result<std::unique_ptr<CompiledKernel>> build(MatmulSpec& spec) {
   if (spec.residual_input >= 0) ops.append_sum(spec.sum_scale);
   append_activation(ops, spec.act);
   const dnnl::primitive_attr attr = make_attr(ops);
-  // Constant weights: let oneDNN choose the packed layout.
-  const dnnl::memory::desc w_prim = spec.w_const ? dnnl::memory::desc(spec.w_md.dims(), spec.dt, tag::any) : spec.w_md;
+  // Constant weights: let oneDNN choose the packed layout, unless a tuned node keeps them plain.
+  const bool pack = spec.w_const && spec.weights == WeightLayout::kPacked;
+  const dnnl::memory::desc w_prim = pack ? dnnl::memory::desc(spec.w_md.dims(), spec.dt, tag::any) : spec.w_md;
   auto pd = try_create([&] {
     auto desc = spec.bias_md ? dnnl::matmul::desc(spec.src_md, w_prim, *spec.bias_md, spec.dst_md)
                              : dnnl::matmul::desc(spec.src_md, w_prim, spec.dst_md);
@@ -123,6 +125,7 @@ Result<std::unique_ptr<CompiledKernel>> make_matmul_kernel(const KernelRequest& 
     return none();
   MatmulSpec spec;
   spec.dt = *dt;
+  spec.weights = request.variant.weights;
   const int64_t K = a->back(), N = b->back();
   if ((*b)[b->size() - 2] != K || y->back() != N) return none();
   const Tensor* b_const = request.inputs[1].value;
@@ -195,6 +198,7 @@ Result<std::unique_ptr<CompiledKernel>> make_gemm_kernel(const KernelRequest& re
     return none();
   MatmulSpec spec;
   spec.dt = *dt;
+  spec.weights = request.variant.weights;
   spec.src_md = dnnl::memory::desc({M, K}, *dt, trans_a ? dims{1, M} : dims{K, 1});
   spec.dst_md = dnnl::memory::desc({M, N}, *dt, tag::ab);
   spec.w_md = dnnl::memory::desc({K, N}, *dt, trans_b ? dims{1, K} : dims{N, 1});

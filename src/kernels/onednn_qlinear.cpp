@@ -112,49 +112,17 @@ bool is_reference_impl(const dnnl::primitive_desc_base& pd) { return std::string
 class QLinearKernel final : public OneDnnKernel {
  public:
   dnnl::primitive prim;
-  dnnl::memory::desc src_md, dst_md, bias_md, scratchpad_md;
+  dnnl::memory::desc bias_md, scratchpad_md;
+  ActivationStaging staging;  // the primitive's activation layouts, and reorders where they differ
   dnnl::memory weights;
   std::optional<Tensor> bias;
-  struct Reorder {
-    dnnl::reorder prim;
-    dnnl::memory::desc plain_md, scratchpad_md;
-  };
-  std::optional<Reorder> src_reorder, dst_reorder;
 
   Status run(KernelContext& ctx) const override {
-    const size_t src_bytes = src_reorder ? (src_md.get_size() + 63) / 64 * 64 : 0;
-    const size_t dst_bytes = dst_reorder ? dst_md.get_size() : 0;
-    char* staging = src_bytes + dst_bytes > 0 ? static_cast<char*>(thread_buffer(1, src_bytes + dst_bytes)) : nullptr;
-    const void* x = ctx.input(0).raw();
-    void* y = ctx.output(0).raw();
-    dnnl::memory src = wrap(src_md, src_reorder ? staging : x);
-    dnnl::memory dst = wrap(dst_md, dst_reorder ? staging + src_bytes : y);
-    if (src_reorder) {
-      std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, wrap(src_reorder->plain_md, x)}, {DNNL_ARG_TO, src}};
-      OPENGE_RETURN_IF_ERROR(execute(src_reorder->prim, src_reorder->scratchpad_md, args, ctx));
-    }
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_WEIGHTS, weights}};
     if (bias) args[DNNL_ARG_BIAS] = wrap(bias_md, bias->raw());
-    OPENGE_RETURN_IF_ERROR(execute(prim, scratchpad_md, args, ctx));
-    if (dst_reorder) {
-      std::unordered_map<int, dnnl::memory> back{{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, wrap(dst_reorder->plain_md, y)}};
-      OPENGE_RETURN_IF_ERROR(execute(dst_reorder->prim, dst_reorder->scratchpad_md, back, ctx));
-    }
-    return Status::Ok();
+    return staging.run(prim, scratchpad_md, args, ctx.input(0), ctx.output(0), nullptr, ctx);
   }
 };
-
-// A reorder between the plain layout and the primitive's, or nullopt when they are the same.
-std::optional<QLinearKernel::Reorder> make_reorder(const dnnl::memory::desc& plain, const dnnl::memory::desc& chosen,
-                                                   bool to_chosen) {
-  if (plain == chosen) return std::nullopt;
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  const auto& from = to_chosen ? plain : chosen;
-  const auto& to = to_chosen ? chosen : plain;
-  dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to, attr);
-  return QLinearKernel::Reorder{dnnl::reorder(pd), plain, pd.scratchpad_desc()};
-}
 
 }  // namespace
 
@@ -210,10 +178,7 @@ Result<std::unique_ptr<CompiledKernel>> make_qlinear_conv_kernel(const KernelReq
   if (!pd || is_reference_impl(*pd)) return none();
   k->prim = dnnl::convolution_forward(*pd);
   k->scratchpad_md = pd->scratchpad_desc();
-  k->src_md = pd->src_desc();
-  k->dst_md = pd->dst_desc();
-  k->src_reorder = make_reorder(src_plain, k->src_md, true);
-  k->dst_reorder = make_reorder(dst_plain, k->dst_md, false);
+  k->staging = ActivationStaging::make(src_plain, pd->src_desc(), dst_plain, pd->dst_desc(), false);
   k->weights = reorder_constant(w_plain, constant_input(request, 3)->raw(), pd->weights_desc());
   return std::unique_ptr<CompiledKernel>(std::move(k));
 }
@@ -235,12 +200,13 @@ Result<std::unique_ptr<CompiledKernel>> make_qlinear_matmul_kernel(const KernelR
   const auto requant = read_requant(request, N);
   if (!requant) return none();
   auto k = std::make_unique<QLinearKernel>();
-  k->src_md = dnnl::memory::desc({M, K}, *a_dt, tag::ab);
-  k->dst_md = dnnl::memory::desc({M, N}, *y_dt, tag::ab);
+  k->staging.src_md = dnnl::memory::desc({M, K}, *a_dt, tag::ab);
+  k->staging.dst_md = dnnl::memory::desc({M, N}, *y_dt, tag::ab);
   const dnnl::memory::desc w_plain({K, N}, dnnl::memory::data_type::s8, tag::ab);
   const dnnl::primitive_attr attr = requant_attr(*requant, 1);
   auto pd = try_create([&] {
-    dnnl::matmul::desc desc(k->src_md, dnnl::memory::desc({K, N}, dnnl::memory::data_type::s8, tag::any), k->dst_md);
+    dnnl::matmul::desc desc(k->staging.src_md, dnnl::memory::desc({K, N}, dnnl::memory::data_type::s8, tag::any),
+                            k->staging.dst_md);
     return dnnl::matmul::primitive_desc(desc, attr, cpu_engine());
   });
   if (!pd || is_reference_impl(*pd)) return none();

@@ -245,16 +245,36 @@ const OptionSpec kTable[] = {
      "instr_profiling_freq excludes ten keys; task_trace=on needs training_trace=on in training",
      "OPT-profiling_config.profiling_options-1..2 C.3 PROF-2..4"},
     {"aoe_config.aoe_mode", "", "ge.jobType", "AOE_MODE", Kind::kEnum, "1|2|4", NORANGE, "", nullptr, nullptr,
-     NOT_YET("no tuning runs yet"), "AOE tuning mode: 1 subgraph, 2 operator, 4 gradient split (unset: no tuning)",
+     DOES("2, operator tuning: each Conv, MatMul, Gemm and pooling node with static shapes is measured on its real "
+          "shapes with every implementation the engine has for it (oneDNN direct or Winograd convolution, packed or "
+          "plain constant matmul weights, the thread team or one thread) and the fastest is built; the winners go "
+          "into the knowledge base aoe_knowledge_base.json of the aoe_data folder, which every later compile reuses "
+          "without measuring (hits counted and logged; a corrupt file is logged and rebuilt); the record "
+          "aoe_result_opat_*.json (task name, tuning time, model and operator times before and after, hits) goes "
+          "to the same folder. 1, subgraph tuning: the model is compiled with all passes and without each fusion "
+          "pass that rewrote it (and without the channels-last layout pass), one at a time; the fastest whole run "
+          "wins, is stored in the knowledge base for this graph (later compiles skip the same passes) and "
+          "recorded in aoe_result_sgat_*.json. 4, gradient-split tuning: an error, it needs a training graph",
+          "src/aoe/tuned_selection.cpp"),
+     "AOE tuning mode: 1 subgraph, 2 operator, 4 gradient split (unset: no tuning)",
      "feature in aoe_config_file: deeper_opat needs 2, nonhomo_split needs 1", "OPT-aoe_config.aoe_mode-1..6 AMB-10"},
     {"aoe_config.work_path", "", "ge.tuningPath", "", Kind::kDir, "existing directory with read/write permission",
      NORANGE, "", nullptr, nullptr,
-     NOT_YET("checked to be a writable folder; no tuning runs yet, nothing is written there"), "AOE work folder",
+     DOES("the aoe_data folder: AOE records and the knowledge base are written and read there; it must exist "
+          "with read/write permission",
+          "src/aoe/tuned_selection.cpp"),
+     "AOE work folder",
      "aoe_config.work_path > ASCEND_WORK_PATH/aoe_data > working directory (AMB-21)",
      "OPT-aoe_config.work_path-1..3 ENV-2..4 DISC-7"},
     {"aoe_config.aoe_config_file", "", "ge.aoe_config_file", "", Kind::kFile,
      "path of a JSON file: tune_ops_name, tune_ops_type, tune_optimization_level (O1|O2), feature", NORANGE, "",
-     nullptr, nullptr, NOT_YET("the file is read and checked; no tuning runs yet"), "tune only the listed operators",
+     nullptr, nullptr,
+     DOES("under aoe_mode 2 only the nodes it selects are measured: tune_ops_name by node name (or the name of a "
+          "node fused into one), tune_ops_type by op type (Conv also selects FusedConv, MaxPool NhwcMaxPool); "
+          "tune_optimization_level O1 doubles the timed runs; feature deeper_opat has nothing deeper to search "
+          "(logged)",
+          "src/aoe/tuned_selection.cpp"),
+     "tune only the listed operators",
      "feature deeper_opat needs aoe_mode 2, nonhomo_split needs 1", "OPT-aoe_config.aoe_config_file-1..7 DISC-16"},
     {"op_compiler_cache_mode", "", "ge.op_compiler_cache_mode", "", Kind::kEnum, "enable|disable|force", NORANGE,
      "enable", nullptr, nullptr,

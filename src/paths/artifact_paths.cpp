@@ -88,7 +88,8 @@ const char* artifact_writer(ArtifactKind k) {
     case ArtifactKind::kKernelMeta: return "src/compiler/online_compiler.cpp";
     case ArtifactKind::kCompileCache: return "src/compiler/op_cache.cpp";
     case ArtifactKind::kCollectCompile: return "src/compiler/online_compiler.cpp";
-    default: return nullptr;  // no tuning yet
+    case ArtifactKind::kAoeData: return "src/aoe/tuning_record.cpp";
+    default: return nullptr;
   }
 }
 
@@ -102,6 +103,7 @@ const char* artifact_written_only(ArtifactKind k) {
     case ArtifactKind::kCompileCache:
       return "when a kernel is compiled online with op_compiler_cache_mode enable or force and no debug setting";
     case ArtifactKind::kCollectCompile: return "when NPU_COLLECT_PATH is set and kernels are compiled online";
+    case ArtifactKind::kAoeData: return "when a model is compiled with aoe_config.aoe_mode 1 or 2 (a tuning run)";
     default: return nullptr;
   }
 }

@@ -97,6 +97,9 @@ SubgraphPlan::SubgraphPlan(std::shared_ptr<const Graph> graph, CompileOptions op
     : graph_(std::move(graph)), options_(std::move(options)), label_(std::move(label)) {
   // A subgraph is compiled again for each new set of input shapes, from the same graph.
   options_.release_packed_constants = false;
+  // Subgraphs are compiled while the model runs: they use the AOE knowledge base but never tune
+  // (a tuning run is the main graph's compile).
+  options_.aoe_lookup_only = true;
 }
 
 Result<std::shared_ptr<const Executable>> SubgraphPlan::plan_for(const std::vector<Tensor>& inputs) const {

@@ -8,6 +8,9 @@
 
 #include <omp.h>
 
+#include "aoe/knowledge_base.h"
+#include "aoe/tuned_selection.h"
+#include "aoe/tuning_space.h"
 #include "dump/exception_dump.h"
 #include "graph_dump/graph_dumper.h"
 #include "runtime/precision_report.h"
@@ -71,6 +74,10 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   // Exceptions (bad_alloc, oneDNN's dnnl::error, a tensor over the size limit) become errors.
   const std::string source = graph.source;  // `graph` is moved from inside
   return guard_exceptions([&]() -> Result<std::unique_ptr<Executable>> {
+  // aoe_mode 1: subgraph tuning compiles the graph several times and keeps the fastest.
+  if (options.stages == CompileStages::kAll && options.run_passes && !options.aoe_passes_off &&
+      !options.aoe_lookup_only && options.config && options.config->get("aoe_config.aoe_mode") == "1")
+    return tune_subgraphs(std::move(graph), input_shapes, options);
   std::unique_ptr<Executable> exe(new Executable());
   exe->graph_ = std::move(graph);
   // oneDNN fixes a primitive's thread count when it is created: compile with the thread count
@@ -114,8 +121,15 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   // The final graph dump and an exception dump write constants (weights included): then nothing
   // is dropped.
   exe->release_packed_constants_ = options.release_packed_constants && !exe->exception_dumper_ && !dump.active();
-  OPENGE_RETURN_IF_ERROR(exe->select_kernels(options).with_context("model " + g.source));
+  // AOE (aoe_config.*): the knowledge base's variants, and operator tuning under aoe_mode 2.
+  const double select_start = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  auto tuning_settings = aoe::read_tuning_settings(options.config.get(), options.aoe_repetitions);
+  if (!tuning_settings.ok()) return tuning_settings.status().with_context("model " + g.source);
+  if (options.aoe_lookup_only) tuning_settings->mode = 0;
+  aoe::TunedSelection tuning(std::move(tuning_settings.value()), exe->num_threads_);
+  OPENGE_RETURN_IF_ERROR(exe->select_kernels(options, tuning).with_context("model " + g.source));
   exe->plan_memory_layout();
+  OPENGE_RETURN_IF_ERROR(exe->finish_tuning(tuning, select_start).with_context("model " + g.source));
   OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kFinal));
   // The precision report beside the dumps (issue 9 item 8; docs/DECISIONS.md).
   if (options.config && dump.active())
@@ -131,6 +145,13 @@ Status Executable::rewrite(const CompileOptions& options, graph_dump::GraphDumpe
   OPENGE_RETURN_IF_ERROR(infer_and_fold().with_context("model " + g.source));
   OPENGE_RETURN_IF_ERROR(check_declared_outputs().with_context("model " + g.source));
   OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterInferShape));
+  // AOE subgraph tuning's choice of passes: a candidate's own, else the knowledge base's.
+  if (options.aoe_passes_off) {
+    passes_off_ = *options.aoe_passes_off;
+    subgraph_key_ = aoe::subgraph_key(g, num_threads_);
+  } else if (options.config && options.run_passes) {
+    read_tuned_passes(*options.config);
+  }
   // What the rewrites read shaped the graph (a .oge records it): the pass selection and the
   // precision pass read a copy of the session's options, whose read record starts empty; the
   // session's own set is then told of each read, so that its record of what engine code consumed
@@ -273,6 +294,12 @@ Status Executable::run_passes(graph_dump::GraphDumper& dump, const options::Opti
   const std::vector<Pass>& passes = all_passes();
   auto choices = passes::choose_passes(passes, shaping);
   if (!choices.ok()) return choices.status();
+  for (const std::string& off : passes_off_)
+    for (size_t i = 0; i < passes.size(); ++i)
+      if (passes[i].name == off && (*choices)[i].on && passes[i].after_precision == after_precision) {
+        (*choices)[i].on = false;
+        OPENGE_LOG_INFO("FE", "pass " + off + " off: AOE subgraph tuning" + (subgraph_hit_ ? " (knowledge base)" : ""));
+      }
   for (size_t i = 0; i < passes.size(); ++i) {
     const Pass& pass = passes[i];
     if (pass.after_precision != after_precision) continue;
@@ -335,7 +362,7 @@ void Executable::remove_dead_nodes() {
       if (out >= 0) g.values[static_cast<size_t>(out)].producer = static_cast<int>(n);
 }
 
-Status Executable::select_kernels(const CompileOptions& options) {
+Status Executable::select_kernels(const CompileOptions& options, aoe::TunedSelection& tuning) {
   // deterministic=1: the same bits at every thread count (kernels/fixed_plan_kernel.h).
   const bool deterministic = options.config && options.config->get_int("deterministic", 0) == 1;
   // Fused vector-op nodes get generated kernels when compiling online (compiler/online_compiler.h);
@@ -347,6 +374,9 @@ Status Executable::select_kernels(const CompileOptions& options) {
   std::vector<size_t> jit_nodes;
   std::optional<PackedConstantRelease> release;
   if (release_packed_constants_) release.emplace(graph_);
+  int tunable = 0;
+  for (const Node& node : graph_.nodes) tunable += options.use_aicore && !node.aicpu_only && aoe::is_tunable(node.op_type);
+  tuning.begin(tunable);
   for (size_t n = 0; n < graph_.nodes.size(); ++n) {
     CompiledNode cn;
     cn.node = graph_.nodes[n];
@@ -381,13 +411,18 @@ Status Executable::select_kernels(const CompileOptions& options) {
         jit_requests.push_back(std::move(r));
       }
     } else if (options.use_aicore && !cn.node.aicpu_only && !cn.schema->output_aliases_input) {
-      // oneDNN plans a primitive for the thread count it sees when it is created.
-      ScopedNumThreads plan(cn.single_thread ? 1 : 0);
-      auto kernel = make_aicore_kernel(request);
-      if (!kernel.ok()) return kernel.status().with_context("node " + graph_.node_label(static_cast<int>(n)));
-      if (*kernel) {
-        cn.engine = (*kernel)->engine();
-        cn.kernel = std::move(kernel.value());
+      // The default variant, or the knowledge base's / a measured one (aoe/tuned_selection.h).
+      auto chosen = tuning.select(nodes_.size(), request, cn.single_thread,
+                                  [](const KernelRequest& r, bool single) {
+                                    // oneDNN plans a primitive for the thread count it sees when it is created.
+                                    ScopedNumThreads plan(single ? 1 : 0);
+                                    return make_aicore_kernel(r);
+                                  });
+      if (!chosen.ok()) return chosen.status().with_context("node " + graph_.node_label(static_cast<int>(n)));
+      if (chosen->kernel) {
+        cn.single_thread = chosen->single_thread;
+        cn.engine = chosen->kernel->engine();
+        cn.kernel = std::move(chosen->kernel);
       }
     }
     nodes_.push_back(std::move(cn));

@@ -5,10 +5,12 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "aoe/tuning_stats.h"
 #include "ir/graph.h"
 #include "kernels/compiled_kernel.h"
 #include "ops/op_registry.h"
@@ -18,6 +20,7 @@
 namespace openge {
 
 namespace options { class OptionSet; }
+namespace aoe { class TunedSelection; }
 namespace graph_dump { class GraphDumper; }
 namespace dump { class ExceptionDumper; }
 class ControlFlowNode;  // runtime/control_flow.h
@@ -40,6 +43,15 @@ struct CompileOptions {
   // Drop the constants that kernels packed into their own buffers (packed_constant_release.h):
   // for a caller that will not read the compiled graph's constants. Not passed to subgraphs.
   bool release_packed_constants = false;
+  // AOE operator tuning (aoe_config.aoe_mode 2): timed runs per candidate and for the model's
+  // before/after times; 0: the default (aoe/tuned_selection.h).
+  int aoe_repetitions = 0;
+  // Set: a candidate of AOE subgraph tuning (aoe_mode 1), compiled without these passes; the
+  // knowledge base's subgraph entry is not consulted and no tuning nests inside.
+  std::optional<std::vector<std::string>> aoe_passes_off;
+  // The knowledge base is read but nothing is tuned, whatever aoe_mode says (subgraphs of If /
+  // Loop / Scan, compiled while the model runs).
+  bool aoe_lookup_only = false;
 };
 
 struct PassStat {
@@ -99,6 +111,8 @@ class Executable {
   // Bytes of constants dropped because their kernels keep packed copies.
   size_t released_constant_bytes() const { return released_constant_bytes_; }
   size_t unplanned_total_bytes() const { return total_intermediate_bytes_; }
+  // What AOE did in this compile: knowledge-base hits, and in a tuning run each operator's times.
+  const aoe::TuningStats& tuning_stats() const { return tuning_stats_; }
 
  private:
   Executable() = default;
@@ -114,7 +128,17 @@ class Executable {
   // kPrecompiled: every node's infer agrees with the types the .oge stores (runtime/precompiled_check.cpp).
   Status check_precompiled();
   void remove_dead_nodes();
-  Status select_kernels(const CompileOptions& options);
+  Status select_kernels(const CompileOptions& options, aoe::TunedSelection& tuning);
+  // After a tuning run: the knowledge base saved, the model timed with the default and the tuned
+  // kernels, the record written (runtime/aoe_tuning_run.cpp).
+  Status finish_tuning(aoe::TunedSelection& tuning, double started_seconds);
+  // aoe_mode 1: compiles the graph with each graph-level choice (the passes that rewrote it, one
+  // at a time switched off), keeps the fastest and stores it (runtime/aoe_tuning_run.cpp).
+  static Result<std::unique_ptr<Executable>> tune_subgraphs(Graph graph, const std::vector<Shape>& input_shapes,
+                                                            const CompileOptions& options);
+  // Every compile with a configuration: the passes the knowledge base's entry for this graph
+  // switches off (aoe_mode 1's winner).
+  void read_tuned_passes(const options::OptionSet& config);
   void plan_memory_layout();
   // A failed node: its exception dump when enable_exception_dump is on, and the run's error.
   Status node_failed(size_t index, const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
@@ -133,6 +157,10 @@ class Executable {
   std::shared_ptr<const dump::ExceptionDumper> exception_dumper_;  // null: enable_exception_dump=0
   bool release_packed_constants_ = false;  // for select_kernels (packed_constant_release.h)
   size_t released_constant_bytes_ = 0;
+  aoe::TuningStats tuning_stats_;
+  std::string subgraph_key_;               // aoe/knowledge_base.h subgraph_key, "" without a configuration
+  std::vector<std::string> passes_off_;    // AOE subgraph tuning's choice for this graph
+  bool subgraph_hit_ = false;              // passes_off_ came from the knowledge base
   int64_t stream_sync_timeout_ms_ = -1;                            // -1: runs are not timed
   bool dynamic_model_ = false;  // a graph input declared with a symbolic dimension
   // Per value: offset in the arena (SIZE_MAX when not planned) and the step after which no

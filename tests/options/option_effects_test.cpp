@@ -89,6 +89,10 @@ std::vector<Scenario> implemented_option_scenarios(const TempDir& d) {
           {"ASCEND_CACHE_PATH", d.path() + "/cache"},
           {"ASCEND_MAX_OP_CACHE_SIZE", "7"},
           {"ASCEND_REMAIN_CACHE_SIZE_RATIO", "30"},
+          // AOE operator tuning of the demo's Gemm only: its record and knowledge base in the work path.
+          {"aoe_config.aoe_mode", "2"},
+          {"aoe_config.work_path", d.dir("aoe_work")},
+          {"aoe_config.aoe_config_file", d.file("inputs/aoe_tuning.cfg", R"({"tune_ops_type":["Gemm"]})")},
       },
       {
           // The files live in inputs/, which the artifact check leaves alone.

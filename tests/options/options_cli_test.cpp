@@ -103,8 +103,8 @@ TEST(OptionsCli, ExplainSaysTheEffectAndTheConsumer) {
   EXPECT_TRUE(has(r, "effect:       implemented: a run still going after this many ms fails")) << r.out;
   EXPECT_TRUE(has(r, "consumer:     src/runtime/executable.cpp")) << r.out;
   r = openge("options --explain aoe_config.aoe_mode");
-  EXPECT_TRUE(has(r, "effect:       accepted, not implemented yet: ")) << r.out;
-  EXPECT_FALSE(has(r, "consumer:")) << r.out;
+  EXPECT_TRUE(has(r, "effect:       implemented: 2, operator tuning: ")) << r.out;
+  EXPECT_TRUE(has(r, "consumer:     src/aoe/tuned_selection.cpp")) << r.out;
   r = openge("options --explain hcom_parallel");
   EXPECT_TRUE(has(r, "effect:       no effect on CPU: ")) << r.out;
 }

@@ -1,0 +1,194 @@
+#include "aoe/knowledge_base.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "compiler/op_cache_entry.h"
+#include "compiler/sha256.h"
+#include "io/atomic_file.h"
+#include "oge/cpu_features.h"
+
+namespace openge::aoe {
+namespace {
+
+using json = nlohmann::json;
+constexpr const char* kFormat = "openge.aoe_knowledge_base";
+constexpr int kVersion = 1;
+
+std::string float_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+// Attribute values as text; "_"-prefixed attributes are the engine's records (not the op's
+// meaning) and graphs never reach a tunable op.
+std::string attribute_text(const Attribute& a) {
+  std::string out;
+  switch (a.kind) {
+    case Attribute::Kind::kFloat: return float_text(a.f);
+    case Attribute::Kind::kInt: return std::to_string(a.i);
+    case Attribute::Kind::kString: return "'" + a.s + "'";
+    case Attribute::Kind::kFloats:
+      for (float f : a.floats) out += float_text(f) + " ";
+      return "[" + out + "]";
+    case Attribute::Kind::kInts:
+      for (int64_t i : a.ints) out += std::to_string(i) + " ";
+      return "[" + out + "]";
+    case Attribute::Kind::kStrings:
+      for (const auto& s : a.strings) out += "'" + s + "' ";
+      return "[" + out + "]";
+    case Attribute::Kind::kTensor:
+      return std::string("tensor ") + dtype_name(a.t.dtype()) + shape_to_string(a.t.shape()) + " sha256:" +
+             compiler::sha256_hex(std::string_view(static_cast<const char*>(a.t.raw()), a.t.nbytes()));
+    default: return "?";
+  }
+}
+
+std::string value_text(const ValueInfo& v) {
+  if (v.dtype == DType::kUndefined) return "none";
+  return std::string(dtype_name(v.dtype)) + (v.shape_known ? shape_to_string(v.shape) : "[?]") + (v.value ? "c" : "");
+}
+
+std::string entries_digest(const json& entries) { return "sha256:" + compiler::sha256_hex(entries.dump()); }
+
+}  // namespace
+
+const std::string& platform_id() {
+  static const std::string id = [] {
+    std::string features;
+    for (const auto& f : oge::cpu_features()) features += f + " ";
+    const dnnl_version_t* v = dnnl_version();
+    return "cpu " + compiler::sha256_hex(features).substr(0, 16) + " onednn " + std::to_string(v->major) + "." +
+           std::to_string(v->minor) + "." + std::to_string(v->patch);
+  }();
+  return id;
+}
+
+std::string knowledge_key(const KernelRequest& request, int threads) {
+  std::string key = request.node.op_type + " in";
+  for (const auto& in : request.inputs) key += " " + value_text(in);
+  key += " out";
+  for (const auto& out : request.outputs) key += " " + value_text(out);
+  key += " attrs";
+  for (const auto& [name, a] : request.node.attrs.all())
+    if (!name.starts_with("_")) key += " " + name + "=" + attribute_text(a);
+  if (request.deterministic) key += " deterministic";
+  return key + " threads " + std::to_string(threads) + " " + platform_id();
+}
+
+std::string subgraph_key(const Graph& graph, int threads) {
+  // Values are named by index: names differ between exports of one model.
+  std::string text;
+  for (int in : graph.inputs) text += "input " + std::to_string(in) + "\n";
+  for (int out : graph.outputs) text += "output " + std::to_string(out) + "\n";
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    const Value& value = graph.values[v];
+    text += "value " + std::to_string(v) + " " + dtype_name(value.dtype) +
+            (value.shape ? shape_to_string(*value.shape) : "[?]") + (value.constant ? "c" : "") + "\n";
+  }
+  for (const Node& node : graph.nodes) {
+    text += node.domain + "::" + node.op_type + " in";
+    for (int in : node.inputs) text += " " + std::to_string(in);
+    text += " out";
+    for (int out : node.outputs) text += " " + std::to_string(out);
+    for (const auto& [name, a] : node.attrs.all())
+      if (!name.starts_with("_") && a.kind != Attribute::Kind::kGraph) text += " " + name + "=" + attribute_text(a);
+    text += "\n";
+  }
+  return std::string(kSubgraphEntry) + " sha256:" + compiler::sha256_hex(text) + " threads " + std::to_string(threads) +
+         " " + platform_id();
+}
+
+KnowledgeBase KnowledgeBase::load(const std::string& path) {
+  KnowledgeBase kb;
+  kb.path_ = path;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return kb;
+  kb.existed_ = true;
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in.good() && !in.eof()) {
+    kb.problem_ = "it cannot be read";
+    return kb;
+  }
+  const json doc = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    kb.problem_ = "it is not valid JSON (truncated or damaged)";
+    return kb;
+  }
+  if (doc.value("format", "") != kFormat || !doc.contains("version") || doc["version"] != kVersion) {
+    kb.problem_ = std::string("it is not a knowledge base of format '") + kFormat + "' version " +
+                  std::to_string(kVersion);
+    return kb;
+  }
+  const auto entries = doc.find("entries");
+  if (entries == doc.end() || !entries->is_object() || doc.value("digest", "") != entries_digest(*entries)) {
+    kb.problem_ = "its digest does not match its entries (edited or damaged)";
+    return kb;
+  }
+  for (const auto& [key, e] : entries->items()) {
+    KnowledgeEntry entry;
+    std::optional<KernelVariant> variant;
+    if (e.is_object() && e.contains("variant") && e["variant"].is_string())
+      variant = parse_kernel_variant(e["variant"].get<std::string>());
+    if (!variant || !e.contains("op_type") || !e["op_type"].is_string() || !e.contains("default_us") ||
+        !e["default_us"].is_number() || !e.contains("tuned_us") || !e["tuned_us"].is_number()) {
+      kb.problem_ = "entry '" + key + "' is not an op_type / variant / default_us / tuned_us record";
+      kb.entries_.clear();
+      return kb;
+    }
+    if (e.contains("passes_off")) {
+      const json& off = e["passes_off"];
+      bool strings = off.is_array();
+      for (const json& p : off) strings = strings && p.is_string();
+      if (!strings) {
+        kb.problem_ = "entry '" + key + "' has a passes_off that is not a list of pass names";
+        kb.entries_.clear();
+        return kb;
+      }
+      for (const json& p : off) entry.passes_off.push_back(p.get<std::string>());
+    }
+    entry.op_type = e["op_type"].get<std::string>();
+    entry.variant = *variant;
+    entry.default_us = e["default_us"].get<double>();
+    entry.tuned_us = e["tuned_us"].get<double>();
+    kb.entries_.emplace(key, entry);
+  }
+  return kb;
+}
+
+const KnowledgeEntry* KnowledgeBase::find(const std::string& key) const {
+  auto it = entries_.find(key);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+std::string KnowledgeBase::serialize(const std::map<std::string, KnowledgeEntry>& entries) {
+  json e = json::object();
+  for (const auto& [key, entry] : entries) {
+    e[key] = {{"op_type", entry.op_type},
+              {"variant", to_string(entry.variant)},
+              {"default_us", entry.default_us},
+              {"tuned_us", entry.tuned_us}};
+    if (!entry.passes_off.empty()) e[key]["passes_off"] = entry.passes_off;
+  }
+  json doc = {{"format", kFormat}, {"version", kVersion}, {"entries", e}, {"digest", entries_digest(e)}};
+  return doc.dump(1) + "\n";
+}
+
+Status KnowledgeBase::save() const {
+  auto lock = compiler::CacheLock::acquire(path_ + ".lock", /*exclusive=*/true);
+  if (!lock.ok()) return lock.status().with_context("AOE knowledge base " + path_);
+  // Entries another tuning process saved since this one loaded stay; this run's results win.
+  std::map<std::string, KnowledgeEntry> merged = load(path_).entries_;
+  for (const auto& [key, entry] : entries_) merged[key] = entry;
+  return write_file_atomically(path_, serialize(merged)).with_context("AOE knowledge base");
+}
+
+}  // namespace openge::aoe

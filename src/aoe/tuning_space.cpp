@@ -1,0 +1,67 @@
+#include "aoe/tuning_space.h"
+
+#include <string_view>
+
+namespace openge::aoe {
+namespace {
+
+struct TunableRow {
+  std::string_view op_type;
+  bool conv_algorithms = false;  // direct / Winograd, graph / blocked activations (onednn_conv.cpp)
+  bool weight_layouts = false;   // packed / plain constant weights (onednn_matmul.cpp)
+};
+
+// The ops with several real implementations in this engine: the oneDNN convolutions and matmuls,
+// and pooling (whose only choice is its thread plan).
+constexpr TunableRow kTunableOps[] = {
+    {"Conv", true, false},
+    {"FusedConv", true, false},
+    {"MatMul", false, true},
+    {"FusedMatMul", false, true},
+    {"Gemm", false, true},
+    {"MaxPool"},
+    {"AveragePool"},
+    {"GlobalAveragePool"},
+    {"GlobalMaxPool"},
+    {"NhwcMaxPool"},
+    {"NhwcAveragePool"},
+    {"NhwcGlobalAveragePool"},
+    {"NhwcGlobalMaxPool"},
+};
+
+const TunableRow* find_row(const std::string& op_type) {
+  for (const TunableRow& row : kTunableOps)
+    if (row.op_type == op_type) return &row;
+  return nullptr;
+}
+
+}  // namespace
+
+bool is_tunable(const std::string& op_type) { return find_row(op_type) != nullptr; }
+
+std::vector<KernelVariant> candidate_variants(const KernelRequest& request, int threads) {
+  const TunableRow* row = find_row(request.node.op_type);
+  if (!row) return {};
+  // Convolutions: direct on the graph's layout (the default), direct or Winograd on oneDNN's
+  // blocked layout (Winograd has no plain-layout kernel).
+  std::vector<std::pair<ConvAlgorithm, ActivationLayout>> conv{{ConvAlgorithm::kDirect, ActivationLayout::kGraph}};
+  if (row->conv_algorithms) {
+    conv.emplace_back(ConvAlgorithm::kDirect, ActivationLayout::kBlocked);
+    conv.emplace_back(ConvAlgorithm::kWinograd, ActivationLayout::kBlocked);
+  }
+  std::vector<WeightLayout> layouts{WeightLayout::kPacked};
+  // Only constant weights have a layout to choose.
+  if (row->weight_layouts && request.inputs.size() > 1 && request.inputs[1].value) layouts.push_back(WeightLayout::kPlain);
+  std::vector<ThreadPlan> plans{ThreadPlan::kByGrain};
+  if (threads > 1) {
+    plans.push_back(ThreadPlan::kTeam);
+    plans.push_back(ThreadPlan::kSingle);
+  }
+  std::vector<KernelVariant> out;
+  for (ThreadPlan p : plans)
+    for (const auto& [algorithm, activations] : conv)
+      for (WeightLayout w : layouts) out.push_back({algorithm, activations, w, p});
+  return out;
+}
+
+}  // namespace openge::aoe

@@ -1,0 +1,19 @@
+// What AOE operator tuning (aoe_mode 2) may choose for a node: the implementations the engine
+// has for its op type, as one table (tuning_space.cpp). A row says which fields of KernelVariant
+// have real alternatives for the op; thread plans are candidates of every row when the session
+// runs more than one thread.
+#pragma once
+#include <vector>
+
+#include "kernels/compiled_kernel.h"
+
+namespace openge::aoe {
+
+// True when `op_type` has a row (the op is tunable).
+bool is_tunable(const std::string& op_type);
+
+// The variants to measure for this node at `threads` threads, the default first; empty when the
+// op is not tunable. A candidate the kernel factory cannot build is dropped by the tuner.
+std::vector<KernelVariant> candidate_variants(const KernelRequest& request, int threads);
+
+}  // namespace openge::aoe

@@ -1,0 +1,317 @@
+// AOE operator tuning (aoe_config.*, ENV-2..4): a tuning run on the bundled demo model (three
+// convolutions, a max pool, a global average pool and a Gemm: six tunable operators, counted by
+// hand from the model) writes its record and knowledge base into the aoe_data folder of the
+// chain; the next compile takes every operator from the base without measuring; a corrupt base
+// is detected, ignored and rebuilt; aoe_config_file limits what is measured; aoe_mode 4 is one
+// clear error. Every measurement runs once (CompileOptions::aoe_repetitions = 1), so each test
+// takes a fraction of a second.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "aoe/knowledge_base.h"
+#include "frontend/onnx_loader.h"
+#include "options/options_test_util.h"
+#include "runtime/executable.h"
+#include "runtime/random_inputs.h"
+
+namespace openge::aoe {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using options::test::TempDir;
+
+const std::string kDemoModel = std::string(OPENGE_SOURCE_DIR) + "/models/demo.onnx";
+constexpr int kDemoTunableOps = 6;  // conv1, conv2, conv3, pool1, gap, fc
+
+std::shared_ptr<const options::OptionSet> config(const options::test::Flags& flags, const options::EnvMap& env,
+                                                 const std::string& cwd) {
+  auto r = options::test::build(flags, env, {}, /*check_files=*/true, cwd);
+  EXPECT_TRUE(r.errors.empty()) << options::test::dump_errors(r);
+  if (!r.options) return nullptr;
+  return std::make_shared<const options::OptionSet>(std::move(*r.options));
+}
+
+Result<std::unique_ptr<Executable>> compile_demo(std::shared_ptr<const options::OptionSet> cfg, int threads = 2) {
+  auto g = load_onnx(kDemoModel);
+  if (!g.ok()) return g.status();
+  std::vector<Shape> shapes;
+  for (int in : g->inputs) shapes.push_back(*g->values[static_cast<size_t>(in)].shape);
+  CompileOptions co;
+  co.num_threads = threads;
+  co.config = std::move(cfg);
+  co.aoe_repetitions = 1;
+  return Executable::compile(std::move(g.value()), shapes, co);
+}
+
+std::vector<fs::path> records_in(const std::string& dir) {
+  std::vector<fs::path> out;
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().starts_with("aoe_result_opat_")) out.push_back(e.path());
+  return out;
+}
+
+json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return json::parse(ss.str(), nullptr, false);
+}
+
+std::vector<Tensor> run(const Executable& exe) {
+  const Graph& g = exe.graph();
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    inputs.push_back(random_tensor(g.values[static_cast<size_t>(g.inputs[i])].dtype,
+                                   *g.values[static_cast<size_t>(g.inputs[i])].shape, 7));
+  auto out = exe.run(inputs);
+  EXPECT_TRUE(out.ok()) << out.status().message();
+  return out.ok() ? std::move(out.value()) : std::vector<Tensor>{};
+}
+
+// Tuned and untuned compiles compute the same (Winograd rounds differently: 1e-4 relative).
+void expect_same_outputs(const Executable& tuned, const Executable& plain) {
+  const auto a = run(tuned), b = run(plain);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    for (int64_t j = 0; j < a[i].numel(); ++j)
+      EXPECT_NEAR(a[i].data<float>()[j], b[i].data<float>()[j], 1e-4 * (1 + std::abs(b[i].data<float>()[j])));
+}
+
+TEST(AoeTuning, ENV_2_OPT_aoe_config_aoe_mode_3_TuningRunWritesRecordAndKnowledgeBase) {
+  TempDir d;
+  const std::string work = d.dir("aoe_work");
+  auto exe = compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", work}}, {}, d.path()));
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  const TuningStats& s = (*exe)->tuning_stats();
+  EXPECT_TRUE(s.tuning);
+  EXPECT_EQ(s.tunable_operators, kDemoTunableOps);
+  EXPECT_EQ(s.measured_operators, kDemoTunableOps);
+  EXPECT_EQ(s.knowledge_base_hits, 0);
+
+  // The record (ENV-2): task name, tuning time, model and operator times before and after, hits.
+  const auto records = records_in(work);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].string(), s.record_path);
+  const json doc = read_json(records[0]);
+  ASSERT_TRUE(doc.is_object() && doc.size() == 1u) << doc.dump();
+  const json& report = doc.begin().value();
+  EXPECT_TRUE(doc.begin().key().starts_with("report_"));
+  const json& basic = report.at(0).at("basic");
+  EXPECT_TRUE(basic.at("tuning_name").get<std::string>().starts_with("demo_"));
+  EXPECT_GT(basic.at("tuning_time(s)").get<double>(), 0.0);
+  EXPECT_GT(basic.at("model_baseline_performance(ms)").get<double>(), 0.0);
+  EXPECT_GT(basic.at("model_result_performance(ms)").get<double>(), 0.0);
+  const json& opat = report.at(1).at("OPAT");
+  EXPECT_EQ(opat.at("knowledge_base").at("hits"), 0);
+  EXPECT_EQ(opat.at("knowledge_base").at("measured_operators"), kDemoTunableOps);
+  ASSERT_EQ(opat.at("tuned_operators").size(), static_cast<size_t>(kDemoTunableOps));
+  for (const json& op : opat.at("tuned_operators")) {
+    const json& perf = op.at("tune_performance").at("Implementation");
+    EXPECT_GT(perf.at("performance_before_tune(us)").get<double>(), 0.0) << op.dump();
+    // The winner is the fastest measured, the default included.
+    EXPECT_LE(perf.at("performance_after_tune(us)").get<double>(), perf.at("performance_before_tune(us)").get<double>());
+  }
+
+  // The knowledge base: one entry per operator, each a variant that reads back.
+  const json kb = read_json(fs::path(work) / kKnowledgeBaseFile);
+  ASSERT_TRUE(kb.is_object()) << "no knowledge base";
+  EXPECT_EQ(kb.at("entries").size(), static_cast<size_t>(kDemoTunableOps));
+  for (const auto& [key, e] : kb.at("entries").items())
+    EXPECT_TRUE(parse_kernel_variant(e.at("variant").get<std::string>()).has_value()) << key;
+
+  // The tuned kernels compute what the untuned ones do (Winograd rounds differently: 1e-4).
+  auto plain = compile_demo(nullptr);
+  ASSERT_TRUE(plain.ok());
+  expect_same_outputs(**exe, **plain);
+}
+
+TEST(AoeTuning, ENV_2_NextCompileHitsTheKnowledgeBaseWithoutMeasuring) {
+  TempDir d;
+  const std::string work = d.dir("aoe_work");
+  ASSERT_TRUE(compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", work}}, {}, d.path())).ok());
+  const json kb = read_json(fs::path(work) / kKnowledgeBaseFile);
+  ASSERT_TRUE(kb.is_object());
+  // A later compile, no tuning asked: every operator's variant comes from the base.
+  auto next = compile_demo(config({{"aoe_config.work_path", work}}, {}, d.path()));
+  ASSERT_TRUE(next.ok()) << next.status().message();
+  const TuningStats& s = (*next)->tuning_stats();
+  EXPECT_FALSE(s.tuning);
+  EXPECT_EQ(s.tunable_operators, kDemoTunableOps);
+  EXPECT_EQ(s.knowledge_base_hits, kDemoTunableOps);
+  EXPECT_EQ(s.measured_operators, 0);
+  EXPECT_EQ(records_in(work).size(), 1u);  // no second record: nothing was tuned
+  // The variants built are the ones the file stores.
+  std::multiset<std::string> stored, used;
+  for (const auto& [key, e] : kb.at("entries").items()) stored.insert(e.at("variant").get<std::string>());
+  for (const auto& op : s.operators) used.insert(to_string(op.after));
+  EXPECT_EQ(used, stored);
+  // A tuning run over a full base measures nothing and counts the hits in its record.
+  auto again = compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", work}}, {}, d.path()));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)->tuning_stats().measured_operators, 0);
+  const json rec = read_json((*again)->tuning_stats().record_path);
+  EXPECT_EQ(rec.begin().value().at(1).at("OPAT").at("knowledge_base").at("hits"), kDemoTunableOps);
+  // Another thread count is another key: no hits.
+  auto one = compile_demo(config({{"aoe_config.work_path", work}}, {}, d.path()), 1);
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ((*one)->tuning_stats().knowledge_base_hits, 0);
+}
+
+TEST(AoeTuning, ENV_3_WorkPathOutranksAscendWorkPathWhoseAoeDataIsCreated) {
+  TempDir d;
+  const std::string work = d.dir("aoe_work"), ascend = d.dir("ascend");
+  ASSERT_TRUE(compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", work}},
+                                  {{"ASCEND_WORK_PATH", ascend}}, d.path()))
+                  .ok());
+  EXPECT_EQ(records_in(work).size(), 1u);
+  EXPECT_FALSE(fs::exists(ascend + "/aoe_data"));
+  ASSERT_TRUE(compile_demo(config({{"aoe_config.aoe_mode", "2"}}, {{"ASCEND_WORK_PATH", ascend}}, d.path())).ok());
+  EXPECT_EQ(records_in(ascend + "/aoe_data").size(), 1u);
+  EXPECT_TRUE(fs::exists(ascend + "/aoe_data/" + kKnowledgeBaseFile));
+}
+
+TEST(AoeTuning, CorruptKnowledgeBaseIsDetectedAndRebuilt) {
+  TempDir d;
+  const std::string work = d.dir("aoe_work");
+  const fs::path kb_path = fs::path(work) / kKnowledgeBaseFile;
+  ASSERT_TRUE(compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", work}}, {}, d.path())).ok());
+  std::string text;
+  {
+    std::ifstream in(kb_path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  // Damage: truncated; and a variant edited without its digest.
+  const std::string truncated = text.substr(0, text.size() / 2);
+  std::string edited = text;
+  const size_t at = edited.find("conv_algorithm=direct");
+  ASSERT_NE(at, std::string::npos);
+  edited.replace(at, std::string("conv_algorithm=direct").size(), "conv_algorithm=winograd");
+  for (const std::string& damaged : {truncated, edited}) {
+    std::ofstream(kb_path, std::ios::trunc) << damaged;
+    // Any compile detects it, ignores it (no hits) and leaves the file to the next tuning run.
+    auto plain = compile_demo(config({{"aoe_config.work_path", work}}, {}, d.path()));
+    ASSERT_TRUE(plain.ok()) << plain.status().message();
+    EXPECT_EQ((*plain)->tuning_stats().knowledge_base_hits, 0);
+    EXPECT_FALSE((*plain)->tuning_stats().knowledge_base_problem.empty());
+    // A tuning run rebuilds it and says so in its record.
+    auto tuned = compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", work}}, {}, d.path()));
+    ASSERT_TRUE(tuned.ok()) << tuned.status().message();
+    EXPECT_EQ((*tuned)->tuning_stats().measured_operators, kDemoTunableOps);
+    const json rec = read_json((*tuned)->tuning_stats().record_path);
+    EXPECT_TRUE(rec.begin().value().at(1).at("OPAT").at("knowledge_base").at("status").get<std::string>().starts_with(
+        "rebuilt"));
+    const KnowledgeBase rebuilt = KnowledgeBase::load(kb_path.string());
+    EXPECT_EQ(rebuilt.problem(), "");
+    EXPECT_EQ(rebuilt.size(), static_cast<size_t>(kDemoTunableOps));
+    auto next = compile_demo(config({{"aoe_config.work_path", work}}, {}, d.path()));
+    ASSERT_TRUE(next.ok());
+    EXPECT_EQ((*next)->tuning_stats().knowledge_base_hits, kDemoTunableOps);
+  }
+}
+
+TEST(AoeTuning, OPT_aoe_config_aoe_config_file_3_4_OnlySelectedOperatorsAreMeasured) {
+  TempDir d;
+  const std::string by_type = d.file("inputs/by_type.cfg", R"({"tune_ops_type":["Gemm","MaxPool"]})");
+  const std::string by_name = d.file("inputs/by_name.cfg", R"({"tune_ops_name":"conv2"})");
+  auto t = compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.dir("w1")},
+                                {"aoe_config.aoe_config_file", by_type}},
+                               {}, d.path()));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ((*t)->tuning_stats().measured_operators, 2);  // fc, and pool1 (MaxPool, or its channels-last form)
+  auto n = compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.dir("w2")},
+                                {"aoe_config.aoe_config_file", by_name}},
+                               {}, d.path()));
+  ASSERT_TRUE(n.ok()) << n.status().message();
+  ASSERT_EQ((*n)->tuning_stats().measured_operators, 1);
+  const auto& op = (*n)->tuning_stats().operators.at(0);
+  EXPECT_TRUE(op.op_type == "Conv" || op.op_type == "FusedConv") << op.op_type;
+}
+
+TEST(AoeTuning, OPT_aoe_config_aoe_mode_4_GradientSplitSaysItNeedsATrainingGraph) {
+  TempDir d;
+  auto exe = compile_demo(config({{"aoe_config.aoe_mode", "4"}, {"aoe_config.work_path", d.path()}}, {}, d.path()));
+  ASSERT_FALSE(exe.ok());
+  EXPECT_NE(exe.status().message().find("aoe_config.aoe_mode=4"), std::string::npos) << exe.status().message();
+  EXPECT_NE(exe.status().message().find("training graph"), std::string::npos) << exe.status().message();
+  EXPECT_TRUE(records_in(d.path()).empty());
+}
+
+std::vector<fs::path> subgraph_records_in(const std::string& dir) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().starts_with("aoe_result_sgat_")) out.push_back(e.path());
+  return out;
+}
+
+TEST(AoeTuning, OPT_aoe_config_aoe_mode_2_SubgraphTuningMeasuresPassChoicesAndStoresTheWinner) {
+  TempDir d;
+  const std::string work = d.dir("aoe_work");
+  auto exe = compile_demo(config({{"aoe_config.aoe_mode", "1"}, {"aoe_config.work_path", work}}, {}, d.path()));
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  const TuningStats& s = (*exe)->tuning_stats();
+  EXPECT_TRUE(s.subgraph_tuning);
+  EXPECT_FALSE(s.subgraph_hit);
+  // The demo's Conv+BatchNorm+Relu, the residual Add and the channels-last layout give the
+  // all-passes compile and at least two passes to try without.
+  ASSERT_GE(s.subgraph_candidates.size(), 3u);
+  // The record lists every candidate; the chosen one is the fastest of them.
+  const auto records = subgraph_records_in(work);
+  ASSERT_EQ(records.size(), 1u);
+  const json sgat = read_json(records[0]).begin().value().at(1).at("SGAT");
+  ASSERT_EQ(sgat.at("candidates").size(), s.subgraph_candidates.size());
+  double best = 1e300;
+  json best_off;
+  for (const json& c : sgat.at("candidates"))
+    if (c.at("model_performance(ms)").get<double>() < best) {
+      best = c.at("model_performance(ms)").get<double>();
+      best_off = c.at("passes_off");
+    }
+  EXPECT_EQ(sgat.at("passes_off"), best_off);
+  // The chosen compile really ran without those passes.
+  for (const PassStat& ps : (*exe)->pass_stats())
+    for (const auto& off : s.passes_off) EXPECT_NE(ps.name, off);
+  // The next compile, no tuning asked, takes the choice from the knowledge base.
+  auto next = compile_demo(config({{"aoe_config.work_path", work}}, {}, d.path()));
+  ASSERT_TRUE(next.ok()) << next.status().message();
+  EXPECT_TRUE((*next)->tuning_stats().subgraph_hit);
+  EXPECT_EQ((*next)->tuning_stats().passes_off, s.passes_off);
+  EXPECT_EQ((*next)->pass_stats().size(), (*exe)->pass_stats().size());
+  // And it computes what the untuned compile does.
+  auto plain = compile_demo(nullptr);
+  ASSERT_TRUE(plain.ok());
+  expect_same_outputs(**next, **plain);
+  // A second tuning run hits the stored choice and measures nothing.
+  auto again = compile_demo(config({{"aoe_config.aoe_mode", "1"}, {"aoe_config.work_path", work}}, {}, d.path()));
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE((*again)->tuning_stats().subgraph_hit);
+  EXPECT_TRUE((*again)->tuning_stats().subgraph_candidates.empty());
+}
+
+TEST(AoeKnowledgeBase, KeysLeaveOutNodeNamesAndCarryShapesThreadsAndPlatform) {
+  Node a;
+  a.op_type = "Conv";
+  a.name = "first";
+  Node b = a;
+  b.name = "second";
+  const Tensor w(DType::kFloat32, {8, 3, 3, 3});
+  auto request = [&](const Node& n, Shape x) {
+    return KernelRequest{n, 17, {ValueInfo{DType::kFloat32, true, std::move(x), nullptr}, ValueInfo{DType::kFloat32, true, {8, 3, 3, 3}, &w}},
+                         {ValueInfo{DType::kFloat32, true, {1, 8, 6, 6}, nullptr}}};
+  };
+  EXPECT_EQ(knowledge_key(request(a, {1, 3, 8, 8}), 2), knowledge_key(request(b, {1, 3, 8, 8}), 2));
+  EXPECT_NE(knowledge_key(request(a, {1, 3, 8, 8}), 2), knowledge_key(request(a, {1, 3, 9, 8}), 2));
+  EXPECT_NE(knowledge_key(request(a, {1, 3, 8, 8}), 2), knowledge_key(request(a, {1, 3, 8, 8}), 1));
+  EXPECT_NE(knowledge_key(request(a, {1, 3, 8, 8}), 2).find(platform_id()), std::string::npos);
+}
+
+}  // namespace
+}  // namespace openge::aoe
