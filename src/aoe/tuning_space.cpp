@@ -52,11 +52,12 @@ std::vector<KernelVariant> candidate_variants(const KernelRequest& request, int 
   std::vector<WeightLayout> layouts{WeightLayout::kPacked};
   // Only constant weights have a layout to choose.
   if (row->weight_layouts && request.inputs.size() > 1 && request.inputs[1].value) layouts.push_back(WeightLayout::kPlain);
+  // A node the grain table gives the team may run on one thread instead; never the other way:
+  // measured alone, a team looks fast (its workers spin between the timed runs), but inside a
+  // model on a loaded machine each extra team node waits at its barrier for a descheduled worker
+  // (bench/RESULTS.md, "AOE tuning": MobileNetV2 ran 10x slower when tuning could add teams).
   std::vector<ThreadPlan> plans{ThreadPlan::kByGrain};
-  if (threads > 1) {
-    plans.push_back(ThreadPlan::kTeam);
-    plans.push_back(ThreadPlan::kSingle);
-  }
+  if (threads > 1) plans.push_back(ThreadPlan::kSingle);
   std::vector<KernelVariant> out;
   for (ThreadPlan p : plans)
     for (const auto& [algorithm, activations] : conv)

@@ -1,7 +1,7 @@
 // What AOE operator tuning (aoe_mode 2) may choose for a node: the implementations the engine
 // has for its op type, as one table (tuning_space.cpp). A row says which fields of KernelVariant
-// have real alternatives for the op; thread plans are candidates of every row when the session
-// runs more than one thread.
+// have real alternatives for the op; one thread instead of the team is a candidate of every row
+// when the session runs more than one thread.
 #pragma once
 #include <vector>
 
