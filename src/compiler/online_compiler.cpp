@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -145,6 +146,7 @@ Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::
                                                                      CompileReport* report) {
   std::vector<std::unique_ptr<CompiledKernel>> kernels;
   if (requests.empty()) return kernels;
+  const auto started = std::chrono::steady_clock::now();
   auto toolchain = resolve_toolchain(settings.compiler);
   if (!toolchain.ok()) return toolchain.status();
   const DebugSettings& debug = settings.debug;
@@ -250,9 +252,13 @@ Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::
   }
   std::string flag_list;
   for (const std::string& f : flags) flag_list += " " + f;
+  // The stage's wall time (generation, cache look-ups, builds, dlopen): what a warm cache saves.
+  counts.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  char took[32];
+  std::snprintf(took, sizeof took, "%.1f", counts.milliseconds);
   OPENGE_LOG_INFO("FE", "online compile: " + std::to_string(counts.kernels) + " fused kernels (" +
                             std::to_string(counts.compiled) + " compiled, " + std::to_string(counts.cached) +
-                            " cached) with " + toolchain->compiler + flag_list);
+                            " cached) in " + took + " ms with " + toolchain->compiler + flag_list);
   if (report) *report = counts;
   const EltwiseKernelChecks checks{codegen.oom, codegen.check_flag};
   for (size_t r = 0; r < requests.size(); ++r) {

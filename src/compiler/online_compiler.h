@@ -76,6 +76,7 @@ struct CompileReport {
   int kernels = 0;   // distinct kernels
   int compiled = 0;  // built by the compiler now
   int cached = 0;    // served from the operator compile cache
+  double milliseconds = 0;  // wall time of the whole online compile of the graph
 };
 
 // One kernel per request (same order). `codegen` is for tests (the oom test's planted access).

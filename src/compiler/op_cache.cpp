@@ -132,8 +132,10 @@ std::string KernelKey::digest() const {
   return sha256_hex(text);
 }
 
-// Digests force has rebuilt in this process: force recompiles each kernel once, then its fresh
-// entry serves the later compiles of the same kernel.
+// Digests force has rebuilt through this cache object. The online compiler opens one per graph
+// compile, so force rebuilds each kernel once per compile (page 002: force refreshes the cache at
+// every compile, hence its advice to switch back to enable; docs/DECISIONS.md), and a kernel asked
+// for twice within one compile is built once.
 struct OpCache::Shared {
   std::mutex mutex;
   std::set<std::string> rebuilt;

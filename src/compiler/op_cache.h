@@ -102,7 +102,7 @@ class OpCache {
   Result<int> age_entries() const;
 
  private:
-  struct Shared;  // state shared by copies (entries rebuilt by force in this process)
+  struct Shared;  // state shared by copies (entries force has rebuilt through this cache object)
   CacheMode mode_ = CacheMode::kEnable;
   std::string root_, soc_dir_;
   CacheLimits limits_;

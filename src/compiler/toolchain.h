@@ -22,7 +22,7 @@ Result<Toolchain> resolve_toolchain(const std::string& compiler);
 
 // The debug switches that change a build (op_debug_level 2, op_debug_config ccec_O0 / ccec_g).
 struct BuildFlags {
-  bool no_optimization = false;  // -O0 instead of -O2
+  bool no_optimization = false;  // -O0 instead of -O3
   bool debug_info = false;       // -g
 };
 // The compile flags, in order. -ffp-contract=off keeps a*b+c two roundings, as the reference

@@ -8,13 +8,27 @@
 // be executed speculatively, so loops calling it are not if-converted or vectorised. Here every
 // value is computed unconditionally and chosen with bit masks (select()). The polynomial is the
 // same Cephes expf one; if the build adds -fno-trapping-math, this can call exp_nonpositive.
+//
+// The file is self-contained (standard headers only): the online compiler pastes its text into
+// the kernels it generates (compiler/fastmath_source.h, made from it by CMake), so a generated
+// Sigmoid, Tanh or Erf computes what the reference kernel computes, and vectorises as well.
 #pragma once
 #include <cmath>
 #include <cstdint>
-
-#include "openge/half.h"
+#include <cstring>
 
 namespace openge::elementwise {
+
+inline uint32_t float_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline float bits_float(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
 
 // c ? a : b on bit patterns; both sides already computed, so no branch is needed.
 inline float select(bool c, float a, float b) {

@@ -27,11 +27,13 @@ constexpr std::array kEltwiseOps = std::to_array<EltwiseOpRow>({
     {"HardSigmoid", 1, "alpha", 0.2f, "beta", 0.5f, "clamp01($A * $a + $B)", true},
     {"HardSwish", 1, nullptr, 0, nullptr, 0, "($a * clamp01($a * (float)(1.0 / 6.0) + 0.5f))", true},
     {"Clip", 3, nullptr, 0, nullptr, 0, "clip3($a, $b, $c)", true},
-    // The reference kernels' defaults are vectorised approximations; the generated code calls
-    // libm (what high_precision runs), so these agree within the approximations' tolerance.
-    {"Sigmoid", 1, nullptr, 0, nullptr, 0, "(1.0f / (1.0f + std::exp(-$a)))", false},
-    {"Tanh", 1, nullptr, 0, nullptr, 0, "std::tanh($a)", false},
-    {"Erf", 1, nullptr, 0, nullptr, 0, "std::erf($a)", false},
+    // The reference kernels' defaults are vectorised approximations, which the generated code
+    // calls too (their source is pasted into it); under high_precision both use libm. Not bit
+    // for bit: the generated code is built with -ffp-contract=off, the engine may contract.
+    {"Sigmoid", 1, nullptr, 0, nullptr, 0, "(1.0f / (1.0f + std::exp(-$a)))", false,
+     "openge::elementwise::fast_sigmoid($a)"},
+    {"Tanh", 1, nullptr, 0, nullptr, 0, "std::tanh($a)", false, "openge::elementwise::fast_tanh($a)"},
+    {"Erf", 1, nullptr, 0, nullptr, 0, "std::erf($a)", false, "openge::elementwise::fast_erf($a)"},
 });
 
 Status infer_fused_elementwise(InferContext& ctx) {
@@ -108,9 +110,11 @@ Result<EltwiseProgram> read_eltwise_program(const Node& node) {
   const std::vector<float> alpha = node.attrs.get_floats("ub_alpha");
   const std::vector<float> beta = node.attrs.get_floats("ub_beta");
   const Attribute* names = node.attrs.find("ub_names");
+  const Attribute* impl = node.attrs.find("ub_impl");
   if (ops.empty()) return invalid_model("attribute ub_ops is missing or empty");
   if (alpha.size() != ops.size() || beta.size() != ops.size() || !names || names->strings.size() != ops.size())
     return invalid_model("ub_alpha, ub_beta and ub_names need one entry per step of ub_ops");
+  if (impl && impl->strings.size() != ops.size()) return invalid_model("ub_impl, when present, needs one entry per step of ub_ops");
   EltwiseProgram program;
   size_t pos = 0;
   for (size_t s = 0; s < ops.size(); ++s) {
@@ -118,7 +122,7 @@ Result<EltwiseProgram> read_eltwise_program(const Node& node) {
     if (!row || !find_op_schema(ops[s])) return invalid_model("step " + std::to_string(s) + ": op '" + ops[s] + "' cannot be fused");
     if (pos >= args.size() || args[pos] != row->args)
       return invalid_model("step " + std::to_string(s) + " (" + ops[s] + ") needs " + std::to_string(row->args) + " arguments in ub_args");
-    EltwiseStep step{ops[s], {}, alpha[s], beta[s], names->strings[s]};
+    EltwiseStep step{ops[s], {}, alpha[s], beta[s], names->strings[s], impl ? impl->strings[s] : ""};
     for (int i = 0; i < row->args; ++i) {
       if (++pos >= args.size()) return invalid_model("ub_args ends inside step " + std::to_string(s));
       const int64_t a = args[pos];
@@ -135,8 +139,9 @@ Result<EltwiseProgram> read_eltwise_program(const Node& node) {
 }
 
 void write_eltwise_program(Node& node, const EltwiseProgram& program) {
-  Attribute ops, args, alpha, beta, names;
-  ops.kind = names.kind = Attribute::Kind::kStrings;
+  Attribute ops, args, alpha, beta, names, impl;
+  ops.kind = names.kind = impl.kind = Attribute::Kind::kStrings;
+  bool any_impl = false;
   args.kind = Attribute::Kind::kInts;
   alpha.kind = beta.kind = Attribute::Kind::kFloats;
   for (const EltwiseStep& s : program.steps) {
@@ -146,18 +151,22 @@ void write_eltwise_program(Node& node, const EltwiseProgram& program) {
     for (int a : s.args) args.ints.push_back(a);
     alpha.floats.push_back(s.alpha);
     beta.floats.push_back(s.beta);
+    impl.strings.push_back(s.impl_mode);
+    any_impl = any_impl || !s.impl_mode.empty();
   }
   node.attrs.set("ub_ops", std::move(ops));
   node.attrs.set("ub_args", std::move(args));
   node.attrs.set("ub_alpha", std::move(alpha));
   node.attrs.set("ub_beta", std::move(beta));
   node.attrs.set("ub_names", std::move(names));
+  if (any_impl) node.attrs.set("ub_impl", std::move(impl));
 }
 
 Node eltwise_step_node(const EltwiseStep& step) {
   Node n;
   n.op_type = step.op;
   n.name = step.name;
+  n.impl_mode = step.impl_mode;
   const EltwiseOpRow* row = find_eltwise_op(step.op);
   auto set_float = [&](const char* name, float v) {
     Attribute a;

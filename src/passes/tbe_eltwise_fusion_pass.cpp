@@ -105,6 +105,7 @@ Result<PassResult> run(Graph& g) {
       EltwiseStep step;
       step.op = n.op_type;
       step.name = n.name;
+      step.impl_mode = n.impl_mode;  // per step: high_precision Sigmoid/Tanh/Erf keep libm
       step.alpha = row->alpha_attr ? n.attrs.get_float(row->alpha_attr, row->alpha_default) : 0.0f;
       step.beta = row->beta_attr ? n.attrs.get_float(row->beta_attr, row->beta_default) : 0.0f;
       for (int v : n.inputs) {

@@ -101,6 +101,41 @@ TEST(OpCompilerCache, OPT_op_compiler_cache_mode_4_ForceRecompilesAndReplacesThe
   EXPECT_EQ(compiler_runs(d.path()), 2);
 }
 
+// Two chains computing the same kernel (Relu((x + 1) * 0.5) on [4, 8]): one distinct kernel.
+fused::Model same_kernel_twice() {
+  GraphBuilder b;
+  std::vector<int> outs;
+  for (const char* name : {"x", "z"}) {
+    const int in = b.input(name);
+    int t = b.node("Add", {in, b.constant(std::string(name) + "_one", scalar(1.0f))});
+    t = b.node("Mul", {t, b.constant(std::string(name) + "_half", scalar(0.5f))});
+    outs.push_back(b.node("Relu", {t}));
+    b.g.values[static_cast<size_t>(in)].dtype = DType::kFloat32;
+    b.g.values[static_cast<size_t>(in)].shape = Shape{4, 8};
+  }
+  b.g.outputs = outs;
+  return {std::move(b.g), {{4, 8}, {4, 8}}};
+}
+
+// Page 002: force refreshes the cache at every compile (so it advises switching back to enable
+// afterwards); docs/DECISIONS.md: every graph compile under force rebuilds each distinct kernel it
+// needs once, also a second compile in the same process, and a kernel two nodes share is built once.
+TEST(OpCompilerCache, OPT_op_compiler_cache_mode_4_ForceRebuildsOncePerCompileNotOncePerProcess) {
+  TempDir d;
+  const std::string cxx = fused::counting_compiler(d.path());
+  auto force = config({{"jit_compile", "true"}, {"op_compiler_cache_mode", "force"}, {"op_compiler_cache_dir", d.path()}},
+                      {{"CXX", cxx}});
+  auto first = compile(same_kernel_twice(), force);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(fused::fused_nodes(*first).size(), 2u);
+  EXPECT_EQ(compiler_runs(d.path()), 1) << "two nodes of one kernel: one build in one compile";
+  // The same option set, the same process, a second compile: force rebuilds again.
+  ASSERT_TRUE(compile(same_kernel_twice(), force));
+  EXPECT_EQ(compiler_runs(d.path()), 2) << "force rebuilds at every compile";
+  const std::string soc = soc_dir(d.path() + "/kernel_cache", *force);
+  EXPECT_EQ(count_files(soc, ".so"), 1);
+}
+
 // OPT-op_compiler_cache_mode-9, OPT-op_debug_level-11, OPT-op_debug_config-14: with a warm cache,
 // a debug setting still runs the compiler, into kernel_meta, and adds nothing to the cache.
 TEST(OpCompilerCache, OPT_op_compiler_cache_mode_9_DebugSettingsBypassAWarmCache) {

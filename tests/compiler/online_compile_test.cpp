@@ -1,7 +1,7 @@
 // The UB fusion pass (TbeEltwiseFusionPass) and the online compiler (src/compiler/): groups of
 // vector ops become one FusedElementwise node; jit_compile decides whether its kernel is
 // generated and built with the system compiler or the prebuilt reference kernels run. Every
-// g++ run costs about a second, so only four tests compile (TEST names say "Compiles").
+// g++ run costs about a second, so only five tests compile (TEST names say "Compiles").
 // Oracle: the same graph without passes, run op by op on the reference kernels.
 #include <gtest/gtest.h>
 
@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "compiler/codegen_eltwise.h"
 #include "compiler/kernel_meta.h"
 #include "compiler/online_compiler.h"
 #include "compiler/sha256.h"
@@ -93,10 +94,60 @@ TEST(OnlineCompiler, OPT_jit_compile_3_CompilesTwoKernelsExactAndWithinTolerance
   const auto want = run(*reference), got = run(*jit);
   ASSERT_EQ(got.size(), 2u);
   EXPECT_TRUE(bitwise_equal(got[0], want[0])) << "Add/Mul/Relu/Sub/LeakyRelu/Max are exact";
-  // libm's sigmoid/tanh against the reference kernels' vectorised approximations.
+  // The reference kernels' vectorised sigmoid/tanh, pasted into the kernel, built without FP
+  // contraction (the engine's build may contract): not bit for bit.
   EXPECT_LT(max_abs_diff(got[1], want[1]), 1e-5);
   // Runs again (re-entrant, no state kept between runs).
   EXPECT_TRUE(bitwise_equal(run(*jit)[0], want[0]));
+}
+
+// Sigmoid, Tanh and Erf: the generated code calls the reference kernels' vectorisable
+// approximations (their source pasted in) by default, and libm under high_precision, as the
+// reference kernels do (no compile: the source alone).
+TEST(OnlineCompiler, GeneratedActivationsFollowTheImplModeAsTheReferenceKernelsDo) {
+  compiler::EltwiseKernelSpec spec;
+  spec.kernel_name = "k";
+  spec.numel = 16;
+  spec.inputs = {{1, 16}};
+  spec.input_names = {"x"};
+  spec.program.steps = {{"Sigmoid", {0}, 0, 0, "s", ""}, {"Tanh", {-1}, 0, 0, "t", ""}, {"Erf", {-2}, 0, 0, "e", ""}};
+  const std::string fast = compiler::generate_eltwise_source(spec, {});
+  for (const char* call : {"openge::elementwise::fast_sigmoid(", "openge::elementwise::fast_tanh(",
+                           "openge::elementwise::fast_erf(", "inline float exp_nonpositive_branchless(float x)"})
+    EXPECT_NE(fast.find(call), std::string::npos) << call << "\n" << fast;
+  EXPECT_EQ(fast.find("#pragma once"), std::string::npos);
+  for (auto& step : spec.program.steps) step.impl_mode = "high_precision";
+  const std::string precise = compiler::generate_eltwise_source(spec, {});
+  EXPECT_EQ(precise.find("fast_"), std::string::npos) << precise;
+  for (const char* call : {"std::exp(-", "std::tanh(", "std::erf("}) EXPECT_NE(precise.find(call), std::string::npos) << call;
+  // Per step: a high_precision Tanh beside a default Sigmoid.
+  spec.program.steps[0].impl_mode = "";
+  const std::string mixed = compiler::generate_eltwise_source(spec, {});
+  EXPECT_NE(mixed.find("openge::elementwise::fast_sigmoid("), std::string::npos);
+  EXPECT_NE(mixed.find("std::tanh("), std::string::npos);
+  // Exact ops alone: nothing pasted.
+  spec.program.steps = {{"Relu", {0}, 0, 0, "r", ""}};
+  EXPECT_EQ(compiler::generate_eltwise_source(spec, {}).find("elementwise_fastmath"), std::string::npos);
+}
+
+// Under op_select_implmode=high_precision both sides use libm: the generated Sigmoid/Tanh group
+// gives the reference kernels' bits.
+TEST(OnlineCompiler, OPT_op_select_implmode_2_Compiles_HighPrecisionGroupGivesTheReferenceBits) {
+  const options::test::Flags precise = {{"op_select_implmode", "high_precision"}};
+  auto flags = precise;
+  flags.push_back({"jit_compile", "true"});
+  flags.push_back({"op_compiler_cache_mode", "disable"});
+  auto reference = compile(two_groups(), config(precise), /*passes=*/false);
+  auto jit = compile(two_groups(), config(flags));
+  ASSERT_TRUE(reference && jit);
+  ASSERT_EQ(fused_nodes(*jit).size(), 2u);
+  for (const CompiledNode* n : fused_nodes(*jit)) EXPECT_EQ(n->engine, Engine::kAiCore);
+  const Attribute* impl = fused_nodes(*jit)[1]->node.attrs.find("ub_impl");
+  ASSERT_NE(impl, nullptr) << "the steps' impl modes are kept";
+  EXPECT_NE(std::find(impl->strings.begin(), impl->strings.end(), "high_precision"), impl->strings.end());
+  const auto want = run(*reference), got = run(*jit);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_TRUE(bitwise_equal(got[1], want[1])) << "libm on both sides";
 }
 
 TEST(OnlineCompiler, AMissingCompilerIsOneErrorNamingItAndWhatToDo) {
@@ -133,7 +184,7 @@ TEST(OnlineCompiler, AFailingCompileNamesTheKernelAndShowsTheCompilersOutput) {
 TEST(OnlineCompiler, OPT_op_debug_config_10_11_DebugSwitchesChangeTheFlags) {
   const auto plain = compiler::compile_flags({});
   const auto debug = compiler::compile_flags({true, true});
-  EXPECT_NE(std::find(plain.begin(), plain.end(), "-O2"), plain.end());
+  EXPECT_NE(std::find(plain.begin(), plain.end(), "-O3"), plain.end());
   EXPECT_NE(std::find(debug.begin(), debug.end(), "-O0"), debug.end());
   EXPECT_NE(std::find(debug.begin(), debug.end(), "-g"), debug.end());
   EXPECT_EQ(std::find(plain.begin(), plain.end(), "-g"), plain.end());
@@ -194,7 +245,7 @@ TEST(OnlineCompiler, OPT_op_debug_config_3_5_Compiles_OomCatchesAPlantedOutOfBou
   node.op_type = kFusedElementwise;
   node.inputs = {x, 1};
   EltwiseProgram program;
-  program.steps = {{"Add", {0, 1}, 0, 0, "add_1"}, {"Relu", {-1}, 0, 0, "relu_1"}};
+  program.steps = {{"Add", {0, 1}, 0, 0, "add_1", ""}, {"Relu", {-1}, 0, 0, "relu_1", ""}};
   write_eltwise_program(node, program);
   compiler::KernelRequest request{&node, {{4, 8}, {}}, {"x", "one"}, {4, 8}};
   compiler::JitSettings settings;
