@@ -40,7 +40,7 @@ constexpr AiCoreRow kAiCoreOps[] = {
     {"MatMul", onednn::make_matmul_kernel, Narrow::kWiden, Reduces::kYes},
     {"FusedMatMul", onednn::make_matmul_kernel, Narrow::kWiden, Reduces::kYes},
     {"Gemm", onednn::make_gemm_kernel, Narrow::kWiden, Reduces::kYes},
-    {"FusedAttention", onednn::make_fused_attention_kernel, Narrow::kAiCpu, Reduces::kYes},
+    {"FusedAttention", onednn::make_fused_attention_kernel, Narrow::kWiden, Reduces::kYes},
     {"MaxPool", onednn::make_pool_kernel},
     {"AveragePool", onednn::make_pool_kernel},
     {"GlobalAveragePool", onednn::make_pool_kernel},

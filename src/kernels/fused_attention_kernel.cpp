@@ -1,6 +1,7 @@
 #include "kernels/fused_attention_kernel.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "base/parallel.h"
 #include "kernels/onednn_common.h"
@@ -11,8 +12,14 @@
 namespace openge::onednn {
 namespace {
 
-// Slot of thread_buffer() that holds one slice's scores (0 and 1 belong to the primitives).
-constexpr size_t kScoresSlot = 2;
+// One slice's scores, per thread, grown to the largest slice. Not a thread_buffer() slot: under a
+// fp16/bf16 mode this kernel runs inside WidenedKernel, whose float32 operands occupy that
+// thread's kWidenedSlot while the scores are written.
+float* scores_buffer(size_t floats) {
+  thread_local std::vector<float> scores;
+  if (scores.size() < floats) scores.resize(floats);
+  return scores.data();
+}
 
 class FusedAttentionKernel final : public OneDnnKernel {
  public:
@@ -30,7 +37,7 @@ class FusedAttentionKernel final : public OneDnnKernel {
     float* y = ctx.output(0).data<float>();
     const size_t r = lead.size() + 2;
     parallel_for(slices, 2 * lq * lk * (d + dv), [&](int64_t begin, int64_t end) {
-      float* s = static_cast<float*>(thread_buffer(kScoresSlot, static_cast<size_t>(lq * lk) * sizeof(float)));
+      float* s = scores_buffer(static_cast<size_t>(lq * lk));
       for (int64_t b = begin; b < end; ++b) {
         dnnl_sgemm('N', 'N', lq, lk, d, scale, q + b * lq * d, d, kt + b * d * lk, lk, 0.0f, s, lk);
         int64_t moff = 0;
