@@ -37,6 +37,20 @@ constexpr size_t kMarkerWindow = 96;
 constexpr const char* kDigestKey = "openge.digest";
 constexpr const char* kDigestPrefix = "sha256:";
 constexpr const char* kOptionPrefix = "openge.option.";
+// The versions of the other ONNX domains whose ops a .oge may hold (the training optimizers; the
+// op table says which op lives where). Only version 1 of ai.onnx.preview.training exists.
+constexpr std::pair<std::string_view, int64_t> kOtherDomainOpsets[] = {{"ai.onnx.preview.training", 1}};
+
+// The opset version to import for a node of another domain, when the op table registers its op
+// there (as the .onnx loader requires); nullopt otherwise.
+std::optional<int64_t> domain_opset(const Node& n) {
+  const OpSchema* schema = find_op_schema(n.op_type);
+  if (!schema || schema->domain != n.domain) return std::nullopt;
+  for (const auto& [domain, version] : kOtherDomainOpsets)
+    if (domain == n.domain) return version;
+  return std::nullopt;
+}
+
 // The reader never follows external data: a .oge holds its weights inline.
 const std::string kNoExternalData = "/nonexistent-openge-oge-external-data";
 
@@ -109,8 +123,10 @@ class Reader {
 
   Result<Graph> read(const onnx::ModelProto& model) {
     g_.source = source_;
-    for (const auto& opset : model.opset_import())
+    for (const auto& opset : model.opset_import()) {
       if (opset.domain().empty() || opset.domain() == "ai.onnx") g_.opset = opset.version();
+      else imported_.insert(opset.domain());
+    }
     if (g_.opset < kMinOpset || g_.opset > kMaxOpset)
       return invalid_model("default-domain opset " + std::to_string(g_.opset) + " is not one OpenGE runs");
     const onnx::GraphProto& gp = model.graph();
@@ -214,12 +230,17 @@ class Reader {
       node.name = np.name();
       node.op_type = np.op_type();
       const std::string label = "node " + node.op_type + " '" + node.name + "'";
-      if (np.domain() == kInternalDomain)
-        node.domain = kFusedDomain;
-      else if (!np.domain().empty() && np.domain() != "ai.onnx")
-        return invalid_model(label + " is in domain '" + np.domain() + "'");
       const OpSchema* schema = find_op_schema(node.op_type);
       if (!schema) return invalid_model(label + ": op " + node.op_type + " is not one this OpenGE has");
+      if (np.domain() == kInternalDomain) {
+        node.domain = kFusedDomain;
+      } else if (!np.domain().empty() && np.domain() != "ai.onnx") {
+        // Another domain only for an op the table registers there, imported by the file (the
+        // training optimizers of ai.onnx.preview.training), as the .onnx loader accepts them.
+        if (schema->domain != np.domain() || !imported_.count(np.domain()))
+          return invalid_model(label + " is in domain '" + np.domain() + "'");
+        node.domain = np.domain();
+      }
       for (const auto& out : np.output()) {
         if (out.empty()) {
           node.outputs.push_back(-1);
@@ -282,6 +303,7 @@ class Reader {
   const MappedFile* pages_;
   Graph g_;
   std::map<std::string, const onnx::ValueInfoProto*> types_;
+  std::set<std::string> imported_;  // the file's opset_import domains other than the default one
 };
 
 Result<OgeHeader> read_header(const onnx::ModelProto& model) {
@@ -317,7 +339,7 @@ OgeHeader current_header() {
 
 Result<std::string> serialize_oge(const Graph& compiled, const OgeHeader& header) {
   for (const Node& n : compiled.nodes) {
-    if (!n.domain.empty() && n.domain != kFusedDomain)
+    if (!n.domain.empty() && n.domain != kFusedDomain && !domain_opset(n))
       return internal_error("node " + n.op_type + " '" + n.name + "' is in domain '" + n.domain +
                             "', which a .oge cannot hold");
     for (const auto& [name, a] : n.attrs.all())
@@ -335,6 +357,14 @@ Result<std::string> serialize_oge(const Graph& compiled, const OgeHeader& header
   auto* internal = model.add_opset_import();
   internal->set_domain(kInternalDomain);
   internal->set_version(1);
+  // The other domains the graph's ops come from (the training optimizers), as the reader wants.
+  std::set<std::string> other_domains;
+  for (const Node& n : compiled.nodes)
+    if (!n.domain.empty() && n.domain != kFusedDomain && other_domains.insert(n.domain).second) {
+      auto* other = model.add_opset_import();
+      other->set_domain(n.domain);
+      other->set_version(*domain_opset(n));
+    }
   // The IR's internal domain ("openge": fused ops, channels-last forms) is "ai.openge" in the file.
   for (auto& node : *model.mutable_graph()->mutable_node())
     if (node.domain() == kFusedDomain) node.set_domain(kInternalDomain);

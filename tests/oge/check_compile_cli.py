@@ -11,6 +11,22 @@ def run(cmd, cwd):
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
+def write_adagrad_model(path):
+    """One Adagrad step (ai.onnx.preview.training, imported alone, as torch's exporter writes it)."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    inits = [numpy_helper.from_array(np.array(0.1, dtype=np.float32), "R"),
+             numpy_helper.from_array(np.array(3, dtype=np.int64), "T"),
+             numpy_helper.from_array(np.array([0.5, 1.0, -2.0], dtype=np.float32), "H")]
+    node = helper.make_node("Adagrad", ["R", "T", "X", "G", "H"], ["X_new", "H_new"], name="adagrad",
+                            domain="ai.onnx.preview.training", decay_factor=0.1, epsilon=1e-5, norm_coefficient=0.01)
+    vec = lambda n: helper.make_tensor_value_info(n, TensorProto.FLOAT, [3])
+    graph = helper.make_graph([node], "adagrad", [vec("X"), vec("G")], [vec("X_new"), vec("H_new")], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("ai.onnx.preview.training", 1)])
+    onnx.save(model, path)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--openge", required=True)
@@ -56,6 +72,23 @@ def main():
     check(p.returncode != 0 and not os.path.exists(missing), "a failed compile left a file or exited 0", p)
     p = run([a.openge, "compile", "--model", a.model, "--output", oge, "--input-shape", "image:1,3,x"], a.work)
     check(p.returncode != 0 and "--input-shape" in p.stderr, "a bad --input-shape is not refused", p)
+    # A model with a training optimizer (ai.onnx.preview.training, the only domain imported): its
+    # .oge imports that domain too, loads, and gives the .onnx's bytes.
+    adagrad = os.path.join(a.work, "adagrad.onnx")
+    write_adagrad_model(adagrad)
+    adagrad_oge = os.path.join(a.work, "adagrad.oge")
+    p = run([a.openge, "compile", "--model", adagrad, "--output", adagrad_oge, "--threads", "1"], a.work)
+    check(p.returncode == 0 and os.path.isfile(adagrad_oge), "compile of the Adagrad model failed", p)
+    for kind, model in (("adagrad_onnx", adagrad), ("adagrad_oge", adagrad_oge)):
+        p = run([a.openge, "run", "--model", model, "--threads", "1", "--outputs", os.path.join(a.work, kind)], a.work)
+        check(p.returncode == 0, f"run of the Adagrad {kind} failed", p)
+    if os.path.isdir(os.path.join(a.work, "adagrad_oge")):
+        names = sorted(os.listdir(os.path.join(a.work, "adagrad_onnx")))
+        check(sum(n.endswith(".npy") for n in names) == 2, f"the Adagrad model has two outputs, got {names}")
+        for name in names:
+            with open(os.path.join(a.work, "adagrad_onnx", name), "rb") as x, \
+                 open(os.path.join(a.work, "adagrad_oge", name), "rb") as y:
+                check(x.read() == y.read(), f"Adagrad {name}: the .oge's output differs from the .onnx's")
     for f in failures:
         print("FAIL:", f)
     print(f"{len(failures)} failure(s)")
