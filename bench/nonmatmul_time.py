@@ -37,7 +37,8 @@ MATMUL_TYPES = {"MatMul", "Gemm"}
 
 
 def profile(openge, model, inp, threads, warmup, runs, extra, out):
-    opts = json.dumps({"output": out, "task_trace": "on", "aicpu": "on"})
+    os.makedirs(out, exist_ok=True)  # the profiler wants its output folder to exist
+    opts = json.dumps({"output": out, "task_trace": "on", "training_trace": "on", "aicpu": "on"})
     cmd = [openge, "bench", "--model", model, "--threads", str(threads), "--warmup", str(warmup), "--runs", str(runs),
            "--profile", "--profile-options", opts] + extra
     if inp:
