@@ -101,11 +101,16 @@ Status write_dump_file(const std::string& path, const DumpRecord& record) {
     out->mutable_original_op()->set_data_type(out->data_type());
     out->mutable_original_op()->set_format(out->format());
   }
+  for (const Tensor& b : record.buffers) {
+    pb::OpBuffer* buffer = data.add_buffer();
+    buffer->set_buffer_type(pb::L1);
+    buffer->set_size(b.nbytes());
+  }
   const std::string header = data.SerializeAsString();
   unsigned char length[8];
   for (int i = 0; i < 8; ++i) length[i] = static_cast<unsigned char>(static_cast<uint64_t>(header.size()) >> (8 * i));
   std::vector<std::string_view> pieces = {{reinterpret_cast<const char*>(length), 8}, header};
-  for (const auto* list : {&record.inputs, &record.outputs})
+  for (const auto* list : {&record.inputs, &record.outputs, &record.buffers})
     for (const Tensor& t : *list)
       if (t.defined() && t.nbytes()) pieces.emplace_back(static_cast<const char*>(t.raw()), t.nbytes());
   return write_file_atomically(path, pieces);
@@ -138,6 +143,20 @@ Result<DumpRecord> read_dump_bytes(const void* bytes, size_t size, const std::st
     auto t = tensor_from(data.output(i), "output", i, name, cursor, end);
     if (!t.ok()) return t.status();
     record.outputs.push_back(std::move(t.value()));
+  }
+  for (int i = 0; i < data.buffer_size(); ++i) {
+    const uint64_t bytes = data.buffer(i).size();
+    const std::string label = name + ": buffer " + std::to_string(i);
+    if (bytes > static_cast<uint64_t>(INT64_MAX))
+      return invalid_argument(label + ": size " + std::to_string(bytes) + " is too large");
+    OPENGE_RETURN_IF_ERROR(check_tensor_size({static_cast<int64_t>(bytes)}, 1, label));
+    if (static_cast<uint64_t>(end - cursor) < bytes)
+      return invalid_argument(label + ": the file ends " + std::to_string(bytes - static_cast<uint64_t>(end - cursor)) +
+                              " bytes before its data does (truncated?)");
+    Tensor b(DType::kUInt8, {static_cast<int64_t>(bytes)});
+    if (bytes) std::memcpy(b.raw(), cursor, bytes);
+    cursor += bytes;
+    record.buffers.push_back(std::move(b));
   }
   return record;
 }

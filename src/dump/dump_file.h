@@ -1,7 +1,8 @@
 // One Data Dump file in the layout CANN's tools read (CANN_FORMATS.md §5.3):
 //   [uint64 little-endian header length][DumpData protobuf][input bytes...][output bytes...]
-// Each tensor's bytes follow the header in order (inputs, then outputs), sized by its `size`
-// field; the protobuf's `data` fields stay empty.
+//   [buffer bytes...]
+// Each tensor's bytes follow the header in order (inputs, outputs, then the buffers: an exception
+// dump's workspace), sized by its `size` field; the protobuf's `data` fields stay empty.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -17,6 +18,9 @@ struct DumpRecord {
   uint64_t dump_time_us = 0;
   std::vector<Tensor> inputs;   // an undefined Tensor: an omitted optional input (written empty)
   std::vector<Tensor> outputs;
+  // OpBuffers (buffer_type L1): the failing kernel's workspace in an exception dump, as uint8
+  // [size] tensors. A Data Dump has none.
+  std::vector<Tensor> buffers;
 };
 
 // Writes `record` to `path` (atomically: a temporary name, then rename).

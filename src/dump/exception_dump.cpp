@@ -1,6 +1,7 @@
 #include "dump/exception_dump.h"
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 
 #include "dump/dump_file.h"
@@ -33,6 +34,14 @@ std::vector<Tensor> copies(const std::vector<const Tensor*>& tensors) {
   return out;
 }
 
+// The workspace as one uint8 buffer (copied: the thread's next kernel reuses the scratchpad).
+std::vector<Tensor> workspace_buffers(KernelWorkspace workspace) {
+  if (!workspace.data || workspace.size == 0) return {};
+  Tensor bytes(DType::kUInt8, {static_cast<int64_t>(workspace.size)});
+  std::memcpy(bytes.raw(), workspace.data, workspace.size);
+  return {std::move(bytes)};
+}
+
 }  // namespace
 
 std::shared_ptr<const ExceptionDumper> ExceptionDumper::from_options(const options::OptionSet& options) {
@@ -46,7 +55,8 @@ std::shared_ptr<const ExceptionDumper> ExceptionDumper::from_options(const optio
 }
 
 Status ExceptionDumper::dump(size_t index, const CompiledNode& cn, const std::vector<const Tensor*>& inputs,
-                             const std::vector<const Tensor*>& outputs, const Status& failure) const {
+                             const std::vector<const Tensor*>& outputs, KernelWorkspace workspace,
+                             const Status& failure) const {
   const Node& node = cn.node;
   const std::string op_name = node.name.empty() ? node.op_type + "_" + std::to_string(index) : node.name;
   DumpRecord record;
@@ -54,6 +64,7 @@ Status ExceptionDumper::dump(size_t index, const CompiledNode& cn, const std::ve
   record.dump_time_us = now_us();
   record.inputs = copies(inputs);
   record.outputs = copies(outputs);
+  record.buffers = workspace_buffers(workspace);
   const std::string file =
       folder_ + "/" + paths::data_dump_file_name(node.op_type, op_name, static_cast<uint32_t>(index), 0, record.dump_time_us);
   Status written = make_dump_directories(folder_);
@@ -63,13 +74,14 @@ Status ExceptionDumper::dump(size_t index, const CompiledNode& cn, const std::ve
     OPENGE_LOG_ERROR("GE", why);
     return Status(failure.code(), failure.message() + "; " + why);
   }
-  log(index, cn, inputs, outputs, file);
+  log(index, cn, inputs, outputs, workspace, file);
   return Status(failure.code(), failure.message() + "; exception dump of " + node.op_type + " '" + op_name +
                                     "' written to " + file);
 }
 
 void ExceptionDumper::log(size_t index, const CompiledNode& cn, const std::vector<const Tensor*>& inputs,
-                          const std::vector<const Tensor*>& outputs, const std::string& file) const {
+                          const std::vector<const Tensor*>& outputs, KernelWorkspace workspace,
+                          const std::string& file) const {
   const Node& node = cn.node;
   const std::string op = node.op_type + " '" + node.name + "' (task " + std::to_string(index) + ")";
   if (level_ == Level::kLite) {
@@ -85,6 +97,8 @@ void ExceptionDumper::log(size_t index, const CompiledNode& cn, const std::vecto
     OPENGE_LOG_ERROR("GE", "exception dump of " + op + ": input " + std::to_string(i) + " " + describe(inputs[i]));
   for (size_t i = 0; i < outputs.size(); ++i)
     OPENGE_LOG_ERROR("GE", "exception dump of " + op + ": output " + std::to_string(i) + " " + describe(outputs[i]));
+  if (workspace.size)
+    OPENGE_LOG_ERROR("GE", "exception dump of " + op + ": workspace 0 " + std::to_string(workspace.size) + " bytes");
 }
 
 }  // namespace openge::dump

@@ -1,14 +1,16 @@
 // Exception dump (enable_exception_dump, NPU_COLLECT_PATH; NPU-6..13, ENV-26/27): when an
 // operator fails during a run (its kernel reports bad data, its run-time inference fails, or
-// stream_sync_timeout expires while it runs), its inputs and outputs are written, in the Data
-// Dump file layout (dump_file.h, CANN_FORMATS.md §5.3), to
+// stream_sync_timeout expires while it runs), its inputs, outputs and workspace are written, in
+// the Data Dump file layout (dump_file.h, CANN_FORMATS.md §5.3; the workspace is one OpBuffer), to
 //   <NPU_COLLECT_PATH | ASCEND_WORK_PATH | working directory>/extra-info/data-dump/<device_id>/
 //       {op_type}.{op_name}.{task_id}.{stream_id}.{timestamp_us}
 // with every missing folder created 0700 (the files hold user data, NPU-7). Level 1 (L1, the
 // ordinary exception dump) also logs the op, its engine and each tensor's dtype, shape and format
-// to the plog (NPU-13); level 2 (L0, lite) logs one line naming the op and the file. OpenGE's
-// kernels expose no workspace (oneDNN keeps its scratchpad inside the primitive), so the file
-// holds no buffers. The write is synchronous: it happens only on the failing path, and the file
+// to the plog (NPU-13); level 2 (L0, lite) logs one line naming the op and the file. Both levels
+// write the same file, workspace included (CANN's brief dump holds inputs, outputs and
+// workspace). The workspace is the scratchpad a oneDNN kernel ran in
+// (CompiledKernel::last_workspace); the reference and AI CPU kernels have none, and their files
+// hold no buffer. The write is synchronous: it happens only on the failing path, and the file
 // must exist when run() returns. Decisions: docs/DECISIONS.md (AMB-25, DISC-2/3).
 #pragma once
 #include <cstddef>
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/compiled_kernel.h"
 #include "openge/status.h"
 #include "openge/tensor.h"
 
@@ -36,10 +39,11 @@ class ExceptionDumper {
   static std::shared_ptr<const ExceptionDumper> from_options(const options::OptionSet& options);
 
   // Dumps node `index` of a run that failed with `failure` (outputs may be empty when the op
-  // failed before they were allocated) and returns `failure` naming the dump file, or saying why
-  // the dump could not be written: the operator's error always stays the error of the run.
+  // failed before they were allocated; `workspace` is empty when its kernel has none or did not
+  // run) and returns `failure` naming the dump file, or saying why the dump could not be
+  // written: the operator's error always stays the error of the run.
   Status dump(size_t index, const CompiledNode& node, const std::vector<const Tensor*>& inputs,
-              const std::vector<const Tensor*>& outputs, const Status& failure) const;
+              const std::vector<const Tensor*>& outputs, KernelWorkspace workspace, const Status& failure) const;
 
   Level level() const { return level_; }
   // <tier>/extra-info/data-dump/<device_id>
@@ -49,7 +53,7 @@ class ExceptionDumper {
   ExceptionDumper(Level level, std::string folder, std::string rule)
       : level_(level), folder_(std::move(folder)), rule_(std::move(rule)) {}
   void log(size_t index, const CompiledNode& node, const std::vector<const Tensor*>& inputs,
-           const std::vector<const Tensor*>& outputs, const std::string& file) const;
+           const std::vector<const Tensor*>& outputs, KernelWorkspace workspace, const std::string& file) const;
 
   Level level_;
   std::string folder_;

@@ -14,6 +14,13 @@ namespace openge {
 enum class Engine { kAiCore, kAiCpu };
 inline const char* engine_name(Engine e) { return e == Engine::kAiCore ? "AI_CORE" : "AI_CPU"; }
 
+// Memory a kernel works in besides its inputs and outputs (oneDNN's scratchpad): what an
+// exception dump writes as the failing op's workspace (CANN_FORMATS.md §5.3, OpBuffer).
+struct KernelWorkspace {
+  const void* data = nullptr;
+  size_t size = 0;
+};
+
 class CompiledKernel {
  public:
   virtual ~CompiledKernel() = default;
@@ -22,6 +29,10 @@ class CompiledKernel {
   // False when the kernel keeps its own (packed) copy of constant input `input` and never reads
   // the input in run(): the compiled graph may then drop the constant (packed_constant_release.h).
   virtual bool reads_input_at_run_time(size_t input) const { return true; }
+  // The workspace of this kernel's last run on the calling thread, as that run left it; valid
+  // until the thread runs another kernel, so it is asked right after a run that failed or timed
+  // out. Empty for kernels that have none (the reference and AI CPU kernels).
+  virtual KernelWorkspace last_workspace() const { return {}; }
 };
 
 // What kernel selection knows about a node: inferred infos of its inputs and outputs (static

@@ -12,6 +12,7 @@ class FixedPlanKernel final : public CompiledKernel {
     return inner_->run(ctx);
   }
   Engine engine() const override { return inner_->engine(); }
+  KernelWorkspace last_workspace() const override { return inner_->last_workspace(); }
 
  private:
   std::unique_ptr<CompiledKernel> inner_;

@@ -106,6 +106,12 @@ Status execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad
   return Status::Ok();
 }
 
+KernelWorkspace OneDnnKernel::last_workspace() const {
+  const size_t bytes = scratchpad_bytes();
+  if (bytes == 0) return {};
+  return {thread_scratchpad(bytes), bytes};
+}
+
 void copy_residual(const Tensor& src, Tensor& dst) {
   if (src.raw() == dst.raw()) return;
   const char* s = static_cast<const char*>(src.raw());

@@ -104,6 +104,13 @@ inline dnnl::memory wrap(const dnnl::memory::desc& md, const void* data) {
 class OneDnnKernel : public CompiledKernel {
  public:
   Engine engine() const override { return Engine::kAiCore; }
+  // The calling thread's scratchpad (thread_scratchpad), of this kernel's size: the run left its
+  // primitive's scratchpad there, and no other primitive has run on the thread since.
+  KernelWorkspace last_workspace() const override;
+
+ protected:
+  // The largest scratchpad its primitives ask for (0: none).
+  virtual size_t scratchpad_bytes() const { return 0; }
 };
 
 }  // namespace openge::onednn

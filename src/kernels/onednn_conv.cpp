@@ -25,6 +25,7 @@ class ConvKernel final : public OneDnnKernel {
     return staging.run(prim, scratchpad_md, args, ctx.input(0), ctx.output(0), has_residual ? &ctx.input(3) : nullptr,
                        ctx);
   }
+  size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
   // The weights are always reordered at compile time; a constant bias is kept by the kernel.
   bool reads_input_at_run_time(size_t input) const override { return !(input == 1 || (input == 2 && bias)); }
 };

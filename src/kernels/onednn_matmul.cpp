@@ -52,6 +52,7 @@ class MatmulKernel final : public OneDnnKernel {
           wrap(bias_md, bias_const ? bias_const->raw() : ctx.input(static_cast<size_t>(bias_input)).raw());
     return execute(prim, scratchpad_md, args, ctx);
   }
+  size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
   bool reads_input_at_run_time(size_t input) const override {
     return !(w_packed && input == static_cast<size_t>(w_input));
   }

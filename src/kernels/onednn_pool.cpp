@@ -22,6 +22,7 @@ class PoolKernel final : public OneDnnKernel {
     };
     return execute(prim, scratchpad_md, args, ctx);
   }
+  size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
 };
 
 }  // namespace

@@ -122,6 +122,7 @@ class QLinearKernel final : public OneDnnKernel {
     if (bias) args[DNNL_ARG_BIAS] = wrap(bias_md, bias->raw());
     return staging.run(prim, scratchpad_md, args, ctx.input(0), ctx.output(0), nullptr, ctx);
   }
+  size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
 };
 
 }  // namespace

@@ -19,6 +19,7 @@ class ReorderKernel final : public OneDnnKernel {
     };
     return execute(prim, scratchpad_md, args, ctx);
   }
+  size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
 };
 
 }  // namespace

@@ -85,6 +85,7 @@ class RnnKernel final : public OneDnnKernel {
     }
     return Status::Ok();
   }
+  size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
 };
 
 // ONNX's [D, gates*H, K] matrices (one per direction) as oneDNN's ldigo [1, D, K, gates, H].

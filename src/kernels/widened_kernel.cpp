@@ -68,6 +68,7 @@ class WidenedKernel final : public CompiledKernel {
   }
 
   Engine engine() const override { return inner_->engine(); }
+  KernelWorkspace last_workspace() const override { return inner_->last_workspace(); }
 
  private:
   std::unique_ptr<CompiledKernel> inner_;

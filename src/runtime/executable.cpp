@@ -498,10 +498,12 @@ void Executable::release_arena(std::shared_ptr<void> arena) const {
 }
 
 Status Executable::node_failed(size_t index, const std::vector<const Tensor*>& inputs,
-                               const std::vector<Tensor*>& outputs, const Status& failure) const {
+                               const std::vector<Tensor*>& outputs, const Status& failure, bool kernel_ran) const {
   if (!exception_dumper_) return failure;
   const std::vector<const Tensor*> outs(outputs.begin(), outputs.end());
-  return exception_dumper_->dump(index, nodes_[index], inputs, outs, failure);
+  const CompiledNode& cn = nodes_[index];
+  const KernelWorkspace workspace = kernel_ran && cn.kernel ? cn.kernel->last_workspace() : KernelWorkspace{};
+  return exception_dumper_->dump(index, cn, inputs, outs, workspace, failure);
 }
 
 Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, RunStats* stats,
@@ -554,12 +556,13 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, R
     in_ptrs.clear();
     for (int in : node.inputs) in_ptrs.push_back(tensor_of(in));
     if (observer) observer->on_node_start(s, cn);
+    bool kernel_ran = false;
 
     std::vector<ValueInfo> infos;
     std::vector<Tensor> folded;
     if (!cn.static_outputs && !cn.control_flow) {
       auto inferred = infer_node(*cn.schema, node, g.opset, in_ptrs, &folded);
-      if (!inferred.ok()) { status = node_failed(s, in_ptrs, {}, inferred.status()); break; }
+      if (!inferred.ok()) { status = node_failed(s, in_ptrs, {}, inferred.status(), false); break; }
       infos = std::move(inferred.value());
     }
     auto out_shape = [&](size_t o) -> const Shape& {
@@ -607,7 +610,8 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, R
       if (!all_folded) {
         KernelContext ctx(node, g.opset, in_ptrs, out_ptrs);
         status = run_guarded(node, [&] { return cn.kernel ? cn.kernel->run(ctx) : cn.schema->reference(ctx); });
-        if (!status.ok()) { status = node_failed(s, in_ptrs, out_ptrs, status); break; }
+        kernel_ran = cn.kernel != nullptr;
+        if (!status.ok()) { status = node_failed(s, in_ptrs, out_ptrs, status, kernel_ran); break; }
         for (size_t o = 0; status.ok() && o < node.outputs.size(); ++o)
           if (node.outputs[o] >= 0)
             status = check_kernel_made(node, o, g.values[static_cast<size_t>(node.outputs[o])].kind,
@@ -629,7 +633,8 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, R
                                               " ms expired while " + node.op_type + " '" + node.name + "' (task " +
                                               std::to_string(s) + " of " + std::to_string(nodes_.size()) +
                                               ") was running; the run had taken " + std::to_string(elapsed) +
-                                              " ms (raise stream_sync_timeout, or -1 for no timeout)"));
+                                              " ms (raise stream_sync_timeout, or -1 for no timeout)"),
+                           kernel_ran);
       break;
     }
     for (int in : node.inputs) {

@@ -141,8 +141,9 @@ class Executable {
   void read_tuned_passes(const options::OptionSet& config);
   void plan_memory_layout();
   // A failed node: its exception dump when enable_exception_dump is on, and the run's error.
+  // `kernel_ran`: its compiled kernel ran on this thread just before (its workspace is dumped).
   Status node_failed(size_t index, const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-                     const Status& failure) const;
+                     const Status& failure, bool kernel_ran) const;
   std::shared_ptr<void> acquire_arena() const;
   void release_arena(std::shared_ptr<void> arena) const;
 

@@ -73,6 +73,39 @@ TEST(DumpFile, CANN_FORMATS_5_3_LengthThenHeaderThenInputsThenOutputs) {
   ASSERT_EQ(back->inputs.size(), 2u);
   EXPECT_FALSE(back->inputs[1].defined());
   EXPECT_EQ(back->outputs[0].data<int64_t>()[1], 11);
+  EXPECT_TRUE(back->buffers.empty());
+}
+
+// An exception dump's workspace: one OpBuffer (buffer_type L1) whose bytes follow the outputs.
+TEST(DumpFile, CANN_FORMATS_5_3_WorkspaceBufferFollowsTheOutputs) {
+  DumpRecord r;
+  r.op_name = "conv1";
+  r.outputs.push_back(floats({2}, {3.f, 4.f}));
+  Tensor workspace(DType::kUInt8, {5});
+  for (int i = 0; i < 5; ++i) workspace.data<uint8_t>()[i] = static_cast<uint8_t>(0xa0 + i);
+  r.buffers.push_back(workspace);
+  const std::string path = scratch_dir("workspace_file") + "/Conv.conv1.0.0.1";
+  ASSERT_TRUE(write_dump_file(path, r).ok());
+  const std::string bytes = read_text(path);
+  uint64_t len = 0;
+  for (int i = 0; i < 8; ++i) len |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[i])) << (8 * i);
+  ASSERT_EQ(bytes.size(), 8 + len + 8 + 5) << "header, then 2 floats, then 5 workspace bytes";
+  toolkit::dumpdata::DumpData header;
+  ASSERT_TRUE(header.ParseFromString(bytes.substr(8, len)));
+  ASSERT_EQ(header.buffer_size(), 1);
+  EXPECT_EQ(header.buffer(0).buffer_type(), toolkit::dumpdata::L1);
+  EXPECT_EQ(header.buffer(0).size(), 5u);
+  EXPECT_EQ(bytes.substr(8 + len + 8), "\xa0\xa1\xa2\xa3\xa4");
+  auto back = read_dump_file(path);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->buffers.size(), 1u);
+  EXPECT_EQ(back->buffers[0].nbytes(), 5u);
+  EXPECT_EQ(std::memcmp(back->buffers[0].raw(), workspace.raw(), 5), 0);
+  // A workspace cut short is named.
+  auto cut = read_dump_bytes(bytes.data(), bytes.size() - 1, "cut");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.status().message().find("cut: buffer 0"), std::string::npos) << cut.status().message();
+  EXPECT_NE(cut.status().message().find("truncated"), std::string::npos) << cut.status().message();
 }
 
 TEST(DumpFile, HostileFilesGetOneClearError) {

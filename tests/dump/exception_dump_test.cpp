@@ -2,7 +2,8 @@
 // stream_sync_timeout (OPT-stream_sync_timeout-1, MISC-17): a real model whose Gather gets an
 // out-of-range index from its input data fails at run time (the reference kernel's bounds check),
 // and the failing op's inputs and outputs land in the exception-dump folder of each tier of the
-// chain, in folders created 0700, with the plog lines of the level asked for.
+// chain, in folders created 0700, with the plog lines of the level asked for. A oneDNN matmul
+// that times out adds its scratchpad to the dump as the op's workspace.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -11,7 +12,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/omp_threads.h"
+#include "dump/dump_convert.h"
 #include "dump/dump_file.h"
+#include "kernels/onednn_common.h"
 #include "logging/log.h"
 #include "runtime/demo_run_util.h"
 
@@ -66,6 +70,19 @@ std::string matmul_model(int64_t n) {
   node->add_output("y");
   g->add_output()->set_name("y");
   return m.SerializeAsString();
+}
+
+// What oneDNN itself asks as scratchpad for an n x n by n x n float32 matmul of two run-time
+// inputs (plain row-major, user scratchpad), planned on one thread as the session's kernel is.
+size_t onednn_matmul_scratchpad_bytes(int64_t n) {
+  using tag = dnnl::memory::format_tag;
+  const dnnl::memory::desc md({n, n}, dnnl::memory::data_type::f32, tag::ab);
+  ScopedNumThreads one(1);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return dnnl::matmul::primitive_desc(dnnl::matmul::desc(md, md, md), attr, onednn::cpu_engine())
+      .scratchpad_desc()
+      .get_size();
 }
 
 Tensor data_4x3() {
@@ -130,6 +147,7 @@ void expect_gather_dump(const fs::path& device_dir) {
   ASSERT_EQ(record->outputs.size(), 1u);
   EXPECT_EQ(record->outputs[0].dtype(), DType::kFloat32);
   EXPECT_EQ(record->outputs[0].shape(), (Shape{2, 3}));
+  EXPECT_TRUE(record->buffers.empty()) << "the reference Gather has no workspace";
 }
 
 // The error names the op, the bad index and the dump file.
@@ -246,6 +264,68 @@ TEST_F(ExceptionDump, OPT_stream_sync_timeout_1_ExpiredRunNamesTheRunningOpAndDu
   auto ok = run_model(matmul_model(64), options_from({}, d.path()), {Tensor(DType::kFloat32, {64, 64}),
                                                                      Tensor(DType::kFloat32, {64, 64})});
   EXPECT_TRUE(ok.ok()) << ok.status().message();
+}
+
+// Both levels dump the workspace (CANN's brief dump holds inputs, outputs and workspace); L1 also
+// logs its size. The timed-out matmul's file holds its scratchpad: exactly the bytes oneDNN asks
+// for that matmul, after the two inputs and the output, and the file converts to .npy.
+TEST_F(ExceptionDump, NPU_12_TimedOutOneDnnKernelDumpsItsScratchpadAsWorkspaceAtBothLevels) {
+  const int64_t n = 768;  // 0.9 GFLOP: far above 1 ms
+  const size_t scratchpad = onednn_matmul_scratchpad_bytes(n);
+  ASSERT_GT(scratchpad, 0u) << "this matmul must have a scratchpad for the test to mean anything";
+  Tensor a(DType::kFloat32, {n, n}), b(DType::kFloat32, {n, n});
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    a.data<float>()[i] = static_cast<float>(i % 7);
+    b.data<float>()[i] = static_cast<float>(i % 5);
+  }
+  for (const char* level : {"1", "2"}) {
+    const std::string cwd = d.dir(std::string("mm") + level);
+    auto out = run_model(matmul_model(n),
+                         options_from({{"ASCEND_PROCESS_LOG_PATH", d.dir(std::string("mmlog") + level)}}, cwd,
+                                      {{"stream_sync_timeout", "1"}, {"enable_exception_dump", level}}),
+                         {a, b});
+    ASSERT_FALSE(out.ok()) << "0.9 GFLOP cannot take under 1 ms";
+    EXPECT_NE(out.status().message().find("expired while MatMul 'slow_matmul'"), std::string::npos)
+        << out.status().message();
+    const auto files = files_in(fs::path(cwd) / "extra-info/data-dump/0");
+    ASSERT_EQ(files.size(), 1u) << level;
+    auto record = read_dump_file(files[0].string());
+    ASSERT_TRUE(record.ok()) << record.status().message();
+    ASSERT_EQ(record->buffers.size(), 1u) << level;
+    EXPECT_EQ(record->buffers[0].nbytes(), scratchpad) << level;
+    ASSERT_EQ(record->inputs.size(), 2u);
+    EXPECT_EQ(std::memcmp(record->inputs[1].raw(), b.raw(), b.nbytes()), 0);
+    const uint64_t tensor_bytes = 3 * a.nbytes();
+    EXPECT_GT(fs::file_size(files[0]), tensor_bytes + scratchpad) << "8 + header + tensors + workspace";
+    EXPECT_LT(fs::file_size(files[0]), tensor_bytes + scratchpad + 1024);
+    const std::string text = read_all(logging::current_log_file());
+    const bool logged =
+        text.find("'slow_matmul' (task 0): workspace 0 " + std::to_string(scratchpad) + " bytes") != std::string::npos;
+    EXPECT_EQ(logged, std::string(level) == "1") << level << "\n" << text;
+    auto converted = convert_dumps_to_npy(cwd + "/extra-info", cwd + "/npy");
+    ASSERT_TRUE(converted.ok()) << converted.status().message();
+    EXPECT_EQ(converted->npy_files, 3) << "a, b and y; the workspace is not a tensor";
+    logging::unconfigure();
+  }
+}
+
+// NPU_COLLECT_PATH collects the L1 exception dump only (NPU-9); a Data Dump the user asks for
+// still goes to its dump_path, never into NPU_COLLECT_PATH (AMB-39).
+TEST_F(ExceptionDump, NPU_9_AMB_39_CollectPathAddsOnlyTheL1ExceptionDump) {
+  const fs::path collect = d.path() + "/collect";
+  const std::string dumps = d.dir("dumps");
+  const EnvMap env = {{"NPU_COLLECT_PATH", collect.string()}, {"ASCEND_PROCESS_LOG_PATH", d.dir("logs")}};
+  const options::test::Flags flags = {{"dump_config.enable_dump", "True"}, {"dump_config.dump_path", dumps}};
+  auto healthy = run_model(gather_model(), options_from(env, d.path(), flags), {data_4x3(), indices(0, 1)});
+  ASSERT_TRUE(healthy.ok()) << healthy.status().message();
+  EXPECT_NE(run_bad_gather(env, d.path(), flags).message().find("exception dump of Gather"), std::string::npos);
+  const auto collected = files_in(collect);
+  ASSERT_EQ(collected.size(), 1u) << "the exception dump and nothing else";
+  EXPECT_EQ(collected[0].parent_path(), collect / "extra-info/data-dump/0");
+  EXPECT_FALSE(files_in(dumps).empty()) << "the healthy run's Data Dump goes to dump_path";
+  const std::string text = read_all(logging::current_log_file());
+  EXPECT_NE(text.find("exception dump (L1) of Gather 'gather_bad'"), std::string::npos) << text;
+  EXPECT_NE(text.find("input 0 float32 [4,3] ND, 48 bytes"), std::string::npos) << "L1 describes each tensor";
 }
 
 }  // namespace
