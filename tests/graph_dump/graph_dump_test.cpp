@@ -109,7 +109,9 @@ TEST_F(GraphDump, ENV_24_Level1DumpsEveryStageInOrderWithGeNames) {
     }
     for (const auto& t : from_text.graph().initializer()) EXPECT_TRUE(t.raw_data().empty()) << t.name();
     EXPECT_EQ(from_text.SerializeAsString(), binary.SerializeAsString()) << dump.stage;
-    if (dump.stage == "PreRunBegin") EXPECT_GT(weight_bytes, 0u) << "level 1 keeps the weights in the .onnx";
+    if (dump.stage == "PreRunBegin") {
+      EXPECT_GT(weight_bytes, 0u) << "level 1 keeps the weights in the .onnx";
+    }
   }
 }
 

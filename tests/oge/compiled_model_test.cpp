@@ -71,6 +71,20 @@ void expect_same_bits(const std::vector<Tensor>& a, const std::vector<Tensor>& b
   }
 }
 
+// Node `op` named "<op>_<out>", reading `in` and writing `out`.
+void add_node(onnx::GraphProto* g, const char* op, const std::vector<std::string>& in, const char* out) {
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_name(std::string(op) + "_" + out);
+  for (const auto& i : in) n->add_input(i);
+  n->add_output(out);
+}
+
+std::string save_model(const onnx::ModelProto& m, const std::string& path) {
+  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+  return path;
+}
+
 // y = Relu(x @ W + b), x [batch, 4] with the batch left open: MatMulBiasAddFusionPass and the
 // bias+activation fusion make one internal op of the three.
 std::string matmul_model(const std::string& dir) {
@@ -96,20 +110,11 @@ std::string matmul_model(const std::string& dir) {
   b->set_data_type(onnx::TensorProto::FLOAT);
   b->add_dims(3);
   for (int i = 0; i < 3; ++i) b->add_float_data(0.5f * static_cast<float>(i) - 0.5f);
-  auto node = [&](const char* op, std::vector<std::string> in, const char* out) {
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(std::string(op) + "_" + out);
-    for (auto& i : in) n->add_input(i);
-    n->add_output(out);
-  };
-  node("MatMul", {"x", "W"}, "xw");
-  node("Add", {"xw", "b"}, "xwb");
-  node("Relu", {"xwb"}, "y");
+  add_node(g, "MatMul", {"x", "W"}, "xw");
+  add_node(g, "Add", {"xw", "b"}, "xwb");
+  add_node(g, "Relu", {"xwb"}, "y");
   g->add_output()->set_name("y");
-  const std::string path = dir + "/mlp.onnx";
-  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
-  return path;
+  return save_model(m, dir + "/mlp.onnx");
 }
 
 // y = Relu((x + 1) * 0.5), x [4, 8]: one group of vector ops, a FusedElementwise node for
@@ -132,20 +137,11 @@ std::string eltwise_model(const std::string& dir) {
     c->set_data_type(onnx::TensorProto::FLOAT);
     c->add_float_data(value);
   }
-  auto node = [&](const char* op, std::vector<std::string> in, const char* out) {
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(std::string(op) + "_" + out);
-    for (auto& i : in) n->add_input(i);
-    n->add_output(out);
-  };
-  node("Add", {"x", "one"}, "x1");
-  node("Mul", {"x1", "half"}, "xh");
-  node("Relu", {"xh"}, "y");
+  add_node(g, "Add", {"x", "one"}, "x1");
+  add_node(g, "Mul", {"x1", "half"}, "xh");
+  add_node(g, "Relu", {"xh"}, "y");
   g->add_output()->set_name("y");
-  const std::string path = dir + "/eltwise.onnx";
-  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
-  return path;
+  return save_model(m, dir + "/eltwise.onnx");
 }
 
 // A .oge keeps each FusedElementwise node with its op program (attributes), not generated source

@@ -151,10 +151,10 @@ struct Config {
   std::string op;
   std::string direction = "forward";
   int64_t seq = 4, batch = 3, input = 5, hidden = 4;
-  std::vector<int32_t> lens;  // empty: full length
+  std::vector<int32_t> lens = {};  // empty: full length
   bool bias = true, initial = true, peephole = false;
   int64_t linear_before_reset = 0, input_forget = 0;
-  std::vector<std::string> activations;  // names understood by naive_act
+  std::vector<std::string> activations = {};  // names understood by naive_act
 };
 
 double naive_act(const std::string& name, double x) {

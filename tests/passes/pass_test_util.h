@@ -23,6 +23,13 @@ struct GraphBuilder {
     g.inputs.push_back(v);
     return v;
   }
+  // An input whose dtype and shape are known (as a loaded model's are).
+  int input(const std::string& name, Shape shape, DType dtype = DType::kFloat32) {
+    const int v = input(name);
+    g.values[static_cast<size_t>(v)].dtype = dtype;
+    g.values[static_cast<size_t>(v)].shape = std::move(shape);
+    return v;
+  }
   int constant(const std::string& name, Tensor t) {
     const int v = g.add_value(name);
     g.values[static_cast<size_t>(v)].dtype = t.dtype();
@@ -35,8 +42,12 @@ struct GraphBuilder {
     Node n;
     n.op_type = op;
     n.name = op + "_" + std::to_string(g.nodes.size());
-    n.inputs = std::move(inputs);
     n.attrs = std::move(attrs);
+    return node(std::move(n), std::move(inputs));
+  }
+  // The same for a node prepared by the caller (its name and attributes).
+  int node(Node n, std::vector<int> inputs) {
+    n.inputs = std::move(inputs);
     const int out = g.add_value(n.name + "_out");
     n.outputs = {out};
     g.values[static_cast<size_t>(out)].producer = static_cast<int>(g.nodes.size());

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "../passes/pass_test_util.h"
 #include "base/parallel.h"
 #include "runtime/executable.h"
 #include "runtime/op_grain.h"
@@ -86,41 +87,18 @@ TEST(OpGrain, UnknownShapesAndOneThreadRunsKeepTheirSetting) {
                                       2));
 }
 
-// A graph built in code: inputs, initializers and nodes, each node with one output.
-struct GraphBuilder {
-  Graph g;
-  GraphBuilder() {
-    g.source = "op_grain_test";
-    g.opset = 17;
-  }
-  int input(const std::string& name, Shape shape) {
-    const int v = g.add_value(name);
-    g.values[static_cast<size_t>(v)].dtype = DType::kFloat32;
-    g.values[static_cast<size_t>(v)].shape = shape;
-    g.inputs.push_back(v);
-    return v;
-  }
-  int constant(const std::string& name, Tensor t) {
-    const int v = g.add_value(name);
-    g.values[static_cast<size_t>(v)].dtype = t.dtype();
-    g.values[static_cast<size_t>(v)].shape = t.shape();
-    g.values[static_cast<size_t>(v)].constant = std::move(t);
-    return v;
-  }
-  int node(Node n, std::vector<int> inputs) {
-    const int out = g.add_value(n.name + "_out");
-    n.inputs = std::move(inputs);
-    n.outputs = {out};
-    g.values[static_cast<size_t>(out)].producer = static_cast<int>(g.nodes.size());
-    g.nodes.push_back(std::move(n));
-    return out;
-  }
-  Node named(const std::string& op_type, const std::string& name) {
-    Node n = node_of(op_type);
-    n.name = name;
-    return n;
-  }
-};
+// A graph built in code (passes/pass_test_util.h), at opset 17.
+testing::GraphBuilder grain_graph() {
+  testing::GraphBuilder b(17);
+  b.g.source = "op_grain_test";
+  return b;
+}
+
+Node named(const std::string& op_type, const std::string& name) {
+  Node n = node_of(op_type);
+  n.name = name;
+  return n;
+}
 
 Tensor pattern(Shape shape, int seed) {
   Tensor t(DType::kFloat32, std::move(shape));
@@ -150,9 +128,9 @@ TEST(OpGrainRun, ReferenceOpBelowTheGrainRunsInlineAndALargeOneSplits) {
   // (cost 1 per element, 32768 cycles per chunk); its estimate (262144 cycles) is below the grain.
   // Relu of 2^21 elements is above it and keeps the team.
   for (const auto& [rows, expect_team] : {std::pair<int64_t, bool>{128, false}, {2048, true}}) {
-    GraphBuilder b;
+    testing::GraphBuilder b = grain_graph();
     const int x = b.input("x", {rows, 1024});
-    b.g.outputs = {b.node(b.named("Relu", "relu"), {x})};
+    b.g.outputs = {b.node(named("Relu", "relu"), {x})};
     auto exe = compile(std::move(b.g), {{rows, 1024}}, 2, /*use_aicore=*/false);
     ASSERT_NE(exe, nullptr);
     EXPECT_EQ(exe->nodes()[0].single_thread, !expect_team) << rows;
@@ -174,10 +152,10 @@ size_t process_threads() {
 }
 
 Graph conv_graph(int64_t channels, int64_t size) {
-  GraphBuilder b;
+  testing::GraphBuilder b = grain_graph();
   const int x = b.input("x", {1, channels, size, size});
   const int w = b.constant("w", pattern({channels, channels, 3, 3}, 2));
-  Node conv = b.named("Conv", "conv");
+  Node conv = named("Conv", "conv");
   set_ints(conv, "pads", {1, 1, 1, 1});
   b.g.outputs = {b.node(conv, {x, w})};
   return std::move(b.g);
@@ -217,14 +195,14 @@ TEST(OpGrainRun, ElementwiseAndRowWiseOutputsAtTwoThreadsAreTheOneThreadBits) {
   // computed by one thread in an order fixed by the shapes, so the bits must not depend on the
   // thread count.
   auto build = [] {
-    GraphBuilder b;
+    testing::GraphBuilder b = grain_graph();
     for (const auto& [name, rows, cols] :
          {std::tuple<std::string, int64_t, int64_t>{"big", 512, 1024}, {"small", 16, 64}}) {
       const int x = b.input(name, {rows, cols});
-      const int s = b.node(b.named("Sigmoid", name + "_sigmoid"), {x});
-      const int a = b.node(b.named("Add", name + "_add"), {s, x});
-      const int m = b.node(b.named("Mul", name + "_mul"), {a, x});
-      Node softmax = b.named("Softmax", name + "_softmax");
+      const int s = b.node(named("Sigmoid", name + "_sigmoid"), {x});
+      const int a = b.node(named("Add", name + "_add"), {s, x});
+      const int m = b.node(named("Mul", name + "_mul"), {a, x});
+      Node softmax = named("Softmax", name + "_softmax");
       set_int(softmax, "axis", -1);
       b.g.outputs.push_back(m);
       b.g.outputs.push_back(b.node(softmax, {m}));
