@@ -57,7 +57,9 @@ class Splitter {
     for (;;) {
       const int start = in_.CurrentPosition();
       const uint32_t tag = in_.ReadTag();
-      if (tag == 0) return true;  // the end of the message (a zero tag inside it is caught by the caller)
+      // 0: the end of the message, or a malformed tag (a zero or overlong one), which protobuf
+      // refuses; only the first is a success.
+      if (tag == 0) return in_.ConsumedEntireMessage();
       if (tag == special) {
         if (!take()) return false;
         continue;

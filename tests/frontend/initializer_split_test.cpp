@@ -119,6 +119,13 @@ TEST(InitializerSplit, TruncatedOrCorruptBytesAreRefusedAsBefore) {
   std::string zero_tag = bytes;
   zero_tag.append(2, '\0');
   EXPECT_FALSE(split_initializer_bytes(zero_tag.data(), zero_tag.size()).has_value());
+  // A tag whose varint never ends (found by the loader fuzzer): protobuf refuses the bytes, so the
+  // split must too, not read it as the end of an empty model.
+  const std::string overlong_tag("\xad\xdb\xe1\xff\xcf\x9f\xfe\xff", 8);
+  EXPECT_FALSE(split_initializer_bytes(overlong_tag.data(), overlong_tag.size()).has_value());
+  EXPECT_FALSE(load_onnx_from_bytes(overlong_tag.data(), overlong_tag.size(), "overlong.onnx").ok());
+  std::string overlong_at_end = bytes + overlong_tag;
+  EXPECT_FALSE(split_initializer_bytes(overlong_at_end.data(), overlong_at_end.size()).has_value());
 }
 
 // Issue 13 item 5: a large model's load peaks at about its weights, not weights + file + protobuf.
