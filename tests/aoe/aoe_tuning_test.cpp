@@ -7,6 +7,7 @@
 // takes a fraction of a second.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -263,19 +264,25 @@ TEST(AoeTuning, OPT_aoe_config_aoe_mode_2_SubgraphTuningMeasuresPassChoicesAndSt
   // The demo's Conv+BatchNorm+Relu, the residual Add and the channels-last layout give the
   // all-passes compile and at least two passes to try without.
   ASSERT_GE(s.subgraph_candidates.size(), 3u);
-  // The record lists every candidate; the chosen one is the fastest of them.
+  // The record lists every candidate; the chosen one is the fastest of them. The record rounds
+  // to a microsecond and the demo runs in well under a millisecond, so two candidates may tie
+  // there: what must hold is that none recorded is faster than the chosen one.
   const auto records = subgraph_records_in(work);
   ASSERT_EQ(records.size(), 1u);
   const json sgat = read_json(records[0]).begin().value().at(1).at("SGAT");
   ASSERT_EQ(sgat.at("candidates").size(), s.subgraph_candidates.size());
-  double best = 1e300;
-  json best_off;
-  for (const json& c : sgat.at("candidates"))
-    if (c.at("model_performance(ms)").get<double>() < best) {
-      best = c.at("model_performance(ms)").get<double>();
-      best_off = c.at("passes_off");
+  double best = 1e300, chosen = -1;
+  for (const json& c : sgat.at("candidates")) {
+    best = std::min(best, c.at("model_performance(ms)").get<double>());
+    if (c.at("passes_off") == sgat.at("passes_off")) chosen = c.at("model_performance(ms)").get<double>();
+  }
+  EXPECT_EQ(chosen, best) << sgat.dump(1);
+  // The unrounded measurements agree: the chosen candidate is the minimum of them.
+  for (const auto& c : s.subgraph_candidates)
+    if (c.passes_off == s.passes_off) {
+      EXPECT_EQ(c.model_ms, s.model_after_ms);
     }
-  EXPECT_EQ(sgat.at("passes_off"), best_off);
+  for (const auto& c : s.subgraph_candidates) EXPECT_GE(c.model_ms, s.model_after_ms);
   // The chosen compile really ran without those passes.
   for (const PassStat& ps : (*exe)->pass_stats())
     for (const auto& off : s.passes_off) EXPECT_NE(ps.name, off);
