@@ -124,7 +124,7 @@ TEST(OpBernoulli, FrequencyMatchesTheProbabilityAndEdgesAreExact) {
   const V y = values(run_ok(random_node("Bernoulli", 1, 5.0f), {&x}));
   double ones_03 = 0, n_03 = 0;
   for (int64_t i = 0; i < kDraws; ++i) {
-    if (i % 4 == 0) ASSERT_EQ(y[static_cast<size_t>(i)], 0.0);
+    if (i % 4 == 0) { ASSERT_EQ(y[static_cast<size_t>(i)], 0.0); }
     else if (i % 4 == 1) ASSERT_EQ(y[static_cast<size_t>(i)], 1.0);
     else {
       ones_03 += y[static_cast<size_t>(i)];

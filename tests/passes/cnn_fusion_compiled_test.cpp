@@ -63,12 +63,12 @@ void expect_fused_equals_unfused(const char* gate_op, float alpha, const char* a
   ASSERT_TRUE(fused && plain);
   ASSERT_EQ(count_op(*fused, "FusedConv"), 1);
   for (const Node& n : fused->graph().nodes)
-    if (n.op_type == "FusedConv") EXPECT_EQ(n.attrs.get_string("activation", ""), activation);
+    if (n.op_type == "FusedConv") { EXPECT_EQ(n.attrs.get_string("activation", ""), activation); }
   EXPECT_EQ(count_op(*fused, "Mul"), 0);
   // Unfused: the gate and the Mul stay (TbeEltwiseFusionPass may group them into one
   // FusedElementwise node, which under jit_compile=false runs each op's reference kernel).
   for (const Node& n : plain->graph().nodes)
-    if (n.op_type == "FusedConv") EXPECT_EQ(n.attrs.get_string("activation", ""), "");
+    if (n.op_type == "FusedConv") { EXPECT_EQ(n.attrs.get_string("activation", ""), ""); }
   EXPECT_EQ(count_op(*plain, gate_op) + count_op(*plain, "Mul") + 2 * count_op(*plain, "FusedElementwise"), 2);
 
   const std::vector<Tensor> in{openge::testing::random_tensor({1, 8, 12, 12}, 33)};

@@ -115,7 +115,7 @@ TEST(ChannelsLastLayoutPass, SqueezeExcitationBlockStaysInNhwc) {
   EXPECT_EQ(count_ops(g, "Sigmoid"), 0);  // every Sigmoid is a conv post-op (Swish or the gate)
   EXPECT_EQ(count_ops(g, "NhwcGlobalAveragePool"), 1);
   for (const Node& n : g.nodes) {
-    if (n.op_type == "FusedConv") EXPECT_EQ(n.attrs.get_int("channels_last", 0), 1) << n.name;
+    if (n.op_type == "FusedConv") { EXPECT_EQ(n.attrs.get_int("channels_last", 0), 1) << n.name; }
     if (n.op_type == "Mul") {
       // N x H x W x C operands: the gate [1,1,1,16] and the permuted constant [1,1,1,8].
       const Shape& a = *g.values[static_cast<size_t>(n.inputs[0])].shape;
@@ -141,7 +141,7 @@ TEST(ChannelsLastLayoutPass, FireModuleConcatRunsOnTheChannelAxisOfNhwc) {
   EXPECT_EQ(count_ops(b.g, "Transpose"), 2);
   ASSERT_EQ(count_ops(b.g, "Concat"), 1);
   for (const Node& n : b.g.nodes)
-    if (n.op_type == "Concat") EXPECT_EQ(n.attrs.get_int("axis", 0), 3);
+    if (n.op_type == "Concat") { EXPECT_EQ(n.attrs.get_int("axis", 0), 3); }
 }
 
 // ConvNeXt's block: depthwise conv, the model's own permute to NHWC around its channel-last
@@ -195,7 +195,7 @@ TEST(BatchNormBnInferFusionPass, BatchNormAfterConcatBecomesPerChannelMulAdd) {
   EXPECT_EQ(count_ops(g, "Mul"), 1);
   EXPECT_EQ(count_ops(g, "Add"), 1);
   for (const Node& n : g.nodes)
-    if (n.op_type == "Mul") EXPECT_EQ(*g.values[static_cast<size_t>(n.inputs[1])].shape, (Shape{1, 9, 1, 1}));
+    if (n.op_type == "Mul") { EXPECT_EQ(*g.values[static_cast<size_t>(n.inputs[1])].shape, (Shape{1, 9, 1, 1})); }
 }
 
 TEST(BatchNormBnInferFusionPass, BatchNormWithStatisticsFedAtRunTimeIsLeftAlone) {

@@ -96,7 +96,7 @@ TEST(TbeConvElemwiseFusionPass, FusesClipAsRelu6Style) {
   Block blk = conv_bn_block(false, "Clip");
   const auto before = eval_graph(blk.g, blk.inputs);
   for (const Pass& p : all_passes())
-    if (p.name != "ChannelsLastLayoutPass") ASSERT_TRUE(p.run(blk.g).ok());
+    if (p.name != "ChannelsLastLayoutPass") { ASSERT_TRUE(p.run(blk.g).ok()); }
   ASSERT_EQ(blk.g.nodes.size(), 1u);
   EXPECT_EQ(blk.g.nodes[0].attrs.get_string("activation", ""), "Clip");
   EXPECT_FLOAT_EQ(blk.g.nodes[0].attrs.get_float("activation_beta", 0), 0.5f);

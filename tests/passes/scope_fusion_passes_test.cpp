@@ -126,7 +126,7 @@ TEST(ScopeFusion, OPT_enable_scope_fusion_passes_1_UnknownNameWarnsWithDidYouMea
   logging::unconfigure();
   ASSERT_TRUE(c.ok()) << c.status().message();
   for (const auto& choice : *c)
-    if (choice.pass->name == "ScopeInstanceNormPass") EXPECT_FALSE(choice.on);
+    if (choice.pass->name == "ScopeInstanceNormPass") { EXPECT_FALSE(choice.on); }
   const std::string text = read_text(log);
   EXPECT_NE(text.find("ScopeInstanceNormPas names no scope fusion pass"), std::string::npos) << text;
   EXPECT_NE(text.find("did you mean 'ScopeInstanceNormPass'"), std::string::npos) << text;

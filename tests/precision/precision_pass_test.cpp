@@ -235,7 +235,7 @@ TEST(PrecisionPass, OPT_precision_mode_6_VectorOpsRunInFp32EvenWhenTheModelHasFp
   auto d = apply_precision(g, s);
   ASSERT_TRUE(d.ok()) << d.status().message();
   for (const auto& decision : *d)
-    if (decision.node_name == "relu") EXPECT_EQ(decision.input_dtype, f32);
+    if (decision.node_name == "relu") { EXPECT_EQ(decision.input_dtype, f32); }
 }
 
 TEST(PrecisionPass, OPT_precision_mode_10_MustKeepOriginDtypeRefusesFp16OnlyOps) {
@@ -343,7 +343,7 @@ TEST(PrecisionPass, OPT_op_precision_mode_2_NodeNameBeatsOpTypeAndUnsupportedMod
   EXPECT_EQ(modes["exp"], "high_precision");  // [ByNodeName] wins
   EXPECT_EQ(modes["relu"], "");               // Relu lists no impl modes in this profile
   for (const Node& n : g.nodes)
-    if (n.name == "exp") EXPECT_EQ(n.impl_mode, "high_precision");
+    if (n.name == "exp") { EXPECT_EQ(n.impl_mode, "high_precision"); }
 }
 
 TEST(PrecisionPass, OPT_op_select_implmode_1_AppliesToTheListedTypesOnly) {

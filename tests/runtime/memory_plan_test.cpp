@@ -26,8 +26,9 @@ TEST(MemoryPlan, NeverOverlapsLiveBuffers) {
     for (size_t j = i + 1; j < requests.size(); ++j) {
       const bool live_together = requests[i].first_step <= requests[j].last_step &&
                                  requests[j].first_step <= requests[i].last_step;
-      if (live_together)
+      if (live_together) {
         EXPECT_FALSE(overlaps(plan.offsets[i], requests[i].bytes, plan.offsets[j], requests[j].bytes)) << i << "," << j;
+      }
     }
   EXPECT_LE(plan.arena_bytes, plan.total_bytes);
   for (size_t off : plan.offsets) EXPECT_EQ(off % 64, 0u);
