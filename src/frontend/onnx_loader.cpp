@@ -11,7 +11,7 @@
 
 #include "base/mapped_file.h"
 #include "frontend/attribute_proto.h"
-#include "frontend/initializer_split.h"
+#include "frontend/model_without_weights.h"
 #include "frontend/old_opset_forms.h"
 #include "frontend/onnx_schema_check.h"
 #include "frontend/tensor_proto.h"
@@ -25,14 +25,6 @@ namespace {
 // Subgraphs (If branches, Loop/Scan bodies) nested deeper than this are refused: no real model
 // comes close, and a hostile one must not recurse the loader or the executor without bound.
 constexpr int kMaxSubgraphDepth = 16;
-
-// The main graph's initializer bytes when the parse left them in the model's bytes
-// (initializer_split.h): where each lies, and the mapping whose pages go once copied.
-struct OutsideWeights {
-  const uint8_t* bytes = nullptr;
-  const std::vector<std::optional<ByteRange>>* ranges = nullptr;
-  const MappedFile* pages = nullptr;  // null for bytes the caller owns
-};
 
 class Loader {
  public:
@@ -51,7 +43,8 @@ class Loader {
 
   // The main graph is read like a subgraph without an enclosing one. Its initializers' bytes are
   // freed from `model` as each becomes a tensor, so a large model is never held twice.
-  Result<Graph> load(onnx::ModelProto& model, OutsideWeights outside = {}) {
+  // `outside`: where the main graph's weights lie when the parse left them out (or null).
+  Result<Graph> load(onnx::ModelProto& model, const ModelWithoutWeights* outside = nullptr) {
     outside_ = outside;
     graph_.source = source_;
     OPENGE_RETURN_IF_ERROR(read_opset(model));
@@ -131,13 +124,8 @@ class Loader {
       const std::string what = "initializer '" + init.name() + "'";
       if (init.name().empty()) return invalid_model("an initializer has no name");
       if (graph_.find_value(init.name()) >= 0) return invalid_model(what + " is defined twice");
-      std::optional<ByteRange> range;
-      if (weights_owner && outside_.ranges && static_cast<size_t>(k) < outside_.ranges->size())
-        range = (*outside_.ranges)[static_cast<size_t>(k)];
       std::optional<OutsideRawData> raw;
-      if (range)
-        raw = OutsideRawData{std::string_view(reinterpret_cast<const char*>(outside_.bytes) + range->offset, range->size),
-                             outside_.pages, range->offset};
+      if (weights_owner && outside_) raw = outside_->raw_data(static_cast<size_t>(k));
       auto tensor = tensor_from_proto(init, base_dir_, what, raw);
       if (!tensor.ok()) return tensor.status();
       const int v = graph_.add_value(init.name());
@@ -443,7 +431,7 @@ class Loader {
   const Loader* parent_ = nullptr;  // the graph enclosing this subgraph
   int depth_ = 0;                   // 0 for the model's graph
   std::vector<std::string> captured_;  // outer-scope names this subgraph reads, in first-use order
-  OutsideWeights outside_;            // the main graph's only
+  const ModelWithoutWeights* outside_ = nullptr;  // the main graph's only
 };
 
 // `pages`, when the bytes are a mapped file, gets each initializer's pages back once copied.
@@ -455,16 +443,12 @@ Result<Graph> load_model(const void* data, size_t size, const std::string& sourc
   onnx::ModelProto model;
   // Parsed without the main graph's weights where the bytes allow, so that the weights are not
   // held twice (file and protobuf); otherwise whole.
-  std::optional<SplitModel> split = split_initializer_bytes(data, size);
-  const bool parsed = split ? model.ParseFromString(split->model_without_weights)
-                            : model.ParseFromArray(data, static_cast<int>(size));
-  if (!parsed) return invalid_model(where + ": not a valid ONNX protobuf (the file is corrupt or truncated)");
+  ModelWithoutWeights outside;
+  if (!outside.parse(data, size, pages, model))
+    return invalid_model(where + ": not a valid ONNX protobuf (the file is corrupt or truncated)");
   if (!model.has_graph()) return invalid_model(where + ": the file has no graph (is it an ONNX model?)");
-  if (split) std::string().swap(split->model_without_weights);
   Loader loader(source_name, base_dir);
-  OutsideWeights outside;
-  if (split) outside = {static_cast<const uint8_t*>(data), &split->raw_data, pages};
-  auto graph = loader.load(model, outside);
+  auto graph = loader.load(model, &outside);
   if (!graph.ok()) return graph.status().with_context(where);
   return graph;
 }

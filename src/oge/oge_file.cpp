@@ -13,7 +13,7 @@
 #include "base/mapped_file.h"
 #include "compiler/sha256.h"
 #include "frontend/attribute_proto.h"
-#include "frontend/initializer_split.h"
+#include "frontend/model_without_weights.h"
 #include "frontend/onnx_loader.h"
 #include "frontend/tensor_proto.h"
 #include "graph_dump/graph_to_onnx.h"
@@ -37,20 +37,6 @@ constexpr size_t kMarkerWindow = 96;
 constexpr const char* kDigestKey = "openge.digest";
 constexpr const char* kDigestPrefix = "sha256:";
 constexpr const char* kOptionPrefix = "openge.option.";
-// The versions of the other ONNX domains whose ops a .oge may hold (the training optimizers; the
-// op table says which op lives where). Only version 1 of ai.onnx.preview.training exists.
-constexpr std::pair<std::string_view, int64_t> kOtherDomainOpsets[] = {{"ai.onnx.preview.training", 1}};
-
-// The opset version to import for a node of another domain, when the op table registers its op
-// there (as the .onnx loader requires); nullopt otherwise.
-std::optional<int64_t> domain_opset(const Node& n) {
-  const OpSchema* schema = find_op_schema(n.op_type);
-  if (!schema || schema->domain != n.domain) return std::nullopt;
-  for (const auto& [domain, version] : kOtherDomainOpsets)
-    if (domain == n.domain) return version;
-  return std::nullopt;
-}
-
 // The reader never follows external data: a .oge holds its weights inline.
 const std::string kNoExternalData = "/nonexistent-openge-oge-external-data";
 
@@ -116,10 +102,8 @@ void add_meta(onnx::ModelProto& model, const std::string& key, const std::string
 // is a file that was not written by it.
 class Reader {
  public:
-  // `outside`: where the initializers' raw_data lie when the parse left them out (split parse);
-  // `bytes` the file's bytes, `pages` its mapping (or null).
-  Reader(const std::string& source, const SplitModel* outside, const char* bytes, const MappedFile* pages)
-      : source_(source), outside_(outside), bytes_(bytes), pages_(pages) {}
+  // `outside`: where the initializers' raw_data lie when the parse left them out.
+  Reader(const std::string& source, const ModelWithoutWeights& outside) : source_(source), outside_(outside) {}
 
   Result<Graph> read(const onnx::ModelProto& model) {
     g_.source = source_;
@@ -163,11 +147,7 @@ class Reader {
         return invalid_model(what + " has external data; a .oge holds its weights inline");
       auto v = new_value(init.name(), "an initializer");
       if (!v.ok()) return v.status();
-      std::optional<OutsideRawData> raw;
-      if (outside_ && static_cast<size_t>(k) < outside_->raw_data.size())
-        if (const auto& range = outside_->raw_data[static_cast<size_t>(k)])
-          raw = OutsideRawData{std::string_view(bytes_ + range->offset, range->size), pages_, range->offset};
-      auto tensor = tensor_from_proto(init, kNoExternalData, what, raw);
+      auto tensor = tensor_from_proto(init, kNoExternalData, what, outside_.raw_data(static_cast<size_t>(k)));
       if (!tensor.ok()) return tensor.status();
       Value& value = g_.values[static_cast<size_t>(*v)];
       value.dtype = tensor->dtype();
@@ -298,9 +278,7 @@ class Reader {
   }
 
   std::string source_;
-  const SplitModel* outside_;
-  const char* bytes_;
-  const MappedFile* pages_;
+  const ModelWithoutWeights& outside_;
   Graph g_;
   std::map<std::string, const onnx::ValueInfoProto*> types_;
   std::set<std::string> imported_;  // the file's opset_import domains other than the default one
@@ -339,7 +317,7 @@ OgeHeader current_header() {
 
 Result<std::string> serialize_oge(const Graph& compiled, const OgeHeader& header) {
   for (const Node& n : compiled.nodes) {
-    if (!n.domain.empty() && n.domain != kFusedDomain && !domain_opset(n))
+    if (!n.domain.empty() && n.domain != kFusedDomain && !graph_dump::domain_opset(n))
       return internal_error("node " + n.op_type + " '" + n.name + "' is in domain '" + n.domain +
                             "', which a .oge cannot hold");
     for (const auto& [name, a] : n.attrs.all())
@@ -354,20 +332,17 @@ Result<std::string> serialize_oge(const Graph& compiled, const OgeHeader& header
   model.set_producer_version(header.engine_version);
   model.set_domain(std::string(kMarker));
   model.set_doc_string("OpenGE compiled model (openge compile); run it with openge run --model");
+  // The IR's internal domain ("openge": fused ops, channels-last forms) is "ai.openge" in the
+  // file, imported whether or not a node uses it; graph_to_onnx imported the other domains.
+  for (auto& node : *model.mutable_graph()->mutable_node())
+    if (node.domain() == kFusedDomain) node.set_domain(kInternalDomain);
+  auto& imports = *model.mutable_opset_import();
+  imports.erase(std::remove_if(imports.begin(), imports.end(),
+                               [](const onnx::OperatorSetIdProto& o) { return o.domain() == kFusedDomain; }),
+                imports.end());
   auto* internal = model.add_opset_import();
   internal->set_domain(kInternalDomain);
   internal->set_version(1);
-  // The other domains the graph's ops come from (the training optimizers), as the reader wants.
-  std::set<std::string> other_domains;
-  for (const Node& n : compiled.nodes)
-    if (!n.domain.empty() && n.domain != kFusedDomain && other_domains.insert(n.domain).second) {
-      auto* other = model.add_opset_import();
-      other->set_domain(n.domain);
-      other->set_version(*domain_opset(n));
-    }
-  // The IR's internal domain ("openge": fused ops, channels-last forms) is "ai.openge" in the file.
-  for (auto& node : *model.mutable_graph()->mutable_node())
-    if (node.domain() == kFusedDomain) node.set_domain(kInternalDomain);
   add_meta(model, kFormatKey, std::to_string(header.format_version));
   add_meta(model, kEngineKey, header.engine_version);
   add_meta(model, kCpuKey, join(header.cpu_features));
@@ -409,15 +384,13 @@ Result<OgeModel> parse_oge_bytes(const void* data, size_t size, const std::strin
   if (pages) pages->release_pages(0, size);  // the digest read every page; the weights are read again below
   // Parsed without the weights, which go straight from the file into their tensors (as the
   // .onnx loader does: a .oge is never held twice).
-  std::optional<SplitModel> split = split_initializer_bytes(data, size);
   onnx::ModelProto model;
-  const bool parsed = split ? model.ParseFromString(split->model_without_weights)
-                            : model.ParseFromArray(data, static_cast<int>(size));
-  if (!parsed || !model.has_graph()) return invalid_model(where + ": not a readable .oge" + recompile);
-  if (split) std::string().swap(split->model_without_weights);
+  ModelWithoutWeights outside;
+  if (!outside.parse(data, size, pages, model) || !model.has_graph())
+    return invalid_model(where + ": not a readable .oge" + recompile);
   auto header = read_header(model);
   if (!header.ok()) return header.status().with_context(where);
-  Reader reader(source_name, split ? &*split : nullptr, bytes, pages);
+  Reader reader(source_name, outside);
   auto graph = reader.read(model);
   if (!graph.ok()) return invalid_model(where + ": " + graph.status().message() + recompile);
   return OgeModel{std::move(graph.value()), std::move(header.value())};
