@@ -2,8 +2,17 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "ops/op_registry.h"
+
 namespace openge::graph_dump {
 namespace {
+
+// The domains besides the default one whose ops OpenGE registers, and the opset a file imports.
+constexpr std::pair<std::string_view, int64_t> kOtherDomainOpsets[] = {{"ai.onnx.preview.training", 1}};
 
 // The tensor type inside `type`: itself, or wrapped in a sequence and/or optional type.
 onnx::TypeProto::Tensor* tensor_type_of(ValueKind kind, DType dtype, onnx::TypeProto* type) {
@@ -77,6 +86,14 @@ const std::string& name_of(const Graph& g, int v) {
 
 }  // namespace
 
+std::optional<int64_t> domain_opset(const Node& n) {
+  const OpSchema* schema = find_op_schema(n.op_type);
+  if (!schema || schema->domain != n.domain) return std::nullopt;
+  for (const auto& [domain, version] : kOtherDomainOpsets)
+    if (domain == n.domain) return version;
+  return std::nullopt;
+}
+
 void graph_to_onnx(const Graph& g, Detail detail, onnx::ModelProto& model) {
   const bool with_attributes = detail != Detail::kMinimal;
   model.set_ir_version(8);
@@ -84,6 +101,14 @@ void graph_to_onnx(const Graph& g, Detail detail, onnx::ModelProto& model) {
   auto* opset = model.add_opset_import();
   opset->set_domain("");
   opset->set_version(g.opset);
+  // Every other domain the nodes use, so that the file opens (Netron, onnx.checker) as a model.
+  std::set<std::string> domains;
+  for (const Node& n : g.nodes)
+    if (!n.domain.empty() && domains.insert(n.domain).second) {
+      auto* other = model.add_opset_import();
+      other->set_domain(n.domain);
+      other->set_version(domain_opset(n).value_or(1));
+    }
   auto* graph = model.mutable_graph();
   graph->set_name(g.name.empty() ? "graph" : g.name);
 

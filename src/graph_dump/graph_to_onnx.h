@@ -2,6 +2,9 @@
 // with their attributes, the inferred dtype and shape of every value, and the weights, at the
 // three detail levels of GE's DumpLevel (CANN_FORMATS.md §7.3).
 #pragma once
+#include <cstdint>
+#include <optional>
+
 #include "ir/graph.h"
 
 namespace onnx {
@@ -16,7 +19,12 @@ enum class Detail {
   kMinimal = 3,    // 3: nodes and edges only: no attributes, no weights data, no inner value types
 };
 
-// Nodes keep their order; values without a name get none. Fused nodes carry `_fused_from`, and
+// The opset version a model imports for a node of a domain other than the default one, when the
+// op table registers its op there (the training optimizers of ai.onnx.preview.training); nullopt
+// otherwise (OpenGE's own fused ops, or an op the table puts elsewhere).
+std::optional<int64_t> domain_opset(const Node& n);
+
+// Nodes keep their order; every domain the nodes use is imported (OpenGE's own at version 1); values without a name get none. Fused nodes carry `_fused_from`, and
 // the precision pass's choices `_aicpu_only` / `_impl_mode`, as extra attributes (shown by Netron).
 void graph_to_onnx(const Graph& graph, Detail detail, onnx::ModelProto& model);
 
