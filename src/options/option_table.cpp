@@ -137,7 +137,7 @@ const OptionSpec kTable[] = {
      NORANGE, "", nullptr, nullptr,
      DOES("each compile runs only the fusion passes the file leaves on: a pass named under GraphFusion (graph "
           "passes) or UBFusion (UB passes) follows its on/off, \"ALL\" sets every other pass of that kind; "
-          "ChannelsLastLayoutPass (a layout choice) always runs, scope fusion passes follow enable_scope_fusion_passes "
+          "ChannelsLastLayoutPass and TransposeToReshapePass (layout choices) always run, scope fusion passes follow enable_scope_fusion_passes "
           "instead; each pass switched off is logged (FE, info), "
           "names that match no pass are warned about (the names are CANN's: ConvBatchnormFusionPass, "
           "MatMulBiasAddFusionPass, RequantFusionPass, TbeConvElemwiseFusionPass, ...)",

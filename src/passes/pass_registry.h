@@ -20,6 +20,7 @@ extern const Pass kGeluONNXFusionPass;
 extern const Pass kTbeBatchMatmulElementWiseFusionPass;
 extern const Pass kATbeMatMulElemwiseFusionPass;
 extern const Pass kChannelsLastLayoutPass;
+extern const Pass kTransposeToReshapePass;
 extern const Pass kTbeEltwiseFusionPass;
 
 }  // namespace openge::passes
