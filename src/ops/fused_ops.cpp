@@ -8,6 +8,7 @@
 
 #include "ir/dispatch.h"
 #include "ops/fused_attention.h"
+#include "ops/shuffle_channel.h"
 #include "ops/op_registry.h"
 #include "ops/shape_strided_copy.h"
 #include "base/parallel.h"
@@ -270,6 +271,7 @@ void register_fused_ops(std::vector<OpSchema>& table) {
   table.push_back({"NhwcGlobalMaxPool", 1, 1, 1, 1, infer_nhwc_pool<kGlobalMaxPool>,
                    nhwc_pool_kernel<kGlobalMaxPool>});
   register_fused_elementwise_ops(table);
+  register_shuffle_channel_ops(table);
 }
 
 }  // namespace openge

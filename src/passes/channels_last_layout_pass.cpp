@@ -11,7 +11,8 @@
 //
 // The executor stays layout-agnostic: NHWC data lives in values whose shape *is* N x H x W x C,
 // produced by explicit Transpose nodes (perm 0,2,3,1 in, 0,3,1,2 out), and consumed by ops that
-// declare the layout: FusedConv with channels_last=1, Nhwc<Pool>, Concat on axis 3, and the
+// declare the layout: FusedConv and ShuffleChannel with channels_last=1, Nhwc<Pool>, Concat on
+// axis 3, Slice with its axes moved to their NHWC positions, and the
 // elementwise ops, which compute the same elements whatever the order as long as every 4-D
 // operand is permuted alike (broadcasting lines up dimension by dimension). Every op keeps a
 // reference kernel, so the rewrite is valid whatever engine ends up running each node.
@@ -81,6 +82,41 @@ Plan anchor_plan(const Graph& g, const Node& n) {
   return {};
 }
 
+// Slice with constant starts, ends, axes and steps (opset 10 on, where they are inputs): on NHWC
+// data the same slice with each axis moved to its NHWC position (ShuffleNet splits its channels
+// with two such Slices between NHWC convolutions).
+bool is_slice_on_constants(const Graph& g, const Node& n) {
+  if (!is_op(n, "Slice") || g.opset < 10 || n.inputs.size() < 3 || n.outputs.size() != 1) return false;
+  for (size_t i = 1; i < n.inputs.size(); ++i)
+    if (n.inputs[i] >= 0 && !constant_of(g, n.inputs[i])) return false;
+  return true;
+}
+
+Plan slice_plan(const Graph& g, const Node& n, const std::vector<bool>& in_region) {
+  if (n.inputs[0] < 0 || n.outputs[0] < 0) return {};
+  const Value& x = g.values[static_cast<size_t>(n.inputs[0])];
+  const Value& y = g.values[static_cast<size_t>(n.outputs[0])];
+  if (!static_4d(x) || !static_4d(y) || !is_fast_float(x.dtype) || x.constant || x.producer < 0 ||
+      !in_region[static_cast<size_t>(x.producer)])
+    return {};
+  return {Role::kFollower, {0}};
+}
+
+// The Slice's axes moved to their NHWC positions (axes absent: the first len(starts) axes).
+Tensor nhwc_slice_axes(const Graph& g, const Node& n) {
+  const Tensor* starts = constant_of(g, n.inputs[1]);
+  const Tensor* axes = n.inputs.size() > 3 && n.inputs[3] >= 0 ? constant_of(g, n.inputs[3]) : nullptr;
+  const int64_t count = axes ? axes->numel() : starts->numel();
+  Tensor out(DType::kInt64, {count});
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t axis = i;
+    if (axes) axis = axes->dtype() == DType::kInt32 ? axes->data<int32_t>()[i] : axes->data<int64_t>()[i];
+    if (axis < 0) axis += 4;
+    out.data<int64_t>()[i] = kNhwcAxis[axis];
+  }
+  return out;
+}
+
 // Elementwise ops and Concat: NHWC when they can be (every non-scalar operand 4-D, static) and
 // one of their 4-D inputs is already NHWC (`in_region`). Constant 4-D operands are permuted at
 // compile time; one-element operands broadcast the same in either layout.
@@ -89,7 +125,9 @@ Plan follower_plan(const Graph& g, const Node& n, const std::vector<bool>& in_re
   const bool concat = is_op(n, "Concat");
   const bool elementwise =
       std::any_of(std::begin(kElementwiseOps), std::end(kElementwiseOps), [&](const char* op) { return is_op(n, op); });
-  if (!concat && !elementwise) return {};
+  const bool shuffle = is_op(n, "ShuffleChannel") && n.attrs.get_int("channels_last", 0) == 0;
+  if (is_slice_on_constants(g, n)) return slice_plan(g, n, in_region);
+  if (!concat && !elementwise && !shuffle) return {};
   const Value& y = g.values[static_cast<size_t>(n.outputs[0])];
   if (!static_4d(y) || !is_fast_float(y.dtype) || y.constant) return {};
   Plan plan{Role::kFollower, {}};
@@ -147,8 +185,16 @@ Node transpose_node(const std::string& name, int in, int out, std::vector<int64_
 }
 
 // The node's own change of form once its activations are NHWC.
-void declare_nhwc(Node& node) {
-  if (node.op_type == "Conv" || node.op_type == "FusedConv") {
+void declare_nhwc(Graph& g, size_t index) {
+  Node& node = g.nodes[index];
+  if (is_op(node, "Slice")) {
+    const int axes = add_constant(g, node.name + "_nhwc_axes", nhwc_slice_axes(g, g.nodes[index]));
+    Node& slice = g.nodes[index];
+    slice.inputs.resize(std::max<size_t>(slice.inputs.size(), 4), -1);
+    slice.inputs[3] = axes;
+  } else if (is_op(node, "ShuffleChannel")) {
+    set_int_attr(node, "channels_last", 1);
+  } else if (node.op_type == "Conv" || node.op_type == "FusedConv") {
     make_fused(node);
     set_int_attr(node, "channels_last", 1);
   } else if (is_op(node, "Concat")) {
@@ -237,7 +283,7 @@ Result<PassResult> run(Graph& g) {
     if (needs_nchw(y)) {
       added.push_back(transpose_node(g.values[static_cast<size_t>(y)].name + "_to_nchw", y_nhwc, y, {0, 3, 1, 2}));
     }
-    declare_nhwc(g.nodes[n]);
+    declare_nhwc(g, n);
     ++result.applied;
   }
   for (Node& t : added) {

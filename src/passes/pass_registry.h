@@ -19,6 +19,7 @@ extern const Pass kLayerNormONNXFusionPass;
 extern const Pass kGeluONNXFusionPass;
 extern const Pass kTbeBatchMatmulElementWiseFusionPass;
 extern const Pass kATbeMatMulElemwiseFusionPass;
+extern const Pass kShuffleChannelFusionPass;
 extern const Pass kChannelsLastLayoutPass;
 extern const Pass kTransposeToReshapePass;
 extern const Pass kTbeEltwiseFusionPass;

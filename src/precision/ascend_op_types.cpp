@@ -178,6 +178,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"SequenceMap", "SequenceMap"},  // control flow: graph engine
     {"Shape", "Shape"},
     {"Shrink", "Shrink"},
+    {"ShuffleChannel", "ShuffleChannel"},  // made by ShuffleChannelFusionPass; CANN has the op (Caffe's)
     {"Sigmoid", "Sigmoid"},
     {"Sign", "Sign"},
     {"Sin", "Sin"},
