@@ -3,6 +3,7 @@
 // the node then runs on the AI CPU engine.
 #include <string_view>
 
+#include "kernels/aicore_coverage.h"
 #include "kernels/compiled_kernel.h"
 #include "kernels/fixed_plan_kernel.h"
 #include "kernels/fused_attention_kernel.h"
@@ -86,6 +87,12 @@ Result<std::unique_ptr<CompiledKernel>> make_aicore_kernel(const KernelRequest& 
     }
   }
   return std::unique_ptr<CompiledKernel>();
+}
+
+bool has_aicore_kernel(std::string_view op_type) {
+  for (const AiCoreRow& row : kAiCoreOps)
+    if (row.op_type == op_type) return true;
+  return false;
 }
 
 }  // namespace openge

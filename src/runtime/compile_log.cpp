@@ -1,5 +1,6 @@
 #include "runtime/compile_log.h"
 
+#include "kernels/aicore_coverage.h"
 #include "logging/log.h"
 #include "runtime/executable.h"
 
@@ -26,9 +27,13 @@ void log_compile_decisions(const Executable& exe, bool aicore_enabled) {
       continue;
     }
     if (!aicore_enabled || !logging::enabled(Level::kInfo)) continue;
-    const char* why = n.node.aicpu_only            ? "placed on AI CPU by the precision rules"
+    // A fallback: the op has an AI Core kernel, which refused this node's form.
+    const char* why = n.node.aicpu_only               ? "placed on AI CPU by the precision rules"
                       : n.schema->output_aliases_input ? "a view of its input, no kernel runs"
-                                                       : "no AI Core kernel for this op, dtype and shape";
+                      : has_aicore_kernel(n.node.op_type)
+                          ? "fallback: its AI Core kernel does not cover this dtype, rank or attributes, the AI CPU "
+                            "reference kernel runs"
+                          : "no AI Core kernel for this op type";
     OPENGE_LOG_INFO("GE", model + "node " + n.node.name + " (" + n.node.op_type + ") runs on AI CPU: " + why);
   }
   OPENGE_LOG_INFO("GE", model + "compiled: " + std::to_string(exe.nodes().size()) + " nodes, " +
