@@ -6,6 +6,7 @@
 #include "cli_args.h"
 #include "cli_errors.h"
 #include "commands.h"
+#include "oge/oge_file.h"
 #include "openge/compile.h"
 #include "session_flags.h"
 
@@ -44,6 +45,40 @@ Result<std::map<std::string, Shape>> parse_input_shapes(const std::string& text)
   return shapes;
 }
 
+// --info: what a .oge holds besides its graph (oge_file.h's header), and with --section one of
+// the debug sections NPU_COLLECT_PATH compiled in (NPU-8), printed as it is stored.
+int print_info(const std::string& path, const std::string& section) {
+  auto model = oge::read_oge_file(path);
+  if (!model.ok()) return fail(model.status());
+  const oge::OgeHeader& h = model->header;
+  if (!section.empty()) {
+    auto it = h.debug.find(section);
+    if (it == h.debug.end()) {
+      std::string names;
+      for (const auto& [name, text] : h.debug) names += (names.empty() ? "" : ", ") + name;
+      return fail(invalid_argument("--section " + section + ": " + path + " has no such debug section (" +
+                                   (names.empty() ? std::string("it has none: compile it with NPU_COLLECT_PATH set")
+                                                  : "it has " + names) +
+                                   ")"));
+    }
+    std::cout << it->second << "\n";
+    return 0;
+  }
+  std::string features;
+  for (const std::string& f : h.cpu_features) features += (features.empty() ? "" : ",") + f;
+  std::cout << path << ": .oge format " << h.format_version << ", OpenGE " << h.engine_version << "\n"
+            << "  compiled from " << escape_control_chars(h.source_model) << ", fusion passes "
+            << (h.fusion_passes ? "on" : "off") << ", " << model->graph.nodes.size() << " nodes\n"
+            << "  cpu features " << features << "\n";
+  for (const auto& [name, value] : h.options)
+    std::cout << "  option " << name << " = " << (value.empty() ? "(unset)" : escape_control_chars(value)) << "\n";
+  if (h.debug.empty()) std::cout << "  no debug sections (compiled without NPU_COLLECT_PATH)\n";
+  for (const auto& [name, text] : h.debug)
+    std::cout << "  debug section " << escape_control_chars(name) << ": " << text.size() << " bytes (--section " << name
+              << " prints it)\n";
+  return 0;
+}
+
 }  // namespace
 
 int cmd_compile(int argc, char** argv) {
@@ -52,20 +87,26 @@ int cmd_compile(int argc, char** argv) {
       {"output", "M.oge", "the compiled model to write (required)"},
       {"input-shape", "NAME:D1,D2;...", "shapes to compile for (ATC's --input_shape); needed for inputs whose shape "
                                         "the model leaves open"},
+      {"info", "M.oge", "print what a compiled model holds (header, options, debug sections) instead of compiling"},
+      {"section", "NAME", "with --info: print that debug section (NPU_COLLECT_PATH compiles them in)"},
   };
   for (auto& f : session_flag_specs()) flags.push_back(f);
   auto args = Args::parse(argc, argv, 2, flags);
   if (!args.ok()) return fail(args.status());
   if (args->has("help")) {
-    std::cout << usage("openge compile --model M.onnx --output M.oge [--input-shape NAME:D1,D2;...] [options]",
+    std::cout << usage("openge compile --model M.onnx --output M.oge [--input-shape NAME:D1,D2;...] [options]\n"
+                       "       openge compile --info M.oge [--section NAME]",
                        "Compiles a model once, as ATC does: constant folding, the fusion passes and the precision\n"
                        "pass run with the options given, and the graph is written with those options, the engine\n"
                        "version and the CPU features to M.oge. openge run --model M.oge then skips those steps.\n"
                        "A .oge is refused by another OpenGE version, by a CPU lacking a feature it was compiled\n"
-                       "for, and under options that contradict the ones it was compiled with.",
+                       "for, and under options that contradict the ones it was compiled with. With NPU_COLLECT_PATH\n"
+                       "set, M.oge also holds debug sections (the compile's record and the fused kernels' source).",
                        flags);
     return 0;
   }
+  if (args->has("info")) return print_info(args->get("info"), args->get("section"));
+  if (args->has("section")) return fail(invalid_argument("--section goes with --info M.oge"));
   if (args->get("model").empty()) return fail(invalid_argument("--model is required"));
   if (args->get("output").empty()) return fail(invalid_argument("--output is required"));
   auto shapes = parse_input_shapes(args->get("input-shape"));
@@ -81,6 +122,8 @@ int cmd_compile(int argc, char** argv) {
     std::cout << "  input '" << escape_control_chars(name) << "': " << shape_to_string(shape) << "\n";
   for (const auto& [pass, count] : summary->passes_applied)
     std::cout << "  pass " << pass << ": " << count << " rewrite(s)\n";
+  for (const auto& [name, bytes] : summary->debug_sections)
+    std::cout << "  debug section " << name << ": " << bytes << " bytes (NPU_COLLECT_PATH)\n";
   for (const auto& [name, value] : summary->options)
     std::cout << "  option " << name << " = " << (value.empty() ? "(unset)" : escape_control_chars(value)) << "\n";
   return 0;

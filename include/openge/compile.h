@@ -19,6 +19,8 @@ struct CompileSummary {
   std::map<std::string, std::string> options;             // the options that shaped the graph
   std::vector<std::pair<std::string, Shape>> input_shapes;  // what it was compiled for
   size_t file_bytes = 0;
+  // Debug sections compiled in under NPU_COLLECT_PATH (NPU-8): name -> bytes.
+  std::vector<std::pair<std::string, size_t>> debug_sections;
 };
 
 // Loads `model_path` (ONNX), compiles it for `input_shapes` (by input name; an input left out

@@ -92,7 +92,49 @@ Status collect_kernel(const std::string& dir, const std::string& so_path, Kernel
   return write_kernel_meta(dir, files, /*keep_source=*/false, /*keep_loc=*/false, /*keep_compute=*/false);
 }
 
+// What the kernel of `r` computes, named as the online compiler names it.
+Result<EltwiseKernelSpec> kernel_spec(const KernelRequest& r, const CodegenOptions& codegen,
+                                      const std::vector<std::string>& flags) {
+  auto program = read_eltwise_program(*r.node);
+  if (!program.ok()) return program.status().with_context("node '" + r.node->name + "'");
+  EltwiseKernelSpec spec;
+  spec.node_name = r.node->name;
+  spec.program = std::move(program.value());
+  spec.numel = shape_numel(r.output_shape);
+  spec.input_names = r.input_names;
+  for (const Shape& s : r.input_shapes) {
+    auto p = operand_pattern(s, r.output_shape);
+    if (!p) return internal_error("node '" + r.node->name + "': input of shape " + shape_to_string(s) +
+                                  " does not broadcast as a fused kernel needs");
+    spec.inputs.push_back(*p);
+  }
+  spec.kernel_name = kernel_name_for(spec, codegen, flags);
+  return spec;
+}
+
+// The code generator's switches and the compiler's flags that `debug` asks for.
+CodegenOptions codegen_for(const DebugSettings& debug, const CodegenOptions* test_codegen) {
+  CodegenOptions codegen = test_codegen ? *test_codegen : CodegenOptions{};
+  codegen.oom = codegen.oom || debug.config.has("oom");
+  codegen.check_flag = codegen.check_flag || debug.config.has("check_flag");
+  return codegen;
+}
+
+std::vector<std::string> flags_for(const DebugSettings& debug) {
+  return compile_flags({debug.no_optimization(), debug.debug_info()});
+}
+
 }  // namespace
+
+Result<KernelSource> describe_kernel(const KernelRequest& request, const JitSettings& settings) {
+  const CodegenOptions codegen = codegen_for(settings.debug, nullptr);
+  auto spec = kernel_spec(request, codegen, flags_for(settings.debug));
+  if (!spec.ok()) return spec.status();
+  KernelSource out;
+  out.kernel_name = spec->kernel_name;
+  out.source = generate_eltwise_source(*spec, codegen, &out.locs);
+  return out;
+}
 
 JitDecision decide_jit(const options::OptionSet* config, bool dynamic_model) {
   if (config && config->has_value("NPU_COLLECT_PATH"))
@@ -150,10 +192,8 @@ Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::
   auto toolchain = resolve_toolchain(settings.compiler);
   if (!toolchain.ok()) return toolchain.status();
   const DebugSettings& debug = settings.debug;
-  CodegenOptions codegen = test_codegen ? *test_codegen : CodegenOptions{};
-  codegen.oom = codegen.oom || debug.config.has("oom");
-  codegen.check_flag = codegen.check_flag || debug.config.has("check_flag");
-  const std::vector<std::string> flags = compile_flags({debug.no_optimization(), debug.debug_info()});
+  const CodegenOptions codegen = codegen_for(debug, test_codegen);
+  const std::vector<std::string> flags = flags_for(debug);
 
   // Where binaries come from: debug settings build straight into kernel_meta and bypass the
   // compile cache (OPT-op_compiler_cache_mode-9, OPT-op_debug_level-11, OPT-op_debug_config-14);
@@ -177,20 +217,9 @@ Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::
   std::vector<size_t> job_of_request;
   std::vector<EltwiseKernelSpec> request_specs;
   for (const KernelRequest& r : requests) {
-    auto program = read_eltwise_program(*r.node);
-    if (!program.ok()) return program.status().with_context("node '" + r.node->name + "'");
-    EltwiseKernelSpec spec;
-    spec.node_name = r.node->name;
-    spec.program = std::move(program.value());
-    spec.numel = shape_numel(r.output_shape);
-    spec.input_names = r.input_names;
-    for (const Shape& s : r.input_shapes) {
-      auto p = operand_pattern(s, r.output_shape);
-      if (!p) return internal_error("node '" + r.node->name + "': input of shape " + shape_to_string(s) +
-                                    " does not broadcast as a fused kernel needs");
-      spec.inputs.push_back(*p);
-    }
-    spec.kernel_name = kernel_name_for(spec, codegen, flags);
+    auto made = kernel_spec(r, codegen, flags);
+    if (!made.ok()) return made.status();
+    EltwiseKernelSpec spec = std::move(made.value());
     auto [it, inserted] = job_of_name.emplace(spec.kernel_name, jobs.size());
     if (inserted) jobs.push_back({spec, "", {}, nullptr, Status::Ok(), false});
     job_of_request.push_back(it->second);

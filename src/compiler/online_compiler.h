@@ -79,6 +79,16 @@ struct CompileReport {
   double milliseconds = 0;  // wall time of the whole online compile of the graph
 };
 
+// The kernel the online compiler would build for `request` under `settings`, without building
+// it: its name, its C++ source and the source-to-graph map (what dump_cce and dump_loc keep in
+// kernel_meta). `openge compile` embeds these in the .oge under NPU_COLLECT_PATH (NPU-8).
+struct KernelSource {
+  std::string kernel_name;
+  std::string source;
+  std::vector<SourceLoc> locs;
+};
+Result<KernelSource> describe_kernel(const KernelRequest& request, const JitSettings& settings);
+
 // One kernel per request (same order). `codegen` is for tests (the oom test's planted access).
 Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::vector<KernelRequest>& requests,
                                                                      const JitSettings& settings,

@@ -37,6 +37,7 @@ constexpr size_t kMarkerWindow = 96;
 constexpr const char* kDigestKey = "openge.digest";
 constexpr const char* kDigestPrefix = "sha256:";
 constexpr const char* kOptionPrefix = "openge.option.";
+constexpr const char* kDebugPrefix = "openge.debug.";
 // The reader never follows external data: a .oge holds its weights inline.
 const std::string kNoExternalData = "/nonexistent-openge-oge-external-data";
 
@@ -300,6 +301,7 @@ Result<OgeHeader> read_header(const onnx::ModelProto& model) {
     else if (key == kPassesKey) h.fusion_passes = value != "off";
     else if (key == kSourceKey) h.source_model = value;
     else if (key.rfind(kOptionPrefix, 0) == 0) h.options[key.substr(std::strlen(kOptionPrefix))] = value;
+    else if (key.rfind(kDebugPrefix, 0) == 0) h.debug[key.substr(std::strlen(kDebugPrefix))] = value;
   }
   return h;
 }
@@ -349,6 +351,7 @@ Result<std::string> serialize_oge(const Graph& compiled, const OgeHeader& header
   add_meta(model, kPassesKey, header.fusion_passes ? "on" : "off");
   add_meta(model, kSourceKey, header.source_model);
   for (const auto& [name, value] : header.options) add_meta(model, kOptionPrefix + name, value);
+  for (const auto& [name, text] : header.debug) add_meta(model, kDebugPrefix + name, text);
   if (model.ByteSizeLong() + trailer_size() > kMaxModelBytes)
     return unsupported("the compiled model is larger than 2 GiB, which a .oge cannot hold");
   // Room for the trailer up front: appending it must not copy a model of hundreds of MB again.

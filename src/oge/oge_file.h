@@ -5,7 +5,7 @@
 //   forms) is domain "ai.openge"; the precision pass's choices and the fusion record are the attributes
 //   `_aicpu_only`, `_impl_mode`, `_fused_from` (as in graph dumps);
 // - every value carries its dtype and shape; constants are initializers in their final dtype;
-// - metadata_props hold the header (OgeHeader);
+// - metadata_props hold the header (OgeHeader), debug sections included;
 // - the last bytes are one more metadata_props entry, "openge.digest" = "sha256:<hex>", the
 //   SHA-256 of every byte before it. Appending a field keeps the file a valid ModelProto (Netron
 //   and onnx open it), and the digest is checked on the exact bytes before anything is parsed.
@@ -31,6 +31,9 @@ struct OgeHeader {
   std::map<std::string, std::string> options;  // the options that shaped the graph, with their values
   bool fusion_passes = true;                   // SessionOptions.run_passes of the compile
   std::string source_model;                    // file name of the model it was compiled from
+  // Debug sections (name -> text) compiled in under NPU_COLLECT_PATH (NPU-8,
+  // runtime/oge_debug_info.h); metadata "openge.debug.<name>". Running the model ignores them.
+  std::map<std::string, std::string> debug;
 };
 
 // This engine's version (CMake's PROJECT_VERSION).

@@ -391,7 +391,9 @@ const OptionSpec kTable[] = {
           "NPU_COLLECT_PATH/extra-info/data-dump/<device_id> (created 0700); it forces online compilation of the fused "
           "vector kernels whatever jit_compile says (AMB-27), and each compile writes a copy of every such kernel's "
           "binary (.so, CANN's .o) and its .json to NPU_COLLECT_PATH/op_compile (NPU-15; the compile cache is still "
-          "used, its entries stay where they are)",
+          "used, its entries stay where they are); openge compile embeds debug sections in the .oge, which grows: the "
+          "compile's record (each compiled node with the model nodes it came from and its precision rule) and each "
+          "fused kernel's C++ source with its source-line-to-node map (NPU-8; openge compile --info shows them)",
           "src/paths/artifact_paths.cpp"),
      "fault-information folder for problem reproduction", "turns enable_exception_dump on; oom is not allowed",
      "NPU-1..23"},

@@ -12,6 +12,7 @@
 #include "openge/compile.h"
 #include "options/option_set.h"
 #include "runtime/executable.h"
+#include "runtime/oge_debug_info.h"
 
 namespace openge {
 namespace {
@@ -78,6 +79,10 @@ Result<CompileSummary> compile_model(const std::string& model_path, const std::s
     for (const std::string& name : (*exe)->shaping_options())
       if (auto it = options.config->values().find(name); it != options.config->values().end())
         header.options[name] = it->second.value;
+    // NPU_COLLECT_PATH: the compile's record and the fused kernels' sources go into the file (NPU-8).
+    auto debug = oge_debug_sections(**exe, options.config.get());
+    if (!debug.ok()) return debug.status().with_context("model " + model_path);
+    header.debug = std::move(debug.value());
     auto bytes = oge::serialize_oge((*exe)->graph(), header);
     if (!bytes.ok()) return bytes.status().with_context("model " + model_path);
     OPENGE_RETURN_IF_ERROR(write_file_atomically(output_path, *bytes).with_context("--output " + output_path));
@@ -86,6 +91,7 @@ Result<CompileSummary> compile_model(const std::string& model_path, const std::s
       if (p.applied > 0) summary.passes_applied.emplace_back(p.name, p.applied);
     summary.options = header.options;
     summary.file_bytes = bytes->size();
+    for (const auto& [name, text] : header.debug) summary.debug_sections.emplace_back(name, text.size());
     OPENGE_LOG_INFO("GE", "model " + model_path + " compiled to " + output_path + ": " +
                               std::to_string(summary.model_nodes) + " nodes -> " +
                               std::to_string(summary.compiled_nodes) + ", " + std::to_string(summary.file_bytes) +

@@ -7,8 +7,9 @@ import subprocess
 import sys
 
 
-def run(cmd, cwd):
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
+def run(cmd, cwd, env=None):
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120,
+                          env=None if env is None else {**os.environ, **env})
 
 
 def write_adagrad_model(path):
@@ -72,6 +73,30 @@ def main():
     check(p.returncode != 0 and not os.path.exists(missing), "a failed compile left a file or exited 0", p)
     p = run([a.openge, "compile", "--model", a.model, "--output", oge, "--input-shape", "image:1,3,x"], a.work)
     check(p.returncode != 0 and "--input-shape" in p.stderr, "a bad --input-shape is not refused", p)
+    # NPU-8: compiled under NPU_COLLECT_PATH, the .oge is larger and --info lists its debug
+    # sections; --section prints one (JSON); an unknown section is one error line.
+    collected = os.path.join(a.work, "collected.oge")
+    p = run([a.openge, "compile", "--model", a.model, "--output", collected, "--threads", "1",
+             "--option", "precision_mode=allow_fp32_to_fp16"], a.work,
+            {"NPU_COLLECT_PATH": os.path.join(a.work, "collect")})
+    check(p.returncode == 0 and "debug section compile:" in p.stdout, "compile under NPU_COLLECT_PATH", p)
+    if p.returncode == 0:
+        check(os.path.getsize(collected) > os.path.getsize(oge), "NPU-8: the .oge is not larger under NPU_COLLECT_PATH")
+    p = run([a.openge, "compile", "--info", collected], a.work)
+    check(p.returncode == 0 and "debug section compile:" in p.stdout and "debug section kernels:" in p.stdout,
+          "compile --info does not list the debug sections", p)
+    p = run([a.openge, "compile", "--info", oge], a.work)
+    check(p.returncode == 0 and "no debug sections" in p.stdout, "compile --info of a plain .oge", p)
+    p = run([a.openge, "compile", "--info", collected, "--section", "compile"], a.work)
+    try:
+        import json
+        nodes = json.loads(p.stdout)["nodes"]
+        check(any("conv1" in n["from_model_nodes"] for n in nodes), "the compile record does not name conv1", p)
+    except (ValueError, KeyError) as e:
+        check(False, f"--section compile is not the compile record's JSON: {e}", p)
+    p = run([a.openge, "compile", "--info", collected, "--section", "nope"], a.work)
+    check(p.returncode == 1 and "nope" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+          "an unknown --section is not one error line", p)
     # A model with a training optimizer (ai.onnx.preview.training, the only domain imported): its
     # .oge imports that domain too, loads, and gives the .onnx's bytes.
     adagrad = os.path.join(a.work, "adagrad.onnx")

@@ -1,0 +1,84 @@
+#include "runtime/oge_debug_info.h"
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/online_compiler.h"
+#include "ops/fused_elementwise.h"
+#include "options/option_set.h"
+#include "runtime/executable.h"
+
+namespace openge {
+namespace {
+
+using nlohmann::json;
+
+json value_names(const Graph& g, const std::vector<int>& values) {
+  json names = json::array();
+  for (int v : values) names.push_back(v >= 0 ? g.values[static_cast<size_t>(v)].name : "");
+  return names;
+}
+
+json compile_record(const Executable& exe) {
+  const Graph& g = exe.graph();
+  std::map<std::string, const precision::PrecisionDecision*> precision;
+  for (const auto& d : exe.precision_decisions()) precision[d.node_name] = &d;
+  json nodes = json::array();
+  for (const Node& n : g.nodes) {
+    json node = {{"node", n.name},
+                 {"op_type", n.op_type},
+                 {"from_model_nodes", n.fused_from.empty() ? json::array({n.name}) : json(n.fused_from)},
+                 {"inputs", value_names(g, n.inputs)},
+                 {"outputs", value_names(g, n.outputs)}};
+    if (auto it = precision.find(n.name); it != precision.end()) {
+      const precision::PrecisionDecision& d = *it->second;
+      node["precision"] = {{"input_dtype", dtype_name(d.input_dtype)},
+                           {"output_dtype", dtype_name(d.output_dtype)},
+                           {"aicpu_only", d.aicpu_only},
+                           {"rule", d.rule}};
+      if (!d.impl_mode.empty()) node["precision"]["impl_mode"] = d.impl_mode;
+    }
+    nodes.push_back(std::move(node));
+  }
+  json passes = json::array();
+  for (const PassStat& p : exe.pass_stats())
+    if (p.applied > 0) passes.push_back({{"pass", p.name}, {"applied", p.applied}});
+  return {{"nodes", std::move(nodes)}, {"fusion_passes", std::move(passes)}, {"precision_warnings", exe.precision_warnings()}};
+}
+
+Result<json> kernel_sources(const Executable& exe, const options::OptionSet* config) {
+  const Graph& g = exe.graph();
+  auto settings = compiler::read_jit_settings(config, /*dynamic_model=*/false);
+  if (!settings.ok()) return settings.status();
+  json kernels = json::array();
+  for (const Node& n : g.nodes) {
+    if (n.op_type != kFusedElementwise || n.outputs.empty()) continue;
+    compiler::KernelRequest r;
+    r.node = &n;
+    for (int in : n.inputs) {
+      const Value& v = g.values[static_cast<size_t>(in)];
+      r.input_shapes.push_back(v.shape.value_or(Shape{}));
+      r.input_names.push_back(v.name);
+    }
+    r.output_shape = g.values[static_cast<size_t>(n.outputs[0])].shape.value_or(Shape{});
+    auto kernel = compiler::describe_kernel(r, *settings);
+    if (!kernel.ok()) return kernel.status();
+    json loc = json::array();
+    for (const compiler::SourceLoc& l : kernel->locs) loc.push_back({{"line", l.line}, {"node", l.node}, {"op", l.op}});
+    kernels.push_back({{"node", n.name}, {"kernel_name", kernel->kernel_name}, {"source", kernel->source}, {"loc", loc}});
+  }
+  return kernels;
+}
+
+}  // namespace
+
+Result<std::map<std::string, std::string>> oge_debug_sections(const Executable& exe, const options::OptionSet* config) {
+  std::map<std::string, std::string> sections;
+  if (!config || !config->has_value("NPU_COLLECT_PATH")) return sections;
+  sections["compile"] = compile_record(exe).dump(1);
+  auto kernels = kernel_sources(exe, config);
+  if (!kernels.ok()) return kernels.status().with_context("NPU_COLLECT_PATH debug information");
+  sections["kernels"] = kernels->dump(1);
+  return sections;
+}
+
+}  // namespace openge
