@@ -2,6 +2,7 @@
 // written as a .oge (oge/oge_file.h).
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "base/guard.h"
 #include "base/size_limit.h"
@@ -65,6 +66,8 @@ Result<CompileSummary> compile_model(const std::string& model_path, const std::s
     if (!shapes.ok()) return shapes.status().with_context("model " + model_path);
     for (size_t i = 0; i < shapes->size(); ++i)
       summary.input_shapes.emplace_back(graph->values[static_cast<size_t>(graph->inputs[i])].name, (*shapes)[i]);
+    std::set<std::string> model_nodes;  // for the debug record under NPU_COLLECT_PATH
+    for (const Node& n : graph->nodes) model_nodes.insert(n.name);
     CompileOptions co;
     co.num_threads = options.num_threads;
     co.use_aicore = options.use_aicore;
@@ -80,7 +83,7 @@ Result<CompileSummary> compile_model(const std::string& model_path, const std::s
       if (auto it = options.config->values().find(name); it != options.config->values().end())
         header.options[name] = it->second.value;
     // NPU_COLLECT_PATH: the compile's record and the fused kernels' sources go into the file (NPU-8).
-    auto debug = oge_debug_sections(**exe, options.config.get());
+    auto debug = oge_debug_sections(**exe, model_nodes, options.config.get());
     if (!debug.ok()) return debug.status().with_context("model " + model_path);
     header.debug = std::move(debug.value());
     auto bytes = oge::serialize_oge((*exe)->graph(), header);

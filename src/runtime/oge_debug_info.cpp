@@ -18,7 +18,14 @@ json value_names(const Graph& g, const std::vector<int>& values) {
   return names;
 }
 
-json compile_record(const Executable& exe) {
+// The model nodes a compiled node stands for: its fusion record, else itself when the model has
+// a node of its name; none for a node the compile inserted.
+json from_model_nodes(const Node& n, const std::set<std::string>& model_nodes) {
+  if (!n.fused_from.empty()) return n.fused_from;
+  return model_nodes.count(n.name) ? json::array({n.name}) : json::array();
+}
+
+json compile_record(const Executable& exe, const std::set<std::string>& model_nodes) {
   const Graph& g = exe.graph();
   std::map<std::string, const precision::PrecisionDecision*> precision;
   for (const auto& d : exe.precision_decisions()) precision[d.node_name] = &d;
@@ -26,7 +33,7 @@ json compile_record(const Executable& exe) {
   for (const Node& n : g.nodes) {
     json node = {{"node", n.name},
                  {"op_type", n.op_type},
-                 {"from_model_nodes", n.fused_from.empty() ? json::array({n.name}) : json(n.fused_from)},
+                 {"from_model_nodes", from_model_nodes(n, model_nodes)},
                  {"inputs", value_names(g, n.inputs)},
                  {"outputs", value_names(g, n.outputs)}};
     if (auto it = precision.find(n.name); it != precision.end()) {
@@ -71,10 +78,12 @@ Result<json> kernel_sources(const Executable& exe, const options::OptionSet* con
 
 }  // namespace
 
-Result<std::map<std::string, std::string>> oge_debug_sections(const Executable& exe, const options::OptionSet* config) {
+Result<std::map<std::string, std::string>> oge_debug_sections(const Executable& exe,
+                                                              const std::set<std::string>& model_nodes,
+                                                              const options::OptionSet* config) {
   std::map<std::string, std::string> sections;
   if (!config || !config->has_value("NPU_COLLECT_PATH")) return sections;
-  sections["compile"] = compile_record(exe).dump(1);
+  sections["compile"] = compile_record(exe, model_nodes).dump(1);
   auto kernels = kernel_sources(exe, config);
   if (!kernels.ok()) return kernels.status().with_context("NPU_COLLECT_PATH debug information");
   sections["kernels"] = kernels->dump(1);

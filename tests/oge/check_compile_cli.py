@@ -92,6 +92,10 @@ def main():
         import json
         nodes = json.loads(p.stdout)["nodes"]
         check(any("conv1" in n["from_model_nodes"] for n in nodes), "the compile record does not name conv1", p)
+        model_nodes = {"conv1", "bn1", "relu1", "pool1", "conv2", "relu2", "conv3", "residual_add", "relu3", "gap",
+                       "flatten", "fc", "softmax"}  # demo.onnx's nodes
+        check(all(set(n["from_model_nodes"]) <= model_nodes for n in nodes),
+              "the compile record names a model node the demo model does not have", p)
     except (ValueError, KeyError) as e:
         check(False, f"--section compile is not the compile record's JSON: {e}", p)
     p = run([a.openge, "compile", "--info", collected, "--section", "nope"], a.work)
