@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "kernels/aicore_coverage.h"
+#include "kernels/bilinear_resize_kernel.h"
 #include "kernels/compiled_kernel.h"
 #include "kernels/fixed_plan_kernel.h"
 #include "kernels/fused_attention_kernel.h"
@@ -51,6 +52,8 @@ constexpr AiCoreRow kAiCoreOps[] = {
     {"NhwcGlobalAveragePool", onednn::make_pool_kernel},
     {"NhwcGlobalMaxPool", onednn::make_pool_kernel},
     {"Transpose", onednn::make_transpose_kernel},
+    {"Resize", make_bilinear_resize_kernel},
+    {"Upsample", make_bilinear_resize_kernel},
     {"QLinearConv", onednn::make_qlinear_conv_kernel},
     {"QLinearMatMul", onednn::make_qlinear_matmul_kernel},
     {"RNN", onednn::make_rnn_kernel, Narrow::kWiden, Reduces::kYes},
