@@ -14,10 +14,15 @@
 // declare the layout: FusedConv and ShuffleChannel with channels_last=1, Nhwc<Pool>, Concat on
 // axis 3, Slice with its axes moved to their NHWC positions, and the
 // elementwise ops, which compute the same elements whatever the order as long as every 4-D
-// operand is permuted alike (broadcasting lines up dimension by dimension). Every op keeps a
-// reference kernel, so the rewrite is valid whatever engine ends up running each node.
+// operand is permuted alike (broadcasting lines up dimension by dimension), and Resize and Pad,
+// whose per-dim sizes / scales / roi / pads are permuted with the data (each dim is resampled or
+// padded on its own). These two join the region only when their readers are region ops: an
+// upsampling at the end of a segmentation head is cheaper converted before (small) than after
+// (large). Every op keeps a reference kernel, so the rewrite is valid whatever engine ends up
+// running each node.
 // CANN does the same with TransData nodes around its 5-D NC1HWC0 format.
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include "ops/shape_strided_copy.h"
@@ -37,8 +42,9 @@ constexpr const char* kElementwiseOps[] = {
     "Softplus", "Identity", "Abs", "Neg",       "Exp",         "Sqrt",      "Erf",  "Gelu", "Add",
     "Sub",  "Mul",     "Div",      "Max",       "Min",         "Sum",       "PRelu"};
 
-// NCHW axis -> its position in NHWC.
+// NCHW axis -> its position in NHWC, and NHWC axis -> the NCHW axis it holds.
 constexpr int64_t kNhwcAxis[] = {0, 3, 1, 2};
+constexpr int64_t kNchwAxis[] = {0, 2, 3, 1};
 
 bool is_fast_float(DType t) { return t == DType::kFloat32 || t == DType::kBFloat16; }
 
@@ -148,6 +154,53 @@ Plan follower_plan(const Graph& g, const Node& n, const std::vector<bool>& in_re
   return plan;
 }
 
+// Ops that resample or pad each dim on its own, given constant per-dim parameters (one entry per
+// dim, or begins then ends): they compute the same on NHWC data with the parameters permuted
+// alike. Opset 11 on, where those parameters are inputs; `inputs` is how many a node may have
+// (Pad's constant_value is a scalar, opset 18's axes are not taken).
+struct PerDimOp {
+  const char* op;
+  std::array<size_t, 3> per_dim;  // 0: none (X is never a parameter)
+  size_t inputs;
+};
+constexpr PerDimOp kPerDimOps[] = {{"Resize", {1, 2, 3}, 4}, {"Pad", {1, 0, 0}, 3}};
+
+const PerDimOp* per_dim_op(const Graph& g, const Node& n) {
+  if (g.opset < 11 || n.attrs.has("axes")) return nullptr;
+  for (const PerDimOp& row : kPerDimOps) {
+    if (!is_op(n, row.op) || n.inputs.size() > row.inputs) continue;
+    for (size_t i = 1; i < n.inputs.size(); ++i) {
+      if (n.inputs[i] < 0) continue;
+      const Tensor* t = constant_of(g, n.inputs[i]);
+      const bool per_dim = std::find(row.per_dim.begin(), row.per_dim.end(), i) != row.per_dim.end();
+      if (!t || (per_dim ? t->rank() != 1 || (t->numel() != 0 && t->numel() != 4 && t->numel() != 8) : t->numel() != 1))
+        return nullptr;
+    }
+    return &row;
+  }
+  return nullptr;
+}
+
+// Would `reader` run in NHWC if its input came from the region? (anchors always; followers by op)
+bool region_reader(const Graph& g, const Node& reader) {
+  if (anchor_plan(g, reader).role == Role::kAnchor || is_op(reader, "Concat") || per_dim_op(g, reader)) return true;
+  return std::any_of(std::begin(kElementwiseOps), std::end(kElementwiseOps), [&](const char* op) { return is_op(reader, op); });
+}
+
+// Resize and Pad: NHWC when X is in the region and every reader would run in NHWC too.
+Plan per_dim_plan(const Graph& g, const Node& n, const std::vector<bool>& in_region,
+                  const std::vector<std::vector<int>>& consumers) {
+  if (!per_dim_op(g, n) || n.outputs.size() != 1 || n.outputs[0] < 0 || n.inputs[0] < 0) return {};
+  const Value& x = g.values[static_cast<size_t>(n.inputs[0])];
+  const Value& y = g.values[static_cast<size_t>(n.outputs[0])];
+  if (!static_4d(x) || !static_4d(y) || !is_fast_float(x.dtype) || x.producer < 0 ||
+      !in_region[static_cast<size_t>(x.producer)] || is_graph_output(g, n.outputs[0]))
+    return {};
+  for (int c : consumers[static_cast<size_t>(n.outputs[0])])
+    if (!region_reader(g, g.nodes[static_cast<size_t>(c)])) return {};
+  return {Role::kFollower, {0}};
+}
+
 bool is_transpose(const Node& n, const std::vector<int64_t>& perm) {
   return is_op(n, "Transpose") && n.inputs.size() == 1 && n.outputs.size() == 1 && n.attrs.get_ints("perm") == perm;
 }
@@ -184,6 +237,18 @@ Node transpose_node(const std::string& name, int in, int out, std::vector<int64_
   return t;
 }
 
+// A per-dim parameter (one entry per NCHW dim, or begins then ends) in NHWC order.
+Tensor permuted_per_dim(const Tensor& t) {
+  Tensor out(t.dtype(), t.shape());
+  const size_t size = dtype_size(t.dtype());
+  const auto* src = static_cast<const char*>(t.raw());
+  auto* dst = static_cast<char*>(out.raw());
+  for (int64_t half = 0; half < t.numel() / 4; ++half)
+    for (int64_t j = 0; j < 4; ++j)
+      std::copy_n(src + (half * 4 + kNchwAxis[j]) * size, size, dst + (half * 4 + j) * size);
+  return out;
+}
+
 // The node's own change of form once its activations are NHWC.
 void declare_nhwc(Graph& g, size_t index) {
   Node& node = g.nodes[index];
@@ -204,6 +269,14 @@ void declare_nhwc(Graph& g, size_t index) {
   } else if (std::any_of(std::begin(kPools), std::end(kPools), [&](const char* p) { return node.op_type == p; })) {
     node.op_type = "Nhwc" + node.op_type;
     node.domain = "openge";
+  } else if (const PerDimOp* row = per_dim_op(g, node)) {
+    for (size_t i : row->per_dim) {
+      const int v = i > 0 && i < g.nodes[index].inputs.size() ? g.nodes[index].inputs[i] : -1;
+      if (v < 0 || constant_of(g, v)->numel() == 0) continue;
+      const std::string name = g.values[static_cast<size_t>(v)].name + "_nhwc";
+      const int permuted = add_constant(g, name, permuted_per_dim(*constant_of(g, v)));
+      g.nodes[index].inputs[i] = permuted;
+    }
   }
   // Elementwise ops need no change: their operands say the layout.
 }
@@ -221,6 +294,7 @@ Result<PassResult> run(Graph& g) {
     const size_t n = static_cast<size_t>(ni);
     plans[n] = anchor_plan(g, g.nodes[n]);
     if (plans[n].role == Role::kNone) plans[n] = follower_plan(g, g.nodes[n], in_region);
+    if (plans[n].role == Role::kNone) plans[n] = per_dim_plan(g, g.nodes[n], in_region, consumers);
     if (plans[n].role == Role::kNone) plans[n] = bypass_plan(g, g.nodes[n], in_region);
     if (plans[n].role == Role::kNone) continue;
     in_region[n] = plans[n].role != Role::kBypass;
