@@ -13,7 +13,7 @@
 #include "kernels/onednn_pool.h"
 #include "kernels/onednn_qlinear.h"
 #include "kernels/onednn_reorder.h"
-#include "kernels/onednn_rnn.h"
+#include "kernels/small_batch_rnn_kernel.h"
 #include "kernels/widened_kernel.h"
 
 namespace openge {
@@ -56,9 +56,9 @@ constexpr AiCoreRow kAiCoreOps[] = {
     {"Upsample", make_bilinear_resize_kernel},
     {"QLinearConv", onednn::make_qlinear_conv_kernel},
     {"QLinearMatMul", onednn::make_qlinear_matmul_kernel},
-    {"RNN", onednn::make_rnn_kernel, Narrow::kWiden, Reduces::kYes},
-    {"GRU", onednn::make_rnn_kernel, Narrow::kWiden, Reduces::kYes},
-    {"LSTM", onednn::make_rnn_kernel, Narrow::kWiden, Reduces::kYes},
+    {"RNN", make_recurrent_kernel, Narrow::kWiden, Reduces::kYes},
+    {"GRU", make_recurrent_kernel, Narrow::kWiden, Reduces::kYes},
+    {"LSTM", make_recurrent_kernel, Narrow::kWiden, Reduces::kYes},
 };
 
 Result<std::unique_ptr<CompiledKernel>> make_row_kernel(const AiCoreRow& row, const KernelRequest& request) {

@@ -6,6 +6,8 @@
 // order i, o, f, c -> oneDNN's i, f, c, o for LSTM; biases Wb + Rb summed, GRU's Rb_h kept apart
 // for linear_before_reset) and reordered into oneDNN's layout. Everything else (other
 // activations, clip, sequence lengths …) runs on the reference kernels of src/ops/recurrent_ops.cpp.
+// Batches of up to kSmallBatch run on kernels/small_batch_rnn_kernel.h instead (the AI Core table
+// asks it first).
 //
 // oneDNN computes the gates with its own GEMM and its own sigmoid/tanh, so results differ from
 // the reference by float rounding (the tests bound it at 1e-5 absolute on hidden states in [-1, 1]).

@@ -1,60 +1,18 @@
 // AI Core RNN / GRU / LSTM (oneDNN RNN primitives) against the reference kernels on random data:
 // every output within 1e-5 absolute (hidden and cell states of a few units; oneDNN has its own
 // GEMM and sigmoid/tanh). Forms oneDNN's cells do not compute stay on the reference kernel.
-#include "kernel_test_util.h"
+#include "kernels/onednn_rnn.h"
 #include "ops/op_registry.h"
-#include "../ops/op_test_util.h"
+#include "rnn_test_util.h"
 
 namespace openge::testing {
 namespace {
 
-struct RnnCase {
-  std::string op;
-  std::string direction;
-  int64_t seq, batch, input, hidden;
-  bool bias, initial_state, peephole, linear_before_reset;
-};
-void PrintTo(const RnnCase& k, std::ostream* os) {
-  *os << k.op << " " << k.direction << " T" << k.seq << " N" << k.batch << " C" << k.input << " H" << k.hidden
-      << (k.bias ? " bias" : "") << (k.initial_state ? " init" : "") << (k.peephole ? " peephole" : "")
-      << (k.linear_before_reset ? " lbr" : "");
-}
-
-int gates(const std::string& op) { return op == "RNN" ? 1 : op == "GRU" ? 3 : 4; }
-
-// Inputs in ONNX order (X, W, R, B, sequence_lens, initial_h, initial_c, P); nullptr = omitted.
-struct RnnInputs {
-  Tensor x, w, r, b, h0, c0, p;
-  std::vector<const Tensor*> list;
-};
-RnnInputs make_inputs(const RnnCase& k) {
-  const int64_t g = gates(k.op), d = k.direction == "bidirectional" ? 2 : 1;
-  RnnInputs in{random_tensor({k.seq, k.batch, k.input}, 1), random_tensor({d, g * k.hidden, k.input}, 2),
-               random_tensor({d, g * k.hidden, k.hidden}, 3), random_tensor({d, 2 * g * k.hidden}, 4),
-               random_tensor({d, k.batch, k.hidden}, 5), random_tensor({d, k.batch, k.hidden}, 6),
-               random_tensor({d, 3 * k.hidden}, 7), {}};
-  const bool lstm = k.op == "LSTM";
-  in.list = {&in.x, &in.w, &in.r, k.bias ? &in.b : nullptr, nullptr, k.initial_state ? &in.h0 : nullptr};
-  if (lstm) in.list.insert(in.list.end(), {k.initial_state ? &in.c0 : nullptr, k.peephole ? &in.p : nullptr});
-  while (!in.list.empty() && !in.list.back()) in.list.pop_back();
-  return in;
-}
-
-Node rnn_node(const RnnCase& k, size_t inputs) {
-  Node node = make_node(k.op, inputs, k.op == "LSTM" ? 3 : 2);
-  set_int(node, "hidden_size", k.hidden);
-  set_string(node, "direction", k.direction);
-  if (k.op == "GRU") set_int(node, "linear_before_reset", k.linear_before_reset ? 1 : 0);
-  return node;
-}
-
-// The AI Core kernel for `node`, or nullptr: constants are W, R, B and P, as in a model.
+// oneDNN's kernel for `node` (small batches get kernels/small_batch_rnn_kernel.h from the AI Core
+// table, so the primitives are asked for directly), or nullptr: constants are W, R, B and P.
 std::unique_ptr<CompiledKernel> rnn_kernel(const Node& node, const std::vector<const Tensor*>& in,
                                            const std::vector<Tensor>& outputs) {
-  KernelRequest req{node, 14, {}, {}};
-  for (size_t i = 0; i < in.size(); ++i) req.inputs.push_back(info_of(in[i], i == 1 || i == 2 || i == 3 || i == 7));
-  for (const Tensor& o : outputs) req.outputs.push_back(ValueInfo{o.dtype(), true, o.shape(), nullptr});
-  auto k = make_aicore_kernel(req);
+  auto k = onednn::make_rnn_kernel(rnn_request(node, in, outputs));
   EXPECT_TRUE(k.ok()) << k.status().message();
   return k.ok() ? std::move(*k) : nullptr;
 }
