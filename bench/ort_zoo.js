@@ -1,8 +1,10 @@
 // ONNX Runtime (onnxruntime-node, CPU) on one model: every output saved, and latency.
 // Usage: NODE_PATH=PEERS/node_modules node bench/ort_zoo.js MODEL.onnx INPUT.npy
-//            [--outputs DIR] [--threads N] [--warmup N] [--runs N]
+//            [--outputs DIR] [--threads N] [--warmup N] [--runs N] [--profile PREFIX]
 // With --outputs, writes DIR/output_<i>.npy for every output in the model's order (the names
-// `openge run --outputs` uses). Prints one JSON line: {median, p90, min (ms), load_ms, threads, version}.
+// `openge run --outputs` uses). With --profile, ONNX Runtime writes its per-node profile (Chrome
+// trace JSON, PREFIX_<date>.json), to set beside `openge run --profile`'s op times.
+// Prints one JSON line: {median, p90, min (ms), load_ms, threads, version}.
 // The model has one input (float32 or int64 .npy); outputs may be float32, int64, int32 or bool.
 const fs = require('fs');
 const path = require('path');
@@ -43,11 +45,13 @@ function saveNpy(file, tensor) {
   const args = process.argv.slice(2);
   const flag = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
   const [model, input] = args;
-  if (!model || !input) throw new Error('usage: ort_zoo.js MODEL.onnx INPUT.npy [--outputs DIR] [--threads N] [--warmup N] [--runs N]');
+  if (!model || !input) throw new Error('usage: ort_zoo.js MODEL.onnx INPUT.npy [--outputs DIR] [--threads N] [--warmup N] [--runs N] [--profile PREFIX]');
   const threads = Number(flag('--threads', 1)), warmup = Number(flag('--warmup', 3)), runs = Number(flag('--runs', 10));
   const t0 = process.hrtime.bigint();
+  const profile = flag('--profile');
   const sess = await ort.InferenceSession.create(model, { executionProviders: ['cpu'], graphOptimizationLevel: 'all',
-    intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential' });
+    intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential',
+    ...(profile ? { enableProfiling: true, profileFilePrefix: profile } : {}) });
   const loadMs = Number(process.hrtime.bigint() - t0) / 1e6;
   const feeds = { [sess.inputNames[0]]: loadNpy(input) };
   let out = await sess.run(feeds);
@@ -58,6 +62,7 @@ function saveNpy(file, tensor) {
     out = await sess.run(feeds);
     times.push(Number(process.hrtime.bigint() - s) / 1e6);
   }
+  if (profile) sess.endProfiling();
   const dir = flag('--outputs');
   if (dir) sess.outputNames.forEach((name, i) => saveNpy(path.join(dir, `output_${i}.npy`), out[name]));
   const s = times.sort((a, b) => a - b), q = p => s.length ? s[Math.min(s.length - 1, Math.round((s.length - 1) * p))] : null;
