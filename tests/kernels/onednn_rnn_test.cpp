@@ -42,21 +42,10 @@ TEST_P(OneDnnRnnTest, RnnPrimitiveMatchesReferenceWithin1e5) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Forms, OneDnnRnnTest,
-    ::testing::Values(RnnCase{"RNN", "forward", 5, 3, 4, 6, true, true, false, false},
-                      RnnCase{"RNN", "reverse", 4, 2, 5, 3, false, false, false, false},
-                      RnnCase{"GRU", "forward", 6, 2, 4, 5, true, true, false, false},
-                      RnnCase{"GRU", "reverse", 6, 2, 4, 5, true, false, false, true},
-                      RnnCase{"GRU", "forward", 3, 1, 3, 7, false, true, false, true},
-                      RnnCase{"LSTM", "forward", 7, 3, 5, 4, true, true, true, false},
-                      RnnCase{"LSTM", "reverse", 5, 2, 6, 8, true, false, false, false},
-                      RnnCase{"LSTM", "forward", 16, 4, 32, 32, true, true, false, false},
-                      RnnCase{"RNN", "bidirectional", 4, 3, 5, 6, true, true, false, false},
-                      RnnCase{"GRU", "bidirectional", 5, 2, 4, 3, true, true, false, true},
-                      RnnCase{"GRU", "bidirectional", 3, 2, 4, 5, false, false, false, false},
-                      RnnCase{"LSTM", "bidirectional", 6, 2, 5, 4, true, true, true, false},
-                      RnnCase{"LSTM", "bidirectional", 5, 3, 4, 7, true, false, false, false}));
+INSTANTIATE_TEST_SUITE_P(Forms, OneDnnRnnTest, ::testing::ValuesIn(forms_without_peepholes()));
+INSTANTIATE_TEST_SUITE_P(Peepholes, OneDnnRnnTest,
+                         ::testing::Values(RnnCase{"LSTM", "forward", 7, 3, 5, 4, true, true, true, false},
+                                           RnnCase{"LSTM", "bidirectional", 6, 2, 5, 4, true, true, true, false}));
 
 // A non-default activation, clip, sequence_lens: the reference kernel runs them.
 TEST(OneDnnRnn, FormsOutsideOneDnnCellsStayOnTheReferenceKernel) {

@@ -49,6 +49,30 @@ inline Node rnn_node(const RnnCase& k, size_t inputs) {
   return node;
 }
 
+// Forms both AI Core recurrent kernels compute (no peepholes: the small-batch kernel leaves those
+// to oneDNN): every op and direction, with and without bias, initial state, linear_before_reset.
+inline std::vector<RnnCase> forms_without_peepholes() {
+  return {RnnCase{"RNN", "forward", 5, 3, 4, 6, true, true, false, false},
+          RnnCase{"RNN", "reverse", 4, 2, 5, 3, false, false, false, false},
+          RnnCase{"GRU", "forward", 6, 2, 4, 5, true, true, false, false},
+          RnnCase{"GRU", "reverse", 6, 2, 4, 5, true, false, false, true},
+          RnnCase{"GRU", "forward", 3, 1, 3, 7, false, true, false, true},
+          RnnCase{"LSTM", "reverse", 5, 2, 6, 8, true, false, false, false},
+          RnnCase{"LSTM", "forward", 16, 4, 32, 32, true, true, false, false},
+          RnnCase{"RNN", "bidirectional", 4, 3, 5, 6, true, true, false, false},
+          RnnCase{"GRU", "bidirectional", 5, 2, 4, 3, true, true, false, true},
+          RnnCase{"GRU", "bidirectional", 3, 2, 4, 5, false, false, false, false},
+          RnnCase{"LSTM", "bidirectional", 5, 3, 4, 7, true, false, false, false}};
+}
+
+// Largest |a - b| of two float tensors of one shape.
+inline double max_abs_error(const Tensor& a, const Tensor& b) {
+  double worst = 0;
+  for (int64_t i = 0; i < a.numel(); ++i)
+    worst = std::max(worst, std::abs(a.data<float>()[i] - static_cast<double>(b.data<float>()[i])));
+  return worst;
+}
+
 // What kernel selection knows of such a node in a model: W, R, B and P are constants.
 inline KernelRequest rnn_request(const Node& node, const std::vector<const Tensor*>& in, const std::vector<Tensor>& outputs) {
   KernelRequest req{node, 14, {}, {}};
