@@ -79,6 +79,28 @@ INSTANTIATE_TEST_SUITE_P(
                       ResizeCase{"half_pixel", {2, 8, 5, 3}, {2, 16, 5, 3}},  // H only, with an inner dim
                       ResizeCase{"pytorch_half_pixel", {1, 1, 1, 6}, {1, 1, 1, 1}}));
 
+// Upsample (opset 9: X, scales; asymmetric coordinates) takes the same kernel.
+TEST(BilinearResizeKernel, UpsampleOpset9MatchesReferenceKernel) {
+  Node node = make_node("Upsample", 2);
+  set_string(node, "mode", "linear");
+  const Tensor x = random_tensor({1, 3, 5, 6}, 5);
+  const Tensor scales = floats({4}, {1, 1, 2, 2.5});
+  const std::vector<const Tensor*> inputs{&x, &scales};
+  auto ref = run_node(node, inputs, 9);
+  ASSERT_TRUE(ref.ok()) << ref.status().message();
+  const Tensor& expected = (*ref)[0];
+  ASSERT_EQ(expected.shape(), Shape({1, 3, 10, 15}));
+  KernelRequest req{node, 9, {info_of(&x, false), info_of(&scales, true)}, {}};
+  req.outputs.push_back(ValueInfo{DType::kFloat32, true, expected.shape(), nullptr});
+  auto k = make_aicore_kernel(req);
+  ASSERT_TRUE(k.ok()) << k.status().message();
+  ASSERT_NE(*k, nullptr);
+  Tensor got(DType::kFloat32, expected.shape());
+  KernelContext ctx(node, 9, inputs, {&got});
+  ASSERT_TRUE((*k)->run(ctx).ok());
+  EXPECT_LT(max_rel_diff(got, expected), 1e-6);
+}
+
 // Forms the kernel does not cover: the reference kernel runs them.
 TEST(BilinearResizeKernel, LeavesOtherFormsToTheReferenceKernel) {
   const Tensor x = random_tensor({1, 2, 4, 4}, 3);
