@@ -183,7 +183,9 @@ const PerDimOp* per_dim_op(const Graph& g, const Node& n) {
 
 // Would `reader` run in NHWC if its input came from the region? (anchors always; followers by op)
 bool region_reader(const Graph& g, const Node& reader) {
-  if (anchor_plan(g, reader).role == Role::kAnchor || is_op(reader, "Concat") || per_dim_op(g, reader)) return true;
+  if (anchor_plan(g, reader).role == Role::kAnchor || is_op(reader, "Concat") || per_dim_op(g, reader) ||
+      is_op(reader, "ShuffleChannel") || is_slice_on_constants(g, reader))
+    return true;
   return std::any_of(std::begin(kElementwiseOps), std::end(kElementwiseOps), [&](const char* op) { return is_op(reader, op); });
 }
 
