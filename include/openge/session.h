@@ -66,6 +66,12 @@ class Session {
 
   // Inputs in the order of inputs(); outputs in the order of outputs().
   Result<std::vector<Tensor>> run(const std::vector<Tensor>& inputs, RunInfo* info = nullptr);
+  // The same, writing into `outputs`: a tensor there that already has the output's dtype and
+  // shape and whose storage nobody else holds (the previous run's outputs, typically) is
+  // overwritten in place; the others are replaced. Once its shapes are compiled, such a run of a
+  // static-shape model with profiling and dumps off allocates no memory (docs/DECISIONS.md,
+  // "Allocation-free runs").
+  Status run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunInfo* info = nullptr);
 
   // Profiling (profiling_config.enable_profiling / PROFILING_MODE=true in SessionOptions.config):
   // every run is an iteration of the collection folder, written when the session finishes.

@@ -63,6 +63,19 @@ class Tensor {
   Tensor clone() const;
   // Same storage, new shape with the same element count.
   Tensor reshaped(Shape shape) const;
+  // For the executor's prepared slots, which are made once and reused by every run, so that a
+  // run allocates nothing: share `from`'s bytes (same byte count) under this tensor's own dtype
+  // and shape, and drop them again after the run.
+  void share_storage(const Tensor& from) {
+    owner_ = from.owner_;
+    data_ = from.data_;
+  }
+  void drop_storage() {
+    owner_.reset();
+    data_ = nullptr;
+  }
+  // True when nothing else holds this tensor's storage (a run may overwrite it in place).
+  bool sole_owner() const { return owner_ && owner_.use_count() == 1 && kind_ == ValueKind::kTensor; }
   // Element i converted to double / int64 (for small shape-like tensors and tests).
   double scalar_as_double(int64_t i = 0) const;
   int64_t scalar_as_int(int64_t i = 0) const;

@@ -32,6 +32,10 @@ Result<double> NodeBench::median_us(const CompiledKernel& kernel, bool single_th
   std::vector<Tensor*> out;
   for (Tensor& t : outputs_) out.push_back(t.defined() ? &t : nullptr);
   KernelContext ctx(request_.node, request_.opset, in, out);
+  // The kernel's per-run state made once, as a run state of the executor holds it, so that the
+  // timed runs are what a model run does.
+  const std::unique_ptr<KernelState> state = kernel.make_state(ctx);
+  ctx.set_prepared(nullptr, state.get());
   ScopedNumThreads threads(single_thread ? 1 : 0);
   const int warmup = std::max(1, repetitions / 5);
   std::vector<double> samples;

@@ -24,8 +24,14 @@ class EltwiseKernel final : public CompiledKernel {
   Engine engine() const override { return Engine::kAiCore; }
 
   Status run(KernelContext& ctx) const override {
-    std::vector<const float*> ins(spec_.inputs.size());
-    for (size_t k = 0; k < ins.size(); ++k) {
+    // Small per-run lists on the stack (a run allocates nothing); unusually many inputs or
+    // threads in temporaries.
+    constexpr size_t kInline = 64;
+    const float* ins_inline[kInline];
+    std::vector<const float*> ins_heap;
+    if (spec_.inputs.size() > kInline) ins_heap.resize(spec_.inputs.size());
+    const float** ins = spec_.inputs.size() > kInline ? ins_heap.data() : ins_inline;
+    for (size_t k = 0; k < spec_.inputs.size(); ++k) {
       const Tensor& t = ctx.input(k);
       // Compiled for these sizes: anything else would be read out of bounds.
       if (t.dtype() != DType::kFloat32 || t.numel() != spec_.inputs[k].mod)
@@ -38,12 +44,22 @@ class EltwiseKernel final : public CompiledKernel {
     float* out = y.data<float>();
     const int64_t n = spec_.numel;
     const int64_t chunks = std::clamp<int64_t>(n / kMinElementsPerChunk, 1, std::max(1, num_threads()));
-    std::vector<int> done(static_cast<size_t>(chunks), 0);
-    std::vector<int64_t> reports(static_cast<size_t>(chunks) * 4, 0);
-    std::vector<int> codes(static_cast<size_t>(chunks), 0);
+    int done_inline[kInline] = {}, codes_inline[kInline] = {};
+    int64_t reports_inline[kInline * 4] = {};
+    std::vector<int> done_heap, codes_heap;
+    std::vector<int64_t> reports_heap;
+    const bool inline_chunks = static_cast<size_t>(chunks) <= kInline;
+    if (!inline_chunks) {
+      done_heap.assign(static_cast<size_t>(chunks), 0);
+      codes_heap.assign(static_cast<size_t>(chunks), 0);
+      reports_heap.assign(static_cast<size_t>(chunks) * 4, 0);
+    }
+    int* done = inline_chunks ? done_inline : done_heap.data();
+    int* codes = inline_chunks ? codes_inline : codes_heap.data();
+    int64_t* reports = inline_chunks ? reports_inline : reports_heap.data();
     parallel_for(chunks, int64_t{1} << 20, [&](int64_t b, int64_t e) {
       for (int64_t c = b; c < e; ++c)
-        codes[static_cast<size_t>(c)] = fn_(ins.data(), out, n * c / chunks, n * (c + 1) / chunks,
+        codes[static_cast<size_t>(c)] = fn_(ins, out, n * c / chunks, n * (c + 1) / chunks,
                                             &reports[static_cast<size_t>(c) * 4], &done[static_cast<size_t>(c)]);
     });
     for (int64_t c = 0; c < chunks; ++c) {

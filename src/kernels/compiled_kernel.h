@@ -33,7 +33,23 @@ class CompiledKernel {
   // until the thread runs another kernel, so it is asked right after a run that failed or timed
   // out. Empty for kernels that have none (the reference and AI CPU kernels).
   virtual KernelWorkspace last_workspace() const { return {}; }
+  // Bytes of scratch the kernel needs while it runs: the memory plan places them in the arena
+  // for the length of the node (KernelContext::scratch()), instead of a temporary per run.
+  virtual size_t scratch_bytes() const { return 0; }
+  // Per-run-state mutable state (KernelContext::state()), or null when the kernel needs none.
+  // `ctx` is the context the state will run with: its tensors (not their bytes) and scratch
+  // stay the same for every run, so the state may bind pointers to them.
+  virtual std::unique_ptr<KernelState> make_state(KernelContext& ctx) const { return nullptr; }
 };
+
+// The kernel's state for this run: the one the executor prepared, else one made now into `temp`
+// (a kernel run outside an executor: kernel tests, subgraph runs of folded nodes).
+template <class S>
+S& state_for_run(const CompiledKernel& kernel, KernelContext& ctx, std::unique_ptr<KernelState>& temp) {
+  if (ctx.state()) return static_cast<S&>(*ctx.state());
+  temp = kernel.make_state(ctx);
+  return static_cast<S&>(*temp);
+}
 
 // What kernel selection knows about a node: inferred infos of its inputs and outputs (static
 // shapes when known; constant data for initializers such as weights).

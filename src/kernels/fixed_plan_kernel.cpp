@@ -13,6 +13,8 @@ class FixedPlanKernel final : public CompiledKernel {
   }
   Engine engine() const override { return inner_->engine(); }
   KernelWorkspace last_workspace() const override { return inner_->last_workspace(); }
+  size_t scratch_bytes() const override { return inner_->scratch_bytes(); }
+  std::unique_ptr<KernelState> make_state(KernelContext& ctx) const override { return inner_->make_state(ctx); }
 
  private:
   std::unique_ptr<CompiledKernel> inner_;

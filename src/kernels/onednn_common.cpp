@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <string>
 
 #include "base/parallel.h"
 #include "base/aligned_memory.h"
@@ -112,6 +113,39 @@ KernelWorkspace OneDnnKernel::last_workspace() const {
   return {thread_scratchpad(bytes), bytes};
 }
 
+PrimitiveArgs::PrimitiveArgs(const dnnl::memory::desc& scratchpad_md) : scratchpad_bytes_(scratchpad_md.get_size()) {
+  memories_.reserve(6);
+  args_.reserve(6);
+  if (scratchpad_bytes_ > 0) add(DNNL_ARG_SCRATCHPAD, scratchpad_md);
+}
+
+void PrimitiveArgs::add(int arg, const dnnl::memory::desc& md) {
+  add_fixed(arg, dnnl::memory(md, cpu_engine(), DNNL_MEMORY_NONE));
+}
+
+void PrimitiveArgs::add_fixed(int arg, const dnnl::memory& memory) {
+  memories_.push_back(memory);
+  args_.push_back(dnnl_exec_arg_t{arg, memories_.back().get()});
+}
+
+void PrimitiveArgs::set(int arg, const void* data) {
+  for (size_t i = 0; i < args_.size(); ++i)
+    if (args_[i].arg == arg) memories_[i].set_data_handle(const_cast<void*>(data));
+}
+
+Status PrimitiveArgs::execute(const dnnl::primitive& prim, const KernelContext& ctx) {
+  try {
+    if (scratchpad_bytes_ > 0) set(DNNL_ARG_SCRATCHPAD, thread_scratchpad(scratchpad_bytes_));
+  } catch (const dnnl::error& e) {
+    return ctx.error(std::string("oneDNN failed: ") + e.what());
+  }
+  dnnl::stream& stream = thread_stream();
+  dnnl_status_t st = dnnl_primitive_execute(prim.get(), stream.get(), static_cast<int>(args_.size()), args_.data());
+  if (st == dnnl_success) st = dnnl_stream_wait(stream.get());
+  if (st != dnnl_success) return ctx.error("oneDNN failed: status " + std::to_string(static_cast<int>(st)));
+  return Status::Ok();
+}
+
 void copy_residual(const Tensor& src, Tensor& dst) {
   if (src.raw() == dst.raw()) return;
   const char* s = static_cast<const char*>(src.raw());
@@ -151,33 +185,51 @@ ActivationStaging ActivationStaging::make(const dnnl::memory::desc& src_plain, c
   return s;
 }
 
-Status ActivationStaging::run(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad_md,
-                              std::unordered_map<int, dnnl::memory>& args, const Tensor& x, Tensor& y,
+std::unique_ptr<StagedArgs> ActivationStaging::make_args(const dnnl::memory::desc& scratchpad_md) const {
+  auto args = std::make_unique<StagedArgs>(scratchpad_md);
+  args->prim.add(DNNL_ARG_SRC, src_md);
+  args->prim.add(DNNL_ARG_DST, dst_md);
+  auto reorder_args = [](std::optional<PrimitiveArgs>& to_make, const Reorder& r, const dnnl::memory::desc& from,
+                         const dnnl::memory::desc& to) {
+    to_make.emplace(r.scratchpad_md);
+    to_make->add(DNNL_ARG_FROM, from);
+    to_make->add(DNNL_ARG_TO, to);
+  };
+  if (src_in) reorder_args(args->src_in, *src_in, src_in->plain_md, src_md);
+  if (residual_in) reorder_args(args->residual_in, *residual_in, residual_in->plain_md, dst_md);
+  if (dst_out) reorder_args(args->dst_out, *dst_out, dst_md, dst_out->plain_md);
+  return args;
+}
+
+Status ActivationStaging::run(const dnnl::primitive& prim, StagedArgs& args, const Tensor& x, Tensor& y,
                               const Tensor* residual, const KernelContext& ctx) const {
+  // The staging buffer is the running thread's, so every handle is bound per run.
   const size_t src_bytes = src_in ? (src_md.get_size() + 63) / 64 * 64 : 0;
   const size_t dst_bytes = dst_out ? dst_md.get_size() : 0;
   char* staging = src_bytes + dst_bytes > 0 ? static_cast<char*>(thread_buffer(1, src_bytes + dst_bytes)) : nullptr;
-  dnnl::memory src = wrap(src_md, src_in ? staging : x.raw());
-  dnnl::memory dst = wrap(dst_md, dst_out ? staging + src_bytes : y.raw());
+  const void* src = src_in ? staging : x.raw();
+  void* dst = dst_out ? staging + src_bytes : y.raw();
   if (src_in) {
-    std::unordered_map<int, dnnl::memory> in{{DNNL_ARG_FROM, wrap(src_in->plain_md, x.raw())}, {DNNL_ARG_TO, src}};
-    OPENGE_RETURN_IF_ERROR(execute(src_in->prim, src_in->scratchpad_md, in, ctx));
+    args.src_in->set(DNNL_ARG_FROM, x.raw());
+    args.src_in->set(DNNL_ARG_TO, src);
+    OPENGE_RETURN_IF_ERROR(args.src_in->execute(src_in->prim, ctx));
   }
   if (residual) {
     if (residual_in) {
-      std::unordered_map<int, dnnl::memory> in{{DNNL_ARG_FROM, wrap(residual_in->plain_md, residual->raw())},
-                                               {DNNL_ARG_TO, dst}};
-      OPENGE_RETURN_IF_ERROR(execute(residual_in->prim, residual_in->scratchpad_md, in, ctx));
+      args.residual_in->set(DNNL_ARG_FROM, residual->raw());
+      args.residual_in->set(DNNL_ARG_TO, dst);
+      OPENGE_RETURN_IF_ERROR(args.residual_in->execute(residual_in->prim, ctx));
     } else {
       copy_residual(*residual, y);
     }
   }
-  args[DNNL_ARG_SRC] = src;
-  args[DNNL_ARG_DST] = dst;
-  OPENGE_RETURN_IF_ERROR(execute(prim, scratchpad_md, args, ctx));
+  args.prim.set(DNNL_ARG_SRC, src);
+  args.prim.set(DNNL_ARG_DST, dst);
+  OPENGE_RETURN_IF_ERROR(args.prim.execute(prim, ctx));
   if (dst_out) {
-    std::unordered_map<int, dnnl::memory> back{{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, wrap(dst_out->plain_md, y.raw())}};
-    OPENGE_RETURN_IF_ERROR(execute(dst_out->prim, dst_out->scratchpad_md, back, ctx));
+    args.dst_out->set(DNNL_ARG_FROM, dst);
+    args.dst_out->set(DNNL_ARG_TO, y.raw());
+    OPENGE_RETURN_IF_ERROR(args.dst_out->execute(dst_out->prim, ctx));
   }
   return Status::Ok();
 }

@@ -5,6 +5,7 @@
 #pragma once
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -69,9 +70,39 @@ inline constexpr size_t kWidenedSlot = 2;
 Status execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad_md,
                std::unordered_map<int, dnnl::memory>& args, const KernelContext& ctx);
 
+// The arguments of one primitive, made once per run state (KernelState): memory objects whose
+// data handles are set per run, and the C argument array that dnnl_primitive_execute reads.
+// The C++ execute() builds a std::unordered_map and a std::vector on every call; this does not.
+class PrimitiveArgs : public KernelState {
+ public:
+  // `scratchpad_md`: the primitive's user scratchpad (size 0: none); the calling thread's
+  // scratchpad buffer is bound at each execute.
+  explicit PrimitiveArgs(const dnnl::memory::desc& scratchpad_md);
+  // An argument whose data is bound per run with set().
+  void add(int arg, const dnnl::memory::desc& md);
+  // An argument fixed for the kernel's lifetime (packed weights, a constant bias).
+  void add_fixed(int arg, const dnnl::memory& memory);
+  void set(int arg, const void* data);
+  // Runs `prim` on the calling thread's stream and waits; oneDNN errors name the node.
+  Status execute(const dnnl::primitive& prim, const KernelContext& ctx);
+
+ private:
+  std::vector<dnnl::memory> memories_;
+  std::vector<dnnl_exec_arg_t> args_;
+  size_t scratchpad_bytes_ = 0;
+};
+
 // Copies `src` into `dst` (same size) in parallel, unless they already share storage: the
 // residual of a fused Add is accumulated in place by oneDNN's sum post-op.
 void copy_residual(const Tensor& src, Tensor& dst);
+
+// The argument lists of a staged primitive (ActivationStaging) for one run state: the
+// primitive's own, to which its kernel adds weights and bias, and one per reorder around it.
+struct StagedArgs : KernelState {
+  explicit StagedArgs(const dnnl::memory::desc& scratchpad_md) : prim(scratchpad_md) {}
+  PrimitiveArgs prim;
+  std::optional<PrimitiveArgs> src_in, residual_in, dst_out;
+};
 
 // Activations that arrive and leave in ONNX's plain layout while the primitive runs on another
 // (int8 convolutions on channels-last; a tuned convolution on oneDNN's blocked layout, which its
@@ -89,10 +120,13 @@ struct ActivationStaging {
   static ActivationStaging make(const dnnl::memory::desc& src_plain, const dnnl::memory::desc& src_chosen,
                                 const dnnl::memory::desc& dst_plain, const dnnl::memory::desc& dst_chosen,
                                 bool residual);
-  // Runs `prim` with `args` (weights, bias …) plus src = `x` and dst = `y`, staged where the
-  // layouts differ; `residual` (or null) is placed into dst first for a sum post-op.
-  Status run(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad_md,
-             std::unordered_map<int, dnnl::memory>& args, const Tensor& x, Tensor& y, const Tensor* residual,
+  // The argument lists for one run state: the primitive's src and dst (its scratchpad
+  // `scratchpad_md`) and each reorder's; the kernel adds the primitive's other arguments to `prim`.
+  std::unique_ptr<StagedArgs> make_args(const dnnl::memory::desc& scratchpad_md) const;
+  // Runs `prim` with `args` (weights, bias … bound by the kernel) plus src = `x` and dst = `y`,
+  // staged where the layouts differ; `residual` (or null) is placed into dst first for a sum
+  // post-op.
+  Status run(const dnnl::primitive& prim, StagedArgs& args, const Tensor& x, Tensor& y, const Tensor* residual,
              const KernelContext& ctx) const;
 };
 

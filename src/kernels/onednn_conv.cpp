@@ -20,10 +20,17 @@ class ConvKernel final : public OneDnnKernel {
   bool has_residual = false;
 
   Status run(KernelContext& ctx) const override {
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_WEIGHTS, weights}};
-    if (has_bias) args[DNNL_ARG_BIAS] = wrap(bias_md, bias ? bias->raw() : ctx.input(2).raw());
-    return staging.run(prim, scratchpad_md, args, ctx.input(0), ctx.output(0), has_residual ? &ctx.input(3) : nullptr,
-                       ctx);
+    std::unique_ptr<KernelState> temp;
+    StagedArgs& args = state_for_run<StagedArgs>(*this, ctx, temp);
+    if (has_bias && !bias) args.prim.set(DNNL_ARG_BIAS, ctx.input(2).raw());
+    return staging.run(prim, args, ctx.input(0), ctx.output(0), has_residual ? &ctx.input(3) : nullptr, ctx);
+  }
+  std::unique_ptr<KernelState> make_state(KernelContext&) const override {
+    std::unique_ptr<StagedArgs> args = staging.make_args(scratchpad_md);
+    args->prim.add_fixed(DNNL_ARG_WEIGHTS, weights);
+    if (has_bias && bias) args->prim.add_fixed(DNNL_ARG_BIAS, wrap(bias_md, bias->raw()));
+    else if (has_bias) args->prim.add(DNNL_ARG_BIAS, bias_md);
+    return args;
   }
   size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
   // The weights are always reordered at compile time; a constant bias is kept by the kernel.

@@ -42,15 +42,23 @@ class MatmulKernel final : public OneDnnKernel {
   Status run(KernelContext& ctx) const override {
     Tensor& y = ctx.output(0);
     if (residual_input >= 0) copy_residual(ctx.input(static_cast<size_t>(residual_input)), y);
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, wrap(src_md, ctx.input(0).raw())},
-        {DNNL_ARG_WEIGHTS, w_packed ? *w_packed : wrap(w_md, ctx.input(static_cast<size_t>(w_input)).raw())},
-        {DNNL_ARG_DST, wrap(dst_md, y.raw())},
-    };
-    if (has_bias)
-      args[DNNL_ARG_BIAS] =
-          wrap(bias_md, bias_const ? bias_const->raw() : ctx.input(static_cast<size_t>(bias_input)).raw());
-    return execute(prim, scratchpad_md, args, ctx);
+    std::unique_ptr<KernelState> temp;
+    PrimitiveArgs& args = state_for_run<PrimitiveArgs>(*this, ctx, temp);
+    args.set(DNNL_ARG_SRC, ctx.input(0).raw());
+    args.set(DNNL_ARG_DST, y.raw());
+    if (!w_packed) args.set(DNNL_ARG_WEIGHTS, ctx.input(static_cast<size_t>(w_input)).raw());
+    if (has_bias && !bias_const) args.set(DNNL_ARG_BIAS, ctx.input(static_cast<size_t>(bias_input)).raw());
+    return args.execute(prim, ctx);
+  }
+  std::unique_ptr<KernelState> make_state(KernelContext&) const override {
+    auto args = std::make_unique<PrimitiveArgs>(scratchpad_md);
+    args->add(DNNL_ARG_SRC, src_md);
+    if (w_packed) args->add_fixed(DNNL_ARG_WEIGHTS, *w_packed);
+    else args->add(DNNL_ARG_WEIGHTS, w_md);
+    args->add(DNNL_ARG_DST, dst_md);
+    if (has_bias && bias_const) args->add_fixed(DNNL_ARG_BIAS, wrap(bias_md, bias_const->raw()));
+    else if (has_bias) args->add(DNNL_ARG_BIAS, bias_md);
+    return args;
   }
   size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
   bool reads_input_at_run_time(size_t input) const override {

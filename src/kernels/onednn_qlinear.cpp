@@ -118,9 +118,15 @@ class QLinearKernel final : public OneDnnKernel {
   std::optional<Tensor> bias;
 
   Status run(KernelContext& ctx) const override {
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_WEIGHTS, weights}};
-    if (bias) args[DNNL_ARG_BIAS] = wrap(bias_md, bias->raw());
-    return staging.run(prim, scratchpad_md, args, ctx.input(0), ctx.output(0), nullptr, ctx);
+    std::unique_ptr<KernelState> temp;
+    StagedArgs& args = state_for_run<StagedArgs>(*this, ctx, temp);
+    return staging.run(prim, args, ctx.input(0), ctx.output(0), nullptr, ctx);
+  }
+  std::unique_ptr<KernelState> make_state(KernelContext&) const override {
+    std::unique_ptr<StagedArgs> args = staging.make_args(scratchpad_md);
+    args->prim.add_fixed(DNNL_ARG_WEIGHTS, weights);
+    if (bias) args->prim.add_fixed(DNNL_ARG_BIAS, wrap(bias_md, bias->raw()));
+    return args;
   }
   size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
 };

@@ -13,11 +13,17 @@ class ReorderKernel final : public OneDnnKernel {
   dnnl::memory::desc src_md, dst_md, scratchpad_md;
 
   Status run(KernelContext& ctx) const override {
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_FROM, wrap(src_md, ctx.input(0).raw())},
-        {DNNL_ARG_TO, wrap(dst_md, ctx.output(0).raw())},
-    };
-    return execute(prim, scratchpad_md, args, ctx);
+    std::unique_ptr<KernelState> temp;
+    PrimitiveArgs& args = state_for_run<PrimitiveArgs>(*this, ctx, temp);
+    args.set(DNNL_ARG_FROM, ctx.input(0).raw());
+    args.set(DNNL_ARG_TO, ctx.output(0).raw());
+    return args.execute(prim, ctx);
+  }
+  std::unique_ptr<KernelState> make_state(KernelContext&) const override {
+    auto args = std::make_unique<PrimitiveArgs>(scratchpad_md);
+    args->add(DNNL_ARG_FROM, src_md);
+    args->add(DNNL_ARG_TO, dst_md);
+    return args;
   }
   size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
 };

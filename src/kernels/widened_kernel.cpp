@@ -61,6 +61,7 @@ class WidenedKernel final : public CompiledKernel {
       outputs[o] = &w;
     }
     KernelContext wide_ctx(ctx.node(), ctx.opset(), std::move(inputs), outputs);
+    wide_ctx.set_prepared(ctx.scratch(), ctx.state());
     OPENGE_RETURN_IF_ERROR(inner_->run(wide_ctx));
     for (size_t o = 0; o < ctx.num_outputs(); ++o)
       if (ctx.has_output(o) && narrow_outputs_[o]) narrow_from_float(outputs[o]->data<float>(), ctx.output(o));
@@ -69,6 +70,8 @@ class WidenedKernel final : public CompiledKernel {
 
   Engine engine() const override { return inner_->engine(); }
   KernelWorkspace last_workspace() const override { return inner_->last_workspace(); }
+  size_t scratch_bytes() const override { return inner_->scratch_bytes(); }
+  std::unique_ptr<KernelState> make_state(KernelContext& ctx) const override { return inner_->make_state(ctx); }
 
  private:
   std::unique_ptr<CompiledKernel> inner_;

@@ -48,7 +48,7 @@ bool has_zero(const Tensor& t) {
 }
 
 template <class Op, DTypeSet Allowed, bool kBoolOut>
-Status binary_kernel(KernelContext& ctx) {
+Status binary_kernel(KernelContext& ctx, const BroadcastPlan& plan) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
   Tensor& out = ctx.output(0);
@@ -59,16 +59,19 @@ Status binary_kernel(KernelContext& ctx) {
     if constexpr (std::is_same_v<Op, DivOp> && std::is_integral_v<T>) {
       if ((divides_by_zero = has_zero<T>(b))) return;
     }
-    broadcast_binary(a.data<T>(), a.shape(), b.data<T>(), b.shape(), out.data<O>(), out.shape(),
-                     is_half_v<T> ? Op::kCost + kMediumCost : Op::kCost, Op{});
+    broadcast_binary_planned(plan, a.data<T>(), b.data<T>(), out.data<O>(),
+                             is_half_v<T> ? Op::kCost + kMediumCost : Op::kCost, Op{});
   });
   if (divides_by_zero) return ctx.error("integer division by zero");
   return ok ? Status::Ok() : ctx.error(std::string("unsupported dtype ") + dtype_name(a.dtype()));
 }
 
 template <class Op, DTypeSet Allowed, bool kBoolOut = false>
-constexpr OpSchema binary_schema(std::string_view name) {
-  return OpSchema{name, 2, 2, 1, 1, &binary_infer<Allowed, kBoolOut>, &binary_kernel<Op, Allowed, kBoolOut>, false};
+OpSchema binary_schema(std::string_view name) {
+  constexpr PlannedKernelFn kernel = &binary_kernel<Op, Allowed, kBoolOut>;
+  OpSchema row{name, 2, 2, 1, 1, &binary_infer<Allowed, kBoolOut>, &reference_broadcast<kernel>, false};
+  row.prepare = &prepare_broadcast<kernel>;
+  return row;
 }
 
 // PRelu: slope broadcasts to X's shape (unidirectionally); the output has X's shape.
@@ -116,7 +119,7 @@ C int_pow(C x, E e) {
   return result;
 }
 
-Status pow_kernel(KernelContext& ctx) {
+Status pow_kernel(KernelContext& ctx, const BroadcastPlan& plan) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
   Tensor& out = ctx.output(0);
@@ -138,14 +141,14 @@ Status pow_kernel(KernelContext& ctx) {
             return;
           }
         }
-        broadcast_binary(a.data<T>(), a.shape(), b.data<E>(), b.shape(), out.data<T>(), out.shape(), kExpensiveCost,
-                         [](C x, CE y) { return std::pow(x, static_cast<C>(y)); });
+        broadcast_binary_planned(plan, a.data<T>(), b.data<E>(), out.data<T>(), kExpensiveCost,
+                                 [](C x, CE y) { return std::pow(x, static_cast<C>(y)); });
       } else if constexpr (std::is_integral_v<CE>) {
-        broadcast_binary(a.data<T>(), a.shape(), b.data<E>(), b.shape(), out.data<T>(), out.shape(), kMediumCost,
-                         [](C x, CE y) { return int_pow(x, y); });
+        broadcast_binary_planned(plan, a.data<T>(), b.data<E>(), out.data<T>(), kMediumCost,
+                                 [](C x, CE y) { return int_pow(x, y); });
       } else {
-        broadcast_binary(a.data<T>(), a.shape(), b.data<E>(), b.shape(), out.data<T>(), out.shape(), kExpensiveCost,
-                         [](C x, CE y) { return float_to_int<C>(std::pow(static_cast<double>(x), static_cast<double>(y))); });
+        broadcast_binary_planned(plan, a.data<T>(), b.data<E>(), out.data<T>(), kExpensiveCost,
+                                 [](C x, CE y) { return float_to_int<C>(std::pow(static_cast<double>(x), static_cast<double>(y))); });
       }
     });
   });
@@ -161,14 +164,13 @@ Status where_infer(InferContext& ctx) {
   return infer_broadcast(ctx, 0, 3, ctx.input_dtype(1));
 }
 
-Status where_kernel(KernelContext& ctx) {
+Status where_kernel(KernelContext& ctx, const BroadcastPlan& plan) {
   const Tensor& cond = ctx.input(0);
   const Tensor& x = ctx.input(1);
   const Tensor& y = ctx.input(2);
   Tensor& out = ctx.output(0);
   const bool ok = visit_dtype_in<kAllTypes>(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const BroadcastPlan plan = make_broadcast_plan({cond.shape(), x.shape(), y.shape()}, out.shape());
     const int64_t sc = plan.strides[0].back(), sx = plan.strides[1].back(), sy = plan.strides[2].back();
     const bool* pc = cond.data<bool>();
     const T* px = x.data<T>();
@@ -204,9 +206,13 @@ void register_binary_ops(std::vector<OpSchema>& table) {
   table.push_back(binary_schema<AndOp, kBoolType, true>("And"));
   table.push_back(binary_schema<OrOp, kBoolType, true>("Or"));
   table.push_back(binary_schema<XorOp, kBoolType, true>("Xor"));
-  table.push_back(OpSchema{"PRelu", 2, 2, 1, 1, &prelu_infer, &binary_kernel<PReluOp, kPReluTypes, false>, false});
-  table.push_back(OpSchema{"Pow", 2, 2, 1, 1, &pow_infer, &pow_kernel, false});
-  table.push_back(OpSchema{"Where", 3, 3, 1, 1, &where_infer, &where_kernel, false});
+  constexpr PlannedKernelFn prelu = &binary_kernel<PReluOp, kPReluTypes, false>;
+  table.push_back(OpSchema{"PRelu", 2, 2, 1, 1, &prelu_infer, &reference_broadcast<prelu>, false});
+  table.back().prepare = &prepare_broadcast<prelu>;
+  table.push_back(OpSchema{"Pow", 2, 2, 1, 1, &pow_infer, &reference_broadcast<&pow_kernel>, false});
+  table.back().prepare = &prepare_broadcast<&pow_kernel>;
+  table.push_back(OpSchema{"Where", 3, 3, 1, 1, &where_infer, &reference_broadcast<&where_kernel>, false});
+  table.back().prepare = &prepare_broadcast<&where_kernel>;
 }
 
 }  // namespace openge::elementwise

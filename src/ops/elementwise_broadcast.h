@@ -12,6 +12,7 @@
 
 #include "ir/dispatch.h"
 #include "ops/elementwise_common.h"
+#include "ops/prepared_kernel.h"
 #include "base/parallel.h"
 
 namespace openge::elementwise {
@@ -41,8 +42,13 @@ void for_each_broadcast_run(const BroadcastPlan& plan, int64_t cost_per_item, Ru
   const size_t k_inputs = plan.strides.size();
   const size_t outer_rank = plan.dims.size() - 1;
   parallel_for(plan.numel, cost_per_item, [&](int64_t begin, int64_t end) {
-    // Odometer over the outer dims, started at the row that holds `begin`.
-    std::vector<int64_t> idx(outer_rank, 0);
+    // Odometer over the outer dims, started at the row that holds `begin` (on the stack unless
+    // the merged rank is unusually high: a run allocates nothing).
+    constexpr size_t kInlineRank = 16;
+    int64_t idx_inline[kInlineRank] = {};
+    std::vector<int64_t> idx_heap;
+    if (outer_rank > kInlineRank) idx_heap.assign(outer_rank, 0);
+    int64_t* idx = outer_rank > kInlineRank ? idx_heap.data() : idx_inline;
     std::array<int64_t, kMaxBroadcastInputs> row_off{};
     int64_t row = begin / inner;
     for (size_t d = outer_rank; d-- > 0;) {
@@ -71,12 +77,11 @@ void for_each_broadcast_run(const BroadcastPlan& plan, int64_t cost_per_item, Ru
 // out = fn(a, b) with broadcasting. A, B, O are storage types; fn takes and returns compute
 // types (float for Float16/BFloat16). `out` may be the same buffer as `a` or `b` when that
 // operand already has the output's shape.
+// The same on a plan made beforehand (a prepared kernel's, made once per compiled shape).
 template <class A, class B, class O, class Fn>
-void broadcast_binary(const A* a, const Shape& a_shape, const B* b, const Shape& b_shape, O* out,
-                      const Shape& out_shape, int64_t cost_per_item, Fn fn) {
+void broadcast_binary_planned(const BroadcastPlan& plan, const A* a, const B* b, O* out, int64_t cost_per_item, Fn fn) {
   using CA = float_or_self_t<A>;
   using CB = float_or_self_t<B>;
-  const BroadcastPlan plan = make_broadcast_plan({a_shape, b_shape}, out_shape);
   const bool a_moves = plan.strides[0].back() != 0;
   const bool b_moves = plan.strides[1].back() != 0;
   for_each_broadcast_run(plan, cost_per_item, [&](const int64_t* off, int64_t pos, int64_t len) {
@@ -96,6 +101,42 @@ void broadcast_binary(const A* a, const Shape& a_shape, const B* b, const Shape&
       std::fill(po, po + len, v);
     }
   });
+}
+
+template <class A, class B, class O, class Fn>
+void broadcast_binary(const A* a, const Shape& a_shape, const B* b, const Shape& b_shape, O* out,
+                      const Shape& out_shape, int64_t cost_per_item, Fn fn) {
+  broadcast_binary_planned(make_broadcast_plan({a_shape, b_shape}, out_shape), a, b, out, cost_per_item, fn);
+}
+
+// A broadcasting kernel written against a plan: the reference kernel plans on every call
+// (reference_broadcast), the prepared one once per compiled shape (prepare_broadcast).
+using PlannedKernelFn = Status (*)(KernelContext&, const BroadcastPlan&);
+
+template <PlannedKernelFn Fn>
+Status reference_broadcast(KernelContext& ctx) {
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) shapes.push_back(ctx.input(i).shape());
+  return Fn(ctx, make_broadcast_plan(shapes, ctx.output(0).shape()));
+}
+
+class PreparedBroadcastKernel final : public PreparedKernel {
+ public:
+  PreparedBroadcastKernel(PlannedKernelFn fn, BroadcastPlan plan) : fn_(fn), plan_(std::move(plan)) {}
+  Status run(KernelContext& ctx) const override { return fn_(ctx, plan_); }
+
+ private:
+  PlannedKernelFn fn_;
+  BroadcastPlan plan_;
+};
+
+template <PlannedKernelFn Fn>
+Result<std::unique_ptr<CompiledKernel>> prepare_broadcast(const KernelRequest& request) {
+  if (!all_shapes_static(request) || request.outputs.empty()) return not_prepared();
+  std::vector<Shape> shapes;
+  for (const ValueInfo& in : request.inputs) shapes.push_back(in.shape);
+  return std::unique_ptr<CompiledKernel>(
+      std::make_unique<PreparedBroadcastKernel>(Fn, make_broadcast_plan(shapes, request.outputs[0].shape)));
 }
 
 // out[i] = fn(in[i]) over n elements; fn takes and returns compute types.

@@ -30,8 +30,17 @@ Status variadic_infer(InferContext& ctx) {
   return infer_broadcast(ctx, 0, ctx.num_inputs(), ctx.input_dtype(0));
 }
 
+// plans[k - 1] broadcasts input k into the output (with input 0 for k = 1, with the running
+// result for k >= 2): made on every call by the reference kernel, once by the prepared one.
+std::vector<BroadcastPlan> variadic_plans(const std::vector<Shape>& inputs, const Shape& out) {
+  std::vector<BroadcastPlan> plans;
+  for (size_t k = 1; k < inputs.size(); ++k)
+    plans.push_back(make_broadcast_plan({k == 1 ? inputs[0] : out, inputs[k]}, out));
+  return plans;
+}
+
 template <class Op, bool kMean, DTypeSet Allowed>
-Status variadic_kernel(KernelContext& ctx) {
+Status variadic_planned(KernelContext& ctx, const std::vector<BroadcastPlan>& plans) {
   const size_t n = ctx.num_inputs();
   Tensor& out = ctx.output(0);
   const bool ok = visit_dtype_in<Allowed>(out.dtype(), [&](auto tag) {
@@ -44,8 +53,7 @@ Status variadic_kernel(KernelContext& ctx) {
     }
     const int64_t cost = is_half_v<T> ? Op::kCost + kMediumCost : Op::kCost;
     if (n == 2 && !kMean) {
-      broadcast_binary(first.data<T>(), first.shape(), ctx.input(1).data<T>(), ctx.input(1).shape(), out.data<T>(),
-                       out.shape(), cost, Op{});
+      broadcast_binary_planned(plans[0], first.data<T>(), ctx.input(1).data<T>(), out.data<T>(), cost, Op{});
       return;
     }
     Tensor scratch;
@@ -56,10 +64,9 @@ Status variadic_kernel(KernelContext& ctx) {
       scratch = Tensor(dtype_of<C>(), out.shape());
       acc = scratch.data<C>();
     }
-    broadcast_binary(first.data<T>(), first.shape(), ctx.input(1).data<T>(), ctx.input(1).shape(), acc, out.shape(),
-                     cost, Op{});
+    broadcast_binary_planned(plans[0], first.data<T>(), ctx.input(1).data<T>(), acc, cost, Op{});
     for (size_t k = 2; k < n; ++k)  // acc already has the output's shape, so updating in place is safe
-      broadcast_binary(acc, out.shape(), ctx.input(k).data<T>(), ctx.input(k).shape(), acc, out.shape(), cost, Op{});
+      broadcast_binary_planned(plans[k - 1], acc, ctx.input(k).data<T>(), acc, cost, Op{});
     if constexpr (kMean) {
       const C count = static_cast<C>(n);
       map_unary(acc, out.data<T>(), out.numel(), kMediumCost, [count](C v) { return v / count; });
@@ -71,8 +78,36 @@ Status variadic_kernel(KernelContext& ctx) {
 }
 
 template <class Op, bool kMean, DTypeSet Allowed>
-constexpr OpSchema variadic_schema(std::string_view name) {
-  return OpSchema{name, 1, -1, 1, 1, &variadic_infer<Allowed>, &variadic_kernel<Op, kMean, Allowed>, false};
+Status variadic_kernel(KernelContext& ctx) {
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) shapes.push_back(ctx.input(i).shape());
+  return variadic_planned<Op, kMean, Allowed>(ctx, variadic_plans(shapes, ctx.output(0).shape()));
+}
+
+template <class Op, bool kMean, DTypeSet Allowed>
+class PreparedVariadic final : public PreparedKernel {
+ public:
+  explicit PreparedVariadic(std::vector<BroadcastPlan> plans) : plans_(std::move(plans)) {}
+  Status run(KernelContext& ctx) const override { return variadic_planned<Op, kMean, Allowed>(ctx, plans_); }
+
+ private:
+  std::vector<BroadcastPlan> plans_;
+};
+
+template <class Op, bool kMean, DTypeSet Allowed>
+Result<std::unique_ptr<CompiledKernel>> variadic_prepare(const KernelRequest& request) {
+  if (!all_shapes_static(request)) return not_prepared();
+  std::vector<Shape> shapes;
+  for (const ValueInfo& in : request.inputs) shapes.push_back(in.shape);
+  return std::unique_ptr<CompiledKernel>(
+      std::make_unique<PreparedVariadic<Op, kMean, Allowed>>(variadic_plans(shapes, request.outputs[0].shape)));
+}
+
+template <class Op, bool kMean, DTypeSet Allowed>
+OpSchema variadic_schema(std::string_view name) {
+  OpSchema row{name, 1, -1, 1, 1, &variadic_infer<Allowed>, &variadic_kernel<Op, kMean, Allowed>, false};
+  row.prepare = &variadic_prepare<Op, kMean, Allowed>;
+  return row;
 }
 
 }  // namespace

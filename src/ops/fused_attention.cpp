@@ -4,10 +4,13 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <span>
+#include <vector>
 
 #include "base/parallel.h"
 #include "ir/dispatch.h"
 #include "ops/op_context.h"
+#include "ops/prepared_kernel.h"
 #include "ops/shape_util.h"
 
 namespace openge {
@@ -67,8 +70,15 @@ void attention_rows(KernelContext& ctx, float scale, const std::vector<int64_t>&
   const T* md = ctx.has_input(3) ? ctx.input(3).data<T>() : nullptr;
   T* yd = ctx.output(0).data<T>();
   parallel_for(rows, 2 * lk * (d + dv) + 16, [&](int64_t begin, int64_t end) {
-    std::vector<F> p(static_cast<size_t>(lk));
-    std::vector<F> acc(static_cast<size_t>(dv));
+    // One row's scores and sums on the stack up to kStackRow elements each (a run allocates
+    // nothing); longer rows in a temporary.
+    constexpr int64_t kStackRow = 1024;
+    F p_stack[kStackRow], acc_stack[kStackRow];
+    std::vector<F> p_heap, acc_heap;
+    if (lk > kStackRow) p_heap.resize(static_cast<size_t>(lk));
+    if (dv > kStackRow) acc_heap.resize(static_cast<size_t>(dv));
+    const std::span<F> p(lk > kStackRow ? p_heap.data() : p_stack, static_cast<size_t>(lk));
+    const std::span<F> acc(dv > kStackRow ? acc_heap.data() : acc_stack, static_cast<size_t>(dv));
     for (int64_t row = begin; row < end; ++row) {
       const int64_t b = row / lq, i = row % lq;
       const T* qr = qd + row * d;
@@ -100,17 +110,19 @@ void attention_rows(KernelContext& ctx, float scale, const std::vector<int64_t>&
   });
 }
 
-Status fused_attention_kernel(KernelContext& ctx) {
+// The mask's strides over the scores [.., Lq, Lk] (zeros without a mask), or an error.
+Result<std::vector<int64_t>> attention_mask_strides(const Shape& q, int64_t lk, const Shape* mask) {
+  const size_t r = q.size();
+  Shape scores = q;
+  scores[r - 1] = lk;
+  if (!mask) return std::vector<int64_t>(r, 0);
+  if (!mask_fits(*mask, scores)) return invalid_argument("mask does not broadcast into the scores " + shape_to_string(scores));
+  return broadcast_strides(*mask, scores);
+}
+
+Status attention_planned(KernelContext& ctx, const std::vector<int64_t>& strides) {
   const Tensor& q = ctx.input(0);
   const int64_t r = q.rank();
-  Shape scores = q.shape();
-  scores[static_cast<size_t>(r - 1)] = ctx.input(1).dim(r - 1);
-  std::vector<int64_t> strides(static_cast<size_t>(r), 0);
-  if (ctx.has_input(3)) {
-    if (!mask_fits(ctx.input(3).shape(), scores))
-      return ctx.error("mask does not broadcast into the scores " + shape_to_string(scores));
-    strides = broadcast_strides(ctx.input(3).shape(), scores);
-  }
   Tensor& y = ctx.output(0);
   if (y.numel() == 0) return Status::Ok();
   if (ctx.input(1).dim(r - 1) == 0) {  // no keys: the second product is an empty sum, as unfused
@@ -126,10 +138,40 @@ Status fused_attention_kernel(KernelContext& ctx) {
   return Status::Ok();
 }
 
+Status fused_attention_kernel(KernelContext& ctx) {
+  const Tensor& q = ctx.input(0);
+  auto strides = attention_mask_strides(q.shape(), ctx.input(1).dim(q.rank() - 1),
+                                        ctx.has_input(3) ? &ctx.input(3).shape() : nullptr);
+  if (!strides.ok()) return ctx.error(strides.status().message());
+  return attention_planned(ctx, *strides);
+}
+
+// The mask's strides once per compiled shape.
+class PreparedFusedAttention final : public PreparedKernel {
+ public:
+  explicit PreparedFusedAttention(std::vector<int64_t> strides) : strides_(std::move(strides)) {}
+  Status run(KernelContext& ctx) const override { return attention_planned(ctx, strides_); }
+
+ private:
+  std::vector<int64_t> strides_;
+};
+
+Result<std::unique_ptr<CompiledKernel>> prepare_fused_attention(const KernelRequest& request) {
+  if (!all_shapes_static(request) || request.inputs.size() < 3) return not_prepared();
+  const Shape& q = request.inputs[0].shape;
+  const Shape& k = request.inputs[1].shape;
+  if (q.size() < 2 || k.size() != q.size()) return not_prepared();
+  const bool has_mask = request.inputs.size() > 3 && request.inputs[3].dtype != DType::kUndefined;
+  auto strides = attention_mask_strides(q, k.back(), has_mask ? &request.inputs[3].shape : nullptr);
+  if (!strides.ok()) return not_prepared();  // the reference kernel reports it
+  return std::unique_ptr<CompiledKernel>(std::make_unique<PreparedFusedAttention>(std::move(strides.value())));
+}
+
 }  // namespace
 
 void register_fused_attention_ops(std::vector<OpSchema>& table) {
   table.push_back({kFusedAttention, 3, 4, 1, 1, infer_fused_attention, fused_attention_kernel});
+  table.back().prepare = &prepare_fused_attention;
 }
 
 }  // namespace openge

@@ -1,8 +1,10 @@
 #include "ops/fused_elementwise.h"
 
 #include <array>
+#include <optional>
 
 #include "ops/op_context.h"
+#include "ops/prepared_kernel.h"
 
 namespace openge {
 namespace {
@@ -95,6 +97,112 @@ Status fused_elementwise_kernel(KernelContext& ctx) {
   return Status::Ok();
 }
 
+// The prepared form: the program read once, each step's own kernel prepared for its shapes
+// (or its reference kernel), the intermediate results in arena scratch.
+class PreparedFusedElementwise final : public PreparedKernel {
+ public:
+  struct Step {
+    Node node;
+    const OpSchema* schema = nullptr;
+    std::vector<int> args;
+    DType dtype = DType::kUndefined;         // its result's
+    std::unique_ptr<CompiledKernel> kernel;  // null: schema->reference
+  };
+  // What one run state binds once: the intermediates, and each step's context and state.
+  struct State : KernelState {
+    std::vector<Tensor> results;
+    std::vector<std::optional<KernelContext>> contexts;
+    std::vector<std::unique_ptr<KernelState>> step_states;
+  };
+
+  PreparedFusedElementwise(std::vector<Step> steps, Shape shape) : steps_(std::move(steps)), shape_(std::move(shape)) {}
+
+  size_t scratch_bytes() const override {
+    size_t bytes = 0;
+    for (size_t s = 0; s + 1 < steps_.size(); ++s) bytes += padded_bytes(s);
+    return bytes;
+  }
+
+  std::unique_ptr<KernelState> make_state(KernelContext& ctx) const override {
+    auto state = std::make_unique<State>();
+    state->results.resize(steps_.size());
+    auto* scratch = static_cast<std::byte*>(ctx.scratch());
+    for (size_t s = 0; s + 1 < steps_.size(); ++s) {
+      // Outside an executor (no scratch) the state owns its intermediates.
+      state->results[s] = scratch ? Tensor::borrow(steps_[s].dtype, shape_, scratch) : Tensor(steps_[s].dtype, shape_);
+      if (scratch) scratch += padded_bytes(s);
+    }
+    state->contexts.resize(steps_.size());
+    state->step_states.resize(steps_.size());
+    // The node's tensors are the same objects on every run of this state (their bytes change).
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      std::vector<const Tensor*> args;
+      for (int a : steps_[s].args)
+        args.push_back(a >= 0 ? &ctx.input(static_cast<size_t>(a)) : &state->results[static_cast<size_t>(-a - 1)]);
+      Tensor* out = s + 1 < steps_.size() ? &state->results[s] : &ctx.output(0);
+      state->contexts[s].emplace(steps_[s].node, ctx.opset(), std::move(args), std::vector<Tensor*>{out});
+      if (steps_[s].kernel) state->step_states[s] = steps_[s].kernel->make_state(*state->contexts[s]);
+      state->contexts[s]->set_prepared(nullptr, state->step_states[s].get());
+    }
+    return state;
+  }
+
+  Status run(KernelContext& ctx) const override {
+    std::unique_ptr<KernelState> temp;
+    State& state = state_for_run<State>(*this, ctx, temp);
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      KernelContext& step_ctx = *state.contexts[s];
+      OPENGE_RETURN_IF_ERROR(steps_[s].kernel ? steps_[s].kernel->run(step_ctx) : steps_[s].schema->reference(step_ctx));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  size_t padded_bytes(size_t step) const {
+    return (static_cast<size_t>(shape_numel(shape_)) * dtype_size(steps_[step].dtype) + 63) / 64 * 64;
+  }
+
+  std::vector<Step> steps_;
+  Shape shape_;
+};
+
+Result<std::unique_ptr<CompiledKernel>> prepare_fused_elementwise(const KernelRequest& request) {
+  if (!all_shapes_static(request)) return not_prepared();
+  auto program = read_eltwise_program(request.node);
+  if (!program.ok()) return not_prepared();  // the reference kernel reports it
+  const Shape& shape = request.outputs[0].shape;
+  std::vector<PreparedFusedElementwise::Step> steps(program->steps.size());
+  std::vector<ValueInfo> results(program->steps.size());
+  for (size_t s = 0; s < program->steps.size(); ++s) {
+    const EltwiseStep& from = program->steps[s];
+    PreparedFusedElementwise::Step& step = steps[s];
+    step.node = eltwise_step_node(from);
+    step.schema = find_op_schema(from.op);
+    step.args = from.args;
+    KernelRequest sub{step.node, request.opset, {}, {}, request.deterministic};
+    std::vector<const ValueInfo*> args;
+    for (int a : from.args) {
+      if (a >= static_cast<int>(request.inputs.size())) return not_prepared();
+      sub.inputs.push_back(a >= 0 ? request.inputs[static_cast<size_t>(a)] : results[static_cast<size_t>(-a - 1)]);
+      sub.inputs.back().value = nullptr;
+    }
+    for (const ValueInfo& v : sub.inputs) args.push_back(&v);
+    InferContext infer(step.node, request.opset, args, 1);
+    if (!step.schema || !step.schema->infer(infer).ok() || !infer.output(0).shape_known || infer.output(0).shape != shape)
+      return not_prepared();
+    results[s] = infer.output(0);
+    step.dtype = results[s].dtype;
+    sub.outputs.push_back(results[s]);
+    if (step.schema->prepare) {
+      auto kernel = step.schema->prepare(sub);
+      if (!kernel.ok()) return kernel.status();
+      step.kernel = std::move(kernel.value());
+      if (step.kernel && step.kernel->scratch_bytes() > 0) return not_prepared();  // one scratch per node
+    }
+  }
+  return std::unique_ptr<CompiledKernel>(std::make_unique<PreparedFusedElementwise>(std::move(steps), shape));
+}
+
 }  // namespace
 
 const EltwiseOpRow* find_eltwise_op(std::string_view op) {
@@ -181,6 +289,7 @@ Node eltwise_step_node(const EltwiseStep& step) {
 
 void register_fused_elementwise_ops(std::vector<OpSchema>& table) {
   table.push_back({kFusedElementwise, 1, -1, 1, 1, infer_fused_elementwise, fused_elementwise_kernel});
+  table.back().prepare = &prepare_fused_elementwise;
 }
 
 }  // namespace openge

@@ -2,9 +2,11 @@
 // reference kernels.
 // Statistics are summed in double (two passes: mean, then squared deviations) so the result
 // does not depend on the reduction order; outputs are rounded once to the element type.
+#include <algorithm>
 #include <cmath>
 
 #include "ops/nn_common.h"
+#include "ops/prepared_kernel.h"
 #include "ops/shape_util.h"
 #include "base/parallel.h"
 
@@ -297,39 +299,76 @@ Status infer_layer_norm(InferContext& ctx) {
   return Status::Ok();
 }
 
+// What a LayerNormalization node does to its shapes, decided once per call (reference) or once
+// per compiled shape (prepared): rows of `inner` normalized elements, and how Scale and B
+// (inputs 1 and 2) broadcast over the normalized dims.
+struct LayerNormPlan {
+  int64_t inner = 0, outer = 0;
+  double eps = 1e-5;
+  Shape normalized;
+  bool has[2] = {false, false};
+  std::vector<int64_t> strides[2];  // broadcast strides of Scale, B over `normalized`
+};
+
+Result<LayerNormPlan> layer_norm_plan(const Node& node, const Shape& x, const Shape* scale, const Shape* bias) {
+  auto axis = normalize_axis(node.attrs.get_int("axis", -1), static_cast<int64_t>(x.size()));
+  if (!axis) return invalid_model("axis is out of range for X of shape " + shape_to_string(x));
+  LayerNormPlan p;
+  p.eps = node.attrs.get_float("epsilon", 1e-5f);
+  p.normalized.assign(x.begin() + *axis, x.end());
+  p.inner = shape_numel(p.normalized);
+  p.outer = p.inner == 0 ? 0 : shape_numel(x) / p.inner;
+  const Shape* params[2] = {scale, bias};
+  for (size_t i = 0; i < 2; ++i) {
+    if (!params[i]) continue;
+    auto b = broadcast_shapes(*params[i], p.normalized);
+    if (!b || *b != p.normalized)
+      return invalid_model("Scale/B do not broadcast to the normalized dims " + shape_to_string(p.normalized));
+    p.has[i] = true;
+    p.strides[i] = broadcast_strides(*params[i], p.normalized);
+  }
+  return p;
+}
+
+// Scale and B expanded to the normalized dims into `buf` (2 * inner accumulators), then the rows.
 template <class T>
-void layer_norm_typed(KernelContext& ctx, int64_t axis) {
+void layer_norm_typed(KernelContext& ctx, const LayerNormPlan& p, void* buf) {
   using Acc = nn_acc_t<T>;
   const Tensor& xt = ctx.input(0);
-  const double eps = ctx.attrs().get_float("epsilon", 1e-5f);
-  const Shape normalized(xt.shape().begin() + axis, xt.shape().end());
-  const int64_t inner = shape_numel(normalized);
-  const int64_t outer = inner == 0 ? 0 : xt.numel() / inner;
-  // Scale and B expanded to the normalized dims once.
-  auto expand = [&](size_t i, double fallback) {
-    std::vector<Acc> v(static_cast<size_t>(inner), static_cast<Acc>(fallback));
-    if (!ctx.has_input(i)) return v;
-    const Tensor& t = ctx.input(i);
-    AccView<Acc> src(t);
-    const std::vector<int64_t> strides = broadcast_strides(t.shape(), normalized);
-    std::vector<int64_t> idx(normalized.size(), 0);
+  const int64_t inner = p.inner;
+  Acc* expanded = static_cast<Acc*>(buf);
+  for (size_t k = 0; k < 2; ++k) {
+    Acc* v = expanded + static_cast<int64_t>(k) * inner;
+    if (!p.has[k]) {
+      std::fill(v, v + inner, static_cast<Acc>(k == 0 ? 1.0 : 0.0));
+      continue;
+    }
+    AccView<Acc> src(ctx.input(k + 1));
+    const std::vector<int64_t>& strides = p.strides[k];
+    const size_t rank = p.normalized.size();
+    // The odometer on the stack unless the normalized rank is unusually high.
+    int64_t idx_inline[16] = {};
+    std::vector<int64_t> idx_heap;
+    if (rank > 16) idx_heap.assign(rank, 0);
+    int64_t* idx = rank > 16 ? idx_heap.data() : idx_inline;
     for (int64_t e = 0; e < inner; ++e) {
       int64_t off = 0;
-      for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * strides[d];
-      v[static_cast<size_t>(e)] = src[off];
-      for (size_t d = idx.size(); d-- > 0;) {
-        if (++idx[d] < normalized[d]) break;
+      for (size_t d = 0; d < rank; ++d) off += idx[d] * strides[d];
+      v[e] = src[off];
+      for (size_t d = rank; d-- > 0;) {
+        if (++idx[d] < p.normalized[d]) break;
         idx[d] = 0;
       }
     }
-    return v;
-  };
-  const std::vector<Acc> scale = expand(1, 1.0), bias = expand(2, 0.0);
+  }
+  const Acc* scale = expanded;
+  const Acc* bias = expanded + inner;
+  const double eps = p.eps;
   const T* x = xt.data<T>();
   T* y = ctx.output(0).data<T>();
   float* mean_out = ctx.has_output(1) ? ctx.output(1).data<float>() : nullptr;
   float* inv_out = ctx.has_output(2) ? ctx.output(2).data<float>() : nullptr;
-  parallel_for(outer, 4 * inner, [&](int64_t begin, int64_t end) {
+  parallel_for(p.outer, 4 * inner, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const T* xr = x + r * inner;
       T* yr = y + r * inner;
@@ -340,24 +379,48 @@ void layer_norm_typed(KernelContext& ctx, int64_t axis) {
       if (inv_out) inv_out[r] = static_cast<float>(inv);
       const Acc m = static_cast<Acc>(mean), s = static_cast<Acc>(inv);
       for (int64_t i = 0; i < inner; ++i)
-        yr[i] = nn_store<T>((static_cast<Acc>(static_cast<float_or_self_t<T>>(xr[i])) - m) * s * scale[static_cast<size_t>(i)] +
-                            bias[static_cast<size_t>(i)]);
+        yr[i] = nn_store<T>((static_cast<Acc>(static_cast<float_or_self_t<T>>(xr[i])) - m) * s * scale[i] + bias[i]);
     }
   });
 }
 
-Status layer_norm_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.input(0);
-  auto axis = normalize_axis(ctx.attrs().get_int("axis", -1), x.rank());
-  if (!axis) return ctx.error("axis is out of range for X of shape " + shape_to_string(x.shape()));
-  const Shape normalized(x.shape().begin() + *axis, x.shape().end());
-  for (size_t i = 1; i < 3; ++i) {
-    if (!ctx.has_input(i)) continue;
-    auto b = broadcast_shapes(ctx.input(i).shape(), normalized);
-    if (!b || *b != normalized) return ctx.error("Scale/B do not broadcast to the normalized dims " + shape_to_string(normalized));
+// The expanded Scale and B: two rows of the widest accumulator (double).
+size_t layer_norm_buffer_bytes(const LayerNormPlan& p) { return 2 * static_cast<size_t>(p.inner) * sizeof(double); }
+
+Status layer_norm_planned(KernelContext& ctx, const LayerNormPlan& p, void* buf) {
+  std::vector<double> own;  // outside an executor (no scratch)
+  if (!buf) {
+    own.resize(2 * static_cast<size_t>(p.inner));
+    buf = own.data();
   }
-  visit_float_dtype(x.dtype(), [&](auto tag) { layer_norm_typed<typename decltype(tag)::type>(ctx, *axis); });
+  visit_float_dtype(ctx.input(0).dtype(), [&](auto tag) { layer_norm_typed<typename decltype(tag)::type>(ctx, p, buf); });
   return Status::Ok();
+}
+
+Status layer_norm_kernel(KernelContext& ctx) {
+  auto plan = layer_norm_plan(ctx.node(), ctx.input(0).shape(), ctx.has_input(1) ? &ctx.input(1).shape() : nullptr,
+                              ctx.has_input(2) ? &ctx.input(2).shape() : nullptr);
+  if (!plan.ok()) return ctx.error(plan.status().message());
+  return layer_norm_planned(ctx, *plan, nullptr);
+}
+
+class PreparedLayerNorm final : public PreparedKernel {
+ public:
+  explicit PreparedLayerNorm(LayerNormPlan plan) : plan_(std::move(plan)) {}
+  size_t scratch_bytes() const override { return layer_norm_buffer_bytes(plan_); }
+  Status run(KernelContext& ctx) const override { return layer_norm_planned(ctx, plan_, ctx.scratch()); }
+
+ private:
+  LayerNormPlan plan_;
+};
+
+Result<std::unique_ptr<CompiledKernel>> prepare_layer_norm(const KernelRequest& request) {
+  if (!all_shapes_static(request)) return not_prepared();
+  auto present = [&](size_t i) { return request.inputs.size() > i && request.inputs[i].dtype != DType::kUndefined; };
+  auto plan = layer_norm_plan(request.node, request.inputs[0].shape, present(1) ? &request.inputs[1].shape : nullptr,
+                              present(2) ? &request.inputs[2].shape : nullptr);
+  if (!plan.ok()) return not_prepared();  // the reference kernel reports it
+  return std::unique_ptr<CompiledKernel>(std::make_unique<PreparedLayerNorm>(std::move(plan.value())));
 }
 
 }  // namespace
@@ -366,6 +429,7 @@ void register_nn_norm_ops(std::vector<OpSchema>& table) {
   table.push_back({"BatchNormalization", 5, 5, 1, 5, infer_batch_norm, batch_norm_kernel});
   table.push_back({"InstanceNormalization", 3, 3, 1, 1, infer_instance_norm, instance_norm_kernel});
   table.push_back({"LayerNormalization", 2, 3, 1, 3, infer_layer_norm, layer_norm_kernel});
+  table.back().prepare = &prepare_layer_norm;
 }
 
 }  // namespace openge

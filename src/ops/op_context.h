@@ -85,6 +85,13 @@ class InferContext {
   std::vector<Tensor> folded_;
 };
 
+// Mutable state that a prepared kernel keeps for one run at a time (oneDNN memory objects and
+// argument lists …). CompiledKernel::make_state makes it once per run state of an executor, so a
+// run allocates nothing; a kernel run without one (tests, constant folding) makes its own.
+struct KernelState {
+  virtual ~KernelState() = default;
+};
+
 class KernelContext {
  public:
   KernelContext(const Node& node, int64_t opset, std::vector<const Tensor*> inputs, std::vector<Tensor*> outputs)
@@ -106,11 +113,23 @@ class KernelContext {
     return invalid_argument(node_.op_type + " '" + node_.name + "': " + message);
   }
 
+  // What the executor prepared for this node's kernel: arena scratch of the kernel's
+  // scratch_bytes() (null when it asked for none or runs outside an executor) and its state
+  // (null outside an executor: the kernel then makes a temporary one).
+  void* scratch() const { return scratch_; }
+  KernelState* state() const { return state_; }
+  void set_prepared(void* scratch, KernelState* state) {
+    scratch_ = scratch;
+    state_ = state;
+  }
+
  private:
   const Node& node_;
   int64_t opset_;
   std::vector<const Tensor*> inputs_;
   std::vector<Tensor*> outputs_;
+  void* scratch_ = nullptr;
+  KernelState* state_ = nullptr;
 };
 
 }  // namespace openge

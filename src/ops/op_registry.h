@@ -1,6 +1,7 @@
 // The op table: one OpSchema per supported ONNX op type. Everything that needs to know about
 // an op (loader validation, inference, constant folding, the AI CPU engine) reads this table.
 #pragma once
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -10,6 +11,13 @@ namespace openge {
 
 using InferFn = Status (*)(InferContext&);
 using KernelFn = Status (*)(KernelContext&);
+class CompiledKernel;   // kernels/compiled_kernel.h
+struct KernelRequest;
+// The compile-time prepare step of a reference kernel (docs/ARCHITECTURE.md, "The op contract"):
+// for a node whose shapes are all static, everything the kernel can decide before it sees data
+// (attributes, output shapes, strides, broadcast plans, loop partitions, scratch sizes) is
+// decided once, and the returned AI CPU kernel only computes. Null: the node runs `reference`.
+using PrepareFn = Result<std::unique_ptr<CompiledKernel>> (*)(const KernelRequest&);
 
 struct OpSchema {
   std::string_view op_type;
@@ -31,6 +39,9 @@ struct OpSchema {
   // "" for the default ONNX domain; else the only domain the loader accepts the op from
   // ("ai.onnx.preview.training" for the optimizers).
   std::string_view domain = "";
+  // Optional: the kernel's prepared form for static shapes (PrepareFn); set by the op family's
+  // register function after its rows (positional rows above stay as they are).
+  PrepareFn prepare = nullptr;
 };
 
 // nullptr when the op is unknown.

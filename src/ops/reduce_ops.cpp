@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "ops/math_common.h"
+#include "ops/prepared_kernel.h"
 #include "ops/reduce_axes.h"
 #include "ops/reduce_kernels.h"
 #include "ops/shape_util.h"
@@ -101,10 +102,17 @@ Status infer_reduce(InferContext& ctx) {
   return Status::Ok();
 }
 
-// Calls fn(data, outer, R, inner) with x (or a reordered copy of it) laid out so that the
-// reduction runs over the middle dimension of [outer, R, inner] and the output is [outer, inner].
-template <class T, class Fn>
-void with_reduce_layout(const T* x, const Shape& shape, const std::vector<bool>& reduced, Fn&& fn) {
+// How a reduction walks its input: over the middle dimension of [outer, R, inner] with the
+// output [outer, inner]; or, when the reduced axes are not adjacent, after gathering x into
+// [kept, R] order (into scratch of kept * R elements).
+struct ReduceLayout {
+  bool gather = false;
+  int64_t outer = 1, R = 1, inner = 1;
+  Shape perm_shape;                  // gather only
+  std::vector<int64_t> perm_strides;
+};
+
+ReduceLayout reduce_layout(const Shape& shape, const std::vector<bool>& reduced) {
   // Merge adjacent axes of the same kind, dropping size-1 axes (they change no offsets).
   std::vector<int64_t> sizes;
   std::vector<bool> kinds;
@@ -115,46 +123,52 @@ void with_reduce_layout(const T* x, const Shape& shape, const std::vector<bool>&
   }
   int reduced_blocks = 0;
   for (bool k : kinds) reduced_blocks += k;
+  ReduceLayout l;
   if (reduced_blocks <= 1) {
-    int64_t outer = 1, R = 1, inner = 1;
     bool seen = false;
     for (size_t i = 0; i < sizes.size(); ++i) {
-      if (kinds[i]) { R = sizes[i]; seen = true; }
-      else if (seen) inner *= sizes[i];
-      else outer *= sizes[i];
+      if (kinds[i]) { l.R = sizes[i]; seen = true; }
+      else if (seen) l.inner *= sizes[i];
+      else l.outer *= sizes[i];
     }
-    fn(x, outer, R, inner);
-    return;
+    return l;
   }
   // Several separate reduced blocks: gather into [kept..., reduced...] order, then reduce rows.
+  l.gather = true;
   const std::vector<int64_t> strides = contiguous_strides(Shape(sizes.begin(), sizes.end()));
-  Shape perm_shape;
-  std::vector<int64_t> perm_strides;
-  int64_t kept = 1, R = 1;
   for (int pass = 0; pass < 2; ++pass)
     for (size_t i = 0; i < sizes.size(); ++i)
       if (kinds[i] == (pass == 1)) {
-        perm_shape.push_back(sizes[i]);
-        perm_strides.push_back(strides[i]);
-        (pass ? R : kept) *= sizes[i];
+        l.perm_shape.push_back(sizes[i]);
+        l.perm_strides.push_back(strides[i]);
+        (pass ? l.R : l.outer) *= sizes[i];
       }
-  std::vector<T> tmp(static_cast<size_t>(kept * R));
-  gather_strided(x, perm_shape, perm_strides, tmp.data());
-  fn(tmp.data(), kept, R, int64_t{1});
+  return l;
+}
+
+// Calls fn(data, outer, R, inner) on x, or on x gathered into `scratch` (l.outer * l.R elements).
+template <class T, class Fn>
+void with_reduce_layout(const T* x, const ReduceLayout& l, T* scratch, Fn&& fn) {
+  if (!l.gather) {
+    fn(x, l.outer, l.R, l.inner);
+    return;
+  }
+  gather_strided(x, l.perm_shape, l.perm_strides, scratch);
+  fn(static_cast<const T*>(scratch), l.outer, l.R, int64_t{1});
 }
 
 template <template <class> class Policy, class T>
-void reduce_with(const T* x, T* y, const Shape& shape, const std::vector<bool>& reduced) {
-  with_reduce_layout(x, shape, reduced, [&](const T* data, int64_t outer, int64_t R, int64_t inner) {
+void reduce_with(const T* x, T* y, const ReduceLayout& l, T* scratch) {
+  with_reduce_layout(x, l, scratch, [&](const T* data, int64_t outer, int64_t R, int64_t inner) {
     reduce_blocks<Policy<reduce_acc_t<T>>>(data, y, outer, R, inner);
   });
 }
 
 // log(sum(exp(x))) computed as max + log(sum(exp(x - max))) so large inputs do not overflow.
 template <class T>
-void reduce_log_sum_exp(const T* x, T* y, const Shape& shape, const std::vector<bool>& reduced) {
+void reduce_log_sum_exp(const T* x, T* y, const ReduceLayout& l, T* scratch) {
   using A = std::conditional_t<std::is_same_v<reduce_acc_t<T>, float>, float, double>;
-  with_reduce_layout(x, shape, reduced, [&](const T* data, int64_t outer, int64_t R, int64_t inner) {
+  with_reduce_layout(x, l, scratch, [&](const T* data, int64_t outer, int64_t R, int64_t inner) {
     parallel_for(outer * inner, 30 * R + 8, [&](int64_t b, int64_t e) {
       for (int64_t t = b; t < e; ++t) {
         const T* line = data + (t / inner) * R * inner + t % inner;
@@ -181,19 +195,43 @@ void reduce_log_sum_exp(const T* x, T* y, const Shape& shape, const std::vector<
 }
 
 template <class T>
-void run_reduce(ReduceKind kind, const T* x, T* y, const Shape& shape, const std::vector<bool>& reduced) {
+void run_reduce(ReduceKind kind, const T* x, T* y, const ReduceLayout& l, T* scratch) {
   switch (kind) {
-    case ReduceKind::kSum: return reduce_with<SumPolicy>(x, y, shape, reduced);
-    case ReduceKind::kMean: return reduce_with<MeanPolicy>(x, y, shape, reduced);
-    case ReduceKind::kMax: return reduce_with<MaxPolicy>(x, y, shape, reduced);
-    case ReduceKind::kMin: return reduce_with<MinPolicy>(x, y, shape, reduced);
-    case ReduceKind::kProd: return reduce_with<ProdPolicy>(x, y, shape, reduced);
-    case ReduceKind::kL1: return reduce_with<L1Policy>(x, y, shape, reduced);
-    case ReduceKind::kL2: return reduce_with<L2Policy>(x, y, shape, reduced);
-    case ReduceKind::kSumSquare: return reduce_with<SumSquarePolicy>(x, y, shape, reduced);
-    case ReduceKind::kLogSum: return reduce_with<LogSumPolicy>(x, y, shape, reduced);
-    case ReduceKind::kLogSumExp: return reduce_log_sum_exp(x, y, shape, reduced);
+    case ReduceKind::kSum: return reduce_with<SumPolicy>(x, y, l, scratch);
+    case ReduceKind::kMean: return reduce_with<MeanPolicy>(x, y, l, scratch);
+    case ReduceKind::kMax: return reduce_with<MaxPolicy>(x, y, l, scratch);
+    case ReduceKind::kMin: return reduce_with<MinPolicy>(x, y, l, scratch);
+    case ReduceKind::kProd: return reduce_with<ProdPolicy>(x, y, l, scratch);
+    case ReduceKind::kL1: return reduce_with<L1Policy>(x, y, l, scratch);
+    case ReduceKind::kL2: return reduce_with<L2Policy>(x, y, l, scratch);
+    case ReduceKind::kSumSquare: return reduce_with<SumSquarePolicy>(x, y, l, scratch);
+    case ReduceKind::kLogSum: return reduce_with<LogSumPolicy>(x, y, l, scratch);
+    case ReduceKind::kLogSumExp: return reduce_log_sum_exp(x, y, l, scratch);
   }
+}
+
+// Reduces with a layout made beforehand; `scratch` holds l.outer * l.R elements when l.gather
+// (null: a temporary is allocated).
+Status reduce_planned(KernelContext& ctx, bool identity, const ReduceLayout& l, void* scratch) {
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.output(0);
+  if (identity) {
+    if (x.nbytes()) std::memcpy(y.raw(), x.raw(), x.nbytes());
+    return Status::Ok();
+  }
+  const ReduceKind kind = kind_of(ctx.node().op_type);
+  const bool ok = visit_numeric_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::vector<T> own;
+    T* tmp = static_cast<T*>(scratch);
+    if (l.gather && !tmp) {
+      own.resize(static_cast<size_t>(l.outer * l.R));
+      tmp = own.data();
+    }
+    run_reduce<T>(kind, x.data<T>(), y.data<T>(), l, tmp);
+  });
+  if (!ok) return ctx.error(std::string("unsupported dtype ") + dtype_name(x.dtype()));
+  return Status::Ok();
 }
 
 Status reduce_kernel(KernelContext& ctx) {
@@ -205,24 +243,44 @@ Status reduce_kernel(KernelContext& ctx) {
   if (y.shape() != plan->out_shape)
     return ctx.error("output shape " + shape_to_string(y.shape()) + " does not match the reduction's " +
                      shape_to_string(plan->out_shape));
-  if (plan->identity) {
-    if (x.nbytes()) std::memcpy(y.raw(), x.raw(), x.nbytes());
-    return Status::Ok();
-  }
-  const ReduceKind kind = kind_of(ctx.node().op_type);
-  const bool ok = visit_numeric_dtype(x.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    run_reduce<T>(kind, x.data<T>(), y.data<T>(), x.shape(), plan->reduced);
-  });
-  if (!ok) return ctx.error(std::string("unsupported dtype ") + dtype_name(x.dtype()));
-  return Status::Ok();
+  return reduce_planned(ctx, plan->identity, plan->identity ? ReduceLayout{} : reduce_layout(x.shape(), plan->reduced),
+                        nullptr);
+}
+
+// Constant axes: the plan and the layout once, the gather buffer in arena scratch.
+class PreparedReduce final : public PreparedKernel {
+ public:
+  PreparedReduce(bool identity, ReduceLayout layout, size_t scratch)
+      : identity_(identity), layout_(std::move(layout)), scratch_(scratch) {}
+  size_t scratch_bytes() const override { return scratch_; }
+  Status run(KernelContext& ctx) const override { return reduce_planned(ctx, identity_, layout_, ctx.scratch()); }
+
+ private:
+  bool identity_;
+  ReduceLayout layout_;
+  size_t scratch_;
+};
+
+Result<std::unique_ptr<CompiledKernel>> prepare_reduce(const KernelRequest& request) {
+  if (!all_shapes_static(request)) return not_prepared();
+  const ValueInfo& x = request.inputs[0];
+  const bool from_input = axes_from_input(request.node.op_type, request.opset);
+  const bool has_axes_input = request.inputs.size() > 1 && request.inputs[1].dtype != DType::kUndefined;
+  if (from_input && has_axes_input && !request.inputs[1].value) return not_prepared();  // axes known at run time
+  auto plan = plan_reduce(request.node, request.opset, x.shape, from_input && has_axes_input ? request.inputs[1].value : nullptr);
+  if (!plan.ok() || plan->out_shape != request.outputs[0].shape || dtype_size(x.dtype) == 0) return not_prepared();
+  ReduceLayout layout = plan->identity ? ReduceLayout{} : reduce_layout(x.shape, plan->reduced);
+  const size_t scratch = layout.gather ? static_cast<size_t>(layout.outer * layout.R) * dtype_size(x.dtype) : 0;
+  return std::unique_ptr<CompiledKernel>(std::make_unique<PreparedReduce>(plan->identity, std::move(layout), scratch));
 }
 
 }  // namespace
 
 void register_reduce_ops(std::vector<OpSchema>& table) {
-  for (const auto& row : kReduceOps)
+  for (const auto& row : kReduceOps) {
     table.push_back(OpSchema{row.op_type, 1, 2, 1, 1, infer_reduce, reduce_kernel});
+    table.back().prepare = &prepare_reduce;
+  }
   register_reduce_index_ops(table);
   register_reduce_softmax_ops(table);
 }

@@ -3,6 +3,7 @@
 #include <limits>
 #include <numeric>
 
+#include "ops/prepared_kernel.h"
 #include "ops/shape_common.h"
 #include "base/parallel.h"
 
@@ -58,38 +59,74 @@ Status infer_concat(InferContext& ctx) {
   return Status::Ok();
 }
 
-Status concat_kernel(KernelContext& ctx) {
-  Tensor& out = ctx.output(0);
-  const int64_t rank = out.rank();
-  const int64_t axis_attr = ctx.attrs().get_int("axis", 0);
+// Where each input's rows go: bytes per outer index of the output, and per input the byte offset
+// and length of its block within an output row.
+struct ConcatLayout {
+  int64_t outer = 1, out_row = 0;
+  std::vector<int64_t> offset, block;
+};
+
+ConcatLayout concat_layout(const std::vector<const Shape*>& inputs, const Shape& out, int64_t axis_attr, size_t es) {
+  const int64_t rank = static_cast<int64_t>(out.size());
   const size_t axis = static_cast<size_t>(axis_attr < 0 ? axis_attr + rank : axis_attr);
-  const int64_t es = static_cast<int64_t>(dtype_size(out.dtype()));
-  const int64_t outer = dims_product(out.shape(), 0, axis);
-  const int64_t out_row = dims_product(out.shape(), axis, out.shape().size()) * es;  // bytes per outer index
-  // Byte offset of each input's block within an output row.
-  std::vector<int64_t> offset(ctx.num_inputs()), block(ctx.num_inputs());
-  for (size_t i = 0, off = 0; i < ctx.num_inputs(); ++i) {
-    const Tensor& in = ctx.input(i);
-    block[i] = dims_product(in.shape(), axis, in.shape().size()) * es;
-    offset[i] = static_cast<int64_t>(off);
-    off += static_cast<size_t>(block[i]);
+  ConcatLayout l;
+  l.outer = dims_product(out, 0, axis);
+  l.out_row = dims_product(out, axis, out.size()) * static_cast<int64_t>(es);
+  l.offset.resize(inputs.size());
+  l.block.resize(inputs.size());
+  for (size_t i = 0, off = 0; i < inputs.size(); ++i) {
+    l.block[i] = dims_product(*inputs[i], axis, inputs[i]->size()) * static_cast<int64_t>(es);
+    l.offset[i] = static_cast<int64_t>(off);
+    off += static_cast<size_t>(l.block[i]);
   }
+  return l;
+}
+
+void concat_copy(KernelContext& ctx, const ConcatLayout& l) {
   const int64_t n_in = static_cast<int64_t>(ctx.num_inputs());
-  char* dst = static_cast<char*>(out.raw());
-  if (outer == 1) {  // one block per input: split each large copy instead
+  char* dst = static_cast<char*>(ctx.output(0).raw());
+  if (l.outer == 1) {  // one block per input: split each large copy instead
     for (size_t i = 0; i < ctx.num_inputs(); ++i)
-      copy_bytes(dst + offset[i], ctx.input(i).raw(), static_cast<size_t>(block[i]));
-    return Status::Ok();
+      copy_bytes(dst + l.offset[i], ctx.input(i).raw(), static_cast<size_t>(l.block[i]));
+    return;
   }
-  parallel_for(outer * n_in, out_row / n_in / 8 + 8, [&](int64_t begin, int64_t end) {
+  parallel_for(l.outer * n_in, l.out_row / n_in / 8 + 8, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
       const int64_t o = t / n_in;
       const size_t i = static_cast<size_t>(t % n_in);
       const char* src = static_cast<const char*>(ctx.input(i).raw());
-      std::memcpy(dst + o * out_row + offset[i], src + o * block[i], static_cast<size_t>(block[i]));
+      std::memcpy(dst + o * l.out_row + l.offset[i], src + o * l.block[i], static_cast<size_t>(l.block[i]));
     }
   });
+}
+
+Status concat_kernel(KernelContext& ctx) {
+  std::vector<const Shape*> shapes;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) shapes.push_back(&ctx.input(i).shape());
+  const Tensor& out = ctx.output(0);
+  concat_copy(ctx, concat_layout(shapes, out.shape(), ctx.attrs().get_int("axis", 0), dtype_size(out.dtype())));
   return Status::Ok();
+}
+
+class PreparedConcat final : public PreparedKernel {
+ public:
+  explicit PreparedConcat(ConcatLayout layout) : layout_(std::move(layout)) {}
+  Status run(KernelContext& ctx) const override {
+    concat_copy(ctx, layout_);
+    return Status::Ok();
+  }
+
+ private:
+  ConcatLayout layout_;
+};
+
+Result<std::unique_ptr<CompiledKernel>> prepare_concat(const KernelRequest& request) {
+  if (!all_shapes_static(request)) return not_prepared();
+  std::vector<const Shape*> shapes;
+  for (const ValueInfo& in : request.inputs) shapes.push_back(&in.shape);
+  const ValueInfo& out = request.outputs[0];
+  return std::unique_ptr<CompiledKernel>(std::make_unique<PreparedConcat>(
+      concat_layout(shapes, out.shape, request.node.attrs.get_int("axis", 0), dtype_size(out.dtype))));
 }
 
 // --- Split -----------------------------------------------------------------------------------
@@ -205,6 +242,7 @@ Status split_kernel(KernelContext& ctx) {
 
 void register_shape_concat_split_ops(std::vector<OpSchema>& table) {
   table.push_back({"Concat", 1, -1, 1, 1, infer_concat, concat_kernel, false});
+  table.back().prepare = &prepare_concat;
   table.push_back({"Split", 1, 2, 1, std::numeric_limits<int>::max(), infer_split, split_kernel, false});
 }
 

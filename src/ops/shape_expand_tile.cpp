@@ -50,6 +50,15 @@ Status expand_kernel(KernelContext& ctx) {
   return Status::Ok();
 }
 
+// The zero-stride view and its copy plan once per compiled shape.
+Result<std::unique_ptr<CompiledKernel>> prepare_expand(const KernelRequest& request) {
+  if (!all_shapes_static(request)) return not_prepared();
+  const ValueInfo& in = request.inputs[0];
+  const Shape& out = request.outputs[0].shape;
+  if (dtype_size(in.dtype) == 0 || in.shape.size() > out.size()) return not_prepared();
+  return make_prepared_strided_copy(dtype_size(in.dtype), out, broadcast_strides(in.shape, out), 0);
+}
+
 // --- Tile ------------------------------------------------------------------------------------
 Status infer_tile(InferContext& ctx) {
   OPENGE_RETURN_IF_ERROR(check_data_dtype(ctx, 0));
@@ -98,6 +107,7 @@ Status tile_kernel(KernelContext& ctx) {
 
 void register_shape_expand_tile_ops(std::vector<OpSchema>& table) {
   table.push_back({"Expand", 2, 2, 1, 1, infer_expand, expand_kernel, false});
+  table.back().prepare = &prepare_expand;
   table.push_back({"Tile", 2, 2, 1, 1, infer_tile, tile_kernel, false});
 }
 

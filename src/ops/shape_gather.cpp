@@ -6,6 +6,7 @@
 
 #include "ir/dispatch.h"
 #include "ops/index_util.h"
+#include "ops/prepared_kernel.h"
 #include "ops/shape_common.h"
 #include "ops/shape_util.h"
 #include "base/parallel.h"
@@ -20,17 +21,28 @@ Status check_index_dtype(const InferContext& ctx, size_t i) {
   return Status::Ok();
 }
 
-// The indices as int64 in [0, dim), or an error naming the first bad one.
-Status normalized_indices(const KernelContext& ctx, const Tensor& idx, int64_t dim, std::vector<int64_t>& out) {
+// The indices as int64 in [0, dim) into `out` (idx.numel() of them), or an error naming the first
+// bad one.
+Status normalized_indices(const KernelContext& ctx, const Tensor& idx, int64_t dim, int64_t* out) {
   if (idx.dtype() != DType::kInt64 && idx.dtype() != DType::kInt32)
     return ctx.error(std::string("indices must be int32 or int64, got ") + dtype_name(idx.dtype()));
-  out.resize(static_cast<size_t>(idx.numel()));
   for (int64_t i = 0; i < idx.numel(); ++i) {
+    // Checked without building a message unless the index is out of range.
+    const int64_t raw = index_at(idx, i);
+    if (raw >= -dim && raw < dim) {
+      out[i] = raw < 0 ? raw + dim : raw;
+      continue;
+    }
     auto v = checked_index_at(ctx, idx, i, dim, "indices", "the gathered axis has size " + std::to_string(dim));
     if (!v.ok()) return v.status();
-    out[static_cast<size_t>(i)] = *v;
+    out[i] = *v;
   }
   return Status::Ok();
+}
+
+Status normalized_indices(const KernelContext& ctx, const Tensor& idx, int64_t dim, std::vector<int64_t>& out) {
+  out.resize(static_cast<size_t>(idx.numel()));
+  return normalized_indices(ctx, idx, dim, out.data());
 }
 
 template <class Ctx>
@@ -69,39 +81,101 @@ Status infer_gather(InferContext& ctx) {
   return Status::Ok();
 }
 
+// Gathers rows of `inner` elements of `es` bytes: out[o, i] = data[o, idx[i]].
+struct GatherLayout {
+  int64_t dim = 0, es = 0, outer = 1, inner = 1, n = 0;
+};
+
+void gather_rows(const GatherLayout& l, const int64_t* idx, const void* data, void* out) {
+  const int64_t es = l.es, dim = l.dim, n = l.n;
+  const char* src = static_cast<const char*>(data);
+  char* dst = static_cast<char*>(out);
+  if (l.inner == 1) {  // gathering single elements: a typed loop beats memcpy calls
+    visit_element_size(static_cast<size_t>(es), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      parallel_for(l.outer * n, 2, [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+          const int64_t o = t / n, i = t % n;
+          store_elem<T>(dst + t * es, load_elem<T>(src + (o * dim + idx[i]) * es));
+        }
+      });
+    });
+    return;
+  }
+  const int64_t bytes = l.inner * es;
+  parallel_for(l.outer * n, bytes / 8 + 8, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t o = t / n, i = t % n;
+      std::memcpy(dst + t * bytes, src + (o * dim + idx[i]) * bytes, static_cast<size_t>(bytes));
+    }
+  });
+}
+
+GatherLayout gather_layout(const Shape& data, size_t axis, DType dtype, int64_t indices) {
+  GatherLayout l;
+  l.dim = data[axis];
+  l.es = static_cast<int64_t>(dtype_size(dtype));
+  l.outer = dims_product(data, 0, axis);
+  l.inner = dims_product(data, axis + 1, data.size());  // elements per index
+  l.n = indices;
+  return l;
+}
+
 Status gather_kernel(KernelContext& ctx) {
   const Tensor& data = ctx.input(0);
   auto axis = gather_axis(ctx, data.rank());
   if (!axis.ok()) return axis.status();
-  const int64_t dim = data.dim(static_cast<int64_t>(*axis));
+  const GatherLayout l = gather_layout(data.shape(), *axis, data.dtype(), ctx.input(1).numel());
   std::vector<int64_t> idx;
-  OPENGE_RETURN_IF_ERROR(normalized_indices(ctx, ctx.input(1), dim, idx));
-  const int64_t es = static_cast<int64_t>(dtype_size(data.dtype()));
-  const int64_t outer = dims_product(data.shape(), 0, *axis);
-  const int64_t inner = dims_product(data.shape(), *axis + 1, data.shape().size());  // elements per index
-  const int64_t n = static_cast<int64_t>(idx.size());
-  const char* src = static_cast<const char*>(data.raw());
-  char* dst = static_cast<char*>(ctx.output(0).raw());
-  if (inner == 1) {  // gathering single elements: a typed loop beats memcpy calls
-    visit_element_size(static_cast<size_t>(es), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      parallel_for(outer * n, 2, [&](int64_t b, int64_t e) {
-        for (int64_t t = b; t < e; ++t) {
-          const int64_t o = t / n, i = t % n;
-          store_elem<T>(dst + t * es, load_elem<T>(src + (o * dim + idx[static_cast<size_t>(i)]) * es));
-        }
-      });
-    });
+  OPENGE_RETURN_IF_ERROR(normalized_indices(ctx, ctx.input(1), l.dim, idx));
+  gather_rows(l, idx.data(), data.raw(), ctx.output(0).raw());
+  return Status::Ok();
+}
+
+// The layout once; constant indices checked once, the others each run into arena scratch.
+class PreparedGather final : public PreparedKernel {
+ public:
+  PreparedGather(GatherLayout layout, std::vector<int64_t> constant_idx, bool constant)
+      : layout_(layout), constant_idx_(std::move(constant_idx)), constant_(constant) {}
+  size_t scratch_bytes() const override { return constant_ ? 0 : static_cast<size_t>(layout_.n) * sizeof(int64_t); }
+  Status run(KernelContext& ctx) const override {
+    const int64_t* idx = constant_idx_.data();
+    std::vector<int64_t> own;  // outside an executor (no scratch)
+    if (!constant_) {
+      int64_t* into = static_cast<int64_t*>(ctx.scratch());
+      if (!into) {
+        own.resize(static_cast<size_t>(layout_.n));
+        into = own.data();
+      }
+      OPENGE_RETURN_IF_ERROR(normalized_indices(ctx, ctx.input(1), layout_.dim, into));
+      idx = into;
+    }
+    gather_rows(layout_, idx, ctx.input(0).raw(), ctx.output(0).raw());
     return Status::Ok();
   }
-  const int64_t bytes = inner * es;
-  parallel_for(outer * n, bytes / 8 + 8, [&](int64_t b, int64_t e) {
-    for (int64_t t = b; t < e; ++t) {
-      const int64_t o = t / n, i = t % n;
-      std::memcpy(dst + t * bytes, src + (o * dim + idx[static_cast<size_t>(i)]) * bytes, static_cast<size_t>(bytes));
-    }
-  });
-  return Status::Ok();
+
+ private:
+  GatherLayout layout_;
+  std::vector<int64_t> constant_idx_;
+  bool constant_;
+};
+
+Result<std::unique_ptr<CompiledKernel>> prepare_gather(const KernelRequest& request) {
+  if (!all_shapes_static(request)) return not_prepared();
+  const ValueInfo& data = request.inputs[0];
+  const ValueInfo& indices = request.inputs[1];
+  InferContext ictx(request.node, request.opset, {&data}, 1);
+  auto axis = gather_axis(ictx, static_cast<int64_t>(data.shape.size()));
+  if (!axis.ok() || dtype_size(data.dtype) == 0) return not_prepared();
+  const GatherLayout l = gather_layout(data.shape, *axis, data.dtype, shape_numel(indices.shape));
+  std::vector<int64_t> idx;
+  if (indices.value) {
+    // Checked now as the kernel would; a bad constant index is the reference kernel's error.
+    Tensor out;
+    KernelContext kctx(request.node, request.opset, {indices.value}, {&out});
+    if (!normalized_indices(kctx, *indices.value, l.dim, idx).ok()) return not_prepared();
+  }
+  return std::unique_ptr<CompiledKernel>(std::make_unique<PreparedGather>(l, std::move(idx), indices.value != nullptr));
 }
 
 // --- GatherElements: out[i..] = data[i.. with i_axis replaced by indices[i..]] -----------------
@@ -283,6 +357,7 @@ Status scatter_nd_kernel(KernelContext& ctx) {
 
 void register_shape_gather_ops(std::vector<OpSchema>& table) {
   table.push_back({"Gather", 2, 2, 1, 1, infer_gather, gather_kernel, false});
+  table.back().prepare = &prepare_gather;
   table.push_back({"GatherElements", 2, 2, 1, 1, infer_gather_elements, gather_elements_kernel, false});
   table.push_back({"ScatterND", 3, 3, 1, 1, infer_scatter_nd, scatter_nd_kernel, false});
 }

@@ -135,10 +135,34 @@ Status slice_kernel(KernelContext& ctx) {
   return Status::Ok();
 }
 
+// Slices whose starts, ends, axes and steps are constants: the view and the copy's plan once.
+Result<std::unique_ptr<CompiledKernel>> prepare_slice(const KernelRequest& request) {
+  if (!all_shapes_static(request)) return not_prepared();
+  std::vector<const ValueInfo*> infos;
+  for (const ValueInfo& v : request.inputs) infos.push_back(v.dtype == DType::kUndefined ? nullptr : &v);
+  InferContext ictx(request.node, request.opset, infos, 1);
+  const Shape& in = request.inputs[0].shape;
+  SliceView view;
+  bool known = true;
+  if (!slice_view(ictx, in, view, known).ok() || !known || view.out_shape != request.outputs[0].shape) return not_prepared();
+  const size_t es = dtype_size(request.inputs[0].dtype);
+  if (es == 0) return not_prepared();
+  const std::vector<int64_t> in_strides = contiguous_strides(in);
+  std::vector<int64_t> strides(in_strides.size());
+  int64_t offset = 0;
+  for (size_t k = 0; k < strides.size(); ++k) {
+    strides[k] = view.out_shape[k] > 1 ? in_strides[k] * view.step[k] : 0;
+    offset += in_strides[k] * view.start[k];
+  }
+  if (shape_numel(view.out_shape) == 0) offset = 0;
+  return make_prepared_strided_copy(es, view.out_shape, strides, offset);
+}
+
 }  // namespace
 
 void register_shape_slice_ops(std::vector<OpSchema>& table) {
   table.push_back({"Slice", 1, 5, 1, 1, infer_slice, slice_kernel, false});
+  table.back().prepare = &prepare_slice;
 }
 
 }  // namespace openge

@@ -62,10 +62,25 @@ Status transpose_kernel(KernelContext& ctx) {
   return Status::Ok();
 }
 
+// The permuted strides and the copy's plan, once per compiled shape.
+Result<std::unique_ptr<CompiledKernel>> prepare_transpose(const KernelRequest& request) {
+  if (!all_shapes_static(request)) return not_prepared();
+  const Shape& in = request.inputs[0].shape;
+  const size_t es = dtype_size(request.inputs[0].dtype);
+  InferContext ictx(request.node, request.opset, {&request.inputs[0]}, 1);
+  auto perm = read_perm(ictx, in.size());
+  if (es == 0 || !perm.ok()) return not_prepared();  // the reference kernel reports it
+  const std::vector<int64_t> in_strides = contiguous_strides(in);
+  std::vector<int64_t> strides(in.size());
+  for (size_t i = 0; i < strides.size(); ++i) strides[i] = in_strides[static_cast<size_t>((*perm)[i])];
+  return make_prepared_strided_copy(es, request.outputs[0].shape, strides, 0);
+}
+
 }  // namespace
 
 void register_shape_transpose_ops(std::vector<OpSchema>& table) {
   table.push_back({"Transpose", 1, 1, 1, 1, infer_transpose, transpose_kernel, false});
+  table.back().prepare = &prepare_transpose;
 }
 
 }  // namespace openge

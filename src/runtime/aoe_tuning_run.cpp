@@ -70,11 +70,15 @@ Status Executable::finish_tuning(aoe::TunedSelection& tuning, double started_sec
     const int reps = tuning.settings().repetitions;
     auto after = median_model_ms(*this, *inputs, reps);
     if (!after.ok()) return after.status().with_context("AOE timing the tuned model");
+    // The run states pooled so far hold the other kernels' states (argument lists bound to
+    // their primitives and weights) and the plan their scratch: both made again at each swap.
     auto swap_defaults = [&] {
       for (auto& [index, choice] : tuning.defaults()) {
         std::swap(nodes_[index].kernel, choice.kernel);
         std::swap(nodes_[index].single_thread, choice.single_thread);
       }
+      plan_memory_layout();
+      drop_run_states();
     };
     swap_defaults();
     auto before = median_model_ms(*this, *inputs, reps);

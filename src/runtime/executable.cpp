@@ -30,6 +30,7 @@
 #include "options/option_set.h"
 #include "base/aligned_memory.h"
 #include "runtime/packed_constant_release.h"
+#include "runtime/run_state.h"  // complete for the state pool's destructor
 
 namespace openge {
 namespace {
@@ -425,6 +426,14 @@ Status Executable::select_kernels(const CompileOptions& options, aoe::TunedSelec
         cn.kernel = std::move(chosen->kernel);
       }
     }
+    const bool jit_pending = !jit_nodes.empty() && jit_nodes.back() == nodes_.size();
+    // The reference kernel's prepare step (ops/prepared_kernel.h) where AI Core took nothing.
+    if (!cn.kernel && !cn.control_flow && !jit_pending && cn.schema->prepare && cn.static_outputs &&
+        !cn.schema->output_aliases_input) {
+      auto prepared = cn.schema->prepare(request);
+      if (!prepared.ok()) return prepared.status().with_context("node " + graph_.node_label(static_cast<int>(n)));
+      cn.kernel = std::move(prepared.value());
+    }
     nodes_.push_back(std::move(cn));
     if (release) release->node_built(nodes_.back());
   }
@@ -462,213 +471,60 @@ void Executable::plan_memory_layout() {
     int& r = root_last[static_cast<size_t>(alias_root_[v])];
     r = std::max(r, last_use_[v]);
   }
+  // Every statically shaped tensor a node makes is placed, so that a run allocates nothing: the
+  // graph outputs too (they live until the run copies them out, after the last node), and
+  // values nobody reads (an unused second output) for the step that writes them.
+  const int after_last_node = static_cast<int>(nodes_.size());
   std::vector<BufferRequest> requests;
   std::vector<int> planned_values;
   for (size_t v = 0; v < nv; ++v) {
     const Value& value = g.values[v];
     if (alias_root_[v] != static_cast<int>(v) || value.producer < 0 || value.constant) continue;
-    if (!shape_is_static(value.shape) || root_last[v] == INT_MAX || root_last[v] < 0) continue;
-    if (!dtype_supported(value.dtype)) continue;
+    if (value.kind != ValueKind::kTensor || !shape_is_static(value.shape) || !dtype_supported(value.dtype)) continue;
+    const int last = root_last[v] == INT_MAX ? after_last_node : std::max(root_last[v], value.producer);
     const size_t bytes = static_cast<size_t>(shape_numel(*value.shape)) * dtype_size(value.dtype);
-    requests.push_back({bytes, value.producer, root_last[v]});
+    requests.push_back({bytes, value.producer, last});
     planned_values.push_back(static_cast<int>(v));
+  }
+  // Kernel scratch (CompiledKernel::scratch_bytes) lives for its node's step only.
+  const size_t value_requests = requests.size();
+  std::vector<size_t> scratch_nodes;
+  for (size_t s = 0; s < nodes_.size(); ++s) {
+    const size_t bytes = nodes_[s].kernel ? nodes_[s].kernel->scratch_bytes() : 0;
+    if (bytes == 0) continue;
+    requests.push_back({bytes, static_cast<int>(s), static_cast<int>(s)});
+    scratch_nodes.push_back(s);
   }
   const MemoryPlan plan = plan_memory(requests);
   arena_offset_.assign(nv, SIZE_MAX);
   for (size_t i = 0; i < planned_values.size(); ++i) arena_offset_[static_cast<size_t>(planned_values[i])] = plan.offsets[i];
+  scratch_offset_.assign(nodes_.size(), SIZE_MAX);
+  for (size_t i = 0; i < scratch_nodes.size(); ++i) scratch_offset_[scratch_nodes[i]] = plan.offsets[value_requests + i];
   arena_bytes_ = plan.arena_bytes;
   total_intermediate_bytes_ = plan.total_bytes;
-}
 
-std::shared_ptr<void> Executable::acquire_arena() const {
-  {
-    std::lock_guard<std::mutex> lock(arena_mutex_);
-    if (!arena_pool_.empty()) {
-      auto arena = std::move(arena_pool_.back());
-      arena_pool_.pop_back();
-      return arena;
-    }
-  }
-  return std::shared_ptr<void>(allocate_aligned(arena_bytes_), std::free);
-}
-
-void Executable::release_arena(std::shared_ptr<void> arena) const {
-  std::lock_guard<std::mutex> lock(arena_mutex_);
-  arena_pool_.push_back(std::move(arena));
-}
-
-Status Executable::node_failed(size_t index, const std::vector<const Tensor*>& inputs,
-                               const std::vector<Tensor*>& outputs, const Status& failure, bool kernel_ran) const {
-  if (!exception_dumper_) return failure;
-  const std::vector<const Tensor*> outs(outputs.begin(), outputs.end());
-  const CompiledNode& cn = nodes_[index];
-  const KernelWorkspace workspace = kernel_ran && cn.kernel ? cn.kernel->last_workspace() : KernelWorkspace{};
-  return exception_dumper_->dump(index, cn, inputs, outs, workspace, failure);
-}
-
-Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, RunStats* stats,
-                                            RunObserver* observer) const {
-  const Graph& g = graph_;
-  if (inputs.size() != g.inputs.size())
-    return invalid_argument("the model takes " + std::to_string(g.inputs.size()) + " inputs, " +
-                            std::to_string(inputs.size()) + " were given");
-  // This thread's OpenMP setting may differ (another session, the caller's own code): restored after.
-  ScopedNumThreads threads(num_threads_);
-  std::vector<Tensor> slots(g.values.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const Value& v = g.values[static_cast<size_t>(g.inputs[i])];
-    if (v.kind != ValueKind::kTensor || inputs[i].kind() != ValueKind::kTensor) {
-      if (inputs[i].kind() != v.kind || (v.dtype != DType::kUndefined && inputs[i].dtype() != v.dtype))
-        return invalid_argument("input '" + v.name + "' must be a " + value_kind_name(v.kind) + " of " +
-                                dtype_name(v.dtype) + ", got a " + value_kind_name(inputs[i].kind()) + " of " +
-                                dtype_name(inputs[i].dtype()));
-      slots[static_cast<size_t>(g.inputs[i])] = inputs[i];
+  // How a run state holds each value, and which nodes run on a prepared context.
+  slot_kind_.assign(nv, SlotKind::kDynamic);
+  for (size_t v = 0; v < nv; ++v)
+    if (arena_offset_[v] != SIZE_MAX) slot_kind_[v] = SlotKind::kArena;
+  for (int v : g.inputs)
+    if (g.values[static_cast<size_t>(v)].kind == ValueKind::kTensor && shape_is_static(g.values[static_cast<size_t>(v)].shape))
+      slot_kind_[static_cast<size_t>(v)] = SlotKind::kShared;
+  node_prepared_.assign(nodes_.size(), 0);
+  for (size_t s = 0; s < nodes_.size(); ++s) {
+    const CompiledNode& cn = nodes_[s];
+    if (cn.control_flow || !cn.static_outputs) continue;
+    if (cn.schema->output_aliases_input) {
+      const int out = cn.node.outputs[0];
+      if (out >= 0 && cn.node.inputs[0] >= 0 && g.values[static_cast<size_t>(out)].kind == ValueKind::kTensor)
+        slot_kind_[static_cast<size_t>(out)] = SlotKind::kShared;
       continue;
     }
-    if (inputs[i].dtype() != v.dtype || inputs[i].shape() != *v.shape)
-      return invalid_argument("input '" + v.name + "' must be " + dtype_name(v.dtype) + " " + shape_to_string(*v.shape) +
-                              " (as compiled), got " + dtype_name(inputs[i].dtype()) + " " + shape_to_string(inputs[i].shape()));
-    slots[static_cast<size_t>(g.inputs[i])] = inputs[i];
+    bool prepared = true;
+    for (int out : cn.node.outputs)
+      if (out >= 0 && slot_kind_[static_cast<size_t>(out)] != SlotKind::kArena) prepared = false;
+    node_prepared_[s] = prepared;
   }
-  auto tensor_of = [&](int v) -> const Tensor* {
-    if (v < 0) return nullptr;
-    const Value& value = g.values[static_cast<size_t>(v)];
-    return value.constant ? &*value.constant : &slots[static_cast<size_t>(v)];
-  };
-
-  std::shared_ptr<void> arena = acquire_arena();
-  std::byte* base = static_cast<std::byte*>(arena.get());
-  size_t dynamic_bytes = 0, peak_dynamic = 0;
-  Status status;
-  std::vector<const Tensor*> in_ptrs;
-  std::vector<Tensor*> out_ptrs;
-  // stream_sync_timeout (OPT-stream_sync_timeout-1, MISC-17): checked after every node, so the
-  // error names the node that was running when the time ran out.
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point run_start = Clock::now();
-  const Clock::time_point deadline = stream_sync_timeout_ms_ > 0
-                                         ? run_start + std::chrono::milliseconds(stream_sync_timeout_ms_)
-                                         : Clock::time_point::max();
-  for (size_t s = 0; s < nodes_.size() && status.ok(); ++s) {
-    const CompiledNode& cn = nodes_[s];
-    const Node& node = cn.node;
-    ScopedNumThreads node_threads(cn.single_thread ? 1 : 0);  // observers see the node's setting too
-    in_ptrs.clear();
-    for (int in : node.inputs) in_ptrs.push_back(tensor_of(in));
-    if (observer) observer->on_node_start(s, cn);
-    bool kernel_ran = false;
-
-    std::vector<ValueInfo> infos;
-    std::vector<Tensor> folded;
-    if (!cn.static_outputs && !cn.control_flow) {
-      auto inferred = infer_node(*cn.schema, node, g.opset, in_ptrs, &folded);
-      if (!inferred.ok()) { status = node_failed(s, in_ptrs, {}, inferred.status(), false); break; }
-      infos = std::move(inferred.value());
-    }
-    auto out_shape = [&](size_t o) -> const Shape& {
-      return cn.static_outputs ? *g.values[static_cast<size_t>(node.outputs[o])].shape : infos[o].shape;
-    };
-    if (cn.control_flow) {
-      // Its outputs' shapes are known only once its subgraphs have run: they come back owned.
-      auto outs = guard_exceptions([&] { return cn.control_flow->run(in_ptrs); },
-                                   [&] { return node.op_type + " '" + node.name + "'"; });
-      if (!outs.ok()) { status = outs.status(); break; }
-      for (size_t o = 0; o < node.outputs.size(); ++o) {
-        if (node.outputs[o] < 0) continue;
-        Tensor& slot = slots[static_cast<size_t>(node.outputs[o])];
-        slot = std::move((*outs)[o]);
-        dynamic_bytes += slot.nbytes();
-      }
-      peak_dynamic = std::max(peak_dynamic, dynamic_bytes);
-    } else if (cn.schema->output_aliases_input) {
-      slots[static_cast<size_t>(node.outputs[0])] = in_ptrs[0]->reshaped(out_shape(0));
-    } else {
-      out_ptrs.clear();
-      bool all_folded = true;
-      for (size_t o = 0; o < node.outputs.size(); ++o) {
-        const int v = node.outputs[o];
-        if (v < 0) { out_ptrs.push_back(nullptr); continue; }
-        Tensor& slot = slots[static_cast<size_t>(v)];
-        const DType dtype = g.values[static_cast<size_t>(v)].dtype;
-        const ValueKind kind = g.values[static_cast<size_t>(v)].kind;
-        if (o < folded.size() && folded[o].defined()) {
-          slot = folded[o];
-        } else if (!output_is_allocated(kind, dtype)) {
-          slot = Tensor();  // a sequence or optional: the kernel assigns it whole
-          all_folded = false;
-        } else if (arena_offset_[static_cast<size_t>(v)] != SIZE_MAX) {
-          slot = Tensor::borrow(dtype, out_shape(o), base + arena_offset_[static_cast<size_t>(v)]);
-          all_folded = false;
-        } else {
-          slot = Tensor(dtype, out_shape(o));
-          dynamic_bytes += slot.nbytes();
-          all_folded = false;
-        }
-        out_ptrs.push_back(&slot);
-      }
-      peak_dynamic = std::max(peak_dynamic, dynamic_bytes);
-      if (!all_folded) {
-        KernelContext ctx(node, g.opset, in_ptrs, out_ptrs);
-        status = run_guarded(node, [&] { return cn.kernel ? cn.kernel->run(ctx) : cn.schema->reference(ctx); });
-        kernel_ran = cn.kernel != nullptr;
-        if (!status.ok()) { status = node_failed(s, in_ptrs, out_ptrs, status, kernel_ran); break; }
-        for (size_t o = 0; status.ok() && o < node.outputs.size(); ++o)
-          if (node.outputs[o] >= 0)
-            status = check_kernel_made(node, o, g.values[static_cast<size_t>(node.outputs[o])].kind,
-                                       slots[static_cast<size_t>(node.outputs[o])]);
-        if (!status.ok()) break;
-      }
-    }
-    if (observer) {
-      std::vector<const Tensor*> outs;
-      for (int v : node.outputs) outs.push_back(v >= 0 ? &slots[static_cast<size_t>(v)] : nullptr);
-      observer->on_node_end(s, cn, in_ptrs, outs);
-    }
-    if (Clock::now() > deadline) {
-      const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - run_start).count();
-      std::vector<Tensor*> outs;
-      for (int v : node.outputs) outs.push_back(v >= 0 ? &slots[static_cast<size_t>(v)] : nullptr);
-      status = node_failed(s, in_ptrs, outs,
-                           resource_exhausted("stream_sync_timeout=" + std::to_string(stream_sync_timeout_ms_) +
-                                              " ms expired while " + node.op_type + " '" + node.name + "' (task " +
-                                              std::to_string(s) + " of " + std::to_string(nodes_.size()) +
-                                              ") was running; the run had taken " + std::to_string(elapsed) +
-                                              " ms (raise stream_sync_timeout, or -1 for no timeout)"),
-                           kernel_ran);
-      break;
-    }
-    for (int in : node.inputs) {
-      if (in < 0 || last_use_[static_cast<size_t>(in)] != static_cast<int>(s) || g.values[static_cast<size_t>(in)].constant)
-        continue;
-      Tensor& slot = slots[static_cast<size_t>(in)];
-      if (slot.owns_storage() && g.values[static_cast<size_t>(in)].producer >= 0 &&
-          alias_root_[static_cast<size_t>(in)] == in)
-        dynamic_bytes -= std::min(dynamic_bytes, slot.nbytes());
-      slot = Tensor();
-    }
-  }
-  if (!status.ok()) {
-    release_arena(std::move(arena));
-    return status.with_context("model " + g.source);
-  }
-  if (observer) observer->on_outputs_start();
-  std::vector<Tensor> outputs;
-  size_t copied_bytes = 0;
-  for (int v : g.outputs) {
-    const Tensor* t = tensor_of(v);
-    const Value& value = g.values[static_cast<size_t>(v)];
-    const bool shares_foreign_storage =
-        !t->owns_storage() || value.constant || g.values[static_cast<size_t>(alias_root_[static_cast<size_t>(v)])].producer < 0;
-    if (shares_foreign_storage) copied_bytes += t->nbytes();
-    outputs.push_back(shares_foreign_storage ? t->clone() : *t);
-  }
-  if (observer) observer->on_outputs_end(copied_bytes);
-  release_arena(std::move(arena));
-  if (stats) {
-    stats->arena_bytes = arena_bytes_;
-    stats->peak_dynamic_bytes = peak_dynamic;
-  }
-  return outputs;
 }
 
 }  // namespace openge

@@ -2,6 +2,7 @@
 // chosen per node and a static memory plan. run() is re-entrant: concurrent runs of one
 // Executable each take their own arena from a pool.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -24,6 +25,12 @@ namespace aoe { class TunedSelection; }
 namespace graph_dump { class GraphDumper; }
 namespace dump { class ExceptionDumper; }
 class ControlFlowNode;  // runtime/control_flow.h
+struct RunState;        // runtime/run_state.h
+
+// How a run holds a value (decided at compile, runtime/run_state.h): kArena, a tensor placed in
+// the arena once per run state; kShared, a tensor of fixed shape that shares another's storage
+// during a run (graph inputs, outputs of Reshape-like nodes); kDynamic, assigned per run.
+enum class SlotKind : uint8_t { kDynamic, kArena, kShared };
 
 // Which stages of a compile run (docs/ARCHITECTURE.md, "Compiled models").
 enum class CompileStages {
@@ -90,6 +97,7 @@ struct RunObserver {
 
 class Executable {
  public:
+  ~Executable();
   // `input_shapes` gives one concrete shape per graph input (graph order).
   static Result<std::unique_ptr<Executable>> compile(Graph graph, const std::vector<Shape>& input_shapes,
                                                      const CompileOptions& options);
@@ -97,6 +105,12 @@ class Executable {
   // Inputs in graph-input order; outputs in graph-output order, owned by the caller.
   Result<std::vector<Tensor>> run(const std::vector<Tensor>& inputs, RunStats* stats = nullptr,
                                   RunObserver* observer = nullptr) const;
+  // The same, writing the outputs into `outputs`: a tensor there that already has the output's
+  // dtype and shape and whose storage nobody else holds (the previous run's, typically) is
+  // overwritten in place; the rest are replaced. A run of a static-shape graph into reused
+  // outputs allocates nothing (docs/DECISIONS.md, "allocation-free runs").
+  Status run_into(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunStats* stats = nullptr,
+                  RunObserver* observer = nullptr) const;
 
   const Graph& graph() const { return graph_; }
   const std::vector<CompiledNode>& nodes() const { return nodes_; }
@@ -144,8 +158,13 @@ class Executable {
   // `kernel_ran`: its compiled kernel ran on this thread just before (its workspace is dumped).
   Status node_failed(size_t index, const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                      const Status& failure, bool kernel_ran) const;
-  std::shared_ptr<void> acquire_arena() const;
-  void release_arena(std::shared_ptr<void> arena) const;
+  // One run's working memory (runtime/run_state.h), taken from a pool and made on first use.
+  std::unique_ptr<RunState> acquire_state() const;
+  void release_state(std::unique_ptr<RunState> state) const;
+  std::unique_ptr<RunState> make_run_state() const;
+  // Forgets the pooled run states: each holds kernel states made by the kernels of its time, so
+  // a swap of kernels (AOE's before/after timing) must not reuse them.
+  void drop_run_states();
 
   Graph graph_;
   std::vector<CompiledNode> nodes_;
@@ -169,10 +188,16 @@ class Executable {
   std::vector<size_t> arena_offset_;
   std::vector<int> last_use_;
   std::vector<int> alias_root_;     // value whose buffer an alias value shares (itself otherwise)
+  // How a run state holds each value (runtime/run_state.h) and which nodes run on prepared
+  // contexts (static shapes, every output in the arena); arena offset of each node's kernel
+  // scratch (SIZE_MAX: none).
+  std::vector<SlotKind> slot_kind_;
+  std::vector<char> node_prepared_;
+  std::vector<size_t> scratch_offset_;
   size_t arena_bytes_ = 0;
   size_t total_intermediate_bytes_ = 0;
-  mutable std::mutex arena_mutex_;
-  mutable std::vector<std::shared_ptr<void>> arena_pool_;
+  mutable std::mutex state_mutex_;
+  mutable std::vector<std::unique_ptr<RunState>> state_pool_;
 };
 
 }  // namespace openge

@@ -116,6 +116,10 @@ Result<T> logged(Result<T> result) {
   if (!result.ok()) OPENGE_LOG_ERROR("GE", result.status().message());
   return result;
 }
+Status logged(Status status) {
+  if (!status.ok()) OPENGE_LOG_ERROR("GE", status.message());
+  return status;
+}
 
 // Option compiled_shape_cache_size: how many input-shape sets keep their compiled graph.
 size_t compiled_shape_cache_size_of(const SessionOptions& options) {
@@ -218,39 +222,49 @@ const std::vector<TensorInfo>& Session::inputs() const { return impl_->inputs; }
 const std::vector<TensorInfo>& Session::outputs() const { return impl_->outputs; }
 
 Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunInfo* info) {
+  std::vector<Tensor> outputs;
+  OPENGE_RETURN_IF_ERROR(run(inputs, outputs, info));
+  return outputs;
+}
+
+Status Session::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunInfo* info) {
   // Compiles and runs under the session's size limit; exceptions become errors, never a terminate.
   ScopedMaxTensorBytes scoped_limit(impl_->max_tensor_bytes);
-  return logged(guard_exceptions([&]() -> Result<std::vector<Tensor>> {
+  return logged(guard_exceptions([&]() -> Status {
   profiling::Profiler* profiler = impl_->profiler.get();
   const int64_t run_start = profiler ? profiling::steady_now_ns() : 0;
-  std::vector<Shape> shapes;
-  for (const Tensor& t : inputs) shapes.push_back(t.shape());
-  // Only this shape set's compile waits here; runs of other shapes go on meanwhile.
-  auto cached = impl_->compiled->get_or_compile(shapes, [&]() -> Result<std::shared_ptr<Executable>> {
-    CompileOptions co;
-    co.num_threads = impl_->num_threads;
-    co.use_aicore = impl_->options.use_aicore;
-    co.run_passes = impl_->options.run_passes;
-    co.config = impl_->options.config;
-    co.stages = impl_->precompiled ? CompileStages::kPrecompiled : CompileStages::kAll;
-    // A Data Dump writes node inputs, weights included: then the compiled graph keeps them all.
-    co.release_packed_constants = !impl_->dumper;
-    // The one compile of a fixed-shape model, evicted since (compiled_shape_cache_size): reuse it.
-    if (auto first = impl_->compiled->first(); first && impl_->graph_handed_over_for(shapes)) return first;
-    auto graph = impl_->graph_for_compile(shapes);
-    if (!graph.ok()) return graph.status();
-    auto compiled = Executable::compile(std::move(graph.value()), shapes, co);
-    if (!compiled.ok()) {
-      impl_->compile_failed(shapes, compiled.status());
-      return compiled.status();
-    }
-    if (profiler) profiler->record_api("ModelCompile", run_start, profiling::steady_now_ns());
-    return std::shared_ptr<Executable>(std::move(compiled.value()));
-  });
-  if (!cached.ok()) return cached.status();
-  const std::shared_ptr<Executable> exe = cached.value();
+  // Shapes compiled already: found without building a key (a run of them allocates nothing).
+  std::shared_ptr<Executable> exe = impl_->compiled->find_compiled(inputs);
+  if (!exe) {
+    std::vector<Shape> shapes;
+    for (const Tensor& t : inputs) shapes.push_back(t.shape());
+    // Only this shape set's compile waits here; runs of other shapes go on meanwhile.
+    auto cached = impl_->compiled->get_or_compile(shapes, [&]() -> Result<std::shared_ptr<Executable>> {
+      CompileOptions co;
+      co.num_threads = impl_->num_threads;
+      co.use_aicore = impl_->options.use_aicore;
+      co.run_passes = impl_->options.run_passes;
+      co.config = impl_->options.config;
+      co.stages = impl_->precompiled ? CompileStages::kPrecompiled : CompileStages::kAll;
+      // A Data Dump writes node inputs, weights included: then the compiled graph keeps them all.
+      co.release_packed_constants = !impl_->dumper;
+      // The one compile of a fixed-shape model, evicted since (compiled_shape_cache_size): reuse it.
+      if (auto first = impl_->compiled->first(); first && impl_->graph_handed_over_for(shapes)) return first;
+      auto graph = impl_->graph_for_compile(shapes);
+      if (!graph.ok()) return graph.status();
+      auto compiled = Executable::compile(std::move(graph.value()), shapes, co);
+      if (!compiled.ok()) {
+        impl_->compile_failed(shapes, compiled.status());
+        return compiled.status();
+      }
+      if (profiler) profiler->record_api("ModelCompile", run_start, profiling::steady_now_ns());
+      return std::shared_ptr<Executable>(std::move(compiled.value()));
+    });
+    if (!cached.ok()) return cached.status();
+    exe = cached.value();
+  }
   RunStats stats;
-  Result<std::vector<Tensor>> outputs = std::vector<Tensor>{};
+  Status ran;
   std::unique_ptr<RunObserver> dump_observer = impl_->dumper ? impl_->dumper->begin_iteration(*exe) : nullptr;
   if (profiler) {
     {
@@ -261,25 +275,25 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunI
     auto iteration = profiler->begin_iteration(exe.get(), exe->nodes().size());
     std::optional<ObserverPair> both;
     if (dump_observer) both.emplace(iteration.get(), dump_observer.get());
-    outputs = exe->run(inputs, &stats, both ? &*both : static_cast<RunObserver*>(iteration.get()));
+    ran = exe->run_into(inputs, outputs, &stats, both ? &*both : static_cast<RunObserver*>(iteration.get()));
     // Recorded before the iteration closes so that it lands on this iteration's timeline.
     profiler->record_api("ModelExecute", execute_start, profiling::steady_now_ns());
-    Status recorded = profiler->end_iteration(std::move(iteration), outputs.ok());
-    if (outputs.ok() && !recorded.ok()) return recorded.with_context("profiling");
+    Status recorded = profiler->end_iteration(std::move(iteration), ran.ok());
+    if (ran.ok() && !recorded.ok()) return recorded.with_context("profiling");
   } else {
-    outputs = exe->run(inputs, &stats, dump_observer.get());
+    ran = exe->run_into(inputs, outputs, &stats, dump_observer.get());
   }
   if (impl_->dumper) {
     Status dumped = impl_->dumper->end_iteration(std::move(dump_observer));
-    if (outputs.ok() && !dumped.ok()) return dumped.with_context("dump_config.dump_path");
+    if (ran.ok() && !dumped.ok()) return dumped.with_context("dump_config.dump_path");
   }
-  if (info && outputs.ok()) {
+  if (info && ran.ok()) {
     info->arena_bytes = stats.arena_bytes;
     info->peak_dynamic_bytes = stats.peak_dynamic_bytes;
     info->aicore_nodes = info->aicpu_nodes = 0;
     for (const auto& node : exe->nodes()) (node.engine == Engine::kAiCore ? info->aicore_nodes : info->aicpu_nodes)++;
   }
-  return outputs;
+  return ran;
   }, [&] { return "model " + impl_->source; }));
 }
 

@@ -1,5 +1,7 @@
 #include "runtime/shape_cache.h"
 
+#include <chrono>
+
 #include "base/guard.h"
 
 namespace openge {
@@ -44,6 +46,22 @@ Result<std::shared_ptr<Executable>> ShapeCache::get_or_compile(const std::vector
   promise.set_value(c);
   if (!c.exe) erase_failed(shapes, id);
   return result;
+}
+
+std::shared_ptr<Executable> ShapeCache::find_compiled(const std::vector<Tensor>& inputs) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = lru_.begin(); it != lru_.end(); ++it) {
+    if (it->shapes.size() != inputs.size()) continue;
+    bool same = true;
+    for (size_t i = 0; same && i < inputs.size(); ++i) same = it->shapes[i] == inputs[i].shape();
+    if (!same) continue;
+    if (it->compiled.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return nullptr;
+    const Compiled& c = it->compiled.get();
+    if (!c.exe) return nullptr;
+    lru_.splice(lru_.begin(), lru_, it);  // now the most recently used
+    return c.exe;
+  }
+  return nullptr;
 }
 
 void ShapeCache::erase_failed(const std::vector<Shape>& shapes, uint64_t id) {

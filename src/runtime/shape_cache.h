@@ -35,6 +35,10 @@ class ShapeCache {
   // cache's lock, at most once at a time per shape set).
   Result<std::shared_ptr<Executable>> get_or_compile(const std::vector<Shape>& shapes, const CompileFn& compile);
 
+  // The graph compiled successfully for the shapes of `inputs`, or null (not compiled, still
+  // compiling, failed). Builds no key: a run of compiled shapes allocates nothing here.
+  std::shared_ptr<Executable> find_compiled(const std::vector<Tensor>& inputs);
+
   size_t size() const;
   size_t capacity() const { return capacity_; }
   // The first graph compiled successfully (kept even after eviction: the precision report

@@ -79,7 +79,12 @@ TEST(OnlineCompiler, OPT_jit_compile_2_AutoRunsPrebuiltKernelsForADynamicShapeMo
   auto exe = compile(two_groups(/*dynamic=*/true), config({}));  // auto; no compiler runs
   ASSERT_TRUE(exe);
   ASSERT_EQ(fused_nodes(*exe).size(), 2u);
-  for (const CompiledNode* n : fused_nodes(*exe)) EXPECT_EQ(n->kernel, nullptr);
+  // Prebuilt: the AI CPU engine's kernel (the reference, or its prepared form for the compiled
+  // shapes, ops/prepared_kernel.h), never a generated one (those run on the AI Core engine).
+  for (const CompiledNode* n : fused_nodes(*exe)) {
+    EXPECT_EQ(n->engine, Engine::kAiCpu);
+    if (n->kernel) EXPECT_EQ(n->kernel->engine(), Engine::kAiCpu);
+  }
 }
 
 TEST(OnlineCompiler, OPT_jit_compile_3_CompilesTwoKernelsExactAndWithinTolerance) {
