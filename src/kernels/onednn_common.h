@@ -147,4 +147,28 @@ class OneDnnKernel : public CompiledKernel {
   virtual size_t scratchpad_bytes() const { return 0; }
 };
 
+// A primitive that reads input 0 as argument kSrcArg and writes output 0 as kDstArg (pooling,
+// reorder), its arguments bound once per run state.
+template <class Primitive, int kSrcArg, int kDstArg>
+class SrcDstKernel final : public OneDnnKernel {
+ public:
+  Primitive prim;
+  dnnl::memory::desc src_md, dst_md, scratchpad_md;
+
+  Status run(KernelContext& ctx) const override {
+    std::unique_ptr<KernelState> temp;
+    PrimitiveArgs& args = state_for_run<PrimitiveArgs>(*this, ctx, temp);
+    args.set(kSrcArg, ctx.input(0).raw());
+    args.set(kDstArg, ctx.output(0).raw());
+    return args.execute(prim, ctx);
+  }
+  std::unique_ptr<KernelState> make_state(KernelContext&) const override {
+    auto args = std::make_unique<PrimitiveArgs>(scratchpad_md);
+    args->add(kSrcArg, src_md);
+    args->add(kDstArg, dst_md);
+    return args;
+  }
+  size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
+};
+
 }  // namespace openge::onednn

@@ -10,26 +10,7 @@ namespace {
 
 using tag = dnnl::memory::format_tag;
 
-class PoolKernel final : public OneDnnKernel {
- public:
-  dnnl::pooling_v2_forward prim;
-  dnnl::memory::desc src_md, dst_md, scratchpad_md;
-
-  Status run(KernelContext& ctx) const override {
-    std::unique_ptr<KernelState> temp;
-    PrimitiveArgs& args = state_for_run<PrimitiveArgs>(*this, ctx, temp);
-    args.set(DNNL_ARG_SRC, ctx.input(0).raw());
-    args.set(DNNL_ARG_DST, ctx.output(0).raw());
-    return args.execute(prim, ctx);
-  }
-  std::unique_ptr<KernelState> make_state(KernelContext&) const override {
-    auto args = std::make_unique<PrimitiveArgs>(scratchpad_md);
-    args->add(DNNL_ARG_SRC, src_md);
-    args->add(DNNL_ARG_DST, dst_md);
-    return args;
-  }
-  size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
-};
+using PoolKernel = SrcDstKernel<dnnl::pooling_v2_forward, DNNL_ARG_SRC, DNNL_ARG_DST>;
 
 }  // namespace
 

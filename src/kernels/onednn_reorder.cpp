@@ -7,26 +7,7 @@ namespace {
 
 using tag = dnnl::memory::format_tag;
 
-class ReorderKernel final : public OneDnnKernel {
- public:
-  dnnl::reorder prim;
-  dnnl::memory::desc src_md, dst_md, scratchpad_md;
-
-  Status run(KernelContext& ctx) const override {
-    std::unique_ptr<KernelState> temp;
-    PrimitiveArgs& args = state_for_run<PrimitiveArgs>(*this, ctx, temp);
-    args.set(DNNL_ARG_FROM, ctx.input(0).raw());
-    args.set(DNNL_ARG_TO, ctx.output(0).raw());
-    return args.execute(prim, ctx);
-  }
-  std::unique_ptr<KernelState> make_state(KernelContext&) const override {
-    auto args = std::make_unique<PrimitiveArgs>(scratchpad_md);
-    args->add(DNNL_ARG_FROM, src_md);
-    args->add(DNNL_ARG_TO, dst_md);
-    return args;
-  }
-  size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
-};
+using ReorderKernel = SrcDstKernel<dnnl::reorder, DNNL_ARG_FROM, DNNL_ARG_TO>;
 
 }  // namespace
 
