@@ -93,20 +93,6 @@ void* thread_buffer(size_t slot, size_t bytes) {
   return buffer.data.get();
 }
 
-Status execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad_md,
-               std::unordered_map<int, dnnl::memory>& args, const KernelContext& ctx) {
-  try {
-    const size_t bytes = scratchpad_md.get_size();
-    if (bytes > 0) args[DNNL_ARG_SCRATCHPAD] = wrap(scratchpad_md, thread_scratchpad(bytes));
-    dnnl::stream& stream = thread_stream();
-    prim.execute(stream, args);
-    stream.wait();
-  } catch (const dnnl::error& e) {
-    return ctx.error(std::string("oneDNN failed: ") + e.what());
-  }
-  return Status::Ok();
-}
-
 KernelWorkspace OneDnnKernel::last_workspace() const {
   const size_t bytes = scratchpad_bytes();
   if (bytes == 0) return {};

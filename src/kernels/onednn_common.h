@@ -7,7 +7,6 @@
 
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "kernels/compiled_kernel.h"
@@ -65,14 +64,10 @@ void* thread_buffer(size_t slot, size_t bytes);
 inline constexpr size_t kThreadBufferSlots = 3;
 inline constexpr size_t kWidenedSlot = 2;
 
-// Runs `prim` with `args` (borrowed tensors wrapped as dnnl::memory) plus a fresh scratchpad of
-// `scratchpad_md`'s size, waits, and turns oneDNN exceptions into a Status naming the node.
-Status execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad_md,
-               std::unordered_map<int, dnnl::memory>& args, const KernelContext& ctx);
-
 // The arguments of one primitive, made once per run state (KernelState): memory objects whose
 // data handles are set per run, and the C argument array that dnnl_primitive_execute reads.
-// The C++ execute() builds a std::unordered_map and a std::vector on every call; this does not.
+// (dnnl::primitive::execute builds a std::unordered_map and a std::vector on every call; this
+// does not.)
 class PrimitiveArgs : public KernelState {
  public:
   // `scratchpad_md`: the primitive's user scratchpad (size 0: none); the calling thread's

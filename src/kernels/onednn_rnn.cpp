@@ -62,19 +62,15 @@ class RnnKernel final : public OneDnnKernel {
   Status run(KernelContext& ctx) const override {
     const bool gather_y = has_y && bidirectional;
     void* y = has_y && !gather_y ? ctx.output(0).raw() : thread_buffer(1, dst_layer_md.get_size());
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC_LAYER, wrap(src_layer_md, ctx.input(kX).raw())},
-        {DNNL_ARG_WEIGHTS_LAYER, weights_layer},
-        {DNNL_ARG_WEIGHTS_ITER, weights_iter},
-        {DNNL_ARG_BIAS, bias},
-        {DNNL_ARG_DST_LAYER, wrap(dst_layer_md, y)},
-    };
-    if (weights_peephole) args[DNNL_ARG_WEIGHTS_PEEPHOLE] = *weights_peephole;
-    if (!src_iter_md.is_zero()) args[DNNL_ARG_SRC_ITER] = wrap(src_iter_md, ctx.input(kInitH).raw());
-    if (!src_iter_c_md.is_zero()) args[DNNL_ARG_SRC_ITER_C] = wrap(src_iter_c_md, ctx.input(kInitC).raw());
-    if (!dst_iter_md.is_zero()) args[DNNL_ARG_DST_ITER] = wrap(dst_iter_md, ctx.output(1).raw());
-    if (!dst_iter_c_md.is_zero()) args[DNNL_ARG_DST_ITER_C] = wrap(dst_iter_c_md, ctx.output(2).raw());
-    OPENGE_RETURN_IF_ERROR(execute(prim, scratchpad_md, args, ctx));
+    std::unique_ptr<KernelState> temp;
+    PrimitiveArgs& args = state_for_run<PrimitiveArgs>(*this, ctx, temp);
+    args.set(DNNL_ARG_SRC_LAYER, ctx.input(kX).raw());
+    args.set(DNNL_ARG_DST_LAYER, y);
+    if (!src_iter_md.is_zero()) args.set(DNNL_ARG_SRC_ITER, ctx.input(kInitH).raw());
+    if (!src_iter_c_md.is_zero()) args.set(DNNL_ARG_SRC_ITER_C, ctx.input(kInitC).raw());
+    if (!dst_iter_md.is_zero()) args.set(DNNL_ARG_DST_ITER, ctx.output(1).raw());
+    if (!dst_iter_c_md.is_zero()) args.set(DNNL_ARG_DST_ITER_C, ctx.output(2).raw());
+    OPENGE_RETURN_IF_ERROR(args.execute(prim, ctx));
     if (gather_y) {
       const float* src = static_cast<const float*>(y);
       float* dst = ctx.output(0).data<float>();
@@ -84,6 +80,20 @@ class RnnKernel final : public OneDnnKernel {
             std::copy_n(src + ((t * batch + n) * 2 + d) * hidden, hidden, dst + ((t * 2 + d) * batch + n) * hidden);
     }
     return Status::Ok();
+  }
+  std::unique_ptr<KernelState> make_state(KernelContext&) const override {
+    auto args = std::make_unique<PrimitiveArgs>(scratchpad_md);
+    args->add(DNNL_ARG_SRC_LAYER, src_layer_md);
+    args->add_fixed(DNNL_ARG_WEIGHTS_LAYER, weights_layer);
+    args->add_fixed(DNNL_ARG_WEIGHTS_ITER, weights_iter);
+    args->add_fixed(DNNL_ARG_BIAS, bias);
+    args->add(DNNL_ARG_DST_LAYER, dst_layer_md);
+    if (weights_peephole) args->add_fixed(DNNL_ARG_WEIGHTS_PEEPHOLE, *weights_peephole);
+    if (!src_iter_md.is_zero()) args->add(DNNL_ARG_SRC_ITER, src_iter_md);
+    if (!src_iter_c_md.is_zero()) args->add(DNNL_ARG_SRC_ITER_C, src_iter_c_md);
+    if (!dst_iter_md.is_zero()) args->add(DNNL_ARG_DST_ITER, dst_iter_md);
+    if (!dst_iter_c_md.is_zero()) args->add(DNNL_ARG_DST_ITER_C, dst_iter_c_md);
+    return args;
   }
   size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
 };
