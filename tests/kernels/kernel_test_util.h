@@ -54,6 +54,35 @@ inline Tensor run_kernel(const CompiledKernel& k, const Node& node, const std::v
   return out;
 }
 
+// Runs `k` as a run state of the executor does: one context whose tensors stay the same objects,
+// the kernel's state made once (make_state), and every run with other bytes behind them (the
+// output in a new buffer each run, so that nothing bound in the state can still point at the last
+// one). `runs[r]` are run r's inputs (null: omitted, the same in every run); returns each run's
+// outputs.
+inline std::vector<std::vector<Tensor>> run_kernel_on_one_state(const CompiledKernel& k, const Node& node,
+                                                                const std::vector<std::vector<const Tensor*>>& runs,
+                                                                const std::vector<Tensor>& output_like,
+                                                                int64_t opset = 17) {
+  std::vector<Tensor> in_slots(runs.at(0).size()), out_slots(output_like.size());
+  std::vector<const Tensor*> in;
+  for (size_t i = 0; i < in_slots.size(); ++i) in.push_back(runs[0][i] ? &in_slots[i] : nullptr);
+  std::vector<Tensor*> out;
+  for (Tensor& t : out_slots) out.push_back(&t);
+  KernelContext ctx(node, opset, in, out);
+  const std::unique_ptr<KernelState> state = k.make_state(ctx);
+  ctx.set_prepared(nullptr, state.get());
+  std::vector<std::vector<Tensor>> results;
+  for (const auto& run : runs) {
+    for (size_t i = 0; i < in_slots.size(); ++i)
+      if (run[i]) in_slots[i] = *run[i];
+    for (size_t o = 0; o < out_slots.size(); ++o) out_slots[o] = Tensor(output_like[o].dtype(), output_like[o].shape());
+    Status st = k.run(ctx);
+    EXPECT_TRUE(st.ok()) << st.message();
+    results.push_back(out_slots);
+  }
+  return results;
+}
+
 inline double to_double(const Tensor& t, int64_t i) { return t.scalar_as_double(i); }
 
 // Max |a - b| / (1 + |b|).

@@ -59,6 +59,16 @@ TEST(KernelVariant, ConvVariantsMatchTheReferenceKernel) {
       const Tensor y = run_kernel(*k, node, in, DType::kFloat32, {1, 32, 12, 12});
       // Winograd transforms round differently from a direct sum: relative 1e-4.
       EXPECT_LT(max_rel_diff(y, (*ref)[0]), 1e-4) << to_string(v);
+      // As a run state runs it: the argument lists (staging reorders included) made once, then
+      // runs on other activations and residuals through them.
+      const Tensor x2 = random_tensor({1, 16, 12, 12}, 5), r2 = random_tensor({1, 32, 12, 12}, 6);
+      const std::vector<const Tensor*> in2{&x2, &w, &b, &r2};
+      auto ref2 = run_node(node, in2);
+      ASSERT_TRUE(ref2.ok()) << ref2.status().message();
+      const auto runs = run_kernel_on_one_state(*k, node, {in, in2, in}, {(*ref)[0]});
+      EXPECT_LT(max_rel_diff(runs[0][0], (*ref)[0]), 1e-4) << to_string(v) << ", first run on one state";
+      EXPECT_LT(max_rel_diff(runs[1][0], (*ref2)[0]), 1e-4) << to_string(v) << ", second run on one state";
+      EXPECT_LT(max_rel_diff(runs[2][0], (*ref)[0]), 1e-4) << to_string(v) << ", third run on one state";
     }
   EXPECT_GE(built, 2);  // direct on either layout always exists
   if (has_feature("avx512f")) {
