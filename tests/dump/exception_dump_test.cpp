@@ -169,19 +169,19 @@ class ExceptionDump : public ::testing::Test {
 TEST_F(ExceptionDump, NPU_10_NpuCollectPathIsTheFirstTierAndTurnsTheDumpOn) {
   // NPU_COLLECT_PATH alone switches it on (NPU-6) and wins over ASCEND_WORK_PATH (ENV-27).
   const fs::path collect = d.path() + "/collect";  // missing: created (NPU-4)
-  const Status st = run_bad_gather({{"NPU_COLLECT_PATH", collect.string()}, {"ASCEND_WORK_PATH", d.path() + "/work"}},
+  const Status st = run_bad_gather({{"NPU_COLLECT_PATH", collect.string()}, {"ASCEND_WORK_PATH", d.path() + "/work_path"}},
                                    d.path());
   const fs::path device_dir = collect / "extra-info/data-dump/0";
   expect_gather_dump(device_dir);
   expect_error_names_op_and_file(st, device_dir);
   for (const fs::path& p : {collect, collect / "extra-info", collect / "extra-info/data-dump", device_dir})
     EXPECT_TRUE(private_folder(p)) << p << " must be created 0700: it holds user data";
-  EXPECT_FALSE(fs::exists(d.path() + "/work/extra-info"));
+  EXPECT_FALSE(fs::exists(d.path() + "/work_path/extra-info"));
   EXPECT_FALSE(fs::exists(d.path() + "/extra-info"));
 }
 
 TEST_F(ExceptionDump, ENV_26_WorkPathIsTheSecondTier) {
-  const std::string work = d.dir("work");
+  const std::string work = d.dir("work_path");
   const Status st = run_bad_gather({{"ASCEND_WORK_PATH", work}}, d.path(), {{"enable_exception_dump", "1"}});
   const fs::path device_dir = fs::path(work) / "extra-info/data-dump/0";
   expect_gather_dump(device_dir);
@@ -201,7 +201,7 @@ TEST_F(ExceptionDump, DISC_2_WorkingDirectoryIsTheDefaultTierWithTheDeviceFolder
 }
 
 TEST_F(ExceptionDump, OPT_enable_exception_dump_2_OffWritesNothing) {
-  const Status st = run_bad_gather({{"ASCEND_WORK_PATH", d.path() + "/work"}}, d.path());
+  const Status st = run_bad_gather({{"ASCEND_WORK_PATH", d.path() + "/work_path"}}, d.path());
   EXPECT_NE(st.message().find("Gather 'gather_bad'"), std::string::npos) << st.message();
   EXPECT_EQ(st.message().find("exception dump"), std::string::npos) << st.message();
   for (const auto& f : files_in(d.path()))  // the plog and atrace of the error are expected; no dump

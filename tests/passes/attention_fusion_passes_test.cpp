@@ -152,7 +152,7 @@ Compiled compile_graph(Graph g, const std::vector<Tensor>& inputs, const std::st
   flags.push_back({"fusion_switch_file",
                    d.file("fs.cfg", R"({"Switch":{"GraphFusion":)" + graph_fusion +
                                         R"(,"UBFusion":{"TbeEltwiseFusionPass":"off"}}})")});
-  auto r = options::test::build(flags, {{"ASCEND_WORK_PATH", d.path() + "/work"}}, {}, true, d.path());
+  auto r = options::test::build(flags, {{"ASCEND_WORK_PATH", d.path() + "/work_path"}}, {}, true, d.path());
   EXPECT_TRUE(r.options) << options::test::dump_errors(r);
   if (!r.options) return {};
   eval_graph(g, inputs, true);
@@ -164,7 +164,7 @@ Compiled compile_graph(Graph g, const std::vector<Tensor>& inputs, const std::st
   auto exe = Executable::compile(std::move(g), shapes, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   if (!exe.ok()) return {};
-  const auto j = nlohmann::json::parse(read_text(d.path() + "/work/FE/" + std::to_string(::getpid()) + "/fusion_result.json"),
+  const auto j = nlohmann::json::parse(read_text(d.path() + "/work_path/FE/" + std::to_string(::getpid()) + "/fusion_result.json"),
                                        nullptr, false);
   EXPECT_TRUE(j.is_object() && j.size() == 1) << j.dump();
   return {std::move(*exe), j.is_object() && !j.empty() ? j.begin().value() : nlohmann::json()};

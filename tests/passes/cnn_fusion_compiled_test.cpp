@@ -38,7 +38,7 @@ std::unique_ptr<Executable> compile_with(Graph g, const TempDir& d, const std::s
   // (no online compile of an elementwise group), the oracle of the fused one.
   Flags flags{{"jit_compile", "false"}};
   if (!switch_json.empty()) flags.push_back({"fusion_switch_file", d.file("inputs/fs.cfg", switch_json)});
-  BuildReport r = build(flags, {{"ASCEND_WORK_PATH", d.path() + "/work"}}, {}, /*check_files=*/true, d.path());
+  BuildReport r = build(flags, {{"ASCEND_WORK_PATH", d.path() + "/work_path"}}, {}, /*check_files=*/true, d.path());
   EXPECT_TRUE(r.errors.empty()) << dump_errors(r);
   if (!r.options) return nullptr;
   CompileOptions co;
@@ -81,7 +81,7 @@ void expect_fused_equals_unfused(const char* gate_op, float alpha, const char* a
   for (int64_t i = 0; i < ya.numel(); ++i)
     EXPECT_NEAR(ya.data<float>()[i], yb.data<float>()[i], 1e-4 * (1.0 + std::abs(yb.data<float>()[i]))) << i;
 
-  std::ifstream json(on_dir.path() + "/work/FE/" + std::to_string(::getpid()) + "/fusion_result.json");
+  std::ifstream json(on_dir.path() + "/work_path/FE/" + std::to_string(::getpid()) + "/fusion_result.json");
   const auto j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
   ASSERT_TRUE(j.is_object() && !j.empty()) << j.dump();
   EXPECT_EQ(j.begin().value()["ub_fusion"]["TbeConvElemwiseFusionPass"]["effect_times"], "1") << j.dump();

@@ -79,7 +79,7 @@ Json read_json(const std::string& path) {
 }
 
 std::string work_file(const TempDir& d) {
-  return d.path() + "/work/FE/" + std::to_string(::getpid()) + "/fusion_result.json";
+  return d.path() + "/work_path/FE/" + std::to_string(::getpid()) + "/fusion_result.json";
 }
 
 TEST(FusionSwitch, OPT_fusion_switch_file_3_EveryRuleOnByDefault) {
@@ -186,7 +186,7 @@ TEST(FusionSwitch, OPT_fusion_switch_file_4_SwitchedOffPassIsLogged) {
 // gone from the graph.
 TEST(FusionResult, ENV_31_CountsMatchTheCompiledGraph) {
   TempDir d;
-  auto exe = compile_demo(options_with(d, {}, {{"ASCEND_WORK_PATH", d.path() + "/work"}}));
+  auto exe = compile_demo(options_with(d, {}, {{"ASCEND_WORK_PATH", d.path() + "/work_path"}}));
   ASSERT_TRUE(exe);
   const Json j = read_json(work_file(d));
   ASSERT_TRUE(j.is_object() && j.size() == 1) << j.dump();
@@ -211,7 +211,7 @@ TEST(FusionResult, ENV_31_CountsMatchTheCompiledGraph) {
 TEST(FusionResult, OPT_fusion_switch_file_9_SwitchedOffPassesAreNotListed) {
   TempDir d;
   auto exe = compile_demo(with_switch_file(d, R"({"Switch":{"GraphFusion":{"ConvBatchnormFusionPass":"off"}}})",
-                                           {{"ASCEND_WORK_PATH", d.path() + "/work"}}));
+                                           {{"ASCEND_WORK_PATH", d.path() + "/work_path"}}));
   ASSERT_TRUE(exe);
   const Json j = read_json(work_file(d));
   ASSERT_EQ(j.size(), 1u) << j.dump();

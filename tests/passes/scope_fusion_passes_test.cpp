@@ -143,7 +143,7 @@ TEST(ScopeFusion, ENV_31_CountedInFusionResult) {
   Graph g = moments_graph({});
   const std::vector<Tensor> in{random_tensor({2, 5, 16}, 9)};
   const auto expected = eval_graph(g, in, true);
-  auto r = options::test::build({}, {{"ASCEND_WORK_PATH", d.path() + "/work"}}, {}, true, d.path());
+  auto r = options::test::build({}, {{"ASCEND_WORK_PATH", d.path() + "/work_path"}}, {}, true, d.path());
   ASSERT_TRUE(r.options) << options::test::dump_errors(r);
   CompileOptions co;
   co.num_threads = 1;
@@ -151,7 +151,7 @@ TEST(ScopeFusion, ENV_31_CountedInFusionResult) {
   const size_t nodes_before = g.nodes.size();
   auto exe = Executable::compile(std::move(g), {{2, 5, 16}}, co);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
-  const auto j = nlohmann::json::parse(read_text(d.path() + "/work/FE/" + std::to_string(::getpid()) + "/fusion_result.json"),
+  const auto j = nlohmann::json::parse(read_text(d.path() + "/work_path/FE/" + std::to_string(::getpid()) + "/fusion_result.json"),
                                        nullptr, false);
   ASSERT_TRUE(j.is_object() && j.size() == 1) << j.dump();
   const auto& entry = j.begin().value()["graph_fusion"]["ScopeLayerNormPass"];
