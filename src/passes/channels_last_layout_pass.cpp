@@ -48,19 +48,7 @@ constexpr int64_t kNchwAxis[] = {0, 2, 3, 1};
 
 bool is_fast_float(DType t) { return t == DType::kFloat32 || t == DType::kBFloat16; }
 
-bool static_4d(const Value& v) {
-  if (!v.shape || v.shape->size() != 4) return false;
-  for (int64_t d : *v.shape)
-    if (d < 0) return false;
-  return true;
-}
-
-bool static_shape(const Value& v) {
-  if (!v.shape) return false;
-  for (int64_t d : *v.shape)
-    if (d < 0) return false;
-  return true;
-}
+bool static_4d(const Value& v) { return has_static_shape(v) && v.shape->size() == 4; }
 
 // kBypass: the model's own Transpose to NHWC (perm 0,2,3,1) of a value the region already holds
 // in NHWC (ConvNeXt's permute before its LayerNorm): its readers take the region's value.
@@ -142,7 +130,7 @@ Plan follower_plan(const Graph& g, const Node& n, const std::vector<bool>& in_re
     const int v = n.inputs[i];
     if (v < 0) continue;
     const Value& x = g.values[static_cast<size_t>(v)];
-    if (!static_shape(x)) return {};
+    if (!has_static_shape(x)) return {};
     if (x.shape->size() != 4) {
       if (concat || shape_numel(*x.shape) != 1) return {};
       continue;

@@ -35,6 +35,10 @@ std::optional<double> scalar_constant(const Graph& g, int v) {
   return t->scalar_as_double(0);
 }
 
+bool has_static_shape(const Value& v) {
+  return v.shape && std::none_of(v.shape->begin(), v.shape->end(), [](int64_t d) { return d < 0; });
+}
+
 bool is_op(const Node& n, const char* op) {
   return n.op_type == op && (n.domain.empty() || n.domain == "ai.onnx" || n.domain == "openge");
 }

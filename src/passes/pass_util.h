@@ -17,6 +17,8 @@ bool is_graph_output(const Graph& g, int v);
 // The single node reading `v` when there is exactly one reader and `v` is not a graph output
 // (so the value can disappear inside a fused node); -1 otherwise.
 int sole_consumer(const Graph& g, const std::vector<std::vector<int>>& consumers, int v);
+// True when `v`'s shape is inferred and every dimension known (no -1).
+bool has_static_shape(const Value& v);
 // A constant's data, or nullptr.
 const Tensor* constant_of(const Graph& g, int v);
 // A one-element float constant's value.

@@ -11,13 +11,11 @@
 namespace openge::passes {
 namespace {
 
+// The static shape of a computed (non-constant) value, or nullptr.
 const Shape* static_shape_of(const Graph& g, int v) {
   if (v < 0) return nullptr;
   const Value& value = g.values[static_cast<size_t>(v)];
-  if (!value.shape || value.constant) return nullptr;
-  for (int64_t d : *value.shape)
-    if (d < 0) return nullptr;
-  return &*value.shape;
+  return has_static_shape(value) && !value.constant ? &*value.shape : nullptr;
 }
 
 std::optional<PatternMatch> find(const Graph& g, const std::vector<std::vector<int>>& consumers, int split_node) {

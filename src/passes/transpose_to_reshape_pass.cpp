@@ -42,11 +42,8 @@ Result<PassResult> run(Graph& g) {
     if (!is_op(n, "Transpose") || n.inputs.size() != 1 || n.outputs.size() != 1 || n.inputs[0] < 0) continue;
     const Value& in = g.values[static_cast<size_t>(n.inputs[0])];
     const Value& out = g.values[static_cast<size_t>(n.outputs[0])];
-    if (!in.shape || !out.shape || in.kind != ValueKind::kTensor) continue;
     // Static and non-empty: a 0 in Reshape's shape input would mean "keep the input's dimension".
-    bool is_static = true;
-    for (int64_t d : *in.shape) is_static = is_static && d > 0;
-    if (!is_static) continue;
+    if (!has_static_shape(in) || !out.shape || in.kind != ValueKind::kTensor || shape_numel(*in.shape) == 0) continue;
     const std::vector<int64_t> perm = permutation(n, in.shape->size());
     if (perm.empty() || !moves_only_unit_dims(*in.shape, perm)) continue;
     ++r.matched;
