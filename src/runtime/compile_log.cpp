@@ -1,10 +1,24 @@
 #include "runtime/compile_log.h"
 
+#include <cstdio>
+
 #include "kernels/aicore_coverage.h"
 #include "logging/log.h"
 #include "runtime/executable.h"
 
 namespace openge {
+
+namespace {
+
+// Where the grain came from: the fork/join measurement, or the caller's setting.
+std::string grain_source(const ThreadingGrain& grain) {
+  if (grain.fork_join_us < 0) return "";
+  char us[32];
+  std::snprintf(us, sizeof us, "%.1f", grain.fork_join_us);
+  return std::string(" (a team fork/join measured ") + us + " us)";
+}
+
+}  // namespace
 
 void log_compile_decisions(const Executable& exe, bool aicore_enabled) {
   using logging::Level;
@@ -39,7 +53,8 @@ void log_compile_decisions(const Executable& exe, bool aicore_enabled) {
   OPENGE_LOG_INFO("GE", model + "compiled: " + std::to_string(exe.nodes().size()) + " nodes, " +
                             std::to_string(aicore) + " on AI Core, " + std::to_string(exe.nodes().size() - aicore) +
                             " on AI CPU, " + std::to_string(one_thread) +
-                            " below the threading grain (on the calling thread), arena " +
+                            " below the threading grain of " + std::to_string(exe.threading_grain().cycles) +
+                            " cycles" + grain_source(exe.threading_grain()) + " (on the calling thread), arena " +
                             std::to_string(exe.arena_bytes()) + " bytes");
 }
 

@@ -86,6 +86,8 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   // 0: the calling thread's OpenMP setting, which the runs then keep.
   exe->num_threads_ = options.num_threads > 0 ? options.num_threads : omp_get_max_threads();
   ScopedNumThreads threads(exe->num_threads_);
+  if (options.threading_grain_cycles > 0) exe->grain_.cycles = options.threading_grain_cycles;
+  else if (exe->num_threads_ > 1) exe->grain_ = measure_threading_grain(exe->num_threads_);
   if (options.config) {
     exe->exception_dumper_ = dump::ExceptionDumper::from_options(*options.config);
     exe->stream_sync_timeout_ms_ = options.config->get_int("stream_sync_timeout", -1);
@@ -391,12 +393,15 @@ Status Executable::select_kernels(const CompileOptions& options, aoe::TunedSelec
       request.outputs.push_back(out >= 0 ? info_of(graph_.values[static_cast<size_t>(out)]) : ValueInfo{});
       if (out >= 0 && !shape_is_static(graph_.values[static_cast<size_t>(out)].shape)) cn.static_outputs = false;
     }
-    cn.single_thread = !has_subgraph(cn.node) && runs_on_calling_thread(request, num_threads_);
+    cn.single_thread = !has_subgraph(cn.node) && runs_on_calling_thread(request, num_threads_, grain_.cycles);
     if (has_subgraph(cn.node)) {
       std::vector<DType> output_dtypes;
       for (int out : cn.node.outputs)
         output_dtypes.push_back(out >= 0 ? graph_.values[static_cast<size_t>(out)].dtype : DType::kUndefined);
-      auto cf = ControlFlowNode::make(cn.node, graph_.opset, std::move(output_dtypes), options);
+      // Subgraphs run inside this graph's runs: they take its grain instead of measuring again.
+      CompileOptions subgraph_options = options;
+      subgraph_options.threading_grain_cycles = grain_.cycles;
+      auto cf = ControlFlowNode::make(cn.node, graph_.opset, std::move(output_dtypes), subgraph_options);
       if (!cf.ok()) return cf.status();
       cn.control_flow = std::move(cf.value());
     } else if (cn.node.op_type == kFusedElementwise && options.use_aicore && !cn.node.aicpu_only) {

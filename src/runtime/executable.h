@@ -17,6 +17,7 @@
 #include "ops/op_registry.h"
 #include "passes/fusion_result.h"
 #include "precision/precision_pass.h"
+#include "runtime/op_grain.h"
 
 namespace openge {
 
@@ -42,6 +43,9 @@ enum class CompileStages {
 
 struct CompileOptions {
   int num_threads = 0;         // 0: one per core
+  // Nodes estimated below this many cycles run on the calling thread; 0: measured at compile
+  // from the team's fork/join cost (runtime/op_grain.h). Tests pin it.
+  int64_t threading_grain_cycles = 0;
   bool use_aicore = true;      // false: every node on the reference engine
   bool run_passes = true;
   CompileStages stages = CompileStages::kAll;
@@ -122,6 +126,9 @@ class Executable {
   // The options the graph rewrites (passes, precision) read: the ones that shaped the graph.
   const std::set<std::string>& shaping_options() const { return shaping_options_; }
   size_t arena_bytes() const { return arena_bytes_; }
+  // Below which estimated work a node ran on the calling thread, and the fork/join cost it came
+  // from (runtime/op_grain.h).
+  const ThreadingGrain& threading_grain() const { return grain_; }
   // Bytes of constants dropped because their kernels keep packed copies.
   size_t released_constant_bytes() const { return released_constant_bytes_; }
   size_t unplanned_total_bytes() const { return total_intermediate_bytes_; }
@@ -174,6 +181,7 @@ class Executable {
   std::vector<std::string> precision_warnings_;
   std::set<std::string> shaping_options_;
   int num_threads_ = 0;
+  ThreadingGrain grain_;
   std::shared_ptr<const dump::ExceptionDumper> exception_dumper_;  // null: enable_exception_dump=0
   bool release_packed_constants_ = false;  // for select_kernels (packed_constant_release.h)
   size_t released_constant_bytes_ = 0;

@@ -3,7 +3,7 @@
 // a machine whose other cores are busy a descheduled worker makes that barrier last a scheduler
 // time slice, so a model of small ops ran hundreds of times slower on 2 threads than on 1
 // (bench/RESULTS.md, "model zoo"). A node whose estimated work between two barriers is below
-// kNodeParallelCycles runs on the calling thread alone: the executor creates and runs its
+// the grain runs on the calling thread alone: the executor creates and runs its
 // kernel under a one-thread OpenMP setting, so parallel_for runs inline and oneDNN plans and
 // runs the primitive on one thread. Larger nodes keep the team, and parallel_for still splits
 // them only into chunks of at least its own grain (base/parallel.h).
@@ -14,10 +14,30 @@
 
 namespace openge {
 
-// Work below this many estimated cycles runs on one thread. Measured on the model zoo at 2 threads
-// on a 2-core machine under load (bench/RESULTS.md, "threading grain"): at 2^19 or 2^20 most small
-// CNNs still ran 2-20x slower than at 1 thread, at 2^21 about as fast or faster.
-inline constexpr int64_t kNodeParallelCycles = int64_t{1} << 21;
+// The grain: work below it runs on one thread. It follows what a team's fork and join cost on
+// this machine now, measured at compile: a node split over 2 threads saves half its work and pays
+// one fork/join, so it is worth a team when its work is kGrainPerForkJoin fork/joins or more.
+// On a quiet machine a fork/join costs a few microseconds and the grain comes out near 2^16 cycles;
+// when another process holds the other core a worker waits for a scheduler time slice and the
+// grain rises towards kMaxGrainCycles (bench/RESULTS.md, "threading grain" and "adaptive grain").
+inline constexpr int64_t kMinGrainCycles = int64_t{1} << 15;
+inline constexpr int64_t kMaxGrainCycles = int64_t{1} << 23;
+inline constexpr double kGrainPerForkJoin = 8;
+inline constexpr double kGrainCyclesPerMicrosecond = 3000;  // the grain table's scale, ~3 GHz
+
+struct ThreadingGrain {
+  int64_t cycles = kMinGrainCycles;  // nodes estimated below this run on the calling thread
+  double fork_join_us = -1;          // the measured cost it came from; -1: not measured (pinned)
+};
+
+// The grain for a team fork/join of `fork_join_us` microseconds, clamped to [kMin, kMax].
+int64_t grain_for_fork_join(double fork_join_us);
+
+// Runs empty parallel regions of `threads` threads back to back for 10 ms on the calling thread
+// and returns the grain for what one costs at a random moment: the median region, plus the
+// waits for descheduled workers weighted by the share of the time they took. Compiles within a
+// second of the last probe at the same thread count reuse it.
+ThreadingGrain measure_threading_grain(int threads);
 
 // Estimated cycles of the node's work between two barriers: the whole node, or one time step of
 // a recurrent op (its steps are sequential, each a parallel region of its own). From the grain
@@ -26,6 +46,6 @@ int64_t estimated_node_cycles(const KernelRequest& request);
 
 // True when the node should run on the calling thread alone in a run at `threads` threads.
 // Nodes whose work is unknown keep the team.
-bool runs_on_calling_thread(const KernelRequest& request, int threads);
+bool runs_on_calling_thread(const KernelRequest& request, int threads, int64_t grain_cycles);
 
 }  // namespace openge

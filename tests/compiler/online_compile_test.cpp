@@ -83,7 +83,9 @@ TEST(OnlineCompiler, OPT_jit_compile_2_AutoRunsPrebuiltKernelsForADynamicShapeMo
   // shapes, ops/prepared_kernel.h), never a generated one (those run on the AI Core engine).
   for (const CompiledNode* n : fused_nodes(*exe)) {
     EXPECT_EQ(n->engine, Engine::kAiCpu);
-    if (n->kernel) EXPECT_EQ(n->kernel->engine(), Engine::kAiCpu);
+    if (n->kernel) {
+      EXPECT_EQ(n->kernel->engine(), Engine::kAiCpu);
+    }
   }
 }
 

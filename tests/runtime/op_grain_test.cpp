@@ -19,6 +19,10 @@
 namespace openge {
 namespace {
 
+// The grain the tests below pin, so that which node gets a team does not depend on this
+// machine's load (the session measures it: MeasuredGrain tests).
+constexpr int64_t kGrain = int64_t{1} << 21;
+
 ValueInfo known(Shape shape) { return ValueInfo{DType::kFloat32, true, std::move(shape), nullptr}; }
 
 int64_t cycles(const Node& node, std::vector<ValueInfo> inputs, std::vector<ValueInfo> outputs) {
@@ -75,16 +79,16 @@ TEST(OpGrain, UnknownShapesAndOneThreadRunsKeepTheirSetting) {
   ValueInfo unknown{DType::kFloat32, false, {}, nullptr};
   const Node add = node_of("Add");
   EXPECT_EQ(cycles(add, {unknown, known({4})}, {unknown}), -1);
-  EXPECT_FALSE(runs_on_calling_thread(KernelRequest{add, 17, {unknown, known({4})}, {unknown}}, 2));
+  EXPECT_FALSE(runs_on_calling_thread(KernelRequest{add, 17, {unknown, known({4})}, {unknown}}, 2, kGrain));
   // Tiny, but a 1-thread run has nothing to decide.
-  EXPECT_FALSE(runs_on_calling_thread(KernelRequest{add, 17, {known({4}), known({4})}, {known({4})}}, 1));
-  EXPECT_TRUE(runs_on_calling_thread(KernelRequest{add, 17, {known({4}), known({4})}, {known({4})}}, 2));
+  EXPECT_FALSE(runs_on_calling_thread(KernelRequest{add, 17, {known({4}), known({4})}, {known({4})}}, 1, kGrain));
+  EXPECT_TRUE(runs_on_calling_thread(KernelRequest{add, 17, {known({4}), known({4})}, {known({4})}}, 2, kGrain));
   // A Conv of 115 million MACs keeps the team.
   EXPECT_FALSE(runs_on_calling_thread(KernelRequest{node_of("Conv"),
                                                     17,
                                                     {known({1, 64, 56, 56}), known({64, 64, 3, 3})},
                                                     {known({1, 64, 56, 56})}},
-                                      2));
+                                      2, kGrain));
 }
 
 // A graph built in code (passes/pass_test_util.h), at opset 17.
@@ -112,6 +116,7 @@ std::unique_ptr<Executable> compile(Graph g, const std::vector<Shape>& shapes, i
   co.num_threads = threads;
   co.use_aicore = use_aicore;
   co.run_passes = false;
+  co.threading_grain_cycles = kGrain;
   auto exe = Executable::compile(std::move(g), shapes, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   return exe.ok() ? std::move(exe.value()) : nullptr;
@@ -223,6 +228,65 @@ TEST(OpGrainRun, ElementwiseAndRowWiseOutputsAtTwoThreadsAreTheOneThreadBits) {
   ASSERT_TRUE(a.ok() && b.ok());
   ASSERT_EQ(a->size(), b->size());
   for (size_t i = 0; i < a->size(); ++i) EXPECT_TRUE(same_bits((*a)[i], (*b)[i])) << "output " << i;
+}
+
+TEST(OpGrain, GrainIsEightForkJoinsOfWorkClampedToItsBounds) {
+  EXPECT_EQ(grain_for_fork_join(2.0), 48000);  // 8 fork/joins x 2 us x 3000 cycles/us
+  EXPECT_EQ(grain_for_fork_join(100.0), 2400000);
+  EXPECT_LT(grain_for_fork_join(2.0), grain_for_fork_join(3.0));
+  EXPECT_EQ(grain_for_fork_join(0.0), kMinGrainCycles);
+  EXPECT_EQ(grain_for_fork_join(-1.0), kMinGrainCycles);
+  EXPECT_EQ(grain_for_fork_join(1e6), kMaxGrainCycles);
+}
+
+// Relu [rows, 1024] and a 3x3 Conv at 2 threads, compiled without a pinned grain: the executable
+// records the fork/join it measured and the grain that follows, and each node's decision is its
+// estimate against that grain.
+TEST(OpGrainRun, MeasuredGrainDecidesEveryNodeAndIsRecorded) {
+  testing::GraphBuilder b = grain_graph();
+  const int x = b.input("x", {1, 64, 56, 56});
+  const int w = b.constant("w", pattern({64, 64, 3, 3}, 2));
+  Node conv = named("Conv", "conv");
+  set_ints(conv, "pads", {1, 1, 1, 1});
+  const int c = b.node(conv, {x, w});
+  const int r = b.node(named("Relu", "relu"), {c});
+  b.g.outputs = {b.node(named("Sigmoid", "small"), {b.node(named("Relu", "tiny"), {b.input("y", {4})})}), r};
+  CompileOptions co;
+  co.num_threads = 2;
+  co.run_passes = false;
+  auto exe = Executable::compile(std::move(b.g), {{1, 64, 56, 56}, {4}}, co);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  const ThreadingGrain& grain = (*exe)->threading_grain();
+  EXPECT_GE(grain.fork_join_us, 0.0) << "measured, not pinned";
+  EXPECT_EQ(grain.cycles, grain_for_fork_join(grain.fork_join_us));
+  const Graph& g = (*exe)->graph();
+  for (const CompiledNode& cn : (*exe)->nodes()) {
+    KernelRequest request{cn.node, 17, {}, {}};
+    for (int in : cn.node.inputs) request.inputs.push_back(known(*g.values[static_cast<size_t>(in)].shape));
+    for (int out : cn.node.outputs) request.outputs.push_back(known(*g.values[static_cast<size_t>(out)].shape));
+    EXPECT_EQ(cn.single_thread, estimated_node_cycles(request) < grain.cycles) << cn.node.name;
+  }
+  // The 4-element ops are below any grain; the Conv (115 million MACs) above any.
+  for (const CompiledNode& cn : (*exe)->nodes()) {
+    if (cn.node.name == "tiny" || cn.node.name == "small") {
+      EXPECT_TRUE(cn.single_thread) << cn.node.name;
+    } else if (cn.node.name == "conv") {
+      EXPECT_FALSE(cn.single_thread);
+    }
+  }
+}
+
+TEST(OpGrainRun, PinnedGrainIsNotMeasuredAndOneThreadMeasuresNothing) {
+  auto pinned = compile(conv_graph(4, 16), {{1, 4, 16, 16}}, 2, /*use_aicore=*/true);
+  ASSERT_NE(pinned, nullptr);
+  EXPECT_EQ(pinned->threading_grain().cycles, kGrain);
+  EXPECT_LT(pinned->threading_grain().fork_join_us, 0.0);
+  CompileOptions co;
+  co.num_threads = 1;
+  auto one = Executable::compile(conv_graph(4, 16), {{1, 4, 16, 16}}, co);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_LT((*one)->threading_grain().fork_join_us, 0.0);
+  EXPECT_FALSE((*one)->nodes()[0].single_thread);
 }
 
 }  // namespace

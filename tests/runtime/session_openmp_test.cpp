@@ -1,8 +1,10 @@
 // A Session and the caller's OpenMP settings: num_threads=0 takes the OpenMP setting of the
 // thread that opens the session (OMP_NUM_THREADS unless that thread changed it), and no compile
 // or run leaves the calling thread's setting changed. The threads a run used are read from the
-// chunk counter parallel_for keeps per calling thread (base/parallel.h): a Relu over 2^20
-// elements on the reference engine is split into exactly one chunk per thread.
+// chunk counter parallel_for keeps per calling thread (base/parallel.h): a Relu over 2^22
+// elements on the reference engine is split into exactly one chunk per thread. Its estimated work
+// (2^23 cycles) is at the top of the threading grain's range, so it gets a team whatever this
+// machine's load made the grain (runtime/op_grain.h).
 #include <gtest/gtest.h>
 
 #include <omp.h>
@@ -12,6 +14,7 @@
 
 #include "base/parallel.h"
 #include "openge/session.h"
+#include "runtime/op_grain.h"
 #include "threads/relu_model.h"
 
 namespace openge {
@@ -31,7 +34,8 @@ std::unique_ptr<Session> open_relu(int num_threads) {
 
 // Threads the run used: parallel_for chunks added on this thread by one run.
 int64_t chunks_of_one_run(Session& session) {
-  const Tensor x = ramp(1024, 1024);
+  static_assert(int64_t{2} * 2048 * 2048 >= kMaxGrainCycles);
+  const Tensor x = ramp(2048, 2048);
   const int64_t before = tls_parallel_chunks;
   auto out = session.run({x});
   EXPECT_TRUE(out.ok()) << out.status().message();
