@@ -20,7 +20,9 @@ namespace openge {
 // On a quiet machine a fork/join costs a few microseconds and the grain comes out near 2^16 cycles;
 // when another process holds the other core a worker waits for a scheduler time slice and the
 // grain rises towards kMaxGrainCycles (bench/RESULTS.md, "threading grain" and "adaptive grain").
-inline constexpr int64_t kMinGrainCycles = int64_t{1} << 15;
+// The floor also keeps a model of only tiny nodes (the bundled demo model's largest is 37k
+// cycles) on one thread whatever the load, so its bits do not depend on the machine's state.
+inline constexpr int64_t kMinGrainCycles = int64_t{1} << 16;
 inline constexpr int64_t kMaxGrainCycles = int64_t{1} << 23;
 inline constexpr double kGrainPerForkJoin = 8;
 inline constexpr double kGrainCyclesPerMicrosecond = 3000;  // the grain table's scale, ~3 GHz

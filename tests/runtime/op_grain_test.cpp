@@ -231,9 +231,9 @@ TEST(OpGrainRun, ElementwiseAndRowWiseOutputsAtTwoThreadsAreTheOneThreadBits) {
 }
 
 TEST(OpGrain, GrainIsEightForkJoinsOfWorkClampedToItsBounds) {
-  EXPECT_EQ(grain_for_fork_join(2.0), 48000);  // 8 fork/joins x 2 us x 3000 cycles/us
+  EXPECT_EQ(grain_for_fork_join(4.0), 96000);  // 8 fork/joins x 4 us x 3000 cycles/us
   EXPECT_EQ(grain_for_fork_join(100.0), 2400000);
-  EXPECT_LT(grain_for_fork_join(2.0), grain_for_fork_join(3.0));
+  EXPECT_LT(grain_for_fork_join(4.0), grain_for_fork_join(5.0));
   EXPECT_EQ(grain_for_fork_join(0.0), kMinGrainCycles);
   EXPECT_EQ(grain_for_fork_join(-1.0), kMinGrainCycles);
   EXPECT_EQ(grain_for_fork_join(1e6), kMaxGrainCycles);
@@ -266,12 +266,11 @@ TEST(OpGrainRun, MeasuredGrainDecidesEveryNodeAndIsRecorded) {
     for (int out : cn.node.outputs) request.outputs.push_back(known(*g.values[static_cast<size_t>(out)].shape));
     EXPECT_EQ(cn.single_thread, estimated_node_cycles(request) < grain.cycles) << cn.node.name;
   }
-  // The 4-element ops are below any grain; the Conv (115 million MACs) above any.
+  // The 4-element ops are below any grain. (The Conv, 7.2 million estimated cycles, is a team on
+  // a quiet machine and not when another process holds the other core: checked above.)
   for (const CompiledNode& cn : (*exe)->nodes()) {
     if (cn.node.name == "tiny" || cn.node.name == "small") {
       EXPECT_TRUE(cn.single_thread) << cn.node.name;
-    } else if (cn.node.name == "conv") {
-      EXPECT_FALSE(cn.single_thread);
     }
   }
 }
