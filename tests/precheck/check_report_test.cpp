@@ -61,9 +61,9 @@ std::shared_ptr<const options::OptionSet> options_with(const options::EnvMap& en
 TEST(Precheck, ENV_33_EveryNodeWithItsResultAndCause) {
   TempDir d;
   const auto report = check_model(write_bad_model(d));
-  auto written = write_check_report(report, *options_with({{"ASCEND_WORK_PATH", d.path() + "/work"}}, d.path()));
+  auto written = write_check_report(report, *options_with({{"ASCEND_WORK_PATH", d.path() + "/work_path"}}, d.path()));
   ASSERT_TRUE(written.ok()) << written.status().message();
-  EXPECT_EQ(*written, d.path() + "/work/check_result.json");
+  EXPECT_EQ(*written, d.path() + "/work_path/check_result.json");
   const auto j = read_json(*written);
   EXPECT_EQ(j["name"], "bad_model");
   EXPECT_EQ(j["result"], "failed");
@@ -148,13 +148,13 @@ TEST(Precheck, ENV_33_ACorruptFileFailsAsAModel) {
 TEST(Precheck, ENV_35_CheckReportThenWorkPathThenWorkingDirectory) {
   TempDir d;
   const auto report = check_model(kDemo);
-  auto both = options_with({{"ASCEND_WORK_PATH", d.path() + "/work"}}, d.path());
+  auto both = options_with({{"ASCEND_WORK_PATH", d.path() + "/work_path"}}, d.path());
   auto first = write_check_report(report, *both, "reports/mine.json");
   ASSERT_TRUE(first.ok()) << first.status().message();
   EXPECT_EQ(*first, d.path() + "/reports/mine.json") << "check_report, relative to the working directory";
   auto second = write_check_report(report, *both);
   ASSERT_TRUE(second.ok());
-  EXPECT_EQ(*second, d.path() + "/work/check_result.json");
+  EXPECT_EQ(*second, d.path() + "/work_path/check_result.json");
   auto third = write_check_report(report, *options_with({}, d.path()));
   ASSERT_TRUE(third.ok());
   EXPECT_EQ(*third, d.path() + "/check_result.json");
@@ -175,10 +175,10 @@ TEST(Precheck, ENV_35_AnUnwritableFolderIsOneClearError) {
 TEST(Precheck, ENV_34_AModelThatFailsToLoadInANormalRunWritesTheReport) {
   TempDir d;
   SessionOptions so;
-  so.config = options_with({{"ASCEND_WORK_PATH", d.path() + "/work"}}, d.path());
+  so.config = options_with({{"ASCEND_WORK_PATH", d.path() + "/work_path"}}, d.path());
   auto session = Session::open(write_bad_model(d), so);
   ASSERT_FALSE(session.ok());
-  const std::string report = d.path() + "/work/check_result.json";
+  const std::string report = d.path() + "/work_path/check_result.json";
   EXPECT_NE(session.status().message().find(report), std::string::npos) << session.status().message();
   const auto j = read_json(report);
   EXPECT_EQ(j["result"], "failed");

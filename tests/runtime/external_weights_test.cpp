@@ -119,7 +119,7 @@ TEST(ExternalWeight, OPT_external_weight_4_WorkingDirectoryFolderMappedAndRemove
 
 TEST(ExternalWeight, ENV_28_WorkPathFolder) {
   TempDir d;
-  const std::string work = d.path() + "/work";  // missing: made
+  const std::string work = d.path() + "/work_path";  // missing: made
   auto session = open_demo(options_from({{"ASCEND_WORK_PATH", work}}, d.path(), {{"external_weight", "True"}}));
   ASSERT_TRUE(session);
   const auto folders = weight_folders(work, ::getpid());
