@@ -213,7 +213,7 @@ TEST(EnvPrepare, ENV_13_ProfilingWithoutFolderIsAnError) {
 
 TEST(EnvPrepare, AFileWhereAFolderIsExpected) {
   TempDir d;
-  d.file("work", "not a folder");
+  d.file("work_path", "not a folder");
   auto r = build({}, {{"ASCEND_WORK_PATH", d.path() + "/work_path"}}, {}, false, d.path());
   auto p = resolve_artifact(ArtifactKind::kKernelMeta, *r.options, ids());
   EXPECT_FALSE(prepare_artifact_directory(p, *r.options).ok());
