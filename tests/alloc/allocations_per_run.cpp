@@ -158,6 +158,28 @@ TEST(AllocationsPerRun, ReferenceOpsModelAllocatesNothing) { expect_no_allocatio
 
 TEST(AllocationsPerRun, ResNetShapedModelAllocatesNothing) { expect_no_allocations("resnet_small"); }
 
+// Depthwise conv with HardSwish, squeeze-and-excitation, ShuffleChannel, bilinear Resize on AI
+// Core, and batch-1 LSTM and GRU on the small-batch recurrent kernel; the test first checks that
+// the compiled graph has those kernels, so that a change of fusion or placement cannot empty it.
+TEST(AllocationsPerRun, MobileAndRecurrentModelAllocatesNothing) {
+  const std::string path = model_path("mobile_recurrent");
+  ASSERT_FALSE(path.empty());
+  auto graph = load_onnx(path);
+  ASSERT_TRUE(graph.ok()) << graph.status().message();
+  CompileOptions options;
+  options.num_threads = 1;
+  auto exe = Executable::compile(std::move(graph.value()), {{1, 8, 16, 16}}, options);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  std::map<std::string, Engine> engines;
+  for (const CompiledNode& cn : (*exe)->nodes()) engines[cn.node.op_type] = cn.engine;
+  for (const char* op : {"Resize", "LSTM", "GRU"}) {
+    ASSERT_TRUE(engines.count(op)) << op;
+    EXPECT_EQ(engines[op], Engine::kAiCore) << op;
+  }
+  EXPECT_TRUE(engines.count("ShuffleChannel"));
+  expect_no_allocations("mobile_recurrent");
+}
+
 // Every node on its reference kernel (SessionOptions::use_aicore = false): the prepared AI CPU
 // kernels (ops/prepared_kernel.h) of the common ops.
 TEST(AllocationsPerRun, ReferenceOpsModelOnTheAiCpuEngineAllocatesNothing) {

@@ -146,6 +146,36 @@ def resnet_small(path):
     b.save(path, [1, 3, 64, 64], [y])
 
 
+def mobile_recurrent(path):
+    """The kernels added after the first three models: depthwise conv with HardSwish, a
+    squeeze-and-excitation block, the channel shuffle pattern (one ShuffleChannel op after
+    fusion), a bilinear Resize, and batch-1 LSTM and GRU (the small-batch recurrent kernel)."""
+    b = Builder(4)
+    c = 16
+    t = b.op("Relu", [b.conv("x", 8, c, 3, pad=1)])
+    dw = b.op("Conv", [t, b.rand((c, 1, 3, 3), 0.3), b.rand((c,), 0.05)], kernel_shape=[3, 3], pads=[1] * 4, group=c)
+    t = b.op("Mul", [dw, b.op("HardSigmoid", [dw], alpha=1.0 / 6, beta=0.5)])  # HardSwish at opset 13
+    s = b.op("GlobalAveragePool", [t])
+    s = b.op("HardSigmoid", [b.conv(b.op("Relu", [b.conv(s, c, c // 4, 1)]), c // 4, c, 1)])
+    t = b.op("Mul", [t, s])
+    g = 2
+    t = b.op("Reshape", [t, b.const(np.array([1, g, c // g, 16, 16]), np.int64)])
+    t = b.op("Transpose", [t], perm=[0, 2, 1, 3, 4])
+    t = b.op("Reshape", [t, b.const(np.array([1, c, 16, 16]), np.int64)])
+    t = b.op("Resize", [t, "", b.const(np.array([1, 1, 2, 2], np.float32))], mode="linear",
+             coordinate_transformation_mode="half_pixel")
+    cnn = b.op("ReduceMean", [t], axes=[2, 3], keepdims=0)
+    seq = b.op("Reshape", ["x", b.const(np.array([16, 1, 128]), np.int64)])
+    hidden = 32
+    lstm = b.op("LSTM", [seq, b.rand((2, 4 * hidden, 128), 0.1), b.rand((2, 4 * hidden, hidden), 0.1),
+                                   b.rand((2, 8 * hidden), 0.05)], outputs=3, hidden_size=hidden,
+                   direction="bidirectional")
+    y = b.op("Reshape", [lstm[0], b.const(np.array([16, 1, 2 * hidden]), np.int64)])
+    gru = b.op("GRU", [y, b.rand((1, 3 * 16, 2 * hidden), 0.1), b.rand((1, 3 * 16, 16), 0.1),
+                       b.rand((1, 6 * 16), 0.05)], outputs=2, hidden_size=16, linear_before_reset=1)
+    b.save(path, [1, 8, 16, 16], [cnn, gru[0]])
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -154,6 +184,7 @@ def main():
     onednn_conv_matmul(os.path.join(out, "onednn_conv_matmul.onnx"))
     reference_ops(os.path.join(out, "reference_ops.onnx"))
     resnet_small(os.path.join(out, "resnet_small.onnx"))
+    mobile_recurrent(os.path.join(out, "mobile_recurrent.onnx"))
 
 
 if __name__ == "__main__":
