@@ -1,6 +1,8 @@
 #include "kernels/onednn_conv.h"
 
 #include "kernels/onednn_common.h"
+#include "kernels/silu_in_place.h"
+#include "ops/op_context.h"
 #include "ops/nn_common.h"
 #include "ops/nn_window.h"
 
@@ -18,12 +20,15 @@ class ConvKernel final : public OneDnnKernel {
   std::optional<Tensor> bias;    // constant bias (else read from input 2 per run, if present)
   bool has_bias = false;
   bool has_residual = false;
+  bool silu_after = false;       // the Swish activation runs after the primitive (silu_in_place.h)
 
   Status run(KernelContext& ctx) const override {
     std::unique_ptr<KernelState> temp;
     StagedArgs& args = state_for_run<StagedArgs>(*this, ctx, temp);
     if (has_bias && !bias) args.prim.set(DNNL_ARG_BIAS, ctx.input(2).raw());
-    return staging.run(prim, args, ctx.input(0), ctx.output(0), has_residual ? &ctx.input(3) : nullptr, ctx);
+    Status ran = staging.run(prim, args, ctx.input(0), ctx.output(0), has_residual ? &ctx.input(3) : nullptr, ctx);
+    if (ran.ok() && silu_after) silu_in_place(ctx.output(0).data<float>(), ctx.output(0).numel());
+    return ran;
   }
   std::unique_ptr<KernelState> make_state(KernelContext&) const override {
     std::unique_ptr<StagedArgs> args = staging.make_args(scratchpad_md);
@@ -98,9 +103,15 @@ Result<std::unique_ptr<CompiledKernel>> make_conv_kernel(const KernelRequest& re
     k->bias_md = dnnl::memory::desc({w[0]}, *dt, tag::x);
     if (in[2].value) k->bias = in[2].value->clone();
   }
+  // Swish (SiLU) is the last step, so it can run after the primitive: faster than oneDNN's
+  // post-op where this build has the vector pass; high_precision keeps oneDNN's exp.
+  k->silu_after = act.kind == Activation::kSwish && *dt == dnnl::memory::data_type::f32 && fast_silu_available() &&
+                  !high_precision_impl(node);
+  FusedActivation in_primitive = act;
+  if (k->silu_after) in_primitive.kind = Activation::kNone;
   dnnl::post_ops ops;
   if (has_residual) ops.append_sum(1.0f);
-  append_activation(ops, act);
+  append_activation(ops, in_primitive);
   const dnnl::primitive_attr attr = make_attr(ops);
 
   const dnnl::memory::dims strides{geom->strides[0], geom->strides[1]};

@@ -140,7 +140,8 @@ INSTANTIATE_TEST_SUITE_P(
                       FusedCase{{Activation::kClip, -0.5f, 0.5f}, true},
                       FusedCase{{Activation::kLeakyRelu, 0.1f, 0}, false},
                       FusedCase{{Activation::kSigmoid, 0, 0}, false}, FusedCase{{Activation::kTanh, 0, 0}, true},
-                      FusedCase{{Activation::kGelu, 0, 0}, false}));
+                      FusedCase{{Activation::kGelu, 0, 0}, false}, FusedCase{{Activation::kSwish, 0, 0}, false},
+                      FusedCase{{Activation::kSwish, 0, 0}, true}));
 
 TEST(OneDnnConv, ConcurrentRunsGiveTheSameResults) {
   const ConvCase k{1, 16, 14, 14, 32, 3, 3, 1, 1, 1, {1, 1, 1, 1}, "", true};
