@@ -374,6 +374,14 @@ const OptionSpec kTable[] = {
           "that drops the least recently used one (compiled again if it comes back)",
           "src/runtime/session.cpp"),
      "size of a session's per-shape compiled-graph cache (LRU)", "", ""},
+    {"threading_grain_cycles", "", "", "OPENGE_THREADING_GRAIN_CYCLES", Kind::kInt, "estimated cycles, 0 or >= 1",
+     RANGE(0, kNoMax), "0", nullptr, nullptr,
+     DOES("at 2 or more threads, nodes whose estimated work is below this many cycles run on the calling thread "
+          "alone, the others on the thread team; 0: measured at each compile from what a team fork/join costs on "
+          "the machine then (about 65,000 on an idle machine, 8,388,608 when another process keeps the other "
+          "cores busy); a fixed value gives the same thread plan whatever the load",
+          "src/runtime/executable.cpp"),
+     "the threading grain (src/runtime/op_grain.h)", "", ""},
     // ---- environment variables (MISC-18) ------------------------------------------------------
     {"ASCEND_WORK_PATH", "", "", "ASCEND_WORK_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr,
      DOES("the root of the artifacts' own folders, each made when first written: profiling data in profiling_data "

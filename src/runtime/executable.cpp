@@ -86,7 +86,11 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   // 0: the calling thread's OpenMP setting, which the runs then keep.
   exe->num_threads_ = options.num_threads > 0 ? options.num_threads : omp_get_max_threads();
   ScopedNumThreads threads(exe->num_threads_);
-  if (options.threading_grain_cycles > 0) exe->grain_.cycles = options.threading_grain_cycles;
+  // The grain: the caller's, else option threading_grain_cycles, else measured (runtime/op_grain.h).
+  const int64_t pinned_grain = options.threading_grain_cycles > 0 ? options.threading_grain_cycles
+                               : options.config ? options.config->get_int("threading_grain_cycles", 0)
+                                                : 0;
+  if (pinned_grain > 0) exe->grain_.cycles = pinned_grain;
   else if (exe->num_threads_ > 1) exe->grain_ = measure_threading_grain(exe->num_threads_);
   if (options.config) {
     exe->exception_dumper_ = dump::ExceptionDumper::from_options(*options.config);

@@ -71,6 +71,7 @@ std::vector<Scenario> implemented_option_scenarios(const TempDir& d) {
           {"DUMP_GRAPH_PATH", d.path() + "/graphs"},
           {"NPU_COLLECT_PATH", d.path() + "/collect"},
           {"compiled_shape_cache_size", "4"},
+          {"threading_grain_cycles", "100000"},
           {"precision_mode", "force_fp32"},
           {"op_select_implmode", "high_performance"},
           {"optypelist_for_implmode", "Pooling"},

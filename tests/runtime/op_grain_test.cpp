@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "../passes/pass_test_util.h"
+#include "../runtime/demo_run_util.h"
 #include "base/parallel.h"
 #include "runtime/executable.h"
 #include "runtime/op_grain.h"
@@ -286,6 +287,26 @@ TEST(OpGrainRun, PinnedGrainIsNotMeasuredAndOneThreadMeasuresNothing) {
   ASSERT_TRUE(one.ok()) << one.status().message();
   EXPECT_LT((*one)->threading_grain().fork_join_us, 0.0);
   EXPECT_FALSE((*one)->nodes()[0].single_thread);
+}
+
+// The option (and its variable OPENGE_THREADING_GRAIN_CYCLES) pins the grain of every compile of
+// the session: no probe, the given value, the decisions against it.
+TEST(OpGrainRun, OPT_threading_grain_cycles_PinsTheGrain) {
+  options::test::TempDir d;
+  for (const auto& [flags, env] :
+       {std::pair<options::test::Flags, options::EnvMap>{{{"threading_grain_cycles", "9000000"}}, {}},
+        std::pair<options::test::Flags, options::EnvMap>{{}, {{"OPENGE_THREADING_GRAIN_CYCLES", "9000000"}}}}) {
+    CompileOptions co;
+    co.num_threads = 2;
+    co.config = test::options_from(env, d.path(), flags);
+    ASSERT_TRUE(co.config);
+    // The 115-million-MAC Conv (7.2 million estimated cycles) is below this grain: one thread.
+    auto exe = Executable::compile(conv_graph(64, 56), {{1, 64, 56, 56}}, co);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    EXPECT_EQ((*exe)->threading_grain().cycles, 9000000);
+    EXPECT_LT((*exe)->threading_grain().fork_join_us, 0.0) << "pinned, not measured";
+    EXPECT_TRUE((*exe)->nodes()[0].single_thread);
+  }
 }
 
 }  // namespace
