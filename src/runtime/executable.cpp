@@ -91,7 +91,9 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
                                : options.config ? options.config->get_int("threading_grain_cycles", 0)
                                                 : 0;
   if (pinned_grain > 0) exe->grain_.cycles = pinned_grain;
-  else if (exe->num_threads_ > 1) exe->grain_ = measure_threading_grain(exe->num_threads_);
+  // Measured by select_kernels when the first node whose decision depends on it comes up: a graph
+  // of only tiny or only large nodes does not pay the 10 ms probe.
+  exe->grain_pending_ = pinned_grain <= 0 && exe->num_threads_ > 1;
   if (options.config) {
     exe->exception_dumper_ = dump::ExceptionDumper::from_options(*options.config);
     exe->stream_sync_timeout_ms_ = options.config->get_int("stream_sync_timeout", -1);
@@ -397,14 +399,19 @@ Status Executable::select_kernels(const CompileOptions& options, aoe::TunedSelec
       request.outputs.push_back(out >= 0 ? info_of(graph_.values[static_cast<size_t>(out)]) : ValueInfo{});
       if (out >= 0 && !shape_is_static(graph_.values[static_cast<size_t>(out)].shape)) cn.static_outputs = false;
     }
+    if (grain_pending_ && !has_subgraph(cn.node) && grain_decides(estimated_node_cycles(request))) {
+      grain_ = measure_threading_grain(num_threads_);
+      grain_pending_ = false;
+    }
     cn.single_thread = !has_subgraph(cn.node) && runs_on_calling_thread(request, num_threads_, grain_.cycles);
     if (has_subgraph(cn.node)) {
       std::vector<DType> output_dtypes;
       for (int out : cn.node.outputs)
         output_dtypes.push_back(out >= 0 ? graph_.values[static_cast<size_t>(out)].dtype : DType::kUndefined);
-      // Subgraphs run inside this graph's runs: they take its grain instead of measuring again.
+      // Subgraphs run inside this graph's runs: they take its grain instead of measuring again
+      // (or measure it themselves if no node before them needed it).
       CompileOptions subgraph_options = options;
-      subgraph_options.threading_grain_cycles = grain_.cycles;
+      subgraph_options.threading_grain_cycles = grain_pending_ ? 0 : grain_.cycles;
       auto cf = ControlFlowNode::make(cn.node, graph_.opset, std::move(output_dtypes), subgraph_options);
       if (!cf.ok()) return cf.status();
       cn.control_flow = std::move(cf.value());

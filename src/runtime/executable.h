@@ -182,6 +182,7 @@ class Executable {
   std::set<std::string> shaping_options_;
   int num_threads_ = 0;
   ThreadingGrain grain_;
+  bool grain_pending_ = false;  // to be measured once a node's decision depends on it
   std::shared_ptr<const dump::ExceptionDumper> exception_dumper_;  // null: enable_exception_dump=0
   bool release_packed_constants_ = false;  // for select_kernels (packed_constant_release.h)
   size_t released_constant_bytes_ = 0;

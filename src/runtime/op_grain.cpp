@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "aoe/kernel_timing.h"
 #include "base/omp_threads.h"
 
 namespace openge {
@@ -170,6 +171,8 @@ bool runs_on_calling_thread(const KernelRequest& request, int threads, int64_t g
   return cycles >= 0 && cycles < grain_cycles;
 }
 
+bool grain_decides(int64_t cycles) { return cycles >= kMinGrainCycles && cycles < kMaxGrainCycles; }
+
 int64_t grain_for_fork_join(double fork_join_us) {
   const double cycles = kGrainPerForkJoin * std::max(fork_join_us, 0.0) * kGrainCyclesPerMicrosecond;
   return std::clamp(static_cast<int64_t>(cycles), kMinGrainCycles, kMaxGrainCycles);
@@ -212,9 +215,7 @@ ThreadingGrain probe_threading_grain(int threads) {
     total += u;
     if (u > kStallUs) stalled += u, ++stalls;
   }
-  const size_t mid = us.size() / 2;
-  std::nth_element(us.begin(), us.begin() + static_cast<std::ptrdiff_t>(mid), us.end());
-  const double expected = us[mid] + (stalls ? stalled / total * (stalled / stalls) / 2 : 0.0);
+  const double expected = aoe::median(us) + (stalls ? stalled / total * (stalled / stalls) / 2 : 0.0);
   ThreadingGrain grain;
   grain.fork_join_us = expected;
   grain.cycles = grain_for_fork_join(grain.fork_join_us);

@@ -32,6 +32,10 @@ struct ThreadingGrain {
   double fork_join_us = -1;          // the measured cost it came from; -1: not measured (pinned)
 };
 
+// True when a node of `cycles` estimated cycles runs alone or with the team depending on the
+// grain (between its bounds); below kMin it always runs alone, from kMax on always with the team.
+bool grain_decides(int64_t cycles);
+
 // The grain for a team fork/join of `fork_join_us` microseconds, clamped to [kMin, kMax].
 int64_t grain_for_fork_join(double fork_join_us);
 
