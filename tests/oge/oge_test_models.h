@@ -17,6 +17,20 @@ inline void add_node(onnx::GraphProto* g, const char* op, const std::vector<std:
   n->add_output(out);
 }
 
+// A model at opset 13 whose graph `name` has one float input "x"; returns that input's shape,
+// for the caller's dims.
+inline onnx::TensorShapeProto* start_model(onnx::ModelProto& m, const char* name) {
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name(name);
+  auto* x = g->add_input();
+  x->set_name("x");
+  auto* tt = x->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  return tt->mutable_shape();
+}
+
 inline std::string save_model(const onnx::ModelProto& m, const std::string& path) {
   std::ofstream(path, std::ios::binary) << m.SerializeAsString();
   return path;
@@ -26,16 +40,10 @@ inline std::string save_model(const onnx::ModelProto& m, const std::string& path
 // bias+activation fusion make one internal op of the three.
 inline std::string matmul_model(const std::string& dir) {
   onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
+  onnx::TensorShapeProto* x = start_model(m, "mlp");
+  x->add_dim()->set_dim_param("batch");
+  x->add_dim()->set_dim_value(4);
   auto* g = m.mutable_graph();
-  g->set_name("mlp");
-  auto* x = g->add_input();
-  x->set_name("x");
-  auto* tt = x->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto::FLOAT);
-  tt->mutable_shape()->add_dim()->set_dim_param("batch");
-  tt->mutable_shape()->add_dim()->set_dim_value(4);
   auto* w = g->add_initializer();
   w->set_name("W");
   w->set_data_type(onnx::TensorProto::FLOAT);
@@ -58,16 +66,10 @@ inline std::string matmul_model(const std::string& dir) {
 // TbeEltwiseFusionPass and one kernel for the online compiler.
 inline std::string eltwise_model(const std::string& dir) {
   onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
+  onnx::TensorShapeProto* x = start_model(m, "eltwise");
+  x->add_dim()->set_dim_value(4);
+  x->add_dim()->set_dim_value(8);
   auto* g = m.mutable_graph();
-  g->set_name("eltwise");
-  auto* x = g->add_input();
-  x->set_name("x");
-  auto* tt = x->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto::FLOAT);
-  tt->mutable_shape()->add_dim()->set_dim_value(4);
-  tt->mutable_shape()->add_dim()->set_dim_value(8);
   for (auto [name, value] : {std::pair{"one", 1.0f}, std::pair{"half", 0.5f}}) {
     auto* c = g->add_initializer();
     c->set_name(name);
