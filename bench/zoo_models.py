@@ -87,6 +87,32 @@ class DecoderOnly(nn.Module):
         return self.ln(h) @ self.tok.weight.t()
 
 
+class TwinBranchCnn(nn.Module):
+    """Inception-style blocks of small convolutions: each block splits into two branches of three
+    convolutions (one dilated) on 8 channels at 32x32, concatenates them and adds the block's
+    input. Every convolution is too small to split over threads; the branches are independent."""
+
+    def __init__(self, blocks=4, width=16):
+        super().__init__()
+
+        def conv(cin, cout, k, dilation=1):
+            return nn.Sequential(nn.Conv2d(cin, cout, k, padding=dilation * (k // 2), dilation=dilation), nn.ReLU())
+
+        half = width // 2
+        self.stem = nn.Sequential(nn.Conv2d(3, width, 3, 2, 1), nn.ReLU())
+        self.left = nn.ModuleList(nn.Sequential(conv(width, half, 1), conv(half, half, 3), conv(half, half, 3))
+                                  for _ in range(blocks))
+        self.right = nn.ModuleList(nn.Sequential(conv(width, half, 1), conv(half, half, 3, 2), conv(half, half, 3))
+                                   for _ in range(blocks))
+        self.head = nn.Linear(width, 10)
+
+    def forward(self, x):
+        h = self.stem(x)
+        for left, right in zip(self.left, self.right):
+            h = h + torch.cat([left(h), right(h)], dim=1)
+        return self.head(h.mean(dim=(2, 3)))
+
+
 def _image(size=224):
     return torch.randn(1, 3, size, size)
 
@@ -124,6 +150,8 @@ ZOO = {
     "tiny_detector_nms": ("detection with NonMaxSuppression", lambda: (TinyDetector(), _image(128)), False),
     "lstm_gru_tagger": ("LSTM + GRU sequence model", lambda: (SequenceTagger(), torch.randn(1, 50, 64)), False),
     "refine_loop": ("Loop + If (scripted)", lambda: (RefineLoop(), torch.randn(6, 32)), True),
+    "twin_branch_cnn": ("parallel branches of small convs (Inception-style)",
+                        lambda: (TwinBranchCnn(), _image(64)), False),
     "gpt_decoder": ("decoder-only transformer (causal mask)",
                     lambda: (DecoderOnly(), torch.randint(0, 8000, (1, 64), dtype=torch.int64)), False),
 }

@@ -377,7 +377,8 @@ const OptionSpec kTable[] = {
     {"threading_grain_cycles", "", "", "OPENGE_THREADING_GRAIN_CYCLES", Kind::kInt, "estimated cycles, 0 or >= 1",
      RANGE(0, kNoMax), "0", nullptr, nullptr,
      DOES("at 2 or more threads, nodes whose estimated work is below this many cycles run on the calling thread "
-          "alone, the others on the thread team; 0: measured at each compile from what a team fork/join costs on "
+          "alone, the others on the thread team, and two independent branches of such nodes run at once on two threads "
+          "when each holds at least this much work; 0: measured at each compile from what a team fork/join costs on "
           "the machine then (about 65,000 on an idle machine, 8,388,608 when another process keeps the other "
           "cores busy); a fixed value gives the same thread plan whatever the load",
           "src/runtime/executable.cpp"),

@@ -18,6 +18,16 @@ std::string grain_source(const ThreadingGrain& grain) {
   return std::string(" (a team fork/join measured ") + us + " us)";
 }
 
+// The steps that run two branches at once (runtime/branch_schedule.h), when there are any.
+std::string branches(const std::vector<RunStep>& steps) {
+  int nodes = 0;
+  for (const RunStep& step : steps)
+    if (!step.second.empty()) nodes += static_cast<int>(step.first.size() + step.second.size());
+  const int concurrent = concurrent_steps(steps);
+  if (concurrent == 0) return "";
+  return std::to_string(concurrent) + " steps running two branches at once (" + std::to_string(nodes) + " nodes), ";
+}
+
 }  // namespace
 
 void log_compile_decisions(const Executable& exe, bool aicore_enabled) {
@@ -54,7 +64,8 @@ void log_compile_decisions(const Executable& exe, bool aicore_enabled) {
                             std::to_string(aicore) + " on AI Core, " + std::to_string(exe.nodes().size() - aicore) +
                             " on AI CPU, " + std::to_string(one_thread) +
                             " below the threading grain of " + std::to_string(exe.threading_grain().cycles) +
-                            " cycles" + grain_source(exe.threading_grain()) + " (on the calling thread), arena " +
+                            " cycles" + grain_source(exe.threading_grain()) + " (on the calling thread), " +
+                            branches(exe.run_steps()) + "arena " +
                             std::to_string(exe.arena_bytes()) + " bytes");
 }
 

@@ -22,6 +22,7 @@
 #include "runtime/control_flow.h"
 #include "runtime/memory_plan.h"
 #include "runtime/node_eval.h"
+#include "runtime/branch_schedule.h"
 #include "runtime/op_grain.h"
 #include "base/omp_threads.h"
 #include "base/parallel.h"
@@ -399,7 +400,8 @@ Status Executable::select_kernels(const CompileOptions& options, aoe::TunedSelec
       request.outputs.push_back(out >= 0 ? info_of(graph_.values[static_cast<size_t>(out)]) : ValueInfo{});
       if (out >= 0 && !shape_is_static(graph_.values[static_cast<size_t>(out)].shape)) cn.static_outputs = false;
     }
-    if (grain_pending_ && !has_subgraph(cn.node) && grain_decides(estimated_node_cycles(request))) {
+    cn.estimated_cycles = estimated_node_cycles(request);
+    if (grain_pending_ && !has_subgraph(cn.node) && grain_decides(cn.estimated_cycles)) {
       grain_ = measure_threading_grain(num_threads_);
       grain_pending_ = false;
     }
@@ -470,16 +472,29 @@ Status Executable::select_kernels(const CompileOptions& options, aoe::TunedSelec
 void Executable::plan_memory_layout() {
   const Graph& g = graph_;
   const size_t nv = g.values.size();
-  last_use_.assign(nv, -1);
   alias_root_.resize(nv);
   for (size_t v = 0; v < nv; ++v) alias_root_[v] = static_cast<int>(v);
-  for (size_t s = 0; s < nodes_.size(); ++s) {
-    const CompiledNode& cn = nodes_[s];
-    for (int in : cn.node.inputs)
-      if (in >= 0) last_use_[static_cast<size_t>(in)] = static_cast<int>(s);
+  for (const CompiledNode& cn : nodes_)
     if (cn.schema->output_aliases_input && cn.node.inputs[0] >= 0 && cn.node.outputs[0] >= 0)
       alias_root_[static_cast<size_t>(cn.node.outputs[0])] = alias_root_[static_cast<size_t>(cn.node.inputs[0])];
+  // Every statically shaped tensor a node makes is placed, so that a run allocates nothing: the
+  // graph outputs too (they live until the run copies them out, after the last step), and
+  // values nobody reads (an unused second output) for the step that writes them.
+  std::vector<int> planned_values;
+  for (size_t v = 0; v < nv; ++v) {
+    const Value& value = g.values[v];
+    if (alias_root_[v] != static_cast<int>(v) || value.producer < 0 || value.constant) continue;
+    if (value.kind != ValueKind::kTensor || !shape_is_static(value.shape) || !dtype_supported(value.dtype)) continue;
+    planned_values.push_back(static_cast<int>(v));
   }
+  decide_slots(planned_values);
+  schedule_steps();
+  const std::vector<int> step_of = step_of_nodes(steps_, nodes_.size());
+
+  last_use_.assign(nv, -1);
+  for (size_t s = 0; s < nodes_.size(); ++s)
+    for (int in : nodes_[s].node.inputs)
+      if (in >= 0) last_use_[static_cast<size_t>(in)] = std::max(last_use_[static_cast<size_t>(in)], step_of[s]);
   for (int v : g.outputs) last_use_[static_cast<size_t>(v)] = INT_MAX;
   // A buffer lives until the last read of any value sharing it.
   std::vector<int> root_last(nv, -1);
@@ -487,20 +502,15 @@ void Executable::plan_memory_layout() {
     int& r = root_last[static_cast<size_t>(alias_root_[v])];
     r = std::max(r, last_use_[v]);
   }
-  // Every statically shaped tensor a node makes is placed, so that a run allocates nothing: the
-  // graph outputs too (they live until the run copies them out, after the last node), and
-  // values nobody reads (an unused second output) for the step that writes them.
-  const int after_last_node = static_cast<int>(nodes_.size());
+  const int after_last_step = static_cast<int>(steps_.size());
   std::vector<BufferRequest> requests;
-  std::vector<int> planned_values;
-  for (size_t v = 0; v < nv; ++v) {
-    const Value& value = g.values[v];
-    if (alias_root_[v] != static_cast<int>(v) || value.producer < 0 || value.constant) continue;
-    if (value.kind != ValueKind::kTensor || !shape_is_static(value.shape) || !dtype_supported(value.dtype)) continue;
-    const int last = root_last[v] == INT_MAX ? after_last_node : std::max(root_last[v], value.producer);
+  for (int v : planned_values) {
+    const Value& value = g.values[static_cast<size_t>(v)];
+    const int written = step_of[static_cast<size_t>(value.producer)];
+    const int last = root_last[static_cast<size_t>(v)] == INT_MAX ? after_last_step
+                                                                 : std::max(root_last[static_cast<size_t>(v)], written);
     const size_t bytes = static_cast<size_t>(shape_numel(*value.shape)) * dtype_size(value.dtype);
-    requests.push_back({bytes, value.producer, last});
-    planned_values.push_back(static_cast<int>(v));
+    requests.push_back({bytes, written, last});
   }
   // Kernel scratch (CompiledKernel::scratch_bytes) lives for its node's step only.
   const size_t value_requests = requests.size();
@@ -508,7 +518,7 @@ void Executable::plan_memory_layout() {
   for (size_t s = 0; s < nodes_.size(); ++s) {
     const size_t bytes = nodes_[s].kernel ? nodes_[s].kernel->scratch_bytes() : 0;
     if (bytes == 0) continue;
-    requests.push_back({bytes, static_cast<int>(s), static_cast<int>(s)});
+    requests.push_back({bytes, step_of[s], step_of[s]});
     scratch_nodes.push_back(s);
   }
   const MemoryPlan plan = plan_memory(requests);
@@ -518,11 +528,13 @@ void Executable::plan_memory_layout() {
   for (size_t i = 0; i < scratch_nodes.size(); ++i) scratch_offset_[scratch_nodes[i]] = plan.offsets[value_requests + i];
   arena_bytes_ = plan.arena_bytes;
   total_intermediate_bytes_ = plan.total_bytes;
+}
 
+void Executable::decide_slots(const std::vector<int>& planned_values) {
   // How a run state holds each value, and which nodes run on a prepared context.
-  slot_kind_.assign(nv, SlotKind::kDynamic);
-  for (size_t v = 0; v < nv; ++v)
-    if (arena_offset_[v] != SIZE_MAX) slot_kind_[v] = SlotKind::kArena;
+  const Graph& g = graph_;
+  slot_kind_.assign(g.values.size(), SlotKind::kDynamic);
+  for (int v : planned_values) slot_kind_[static_cast<size_t>(v)] = SlotKind::kArena;
   for (int v : g.inputs)
     if (g.values[static_cast<size_t>(v)].kind == ValueKind::kTensor && shape_is_static(g.values[static_cast<size_t>(v)].shape))
       slot_kind_[static_cast<size_t>(v)] = SlotKind::kShared;
@@ -540,6 +552,39 @@ void Executable::plan_memory_layout() {
     for (int out : cn.node.outputs)
       if (out >= 0 && slot_kind_[static_cast<size_t>(out)] != SlotKind::kArena) prepared = false;
     node_prepared_[s] = prepared;
+  }
+}
+
+bool Executable::shares_input_storage(size_t s) const {
+  const CompiledNode& cn = nodes_[s];
+  return cn.schema->output_aliases_input && cn.node.outputs[0] >= 0 &&
+         slot_kind_[static_cast<size_t>(cn.node.outputs[0])] == SlotKind::kShared;
+}
+
+void Executable::schedule_steps() {
+  // A node may run beside another when it runs on one thread and touches only what the run
+  // state placed for it: a prepared node, or a view of its input (Reshape and the like).
+  std::vector<BranchNode> branch_nodes(nodes_.size());
+  for (size_t s = 0; s < nodes_.size(); ++s) {
+    const CompiledNode& cn = nodes_[s];
+    BranchNode& b = branch_nodes[s];
+    b.can_branch = num_threads_ > 1 && cn.single_thread && cn.estimated_cycles >= 0 &&
+                   (node_prepared_[s] || shares_input_storage(s));
+    b.cycles = shares_input_storage(s) ? 0 : cn.estimated_cycles;  // a view copies nothing
+    for (int in : cn.node.inputs)
+      if (in >= 0) b.deps.push_back(graph_.values[static_cast<size_t>(in)].producer);
+  }
+  // A branch is worth the second thread on the rule that makes a node worth a team: at least the
+  // grain's work (runtime/op_grain.h). Less did not pay: the estimates of data movement (Slice,
+  // Transpose) run 5-10x above what the copies take, and two such branches at once were slower
+  // than one after the other (bench/RESULTS.md, "branches"). Whether a branch pays depends on the
+  // machine's load like the grain does, so a compile that has not measured it yet does now.
+  auto schedule = [&] { return schedule_branches(branch_nodes, grain_.cycles); };
+  steps_ = schedule();
+  if (grain_pending_ && concurrent_steps(steps_) > 0) {
+    grain_ = measure_threading_grain(num_threads_);
+    grain_pending_ = false;
+    steps_ = schedule();
   }
 }
 

@@ -17,6 +17,7 @@
 #include "ops/op_registry.h"
 #include "passes/fusion_result.h"
 #include "precision/precision_pass.h"
+#include "runtime/branch_schedule.h"
 #include "runtime/op_grain.h"
 
 namespace openge {
@@ -78,6 +79,7 @@ struct CompiledNode {
   Engine engine = Engine::kAiCpu;
   bool static_outputs = false;             // output shapes known at compile time
   bool single_thread = false;              // too small for a team: runs on the calling thread (runtime/op_grain.h)
+  int64_t estimated_cycles = -1;           // its work as op_grain.h estimates it; -1: not known at compile
   // If / Loop / Scan: the node's subgraphs, compiled and run as Executables of their own.
   std::shared_ptr<const ControlFlowNode> control_flow;
 };
@@ -129,6 +131,9 @@ class Executable {
   // Below which estimated work a node ran on the calling thread, and the fork/join cost it came
   // from (runtime/op_grain.h).
   const ThreadingGrain& threading_grain() const { return grain_; }
+  // The order of a run: one node per step, or two independent branches of one-thread nodes at
+  // once (runtime/branch_schedule.h).
+  const std::vector<RunStep>& run_steps() const { return steps_; }
   // Bytes of constants dropped because their kernels keep packed copies.
   size_t released_constant_bytes() const { return released_constant_bytes_; }
   size_t unplanned_total_bytes() const { return total_intermediate_bytes_; }
@@ -160,7 +165,17 @@ class Executable {
   // Every compile with a configuration: the passes the knowledge base's entry for this graph
   // switches off (aoe_mode 1's winner).
   void read_tuned_passes(const options::OptionSet& config);
+  // The run's steps (schedule_steps), then every planned buffer's place in the arena, each
+  // living from the step that writes it to the last step that reads it.
   void plan_memory_layout();
+  // Which values live in the arena (`planned_values`), which share storage, and which nodes run
+  // on a prepared context.
+  void decide_slots(const std::vector<int>& planned_values);
+  void schedule_steps();
+  // A Reshape-like node whose output is a view of its input's storage.
+  bool shares_input_storage(size_t node) const;
+  // Runs node `s` of a run on `state`; `kernel_ran`: its compiled kernel ran (executable_run.cpp).
+  Status run_node(size_t s, RunState& state, size_t& dynamic_bytes, size_t& peak_dynamic, bool& kernel_ran) const;
   // A failed node: its exception dump when enable_exception_dump is on, and the run's error.
   // `kernel_ran`: its compiled kernel ran on this thread just before (its workspace is dumped).
   Status node_failed(size_t index, const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
@@ -192,6 +207,7 @@ class Executable {
   bool subgraph_hit_ = false;              // passes_off_ came from the knowledge base
   int64_t stream_sync_timeout_ms_ = -1;                            // -1: runs are not timed
   bool dynamic_model_ = false;  // a graph input declared with a symbolic dimension
+  std::vector<RunStep> steps_;
   // Per value: offset in the arena (SIZE_MAX when not planned) and the step after which no
   // node reads it (its slot is released then).
   std::vector<size_t> arena_offset_;

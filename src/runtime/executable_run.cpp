@@ -6,6 +6,9 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <mutex>
+
+#include <omp.h>
 
 #include "base/aligned_memory.h"
 #include "base/omp_threads.h"
@@ -82,6 +85,9 @@ void Executable::drop_run_states() {
 Status Executable::node_failed(size_t index, const std::vector<const Tensor*>& inputs,
                                const std::vector<Tensor*>& outputs, const Status& failure, bool kernel_ran) const {
   if (!exception_dumper_) return failure;
+  // Two branches of one step may fail at once (runtime/branch_schedule.h): one dump at a time.
+  static std::mutex dumping;
+  std::lock_guard<std::mutex> lock(dumping);
   const std::vector<const Tensor*> outs(outputs.begin(), outputs.end());
   const CompiledNode& cn = nodes_[index];
   const KernelWorkspace workspace = kernel_ran && cn.kernel ? cn.kernel->last_workspace() : KernelWorkspace{};
@@ -105,6 +111,84 @@ bool fits_in_place(const Tensor& out, const Tensor& t) {
 }
 
 }  // namespace
+
+Status Executable::run_node(size_t s, RunState& state, size_t& dynamic_bytes, size_t& peak_dynamic,
+                            bool& kernel_ran) const {
+  const Graph& g = graph_;
+  const CompiledNode& cn = nodes_[s];
+  const Node& node = cn.node;
+  NodeRunState& ns = state.nodes[s];
+  std::vector<Tensor>& slots = state.slots;
+  Status status;
+  if (node_prepared_[s]) {
+    KernelContext& ctx = *ns.context;
+    status = run_guarded(node, [&] { return cn.kernel ? cn.kernel->run(ctx) : cn.schema->reference(ctx); });
+    kernel_ran = cn.kernel != nullptr;
+    if (!status.ok()) return node_failed(s, ns.inputs, ns.outputs, status, kernel_ran);
+  } else if (cn.schema->output_aliases_input && slot_kind_[static_cast<size_t>(node.outputs[0])] == SlotKind::kShared) {
+    slots[static_cast<size_t>(node.outputs[0])].share_storage(*ns.inputs[0]);
+  } else {
+    std::vector<ValueInfo> infos;
+    std::vector<Tensor> folded;
+    if (!cn.static_outputs && !cn.control_flow) {
+      auto inferred = infer_node(*cn.schema, node, g.opset, ns.inputs, &folded);
+      if (!inferred.ok()) return node_failed(s, ns.inputs, {}, inferred.status(), false);
+      infos = std::move(inferred.value());
+    }
+    auto out_shape = [&](size_t o) -> const Shape& {
+      return cn.static_outputs ? *g.values[static_cast<size_t>(node.outputs[o])].shape : infos[o].shape;
+    };
+    if (cn.control_flow) {
+      // Its outputs' shapes are known only once its subgraphs have run: they come back owned.
+      auto outs = guard_exceptions([&] { return cn.control_flow->run(ns.inputs); },
+                                   [&] { return node.op_type + " '" + node.name + "'"; });
+      if (!outs.ok()) return outs.status();
+      for (size_t o = 0; o < node.outputs.size(); ++o) {
+        if (node.outputs[o] < 0) continue;
+        Tensor& slot = slots[static_cast<size_t>(node.outputs[o])];
+        slot = std::move((*outs)[o]);
+        dynamic_bytes += slot.nbytes();
+      }
+      peak_dynamic = std::max(peak_dynamic, dynamic_bytes);
+    } else if (cn.schema->output_aliases_input) {
+      slots[static_cast<size_t>(node.outputs[0])] = ns.inputs[0]->reshaped(out_shape(0));
+    } else {
+      bool all_folded = true;
+      for (size_t o = 0; o < node.outputs.size(); ++o) {
+        const int v = node.outputs[o];
+        if (v < 0) continue;
+        Tensor& slot = slots[static_cast<size_t>(v)];
+        const DType dtype = g.values[static_cast<size_t>(v)].dtype;
+        const ValueKind kind = g.values[static_cast<size_t>(v)].kind;
+        if (o < folded.size() && folded[o].defined()) {
+          slot = folded[o];
+        } else if (!output_is_allocated(kind, dtype)) {
+          slot = Tensor();  // a sequence or optional: the kernel assigns it whole
+          all_folded = false;
+        } else if (slot_kind_[static_cast<size_t>(v)] == SlotKind::kArena) {
+          all_folded = false;  // placed when the run state was made
+        } else {
+          slot = Tensor(dtype, out_shape(o));
+          dynamic_bytes += slot.nbytes();
+          all_folded = false;
+        }
+      }
+      peak_dynamic = std::max(peak_dynamic, dynamic_bytes);
+      if (!all_folded) {
+        KernelContext ctx(node, g.opset, ns.inputs, ns.outputs);
+        status = run_guarded(node, [&] { return cn.kernel ? cn.kernel->run(ctx) : cn.schema->reference(ctx); });
+        kernel_ran = cn.kernel != nullptr;
+        if (!status.ok()) return node_failed(s, ns.inputs, ns.outputs, status, kernel_ran);
+        for (size_t o = 0; status.ok() && o < node.outputs.size(); ++o)
+          if (node.outputs[o] >= 0)
+            status = check_kernel_made(node, o, g.values[static_cast<size_t>(node.outputs[o])].kind,
+                                       slots[static_cast<size_t>(node.outputs[o])]);
+        if (!status.ok()) return status;
+      }
+    }
+  }
+  return Status::Ok();
+}
 
 Status Executable::run_into(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunStats* stats,
                             RunObserver* observer) const {
@@ -149,108 +233,76 @@ Status Executable::run_into(const std::vector<Tensor>& inputs, std::vector<Tenso
   const Clock::time_point deadline = stream_sync_timeout_ms_ > 0
                                          ? run_start + std::chrono::milliseconds(stream_sync_timeout_ms_)
                                          : Clock::time_point::max();
-  for (size_t s = 0; s < nodes_.size() && status.ok(); ++s) {
+  auto past_deadline = [&](size_t s, bool kernel_ran) {
+    const NodeRunState& ns = state->nodes[s];
+    const Node& node = nodes_[s].node;
+    const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - run_start).count();
+    return node_failed(s, ns.inputs, ns.outputs,
+                       resource_exhausted("stream_sync_timeout=" + std::to_string(stream_sync_timeout_ms_) +
+                                          " ms expired while " + node.op_type + " '" + node.name + "' (task " +
+                                          std::to_string(s) + " of " + std::to_string(nodes_.size()) +
+                                          ") was running; the run had taken " + std::to_string(elapsed) +
+                                          " ms (raise stream_sync_timeout, or -1 for no timeout)"),
+                       kernel_ran);
+  };
+  // One node on the calling thread, its observer around it.
+  auto run_observed = [&](size_t s) {
     const CompiledNode& cn = nodes_[s];
-    const Node& node = cn.node;
     NodeRunState& ns = state->nodes[s];
     ScopedNumThreads node_threads(cn.single_thread ? 1 : 0);  // observers see the node's setting too
     if (observer) observer->on_node_start(s, cn);
-    bool kernel_ran = false;  // the node's compiled kernel ran on this thread (its workspace is dumped)
-
-    if (node_prepared_[s]) {
-      KernelContext& ctx = *ns.context;
-      status = run_guarded(node, [&] { return cn.kernel ? cn.kernel->run(ctx) : cn.schema->reference(ctx); });
-      kernel_ran = cn.kernel != nullptr;
-      if (!status.ok()) { status = node_failed(s, ns.inputs, ns.outputs, status, kernel_ran); break; }
-    } else if (cn.schema->output_aliases_input && slot_kind_[static_cast<size_t>(node.outputs[0])] == SlotKind::kShared) {
-      slots[static_cast<size_t>(node.outputs[0])].share_storage(*ns.inputs[0]);
+    bool kernel_ran = false;
+    Status node_status = run_node(s, *state, dynamic_bytes, peak_dynamic, kernel_ran);
+    if (!node_status.ok()) return node_status;
+    if (observer) observer->on_node_end(s, cn, ns.inputs, ns.const_outputs);
+    return Clock::now() > deadline ? past_deadline(s, kernel_ran) : Status::Ok();
+  };
+  // A list of one-thread branch nodes (runtime/branch_schedule.h): prepared or views, so they
+  // touch neither the dynamic byte counts nor anything the other list touches.
+  auto run_branch = [&](const std::vector<int>& list) {
+    ScopedNumThreads one_thread(1);
+    size_t unused_bytes = 0, unused_peak = 0;
+    for (int s : list) {
+      bool kernel_ran = false;
+      Status node_status = run_node(static_cast<size_t>(s), *state, unused_bytes, unused_peak, kernel_ran);
+      if (!node_status.ok()) return node_status;
+    }
+    return Status::Ok();
+  };
+  for (size_t k = 0; k < steps_.size() && status.ok(); ++k) {
+    const RunStep& step = steps_[k];
+    if (step.second.empty() || observer) {
+      // Observed runs (profiling, dumps) take the branches one after the other: each node's
+      // task, timestamps and dumps are its own.
+      for (const std::vector<int>* list : {&step.first, &step.second})
+        for (size_t i = 0; i < list->size() && status.ok(); ++i) status = run_observed(static_cast<size_t>((*list)[i]));
     } else {
-      std::vector<ValueInfo> infos;
-      std::vector<Tensor> folded;
-      if (!cn.static_outputs && !cn.control_flow) {
-        auto inferred = infer_node(*cn.schema, node, g.opset, ns.inputs, &folded);
-        if (!inferred.ok()) { status = node_failed(s, ns.inputs, {}, inferred.status(), false); break; }
-        infos = std::move(inferred.value());
-      }
-      auto out_shape = [&](size_t o) -> const Shape& {
-        return cn.static_outputs ? *g.values[static_cast<size_t>(node.outputs[o])].shape : infos[o].shape;
-      };
-      if (cn.control_flow) {
-        // Its outputs' shapes are known only once its subgraphs have run: they come back owned.
-        auto outs = guard_exceptions([&] { return cn.control_flow->run(ns.inputs); },
-                                     [&] { return node.op_type + " '" + node.name + "'"; });
-        if (!outs.ok()) { status = outs.status(); break; }
-        for (size_t o = 0; o < node.outputs.size(); ++o) {
-          if (node.outputs[o] < 0) continue;
-          Tensor& slot = slots[static_cast<size_t>(node.outputs[o])];
-          slot = std::move((*outs)[o]);
-          dynamic_bytes += slot.nbytes();
-        }
-        peak_dynamic = std::max(peak_dynamic, dynamic_bytes);
-      } else if (cn.schema->output_aliases_input) {
-        slots[static_cast<size_t>(node.outputs[0])] = ns.inputs[0]->reshaped(out_shape(0));
-      } else {
-        bool all_folded = true;
-        for (size_t o = 0; o < node.outputs.size(); ++o) {
-          const int v = node.outputs[o];
-          if (v < 0) continue;
-          Tensor& slot = slots[static_cast<size_t>(v)];
-          const DType dtype = g.values[static_cast<size_t>(v)].dtype;
-          const ValueKind kind = g.values[static_cast<size_t>(v)].kind;
-          if (o < folded.size() && folded[o].defined()) {
-            slot = folded[o];
-          } else if (!output_is_allocated(kind, dtype)) {
-            slot = Tensor();  // a sequence or optional: the kernel assigns it whole
-            all_folded = false;
-          } else if (slot_kind_[static_cast<size_t>(v)] == SlotKind::kArena) {
-            all_folded = false;  // placed when the run state was made
-          } else {
-            slot = Tensor(dtype, out_shape(o));
-            dynamic_bytes += slot.nbytes();
-            all_folded = false;
+      Status branch_status[2];
+      // Inside a caller's parallel region this team has one thread, which then runs both lists.
+#pragma omp parallel num_threads(2)
+      for (int b = omp_get_thread_num(); b < 2; b += omp_get_num_threads())
+        branch_status[b] = run_branch(b == 0 ? step.first : step.second);
+      status = branch_status[0].ok() ? branch_status[1] : branch_status[0];
+      if (status.ok() && Clock::now() > deadline) status = past_deadline(static_cast<size_t>(step.second.back()), false);
+    }
+    if (!status.ok()) break;
+    // Inputs read for the last time: dynamic buffers go, shared storage is let go; arena slots stay.
+    for (const std::vector<int>* list : {&step.first, &step.second})
+      for (int s : *list)
+        for (int in : nodes_[static_cast<size_t>(s)].node.inputs) {
+          if (in < 0 || last_use_[static_cast<size_t>(in)] != static_cast<int>(k) || g.values[static_cast<size_t>(in)].constant)
+            continue;
+          Tensor& slot = slots[static_cast<size_t>(in)];
+          const SlotKind kind = slot_kind_[static_cast<size_t>(in)];
+          if (kind == SlotKind::kShared) {
+            slot.drop_storage();
+          } else if (kind == SlotKind::kDynamic) {
+            if (slot.owns_storage() && g.values[static_cast<size_t>(in)].producer >= 0 &&
+                alias_root_[static_cast<size_t>(in)] == in)
+              dynamic_bytes -= std::min(dynamic_bytes, slot.nbytes());
+            slot = Tensor();
           }
         }
-        peak_dynamic = std::max(peak_dynamic, dynamic_bytes);
-        if (!all_folded) {
-          KernelContext ctx(node, g.opset, ns.inputs, ns.outputs);
-          status = run_guarded(node, [&] { return cn.kernel ? cn.kernel->run(ctx) : cn.schema->reference(ctx); });
-          kernel_ran = cn.kernel != nullptr;
-          if (!status.ok()) { status = node_failed(s, ns.inputs, ns.outputs, status, kernel_ran); break; }
-          for (size_t o = 0; status.ok() && o < node.outputs.size(); ++o)
-            if (node.outputs[o] >= 0)
-              status = check_kernel_made(node, o, g.values[static_cast<size_t>(node.outputs[o])].kind,
-                                         slots[static_cast<size_t>(node.outputs[o])]);
-          if (!status.ok()) break;
-        }
-      }
-    }
-    if (observer) observer->on_node_end(s, cn, ns.inputs, ns.const_outputs);
-    if (Clock::now() > deadline) {
-      const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - run_start).count();
-      status = node_failed(s, ns.inputs, ns.outputs,
-                           resource_exhausted("stream_sync_timeout=" + std::to_string(stream_sync_timeout_ms_) +
-                                              " ms expired while " + node.op_type + " '" + node.name + "' (task " +
-                                              std::to_string(s) + " of " + std::to_string(nodes_.size()) +
-                                              ") was running; the run had taken " + std::to_string(elapsed) +
-                                              " ms (raise stream_sync_timeout, or -1 for no timeout)"),
-                           kernel_ran);
-      break;
-    }
-    // Inputs read for the last time: dynamic buffers go, shared storage is let go; arena slots stay.
-    for (int in : node.inputs) {
-      if (in < 0 || last_use_[static_cast<size_t>(in)] != static_cast<int>(s) || g.values[static_cast<size_t>(in)].constant)
-        continue;
-      Tensor& slot = slots[static_cast<size_t>(in)];
-      const SlotKind kind = slot_kind_[static_cast<size_t>(in)];
-      if (kind == SlotKind::kShared) {
-        slot.drop_storage();
-      } else if (kind == SlotKind::kDynamic) {
-        if (slot.owns_storage() && g.values[static_cast<size_t>(in)].producer >= 0 &&
-            alias_root_[static_cast<size_t>(in)] == in)
-          dynamic_bytes -= std::min(dynamic_bytes, slot.nbytes());
-        slot = Tensor();
-      }
-    }
   }
   if (!status.ok()) {
     release_state(std::move(state));

@@ -1,0 +1,138 @@
+// Two independent branches at once in a run at 2 threads (runtime/branch_schedule.h, issue 13
+// item 4): the compile pairs the branches of one-thread nodes, a run starts a second thread for
+// them, the outputs are the 1-thread run's bits (each branch's buffers are its own for the whole
+// step), and an observed run takes the branches one after the other.
+#include <gtest/gtest.h>
+
+#include <omp.h>
+
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "../passes/pass_test_util.h"
+#include "runtime/executable.h"
+
+namespace openge {
+namespace {
+
+// Pinned so that which node runs alone does not depend on this machine's load: each node of the
+// graphs below (98304 elements, 8 cycles each: 786k) is below it, each branch of two above it.
+constexpr int64_t kGrain = int64_t{1} << 20;
+constexpr int64_t kRows = 96, kCols = 1024;
+
+// x -> Sigmoid -> Tanh  \
+//                        Add -> y
+// x -> Erf -> Sin       /
+// or, with `branches` false, the four ops in one chain before the Add.
+Graph two_branch_graph(bool branches) {
+  testing::GraphBuilder b(17);
+  b.g.source = branches ? "two_branches" : "one_chain";
+  const int x = b.input("x", {kRows, kCols});
+  const int a = b.node("Tanh", {b.node("Sigmoid", {x})});
+  const int c = b.node("Sin", {b.node("Erf", {branches ? x : a})});
+  b.g.outputs = {b.node("Add", {a, c})};
+  return std::move(b.g);
+}
+
+std::unique_ptr<Executable> compile(Graph g, int threads) {
+  CompileOptions co;
+  co.num_threads = threads;
+  co.use_aicore = false;  // the reference kernels' prepared steps
+  co.run_passes = false;
+  co.threading_grain_cycles = kGrain;
+  auto exe = Executable::compile(std::move(g), {{kRows, kCols}}, co);
+  EXPECT_TRUE(exe.ok()) << exe.status().message();
+  return exe.ok() ? std::move(exe.value()) : nullptr;
+}
+
+Tensor pattern(int seed) {
+  Tensor t(DType::kFloat32, {kRows, kCols});
+  for (int64_t i = 0; i < t.numel(); ++i)
+    t.data<float>()[i] = static_cast<float>((i * 7919 + seed * 104729) % 2001 - 1000) / 300.0f;
+  return t;
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.shape() == b.shape() && a.nbytes() == b.nbytes() && std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0;
+}
+
+TEST(Branches, IndependentBranchesRunAtOnceWithTheOneThreadRunsBits) {
+  auto two = compile(two_branch_graph(true), 2);
+  auto one = compile(two_branch_graph(true), 1);
+  ASSERT_TRUE(two && one);
+  ASSERT_EQ(concurrent_steps(two->run_steps()), 1);
+  const RunStep& step = two->run_steps()[0];
+  EXPECT_EQ(step.first.size() + step.second.size(), 4u);
+  EXPECT_EQ(concurrent_steps(one->run_steps()), 0);
+  for (int seed = 0; seed < 4; ++seed) {
+    auto expected = one->run({pattern(seed)});
+    auto got = two->run({pattern(seed)});
+    ASSERT_TRUE(expected.ok() && got.ok());
+    EXPECT_TRUE(same_bits((*expected)[0], (*got)[0])) << "seed " << seed;
+  }
+}
+
+TEST(Branches, AChainRunsOneNodePerStep) {
+  auto chain = compile(two_branch_graph(false), 2);
+  ASSERT_TRUE(chain);
+  EXPECT_EQ(concurrent_steps(chain->run_steps()), 0);
+  EXPECT_EQ(chain->run_steps().size(), chain->nodes().size());
+}
+
+// Threads of this process now (libgomp starts a team's workers on the first parallel region of
+// each thread that enters one).
+size_t process_threads() {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+TEST(Branches, ASecondThreadRunsTheOtherBranch) {
+  // On fresh threads, whose OpenMP teams do not exist yet: every node is below the grain, so the
+  // chain runs without a team, and only the step of two branches starts one.
+  for (const bool branches : {false, true}) {
+    std::thread fresh([branches] {
+      const size_t at_start = process_threads();
+      auto exe = compile(two_branch_graph(branches), 2);
+      ASSERT_TRUE(exe);
+      for (int i = 0; i < 3; ++i) ASSERT_TRUE(exe->run({pattern(i)}).ok());
+      EXPECT_EQ(process_threads() > at_start, branches) << (branches ? "two branches" : "one chain");
+    });
+    fresh.join();
+  }
+}
+
+// The nodes an observer sees, in order, and the OpenMP setting each ran with.
+struct NodesSeen : RunObserver {
+  std::vector<size_t> order;
+  std::vector<int> max_threads;
+  void on_node_start(size_t index, const CompiledNode&) override {
+    order.push_back(index);
+    max_threads.push_back(omp_get_max_threads());
+  }
+};
+
+TEST(Branches, AnObservedRunTakesTheBranchesOneAfterTheOther) {
+  auto exe = compile(two_branch_graph(true), 2);
+  ASSERT_TRUE(exe);
+  NodesSeen seen;
+  auto observed = exe->run({pattern(1)}, nullptr, &seen);
+  auto plain = exe->run({pattern(1)});
+  ASSERT_TRUE(observed.ok() && plain.ok());
+  EXPECT_TRUE(same_bits((*observed)[0], (*plain)[0]));
+  ASSERT_EQ(seen.order.size(), exe->nodes().size());
+  // Every node after the nodes whose outputs it reads, each on one thread.
+  const Graph& g = exe->graph();
+  std::vector<size_t> position(seen.order.size());
+  for (size_t i = 0; i < seen.order.size(); ++i) position[seen.order[i]] = i;
+  for (size_t s = 0; s < exe->nodes().size(); ++s)
+    for (int in : exe->nodes()[s].node.inputs) {
+      const int producer = g.values[static_cast<size_t>(in)].producer;
+      if (producer >= 0) EXPECT_LT(position[static_cast<size_t>(producer)], position[s]);
+    }
+  EXPECT_EQ(seen.max_threads, std::vector<int>(exe->nodes().size(), 1));
+}
+
+}  // namespace
+}  // namespace openge
