@@ -4,6 +4,7 @@
 
 #include "aoe/kernel_timing.h"
 #include "aoe/tuning_space.h"
+#include "kernels/default_variant.h"
 #include "logging/log.h"
 #include "options/config_files.h"
 #include "options/option_set.h"
@@ -34,8 +35,8 @@ bool type_listed(const std::string& op_type, const std::vector<std::string>& typ
 }
 
 // The default variant with its thread plan spelled out: what records compare a winner with.
-KernelVariant resolved_default(bool grain_single) {
-  KernelVariant v;
+KernelVariant resolved_default(const KernelRequest& request, bool grain_single) {
+  KernelVariant v = default_variant(request);
   v.threads = grain_single ? ThreadPlan::kSingle : ThreadPlan::kTeam;
   return v;
 }
@@ -111,8 +112,13 @@ bool TunedSelection::selected(const Node& node) const {
 Result<TunedSelection::Choice> TunedSelection::select(size_t index, KernelRequest& request, bool grain_single,
                                                       const Build& build) {
   auto build_default = [&]() -> Result<Choice> {
-    request.variant = KernelVariant{};
+    request.variant = default_variant(request);
     auto k = build(request, grain_single);
+    if (k.ok() && !*k && !(request.variant == KernelVariant{})) {
+      // oneDNN has no such kernel for these shapes here after all: the plain default.
+      request.variant = KernelVariant{};
+      k = build(request, grain_single);
+    }
     if (!k.ok()) return k.status();
     return Choice{std::move(k.value()), grain_single};
   };
@@ -135,10 +141,10 @@ Result<TunedSelection::Choice> TunedSelection::select(size_t index, KernelReques
     if (k.ok() && *k) {
       ++stats_.knowledge_base_hits;
       step.hit = true;
-      stats_.operators.push_back({request.node.name, request.node.op_type, resolved_default(grain_single),
+      stats_.operators.push_back({request.node.name, request.node.op_type, resolved_default(request, grain_single),
                                   hit->variant, hit->default_us, hit->tuned_us, true});
       if (stats_.tuning) {
-        if (!(hit->variant == resolved_default(grain_single))) {
+        if (!(hit->variant == resolved_default(request, grain_single))) {
           auto d = build_default();
           if (!d.ok()) return d.status();
           if (d->kernel) defaults_.emplace(index, std::move(d.value()));
@@ -180,7 +186,8 @@ Result<TunedSelection::Choice> TunedSelection::measure(size_t index, KernelReque
       continue;
     }
     if (!*k) {
-      if (done.empty()) return Choice{nullptr, grain_single};  // no AI Core kernel for this node at all
+      // No AI Core kernel for this node at all (the plain variant built nothing).
+      if (done.empty() && v == KernelVariant{}) return Choice{nullptr, grain_single};
       continue;  // e.g. no Winograd for these shapes on this CPU
     }
     auto us = bench.median_us(**k, single, settings_.repetitions);
@@ -203,7 +210,7 @@ Result<TunedSelection::Choice> TunedSelection::measure(size_t index, KernelReque
   kb_.put(key, {request.node.op_type, stored, {}, d.us, w.us});
   kb_changed_ = true;
   stats_.operators.push_back(
-      {request.node.name, request.node.op_type, resolved_default(grain_single), stored, d.us, w.us, false});
+      {request.node.name, request.node.op_type, resolved_default(request, grain_single), stored, d.us, w.us, false});
   OPENGE_LOG_INFO("GE", "AOE " + request.node.op_type + " '" + request.node.name + "': " + to_string(stored) + " " +
                             std::to_string(w.us) + " us (default " + std::to_string(d.us) + " us, " +
                             std::to_string(done.size()) + " variants measured)");

@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "kernels/default_variant.h"
+
 namespace openge::aoe {
 namespace {
 
@@ -44,11 +46,14 @@ std::vector<KernelVariant> candidate_variants(const KernelRequest& request, int 
   if (!row) return {};
   // Convolutions: direct on the graph's layout (the default), direct or Winograd on oneDNN's
   // blocked layout (Winograd has no plain-layout kernel).
-  std::vector<std::pair<ConvAlgorithm, ActivationLayout>> conv{{ConvAlgorithm::kDirect, ActivationLayout::kGraph}};
-  if (row->conv_algorithms) {
-    conv.emplace_back(ConvAlgorithm::kDirect, ActivationLayout::kBlocked);
-    conv.emplace_back(ConvAlgorithm::kWinograd, ActivationLayout::kBlocked);
-  }
+  // The node's default (kernels/default_variant.h) comes first: the one the others are compared with.
+  const KernelVariant by_default = default_variant(request);
+  std::vector<std::pair<ConvAlgorithm, ActivationLayout>> conv{{by_default.conv_algorithm, by_default.activations}};
+  if (row->conv_algorithms)
+    for (std::pair<ConvAlgorithm, ActivationLayout> other : {std::pair{ConvAlgorithm::kDirect, ActivationLayout::kGraph},
+                                                             std::pair{ConvAlgorithm::kDirect, ActivationLayout::kBlocked},
+                                                             std::pair{ConvAlgorithm::kWinograd, ActivationLayout::kBlocked}})
+      if (other != conv.front()) conv.push_back(other);
   std::vector<WeightLayout> layouts{WeightLayout::kPacked};
   // Only constant weights have a layout to choose.
   if (row->weight_layouts && request.inputs.size() > 1 && request.inputs[1].value) layouts.push_back(WeightLayout::kPlain);
