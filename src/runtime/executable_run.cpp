@@ -1,4 +1,5 @@
-// Executable::run: the nodes in order on one run state (runtime/run_state.h). A node whose
+// Executable::run: the run's steps in order on one run state (runtime/branch_schedule.h: a step
+// is one node, or two independent branches of one-thread nodes on two threads). A node whose
 // shapes are static and whose outputs are in the arena runs on the context prepared for it when
 // the state was made; the others (shapes known only now, control flow, sequences) infer and
 // allocate as they go.
