@@ -9,6 +9,7 @@
 #include "kernels/fixed_plan_kernel.h"
 #include "kernels/fused_attention_kernel.h"
 #include "kernels/onednn_conv.h"
+#include "kernels/onednn_layer_norm.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/onednn_pool.h"
 #include "kernels/onednn_qlinear.h"
@@ -51,6 +52,7 @@ constexpr AiCoreRow kAiCoreOps[] = {
     {"NhwcAveragePool", onednn::make_pool_kernel},
     {"NhwcGlobalAveragePool", onednn::make_pool_kernel},
     {"NhwcGlobalMaxPool", onednn::make_pool_kernel},
+    {"LayerNormalization", onednn::make_layer_norm_kernel, Narrow::kAiCpu, Reduces::kYes},
     {"Transpose", onednn::make_transpose_kernel},
     {"Resize", make_bilinear_resize_kernel},
     {"Upsample", make_bilinear_resize_kernel},
