@@ -204,8 +204,9 @@ const OptionSpec kTable[] = {
      NORANGE, "", nullptr, nullptr,
      DOES("the precision pass gives each node the mode its [ByNodeName] / [ByOpType] entry names (if the op lists it "
           "in all_ops_impl_mode.ini): high_precision runs libm's erf/tanh/exp in Erf, Tanh, Sigmoid and "
-          "Softmax/LogSoftmax and the direct algorithm in 3x3 convolutions, high_performance the vectorised "
-          "approximations and oneDNN's Winograd where it pays (the default); "
+          "Softmax/LogSoftmax, the direct algorithm in 3x3 convolutions and double sums in LayerNormalization, "
+          "high_performance the vectorised approximations, oneDNN's Winograd where it pays and its float32 layer "
+          "norm (the default); "
           "support_out_of_bound_index changes nothing because the indices of every gather/scatter op are always checked "
           "(an out-of-range one fails the run naming its position and value); it beats op_select_implmode",
           "src/precision/precision_pass.cpp"),
@@ -321,8 +322,9 @@ const OptionSpec kTable[] = {
      "op_precision_mode",
      DOES("the precision pass gives every node whose op lists the mode in all_ops_impl_mode.ini (or only the types of "
           "optypelist_for_implmode) that mode: high_precision runs libm's erf/tanh/exp in Erf, Tanh, Sigmoid and "
-          "Softmax/LogSoftmax and the direct algorithm in 3x3 convolutions, high_performance the vectorised "
-          "approximations and oneDNN's Winograd where it pays (the default)",
+          "Softmax/LogSoftmax, the direct algorithm in 3x3 convolutions and double sums in LayerNormalization, "
+          "high_performance the vectorised approximations, oneDNN's Winograd where it pays and its float32 layer "
+          "norm (the default)",
           "src/precision/precision_pass.cpp"),
      "high-precision or high-performance implementations",
      "overridden by op_precision_mode; narrowed by optypelist_for_implmode", "OPT-op_select_implmode-1..5"},
