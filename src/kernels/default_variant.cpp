@@ -26,9 +26,6 @@ namespace {
 constexpr int64_t kMinChannels = 32;
 constexpr int64_t kChannelMultiple = 16;   // oneDNN's Winograd kernel works on 16-channel blocks
 constexpr int64_t kMinOutputPixels = 14 * 14;
-// Smaller outputs pay with many channels (ResNet's last stage: 7x7 at 512 channels).
-constexpr int64_t kMinOutputPixelsWide = 7 * 7;
-constexpr int64_t kWideChannels = 256;
 
 bool all_ones(const std::vector<int64_t>& v) {
   for (int64_t x : v)
@@ -49,7 +46,7 @@ bool winograd_pays(const KernelRequest& r) {
   if (oc < kMinChannels || ic < kMinChannels || oc % kChannelMultiple || ic % kChannelMultiple) return false;
   const bool channels_last = node.attrs.get_int("channels_last", 0) != 0;
   const int64_t pixels = channels_last ? y.shape[1] * y.shape[2] : y.shape[2] * y.shape[3];
-  return pixels >= kMinOutputPixels || (pixels >= kMinOutputPixelsWide && ic >= kWideChannels && oc >= kWideChannels);
+  return pixels >= kMinOutputPixels;
 }
 
 }  // namespace
