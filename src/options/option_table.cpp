@@ -384,7 +384,8 @@ const OptionSpec kTable[] = {
           "alone, the others on the thread team, and two independent branches of such nodes run at once on two threads "
           "when each holds at least this much work; 0: measured at each compile from what a team fork/join costs on "
           "the machine then (about 65,000 on an idle machine, 8,388,608 when another process keeps the other "
-          "cores busy); a fixed value gives the same thread plan whatever the load",
+          "cores busy); a fixed value gives the same thread plan whatever the load (and a small graph's compile then "
+          "does not time the team against one thread)",
           "src/runtime/executable.cpp"),
      "the threading grain (src/runtime/op_grain.h)", "", ""},
     // ---- environment variables (MISC-18) ------------------------------------------------------

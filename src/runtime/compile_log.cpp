@@ -18,6 +18,16 @@ std::string grain_source(const ThreadingGrain& grain) {
   return std::string(" (a team fork/join measured ") + us + " us)";
 }
 
+// The thread plan, when the compile chose the calling thread or timed the two.
+std::string thread_plan(const Executable& exe) {
+  const bool one = exe.run_threads() == RunThreads::kOneThread;
+  if (exe.timed_team_us() < 0) return one ? "every node on the calling thread (as asked), " : "";
+  char text[160];
+  std::snprintf(text, sizeof text, "timed %.0f us a run with the team, %.0f us on the calling thread: %s, ",
+                exe.timed_team_us(), exe.timed_one_thread_us(), one ? "runs on the calling thread" : "runs with the team");
+  return text;
+}
+
 // The steps that run two branches at once (runtime/branch_schedule.h), when there are any.
 std::string branches(const std::vector<RunStep>& steps) {
   int nodes = 0;
@@ -65,7 +75,7 @@ void log_compile_decisions(const Executable& exe, bool aicore_enabled) {
                             " on AI CPU, " + std::to_string(one_thread) +
                             " below the threading grain of " + std::to_string(exe.threading_grain().cycles) +
                             " cycles" + grain_source(exe.threading_grain()) + " (on the calling thread), " +
-                            branches(exe.run_steps()) + "arena " +
+                            branches(exe.run_steps()) + thread_plan(exe) + "arena " +
                             std::to_string(exe.arena_bytes()) + " bytes");
 }
 

@@ -140,6 +140,7 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   OPENGE_RETURN_IF_ERROR(exe->select_kernels(options, tuning).with_context("model " + g.source));
   exe->plan_memory_layout();
   OPENGE_RETURN_IF_ERROR(exe->finish_tuning(tuning, select_start).with_context("model " + g.source));
+  exe->choose_thread_plan(options.thread_plan);
   OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kFinal));
   // The precision report beside the dumps (issue 9 item 8; docs/DECISIONS.md).
   if (options.config && dump.active())
@@ -387,6 +388,12 @@ Status Executable::select_kernels(const CompileOptions& options, aoe::TunedSelec
   int tunable = 0;
   for (const Node& node : graph_.nodes) tunable += options.use_aicore && !node.aicpu_only && aoe::is_tunable(node.op_type);
   tuning.begin(tunable);
+  // The one-thread plan (runtime/thread_plan.h): asked for, or a candidate the compile times
+  // against the team plan, which needs each team node's kernel made for one thread too.
+  const bool one_thread_plan = num_threads_ > 1 && options.thread_plan == ThreadPlanChoice::kOneThread;
+  if (one_thread_plan) branches_allowed_ = false;
+  const bool time_plans = num_threads_ > 1 && options.thread_plan == ThreadPlanChoice::kCalibrate &&
+                          grain_pending_ && small_static_graph();
   for (size_t n = 0; n < graph_.nodes.size(); ++n) {
     CompiledNode cn;
     cn.node = graph_.nodes[n];
@@ -405,7 +412,7 @@ Status Executable::select_kernels(const CompileOptions& options, aoe::TunedSelec
       grain_ = measure_threading_grain(num_threads_);
       grain_pending_ = false;
     }
-    cn.single_thread = !has_subgraph(cn.node) && runs_on_calling_thread(request, num_threads_, grain_.cycles);
+    cn.single_thread = !has_subgraph(cn.node) && (one_thread_plan || runs_on_calling_thread(request, num_threads_, grain_.cycles));
     if (has_subgraph(cn.node)) {
       std::vector<DType> output_dtypes;
       for (int out : cn.node.outputs)
@@ -442,6 +449,13 @@ Status Executable::select_kernels(const CompileOptions& options, aoe::TunedSelec
         cn.single_thread = chosen->single_thread;
         cn.engine = chosen->kernel->engine();
         cn.kernel = std::move(chosen->kernel);
+        if (time_plans && !cn.single_thread) {
+          // The same variant made for one thread, for the one-thread plan.
+          ScopedNumThreads plan(1);
+          auto alone = make_aicore_kernel(request);
+          if (!alone.ok()) return alone.status().with_context("node " + graph_.node_label(static_cast<int>(n)));
+          if (*alone) one_thread_kernels_.push_back({nodes_.size(), std::move(alone.value()), true});
+        }
       }
     }
     const bool jit_pending = !jit_nodes.empty() && jit_nodes.back() == nodes_.size();
@@ -568,7 +582,7 @@ void Executable::schedule_steps() {
   for (size_t s = 0; s < nodes_.size(); ++s) {
     const CompiledNode& cn = nodes_[s];
     BranchNode& b = branch_nodes[s];
-    b.can_branch = num_threads_ > 1 && cn.single_thread && cn.estimated_cycles >= 0 &&
+    b.can_branch = branches_allowed_ && num_threads_ > 1 && cn.single_thread && cn.estimated_cycles >= 0 &&
                    (node_prepared_[s] || shares_input_storage(s));
     b.cycles = shares_input_storage(s) ? 0 : cn.estimated_cycles;  // a view copies nothing
     for (int in : cn.node.inputs)

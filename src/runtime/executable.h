@@ -19,6 +19,7 @@
 #include "precision/precision_pass.h"
 #include "runtime/branch_schedule.h"
 #include "runtime/op_grain.h"
+#include "runtime/thread_plan.h"
 
 namespace openge {
 
@@ -64,6 +65,9 @@ struct CompileOptions {
   // The knowledge base is read but nothing is tuned, whatever aoe_mode says (subgraphs of If /
   // Loop / Scan, compiled while the model runs).
   bool aoe_lookup_only = false;
+  // Whether the runs use the thread team at all (runtime/thread_plan.h): timed at compile for a
+  // small graph with a measured grain, or fixed by the caller.
+  ThreadPlanChoice thread_plan = ThreadPlanChoice::kCalibrate;
 };
 
 struct PassStat {
@@ -134,6 +138,11 @@ class Executable {
   // The order of a run: one node per step, or two independent branches of one-thread nodes at
   // once (runtime/branch_schedule.h).
   const std::vector<RunStep>& run_steps() const { return steps_; }
+  // Whether the runs use the team or only the calling thread (runtime/thread_plan.h), and the
+  // median run times of each plan when the compile timed them (-1: not timed).
+  RunThreads run_threads() const { return run_threads_; }
+  double timed_team_us() const { return timed_team_us_; }
+  double timed_one_thread_us() const { return timed_one_thread_us_; }
   // Bytes of constants dropped because their kernels keep packed copies.
   size_t released_constant_bytes() const { return released_constant_bytes_; }
   size_t unplanned_total_bytes() const { return total_intermediate_bytes_; }
@@ -172,6 +181,16 @@ class Executable {
   // on a prepared context.
   void decide_slots(const std::vector<int>& planned_values);
   void schedule_steps();
+  // True for a graph the compile may time both thread plans of (runtime/thread_plan.h): static
+  // shapes, no control flow, estimated under kCalibrationMaxCycles.
+  bool small_static_graph() const;
+  // Sets run_threads_ for `choice`; kCalibrate times the graph both ways when select_kernels made
+  // the one-thread kernels, and keeps the faster.
+  void choose_thread_plan(ThreadPlanChoice choice);
+  // Swaps the team plan and the one-thread plan (kernels, single_thread flags, branches).
+  void swap_thread_plans();
+  // The run's steps on `state` (the run loop of run_into).
+  Status run_steps_on(RunState& state, RunObserver* observer, size_t& peak_dynamic) const;
   // A Reshape-like node whose output is a view of its input's storage.
   bool shares_input_storage(size_t node) const;
   // Runs node `s` of a run on `state`; `kernel_ran`: its compiled kernel ran (executable_run.cpp).
@@ -208,6 +227,17 @@ class Executable {
   int64_t stream_sync_timeout_ms_ = -1;                            // -1: runs are not timed
   bool dynamic_model_ = false;  // a graph input declared with a symbolic dimension
   std::vector<RunStep> steps_;
+  RunThreads run_threads_ = RunThreads::kTeam;
+  double timed_team_us_ = -1, timed_one_thread_us_ = -1;
+  bool branches_allowed_ = true;  // false in the one-thread plan
+  // During a compile that times the plans: each team node's kernel made for one thread (swapped
+  // with the node's own while the one-thread plan is timed; runtime/thread_plan.cpp).
+  struct OneThreadKernel {
+    size_t node;
+    std::unique_ptr<CompiledKernel> kernel;
+    bool single_thread;
+  };
+  std::vector<OneThreadKernel> one_thread_kernels_;
   // Per value: offset in the arena (SIZE_MAX when not planned) and the step after which no
   // node reads it (its slot is released then).
   std::vector<size_t> arena_offset_;

@@ -191,41 +191,10 @@ Status Executable::run_node(size_t s, RunState& state, size_t& dynamic_bytes, si
   return Status::Ok();
 }
 
-Status Executable::run_into(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunStats* stats,
-                            RunObserver* observer) const {
+Status Executable::run_steps_on(RunState& state, RunObserver* observer, size_t& peak_dynamic) const {
   const Graph& g = graph_;
-  if (inputs.size() != g.inputs.size())
-    return invalid_argument("the model takes " + std::to_string(g.inputs.size()) + " inputs, " +
-                            std::to_string(inputs.size()) + " were given");
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const Value& v = g.values[static_cast<size_t>(g.inputs[i])];
-    if (v.kind != ValueKind::kTensor || inputs[i].kind() != ValueKind::kTensor) {
-      if (inputs[i].kind() != v.kind || (v.dtype != DType::kUndefined && inputs[i].dtype() != v.dtype))
-        return invalid_argument("input '" + v.name + "' must be a " + value_kind_name(v.kind) + " of " +
-                                dtype_name(v.dtype) + ", got a " + value_kind_name(inputs[i].kind()) + " of " +
-                                dtype_name(inputs[i].dtype()));
-      continue;
-    }
-    if (inputs[i].dtype() != v.dtype || inputs[i].shape() != *v.shape)
-      return invalid_argument("input '" + v.name + "' must be " + dtype_name(v.dtype) + " " + shape_to_string(*v.shape) +
-                              " (as compiled), got " + dtype_name(inputs[i].dtype()) + " " + shape_to_string(inputs[i].shape()));
-  }
-  // This thread's OpenMP setting may differ (another session, the caller's own code): restored after.
-  ScopedNumThreads threads(num_threads_);
-  std::unique_ptr<RunState> state = acquire_state();
-  std::vector<Tensor>& slots = state->slots;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const size_t v = static_cast<size_t>(g.inputs[i]);
-    if (slot_kind_[v] == SlotKind::kShared) slots[v].share_storage(inputs[i]);
-    else slots[v] = inputs[i];
-  }
-  auto tensor_of = [&](int v) -> const Tensor* {
-    if (v < 0) return nullptr;
-    const Value& value = g.values[static_cast<size_t>(v)];
-    return value.constant ? &*value.constant : &slots[static_cast<size_t>(v)];
-  };
-
-  size_t dynamic_bytes = 0, peak_dynamic = 0;
+  std::vector<Tensor>& slots = state.slots;
+  size_t dynamic_bytes = 0;
   Status status;
   // stream_sync_timeout (OPT-stream_sync_timeout-1, MISC-17): checked after every node, so the
   // error names the node that was running when the time ran out.
@@ -235,7 +204,7 @@ Status Executable::run_into(const std::vector<Tensor>& inputs, std::vector<Tenso
                                          ? run_start + std::chrono::milliseconds(stream_sync_timeout_ms_)
                                          : Clock::time_point::max();
   auto past_deadline = [&](size_t s, bool kernel_ran) {
-    const NodeRunState& ns = state->nodes[s];
+    const NodeRunState& ns = state.nodes[s];
     const Node& node = nodes_[s].node;
     const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - run_start).count();
     return node_failed(s, ns.inputs, ns.outputs,
@@ -249,11 +218,11 @@ Status Executable::run_into(const std::vector<Tensor>& inputs, std::vector<Tenso
   // One node on the calling thread, its observer around it.
   auto run_observed = [&](size_t s) {
     const CompiledNode& cn = nodes_[s];
-    NodeRunState& ns = state->nodes[s];
+    NodeRunState& ns = state.nodes[s];
     ScopedNumThreads node_threads(cn.single_thread ? 1 : 0);  // observers see the node's setting too
     if (observer) observer->on_node_start(s, cn);
     bool kernel_ran = false;
-    Status node_status = run_node(s, *state, dynamic_bytes, peak_dynamic, kernel_ran);
+    Status node_status = run_node(s, state, dynamic_bytes, peak_dynamic, kernel_ran);
     if (!node_status.ok()) return node_status;
     if (observer) observer->on_node_end(s, cn, ns.inputs, ns.const_outputs);
     return Clock::now() > deadline ? past_deadline(s, kernel_ran) : Status::Ok();
@@ -265,7 +234,7 @@ Status Executable::run_into(const std::vector<Tensor>& inputs, std::vector<Tenso
     size_t unused_bytes = 0, unused_peak = 0;
     for (int s : list) {
       bool kernel_ran = false;
-      Status node_status = run_node(static_cast<size_t>(s), *state, unused_bytes, unused_peak, kernel_ran);
+      Status node_status = run_node(static_cast<size_t>(s), state, unused_bytes, unused_peak, kernel_ran);
       if (!node_status.ok()) return node_status;
     }
     return Status::Ok();
@@ -305,6 +274,45 @@ Status Executable::run_into(const std::vector<Tensor>& inputs, std::vector<Tenso
           }
         }
   }
+  return status;
+}
+
+Status Executable::run_into(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunStats* stats,
+                            RunObserver* observer) const {
+  const Graph& g = graph_;
+  if (inputs.size() != g.inputs.size())
+    return invalid_argument("the model takes " + std::to_string(g.inputs.size()) + " inputs, " +
+                            std::to_string(inputs.size()) + " were given");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = g.values[static_cast<size_t>(g.inputs[i])];
+    if (v.kind != ValueKind::kTensor || inputs[i].kind() != ValueKind::kTensor) {
+      if (inputs[i].kind() != v.kind || (v.dtype != DType::kUndefined && inputs[i].dtype() != v.dtype))
+        return invalid_argument("input '" + v.name + "' must be a " + value_kind_name(v.kind) + " of " +
+                                dtype_name(v.dtype) + ", got a " + value_kind_name(inputs[i].kind()) + " of " +
+                                dtype_name(inputs[i].dtype()));
+      continue;
+    }
+    if (inputs[i].dtype() != v.dtype || inputs[i].shape() != *v.shape)
+      return invalid_argument("input '" + v.name + "' must be " + dtype_name(v.dtype) + " " + shape_to_string(*v.shape) +
+                              " (as compiled), got " + dtype_name(inputs[i].dtype()) + " " + shape_to_string(inputs[i].shape()));
+  }
+  // This thread's OpenMP setting may differ (another session, the caller's own code): restored after.
+  ScopedNumThreads threads(num_threads_);
+  std::unique_ptr<RunState> state = acquire_state();
+  std::vector<Tensor>& slots = state->slots;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const size_t v = static_cast<size_t>(g.inputs[i]);
+    if (slot_kind_[v] == SlotKind::kShared) slots[v].share_storage(inputs[i]);
+    else slots[v] = inputs[i];
+  }
+  auto tensor_of = [&](int v) -> const Tensor* {
+    if (v < 0) return nullptr;
+    const Value& value = g.values[static_cast<size_t>(v)];
+    return value.constant ? &*value.constant : &slots[static_cast<size_t>(v)];
+  };
+
+  size_t peak_dynamic = 0;
+  const Status status = run_steps_on(*state, observer, peak_dynamic);
   if (!status.ok()) {
     release_state(std::move(state));
     return status.with_context("model " + g.source);

@@ -1,0 +1,128 @@
+// Executable::choose_thread_plan and its helpers (runtime/thread_plan.h).
+#include <algorithm>
+#include <chrono>
+
+#include "aoe/kernel_timing.h"
+#include "logging/log.h"
+#include "runtime/control_flow.h"
+#include "runtime/executable.h"
+
+namespace openge {
+namespace {
+
+bool known_static(const std::optional<Shape>& shape) {
+  return shape && std::none_of(shape->begin(), shape->end(), [](int64_t d) { return d < 0; });
+}
+
+}  // namespace
+
+bool Executable::small_static_graph() const {
+  int64_t cycles = 0;
+  for (const Node& node : graph_.nodes) {
+    if (has_subgraph(node)) return false;
+    KernelRequest request{node, graph_.opset, {}, {}};
+    for (int in : node.inputs) {
+      if (in < 0) {
+        request.inputs.push_back(ValueInfo{});
+        continue;
+      }
+      const Value& v = graph_.values[static_cast<size_t>(in)];
+      request.inputs.push_back(ValueInfo{v.dtype, known_static(v.shape), v.shape.value_or(Shape{}), nullptr});
+    }
+    for (int out : node.outputs) {
+      if (out < 0) {
+        request.outputs.push_back(ValueInfo{});
+        continue;
+      }
+      const Value& v = graph_.values[static_cast<size_t>(out)];
+      if (v.kind == ValueKind::kTensor && !known_static(v.shape)) return false;
+      request.outputs.push_back(ValueInfo{v.dtype, known_static(v.shape), v.shape.value_or(Shape{}), nullptr});
+    }
+    cycles += std::max<int64_t>(estimated_node_cycles(request), 0);
+    if (cycles > kCalibrationMaxCycles) return false;
+  }
+  return true;
+}
+
+void Executable::swap_thread_plans() {
+  for (OneThreadKernel& alt : one_thread_kernels_) {
+    CompiledNode& cn = nodes_[alt.node];
+    if (alt.kernel) std::swap(cn.kernel, alt.kernel);
+    std::swap(cn.single_thread, alt.single_thread);
+  }
+  branches_allowed_ = !branches_allowed_;
+  // The run states hold the other kernels' states and the other plan's scratch.
+  plan_memory_layout();
+  drop_run_states();
+}
+
+void Executable::choose_thread_plan(ThreadPlanChoice choice) {
+  run_threads_ = choice == ThreadPlanChoice::kOneThread && num_threads_ > 1 ? RunThreads::kOneThread : RunThreads::kTeam;
+  if (choice != ThreadPlanChoice::kCalibrate || num_threads_ <= 1) return;
+  if (!small_static_graph()) {
+    one_thread_kernels_.clear();
+    return;
+  }
+  // The nodes select_kernels gave no one-thread kernel (AI CPU kernels, whose parallel loops
+  // follow the node's setting at run time) only change their flag.
+  std::vector<char> has_alternative(nodes_.size(), 0);
+  for (const OneThreadKernel& alt : one_thread_kernels_) has_alternative[alt.node] = 1;
+  bool any_team = !one_thread_kernels_.empty();
+  for (size_t s = 0; s < nodes_.size(); ++s) {
+    if (nodes_[s].single_thread || has_alternative[s]) continue;
+    one_thread_kernels_.push_back({s, nullptr, true});
+    any_team = true;
+  }
+  any_team = any_team || concurrent_steps(steps_) > 0;
+  // Only a compile that measured the grain times the plans (a pinned grain pins the plan too).
+  if (!any_team || grain_.fork_join_us < 0) {
+    one_thread_kernels_.clear();
+    return;
+  }
+  // Zeros: valid for every input (an index, a count, a shape), and the same work as real data for
+  // the kernels of a static graph.
+  std::vector<Tensor> inputs;
+  for (int v : graph_.inputs) {
+    const Value& value = graph_.values[static_cast<size_t>(v)];
+    if (value.kind != ValueKind::kTensor || !known_static(value.shape)) {
+      one_thread_kernels_.clear();
+      return;
+    }
+    inputs.emplace_back(value.dtype, *value.shape);
+  }
+  std::vector<Tensor> outputs;
+  auto timed_run = [&]() -> double {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Status ran = run_into(inputs, outputs);
+    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    return ran.ok() ? us : -1;
+  };
+  // Team plan now; the one-thread plan after each swap. Each plan's first run makes its run state.
+  std::vector<double> team, one;
+  bool ok = true;
+  const auto start = std::chrono::steady_clock::now();
+  for (int r = 0; ok && r <= kCalibrationMaxRounds; ++r) {
+    if (r > kCalibrationMinRounds && std::chrono::steady_clock::now() - start > kCalibrationTime) break;
+    const double t = timed_run();
+    swap_thread_plans();
+    const double o = timed_run();
+    swap_thread_plans();
+    ok = t >= 0 && o >= 0;
+    if (r == 0) continue;  // warm-up
+    team.push_back(t);
+    one.push_back(o);
+  }
+  if (ok) {
+    timed_team_us_ = aoe::median(team);
+    timed_one_thread_us_ = aoe::median(one);
+    if (timed_one_thread_us_ < timed_team_us_) {
+      swap_thread_plans();
+      run_threads_ = RunThreads::kOneThread;
+    }
+  } else {
+    OPENGE_LOG_INFO("GE", "model " + graph_.source + ": a timing run of the thread plans failed; the team plan is kept");
+  }
+  one_thread_kernels_.clear();  // the plan not kept: its kernels and packed weights go
+}
+
+}  // namespace openge
