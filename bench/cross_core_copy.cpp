@@ -4,7 +4,7 @@
 // would. Where the cores share a cache the 2-thread copy takes about half the time; where they do
 // not, every line the worker wrote travels back (bench/RESULTS.md, "cores without a shared cache").
 //
-//   g++ -O2 -fopenmp bench/cross_core_copy.cpp -o /tmp/cross_core_copy && /tmp/cross_core_copy
+//   ninja -C build openge_cross_core_copy && build/openge_cross_core_copy
 #include <omp.h>
 
 #include <algorithm>
