@@ -8,7 +8,7 @@ than --tolerance (default 1e-4).
 
 Usage: /usr/bin/python3 bench/zoo_compare.py --models-dir DIR --peers ORT_DIR [--models NAME ...]
            [--threads 1 2] [--rounds 3] [--runs 10] [--no-latency] [--check-scaling SLACK]
-Each round runs every thread count on both runtimes, so the table of t_n / t_1 (how each runtime
+Each round visits every model and runs every thread count on both runtimes, so the table of t_n / t_1 (how each runtime
 scales) compares times taken under the same load; --check-scaling fails the run when OpenGE is
 slower at more threads than at the first count given.
 The ONNX Runtime harness is bench/ort_zoo.js (every output saved, several outputs allowed).
@@ -52,33 +52,45 @@ def compare(ours, theirs):
     return worst, note
 
 
-def latency_rows(args, env, ort_script, model, inp, name, err, scaling):
-    """Each round runs every thread count on both runtimes (OpenGE t1, ORT t1, OpenGE t2, ORT t2 ...),
-    so that the ratios between thread counts are taken inside one round, under the same load.
-    Appends (name, OpenGE's and ORT's median t_n / t_1) to `scaling` for every n > 1."""
-    og = {t: [] for t in args.threads}
-    ort = {t: [] for t in args.threads}
-    for _ in range(args.rounds):
-        for threads in args.threads:
-            a = run_json([args.openge, "bench", "--model", model, "--input", "input=" + inp, "--threads", str(threads),
-                          "--warmup", "3", "--runs", str(args.runs), "--json"])
-            b = run_json(["node", ort_script, model, inp, "--threads", str(threads), "--warmup", "3",
-                          "--runs", str(args.runs)], env)
-            og[threads].append(a["median_ms"])
-            ort[threads].append(b["median"])
-    rows = []
-    for threads in args.threads:
-        ratios = [a / b for a, b in zip(og[threads], ort[threads])]
-        rows.append((name, threads, statistics.median(og[threads]), statistics.median(ort[threads]),
-                     statistics.median(ratios), err))
-        print(f"  t={threads}: openge {rows[-1][2]:.2f} ms, ort {rows[-1][3]:.2f} ms, ratio {rows[-1][4]:.2f}",
-              file=sys.stderr, flush=True)
+def timed_pair(args, env, ort_script, model, inp, threads):
+    """One OpenGE and one ORT median (ms) of `model` at `threads` threads, one right after the other."""
+    a = run_json([args.openge, "bench", "--model", model, "--input", "input=" + inp, "--threads", str(threads),
+                  "--warmup", "3", "--runs", str(args.runs), "--json"])
+    b = run_json(["node", ort_script, model, inp, "--threads", str(threads), "--warmup", "3",
+                  "--runs", str(args.runs)], env)
+    return a["median_ms"], b["median"]
+
+
+def latency_rows(args, env, ort_script, models):
+    """`models`: (name, model path, input path, max error). Each round visits every model and thread
+    count (OpenGE t1, ORT t1, OpenGE t2, ORT t2 ... per model), so that a minute of a noisy host falls on
+    one round of many models instead of every round of one; the ratios between thread counts are
+    still taken inside one round. Returns the table's rows and, per model and n > 1, OpenGE's and
+    ORT's median t_n / t_1."""
+    og = {(m[0], t): [] for m in models for t in args.threads}
+    ort = {(m[0], t): [] for m in models for t in args.threads}
+    for r in range(args.rounds):
+        for name, model, inp, _ in models:
+            for threads in args.threads:
+                a, b = timed_pair(args, env, ort_script, model, inp, threads)
+                og[(name, threads)].append(a)
+                ort[(name, threads)].append(b)
+            print(f"  round {r + 1}: {name} " + ", ".join(
+                f"t={t} {og[(name, t)][-1]:.2f}/{ort[(name, t)][-1]:.2f} ms" for t in args.threads),
+                file=sys.stderr, flush=True)
+    rows, scaling = [], []
     base = args.threads[0]
-    for threads in args.threads[1:]:
-        og_scale = statistics.median(a / b for a, b in zip(og[threads], og[base]))
-        ort_scale = statistics.median(a / b for a, b in zip(ort[threads], ort[base]))
-        scaling.append((name, base, threads, og_scale, ort_scale))
-    return rows
+    for name, _, _, err in models:
+        for threads in args.threads:
+            a_list, b_list = og[(name, threads)], ort[(name, threads)]
+            ratios = [a / b for a, b in zip(a_list, b_list)]
+            rows.append((name, threads, statistics.median(a_list), statistics.median(b_list),
+                         statistics.median(ratios), err))
+        for threads in args.threads[1:]:
+            og_scale = statistics.median(a / b for a, b in zip(og[(name, threads)], og[(name, base)]))
+            ort_scale = statistics.median(a / b for a, b in zip(ort[(name, threads)], ort[(name, base)]))
+            scaling.append((name, base, threads, og_scale, ort_scale))
+    return rows, scaling
 
 
 def main():
@@ -101,7 +113,7 @@ def main():
     env = node_env(args.peers)
     ort_script = os.path.join(ROOT, "bench", "ort_zoo.js")
     names = args.models or sorted(os.path.basename(f)[:-5] for f in glob.glob(os.path.join(args.models_dir, "*.onnx")))
-    rows, failed, scaling = [], [], []
+    rows, failed, scaling, timed = [], [], [], []
     for name in names:
         model = os.path.join(args.models_dir, name + ".onnx")
         inp = os.path.join(args.models_dir, name + ".input.npy")
@@ -121,9 +133,12 @@ def main():
             failed.append(name)
         print(f"{name}: max rel error {err:.2e} {note}", file=sys.stderr, flush=True)
         if not args.no_latency and err != math.inf:
-            rows.extend(latency_rows(args, env, ort_script, model, inp, name, err, scaling))
-        if args.no_latency or err == math.inf:
+            timed.append((name, model, inp, err))
+        else:
             rows.append((name, None, None, None, None, err))
+    if timed:
+        timed_rows, scaling = latency_rows(args, env, ort_script, timed)
+        rows = timed_rows + rows
     print("| model | threads | OpenGE median ms | ORT median ms | OpenGE/ORT (median of pairs) | max rel. error vs ORT |")
     print("|---|---|---|---|---|---|")
     for name, t, a, b, r, e in rows:
