@@ -13,7 +13,7 @@ namespace openge {
 //   algorithm on every such convolution of ResNet-18/50, DenseNet-121 and SqueezeNet at 1 and 2
 //   threads, with outputs as close to ONNX Runtime's (bench/RESULTS.md, "Winograd by default").
 //   Winograd's transformed weights are larger than the kernels: ResNet-50's peak memory grows
-//   from 143 to 164 MiB. Its last stage (7x7 outputs at 512 channels) was 8-12% faster with
+//   from 140 to 160 MiB. Its last stage (7x7 outputs at 512 channels) was 8-12% faster with
 //   Winograd at 2 threads and no faster at 1, for another 25 MiB: left direct.
 // - Everything else: KernelVariant{}.
 KernelVariant default_variant(const KernelRequest& request);
