@@ -18,6 +18,13 @@ std::string grain_source(const ThreadingGrain& grain) {
   return std::string(" (a team fork/join measured ") + us + " us)";
 }
 
+// The Concats whose inputs were written into their outputs, when there are any.
+std::string concats_in_place(const Executable& exe) {
+  int n = 0;
+  for (size_t s = 0; s < exe.nodes().size(); ++s) n += exe.concat_in_place(s);
+  return n ? std::to_string(n) + " Concat" + (n > 1 ? "s" : "") + " in place, " : "";
+}
+
 // The thread plan, when the compile chose the calling thread or timed the two.
 std::string thread_plan(const Executable& exe) {
   const bool one = exe.run_threads() == RunThreads::kOneThread;
@@ -75,7 +82,7 @@ void log_compile_decisions(const Executable& exe, bool aicore_enabled) {
                             " on AI CPU, " + std::to_string(one_thread) +
                             " below the threading grain of " + std::to_string(exe.threading_grain().cycles) +
                             " cycles" + grain_source(exe.threading_grain()) + " (on the calling thread), " +
-                            branches(exe.run_steps()) + thread_plan(exe) + "arena " +
+                            branches(exe.run_steps()) + thread_plan(exe) + concats_in_place(exe) + "arena " +
                             std::to_string(exe.arena_bytes()) + " bytes");
 }
 

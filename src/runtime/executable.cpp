@@ -501,6 +501,14 @@ void Executable::plan_memory_layout() {
     if (value.kind != ValueKind::kTensor || !shape_is_static(value.shape) || !dtype_supported(value.dtype)) continue;
     planned_values.push_back(static_cast<int>(v));
   }
+  // Concat in place: inputs that only the Concat reads live inside its output's buffer.
+  std::vector<int> inside_of(nv, -1);
+  std::vector<size_t> inside_offset(nv, 0);
+  {
+    std::vector<char> planned(nv, 0);
+    for (int v : planned_values) planned[static_cast<size_t>(v)] = 1;
+    place_concat_inputs(planned, inside_of, inside_offset);
+  }
   decide_slots(planned_values);
   schedule_steps();
   const std::vector<int> step_of = step_of_nodes(steps_, nodes_.size());
@@ -517,17 +525,26 @@ void Executable::plan_memory_layout() {
     r = std::max(r, last_use_[v]);
   }
   const int after_last_step = static_cast<int>(steps_.size());
+  // A Concat's buffer is written from the first step that writes one of its inputs in place.
+  std::vector<int> first_write(nv, INT_MAX);
+  for (size_t v = 0; v < nv; ++v)
+    if (g.values[v].producer >= 0) first_write[v] = step_of[static_cast<size_t>(g.values[v].producer)];
+  for (size_t v = 0; v < nv; ++v)
+    if (inside_of[v] >= 0) first_write[static_cast<size_t>(inside_of[v])] = std::min(first_write[static_cast<size_t>(inside_of[v])], first_write[v]);
   std::vector<BufferRequest> requests;
+  std::vector<int> requested_values;
   for (int v : planned_values) {
+    if (inside_of[static_cast<size_t>(v)] >= 0) continue;
+    requested_values.push_back(v);
     const Value& value = g.values[static_cast<size_t>(v)];
-    const int written = step_of[static_cast<size_t>(value.producer)];
+    const int written = first_write[static_cast<size_t>(v)];
     const int last = root_last[static_cast<size_t>(v)] == INT_MAX ? after_last_step
                                                                  : std::max(root_last[static_cast<size_t>(v)], written);
     const size_t bytes = static_cast<size_t>(shape_numel(*value.shape)) * dtype_size(value.dtype);
     requests.push_back({bytes, written, last});
   }
   // Kernel scratch (CompiledKernel::scratch_bytes) lives for its node's step only.
-  const size_t value_requests = requests.size();
+  const size_t value_requests = requests.size();  // == requested_values.size()
   std::vector<size_t> scratch_nodes;
   for (size_t s = 0; s < nodes_.size(); ++s) {
     const size_t bytes = nodes_[s].kernel ? nodes_[s].kernel->scratch_bytes() : 0;
@@ -537,11 +554,58 @@ void Executable::plan_memory_layout() {
   }
   const MemoryPlan plan = plan_memory(requests);
   arena_offset_.assign(nv, SIZE_MAX);
-  for (size_t i = 0; i < planned_values.size(); ++i) arena_offset_[static_cast<size_t>(planned_values[i])] = plan.offsets[i];
+  for (size_t i = 0; i < requested_values.size(); ++i) arena_offset_[static_cast<size_t>(requested_values[i])] = plan.offsets[i];
+  for (size_t v = 0; v < nv; ++v)
+    if (inside_of[v] >= 0) arena_offset_[v] = arena_offset_[static_cast<size_t>(inside_of[v])] + inside_offset[v];
   scratch_offset_.assign(nodes_.size(), SIZE_MAX);
   for (size_t i = 0; i < scratch_nodes.size(); ++i) scratch_offset_[scratch_nodes[i]] = plan.offsets[value_requests + i];
   arena_bytes_ = plan.arena_bytes;
   total_intermediate_bytes_ = plan.total_bytes;
+}
+
+void Executable::place_concat_inputs(const std::vector<char>& planned, std::vector<int>& inside_of,
+                                     std::vector<size_t>& inside_offset) {
+  const Graph& g = graph_;
+  concat_in_place_.assign(nodes_.size(), 0);
+  std::vector<int> readers(g.values.size(), 0);
+  for (const CompiledNode& cn : nodes_)
+    for (int in : cn.node.inputs)
+      if (in >= 0) ++readers[static_cast<size_t>(in)];
+  for (int v : g.outputs) ++readers[static_cast<size_t>(v)];
+  for (size_t s = 0; s < nodes_.size(); ++s) {
+    const Node& node = nodes_[s].node;
+    if (node.op_type != "Concat" || node.outputs.size() != 1 || node.outputs[0] < 0) continue;
+    const size_t out = static_cast<size_t>(node.outputs[0]);
+    if (!planned[out] || inside_of[out] >= 0) continue;
+    const Shape& shape = *g.values[out].shape;
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    int64_t axis = node.attrs.get_int("axis", 0);
+    if (axis < 0) axis += rank;
+    // Contiguous slices only: every dim before the axis is 1.
+    bool contiguous = axis >= 0 && axis < rank;
+    for (int64_t d = 0; contiguous && d < axis; ++d) contiguous = shape[static_cast<size_t>(d)] == 1;
+    // Each input: made by a node of this graph into a buffer of its own, read by this Concat
+    // alone and once, and starting on a 64-byte boundary of the output (kernels vectorise).
+    size_t offset = 0;
+    bool fits = contiguous;
+    std::vector<std::pair<size_t, size_t>> placed;
+    for (int in : node.inputs) {
+      if (!fits) break;
+      const size_t v = static_cast<size_t>(in);
+      const Value& value = g.values[v];
+      fits = in >= 0 && planned[v] && inside_of[v] < 0 && readers[v] == 1 && value.producer >= 0 &&
+             value.dtype == g.values[out].dtype && offset % 64 == 0 &&
+             !std::any_of(placed.begin(), placed.end(), [&](const auto& p) { return p.first == v; });
+      placed.emplace_back(v, offset);
+      offset += static_cast<size_t>(shape_numel(*value.shape)) * dtype_size(value.dtype);
+    }
+    if (!fits) continue;
+    for (const auto& [v, at] : placed) {
+      inside_of[v] = static_cast<int>(out);
+      inside_offset[v] = at;
+    }
+    concat_in_place_[s] = 1;
+  }
 }
 
 void Executable::decide_slots(const std::vector<int>& planned_values) {

@@ -138,6 +138,8 @@ class Executable {
   // The order of a run: one node per step, or two independent branches of one-thread nodes at
   // once (runtime/branch_schedule.h).
   const std::vector<RunStep>& run_steps() const { return steps_; }
+  // True for a Concat whose producers write straight into its output (it does not run).
+  bool concat_in_place(size_t node) const { return node < concat_in_place_.size() && concat_in_place_[node]; }
   // Whether the runs use the team or only the calling thread (runtime/thread_plan.h), and the
   // median run times of each plan when the compile timed them (-1: not timed).
   RunThreads run_threads() const { return run_threads_; }
@@ -180,6 +182,11 @@ class Executable {
   // Which values live in the arena (`planned_values`), which share storage, and which nodes run
   // on a prepared context.
   void decide_slots(const std::vector<int>& planned_values);
+  // Concat in place (issue 13 item 2): a Concat over contiguous slices (every dim before its axis
+  // is 1) whose inputs are planned buffers that it alone reads gets them placed inside its own
+  // output's buffer (inside_of: that output, inside_offset: the byte offset), and does not run.
+  void place_concat_inputs(const std::vector<char>& planned, std::vector<int>& inside_of,
+                           std::vector<size_t>& inside_offset);
   void schedule_steps();
   // True for a graph the compile may time both thread plans of (runtime/thread_plan.h): static
   // shapes, no control flow, estimated under kCalibrationMaxCycles.
@@ -248,6 +255,7 @@ class Executable {
   // scratch (SIZE_MAX: none).
   std::vector<SlotKind> slot_kind_;
   std::vector<char> node_prepared_;
+  std::vector<char> concat_in_place_;  // per node: a Concat whose inputs were written in place
   std::vector<size_t> scratch_offset_;
   size_t arena_bytes_ = 0;
   size_t total_intermediate_bytes_ = 0;

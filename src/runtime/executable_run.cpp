@@ -121,6 +121,7 @@ Status Executable::run_node(size_t s, RunState& state, size_t& dynamic_bytes, si
   NodeRunState& ns = state.nodes[s];
   std::vector<Tensor>& slots = state.slots;
   Status status;
+  if (concat_in_place_[s]) return Status::Ok();  // its inputs were written into its output
   if (node_prepared_[s]) {
     KernelContext& ctx = *ns.context;
     status = run_guarded(node, [&] { return cn.kernel ? cn.kernel->run(ctx) : cn.schema->reference(ctx); });
