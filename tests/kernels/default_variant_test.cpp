@@ -96,8 +96,14 @@ ConvResult conv_under(const std::shared_ptr<const options::OptionSet>& cfg) {
   conv.name = "conv";
   set_ints(conv, "pads", {1, 1, 1, 1});
   b.g.outputs = {b.node(conv, {x, b.constant("w", w)})};
-  auto exe = testing::fused::compile({std::move(b.g), {{1, kC, kS, kS}}}, cfg);
-  if (!exe) return {};
+  // One thread: the two compiles differ only in the algorithm (no thread plan or grain to vary).
+  CompileOptions o;
+  o.num_threads = 1;
+  o.config = cfg;
+  auto compiled = Executable::compile(std::move(b.g), {{1, kC, kS, kS}}, o);
+  EXPECT_TRUE(compiled.ok()) << compiled.status().message();
+  if (!compiled.ok()) return {};
+  const std::unique_ptr<Executable> exe = std::move(compiled.value());
   const Tensor in = pattern({1, kC, kS, kS}, 2, 1.0f);
   auto out = exe->run({in});
   EXPECT_TRUE(out.ok());
