@@ -2,6 +2,13 @@
 
 namespace openge {
 
+bool shape_is_static(const std::optional<Shape>& shape) {
+  if (!shape) return false;
+  for (int64_t d : *shape)
+    if (d < 0) return false;
+  return true;
+}
+
 const Attribute* Attributes::find(const std::string& name) const {
   auto it = map_.find(name);
   return it == map_.end() ? nullptr : &it->second;

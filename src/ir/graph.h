@@ -58,6 +58,9 @@ struct Value {
   int producer = -1;                // node index, -1 for graph inputs and initializers
 };
 
+// True for a shape that is known and has no unknown (-1) dims.
+bool shape_is_static(const std::optional<Shape>& shape);
+
 struct Node {
   std::string name;
   std::string op_type;

@@ -5,9 +5,6 @@
 #include "ops/op_context.h"
 
 namespace openge {
-namespace {
-
-}  // namespace
 
 bool winograd_available() {
   using isa = dnnl::cpu_isa;

@@ -39,13 +39,6 @@ namespace {
 // Folding larger results would trade a run-time op for a big constant nobody asked for.
 constexpr size_t kMaxFoldBytes = size_t{64} << 20;
 
-bool shape_is_static(const std::optional<Shape>& shape) {
-  if (!shape) return false;
-  for (int64_t d : *shape)
-    if (d < 0) return false;
-  return true;
-}
-
 ValueInfo info_of(const Value& v) {
   ValueInfo info;
   info.dtype = v.dtype;
@@ -373,6 +366,14 @@ void Executable::remove_dead_nodes() {
       if (out >= 0) g.values[static_cast<size_t>(out)].producer = static_cast<int>(n);
 }
 
+KernelRequest Executable::kernel_request(const Node& node, bool deterministic) const {
+  KernelRequest request{node, graph_.opset, {}, {}, deterministic};
+  for (int in : node.inputs) request.inputs.push_back(in >= 0 ? info_of(graph_.values[static_cast<size_t>(in)]) : ValueInfo{});
+  for (int out : node.outputs)
+    request.outputs.push_back(out >= 0 ? info_of(graph_.values[static_cast<size_t>(out)]) : ValueInfo{});
+  return request;
+}
+
 Status Executable::select_kernels(const CompileOptions& options, aoe::TunedSelection& tuning) {
   // deterministic=1: the same bits at every thread count (kernels/fixed_plan_kernel.h).
   const bool deterministic = options.config && options.config->get_int("deterministic", 0) == 1;
@@ -392,21 +393,17 @@ Status Executable::select_kernels(const CompileOptions& options, aoe::TunedSelec
   // against the team plan, which needs each team node's kernel made for one thread too.
   const bool one_thread_plan = num_threads_ > 1 && options.thread_plan == ThreadPlanChoice::kOneThread;
   if (one_thread_plan) branches_allowed_ = false;
-  const bool time_plans = num_threads_ > 1 && options.thread_plan == ThreadPlanChoice::kCalibrate &&
-                          grain_pending_ && small_static_graph();
+  time_plans_ = num_threads_ > 1 && options.thread_plan == ThreadPlanChoice::kCalibrate && grain_pending_ &&
+                small_static_graph();
   for (size_t n = 0; n < graph_.nodes.size(); ++n) {
     CompiledNode cn;
     cn.node = graph_.nodes[n];
     cn.schema = find_op_schema(cn.node.op_type);
     if (!cn.schema) return internal_error("node " + graph_.node_label(static_cast<int>(n)) + " has no schema after passes");
-    KernelRequest request{cn.node, graph_.opset, {}, {}, deterministic};
-    for (int in : cn.node.inputs)
-      request.inputs.push_back(in >= 0 ? info_of(graph_.values[static_cast<size_t>(in)]) : ValueInfo{});
+    KernelRequest request = kernel_request(cn.node, deterministic);
     cn.static_outputs = true;
-    for (int out : cn.node.outputs) {
-      request.outputs.push_back(out >= 0 ? info_of(graph_.values[static_cast<size_t>(out)]) : ValueInfo{});
-      if (out >= 0 && !shape_is_static(graph_.values[static_cast<size_t>(out)].shape)) cn.static_outputs = false;
-    }
+    for (size_t o = 0; o < cn.node.outputs.size(); ++o)
+      if (cn.node.outputs[o] >= 0 && !request.outputs[o].shape_known) cn.static_outputs = false;
     cn.estimated_cycles = estimated_node_cycles(request);
     if (grain_pending_ && !has_subgraph(cn.node) && grain_decides(cn.estimated_cycles)) {
       grain_ = measure_threading_grain(num_threads_);
@@ -449,7 +446,7 @@ Status Executable::select_kernels(const CompileOptions& options, aoe::TunedSelec
         cn.single_thread = chosen->single_thread;
         cn.engine = chosen->kernel->engine();
         cn.kernel = std::move(chosen->kernel);
-        if (time_plans && !cn.single_thread) {
+        if (time_plans_ && !cn.single_thread) {
           // The same variant made for one thread, for the one-thread plan.
           ScopedNumThreads plan(1);
           auto alone = make_aicore_kernel(request);
@@ -585,7 +582,8 @@ void Executable::place_concat_inputs(const std::vector<char>& planned, std::vect
     bool contiguous = axis >= 0 && axis < rank;
     for (int64_t d = 0; contiguous && d < axis; ++d) contiguous = shape[static_cast<size_t>(d)] == 1;
     // Each input: made by a node of this graph into a buffer of its own, read by this Concat
-    // alone and once, and starting on a 64-byte boundary of the output (kernels vectorise).
+    // alone and once (one reader in all), and starting on a 64-byte boundary of the output
+    // (kernels vectorise).
     size_t offset = 0;
     bool fits = contiguous;
     std::vector<std::pair<size_t, size_t>> placed;
@@ -594,8 +592,7 @@ void Executable::place_concat_inputs(const std::vector<char>& planned, std::vect
       const size_t v = static_cast<size_t>(in);
       const Value& value = g.values[v];
       fits = in >= 0 && planned[v] && inside_of[v] < 0 && readers[v] == 1 && value.producer >= 0 &&
-             value.dtype == g.values[out].dtype && offset % 64 == 0 &&
-             !std::any_of(placed.begin(), placed.end(), [&](const auto& p) { return p.first == v; });
+             value.dtype == g.values[out].dtype && offset % 64 == 0;
       placed.emplace_back(v, offset);
       offset += static_cast<size_t>(shape_numel(*value.shape)) * dtype_size(value.dtype);
     }

@@ -188,6 +188,9 @@ class Executable {
   void place_concat_inputs(const std::vector<char>& planned, std::vector<int>& inside_of,
                            std::vector<size_t>& inside_offset);
   void schedule_steps();
+  // What kernel selection and the grain see of a node: its inputs' and outputs' dtypes, shapes
+  // and constant values in this graph.
+  KernelRequest kernel_request(const Node& node, bool deterministic) const;
   // True for a graph the compile may time both thread plans of (runtime/thread_plan.h): static
   // shapes, no control flow, estimated under kCalibrationMaxCycles.
   bool small_static_graph() const;
@@ -237,6 +240,7 @@ class Executable {
   RunThreads run_threads_ = RunThreads::kTeam;
   double timed_team_us_ = -1, timed_one_thread_us_ = -1;
   bool branches_allowed_ = true;  // false in the one-thread plan
+  bool time_plans_ = false;       // select_kernels made one-thread kernels: choose_thread_plan times
   // During a compile that times the plans: each team node's kernel made for one thread (swapped
   // with the node's own while the one-thread plan is timed; runtime/thread_plan.cpp).
   struct OneThreadKernel {

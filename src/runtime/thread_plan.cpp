@@ -10,9 +10,12 @@
 namespace openge {
 namespace {
 
-bool known_static(const std::optional<Shape>& shape) {
-  return shape && std::none_of(shape->begin(), shape->end(), [](int64_t d) { return d < 0; });
-}
+// Timed runs of each plan, alternating after one warm-up run each: at least kCalibrationMinRounds
+// pairs, then more until kCalibrationTime has passed (the medians of a few runs of a model of 1 ms
+// moved by a third between two compiles on a shared machine), at most kCalibrationMaxRounds.
+constexpr int kCalibrationMinRounds = 5;
+constexpr int kCalibrationMaxRounds = 40;
+constexpr std::chrono::milliseconds kCalibrationTime{40};
 
 }  // namespace
 
@@ -20,24 +23,9 @@ bool Executable::small_static_graph() const {
   int64_t cycles = 0;
   for (const Node& node : graph_.nodes) {
     if (has_subgraph(node)) return false;
-    KernelRequest request{node, graph_.opset, {}, {}};
-    for (int in : node.inputs) {
-      if (in < 0) {
-        request.inputs.push_back(ValueInfo{});
-        continue;
-      }
-      const Value& v = graph_.values[static_cast<size_t>(in)];
-      request.inputs.push_back(ValueInfo{v.dtype, known_static(v.shape), v.shape.value_or(Shape{}), nullptr});
-    }
-    for (int out : node.outputs) {
-      if (out < 0) {
-        request.outputs.push_back(ValueInfo{});
-        continue;
-      }
-      const Value& v = graph_.values[static_cast<size_t>(out)];
-      if (v.kind == ValueKind::kTensor && !known_static(v.shape)) return false;
-      request.outputs.push_back(ValueInfo{v.dtype, known_static(v.shape), v.shape.value_or(Shape{}), nullptr});
-    }
+    const KernelRequest request = kernel_request(node, false);
+    for (const ValueInfo& out : request.outputs)
+      if (out.dtype != DType::kUndefined && out.kind == ValueKind::kTensor && !out.shape_known) return false;
     cycles += std::max<int64_t>(estimated_node_cycles(request), 0);
     if (cycles > kCalibrationMaxCycles) return false;
   }
@@ -58,22 +46,14 @@ void Executable::swap_thread_plans() {
 
 void Executable::choose_thread_plan(ThreadPlanChoice choice) {
   run_threads_ = choice == ThreadPlanChoice::kOneThread && num_threads_ > 1 ? RunThreads::kOneThread : RunThreads::kTeam;
-  if (choice != ThreadPlanChoice::kCalibrate || num_threads_ <= 1) return;
-  if (!small_static_graph()) {
-    one_thread_kernels_.clear();
-    return;
-  }
+  if (choice != ThreadPlanChoice::kCalibrate || num_threads_ <= 1 || !time_plans_) return;
   // The nodes select_kernels gave no one-thread kernel (AI CPU kernels, whose parallel loops
   // follow the node's setting at run time) only change their flag.
   std::vector<char> has_alternative(nodes_.size(), 0);
   for (const OneThreadKernel& alt : one_thread_kernels_) has_alternative[alt.node] = 1;
-  bool any_team = !one_thread_kernels_.empty();
-  for (size_t s = 0; s < nodes_.size(); ++s) {
-    if (nodes_[s].single_thread || has_alternative[s]) continue;
-    one_thread_kernels_.push_back({s, nullptr, true});
-    any_team = true;
-  }
-  any_team = any_team || concurrent_steps(steps_) > 0;
+  for (size_t s = 0; s < nodes_.size(); ++s)
+    if (!nodes_[s].single_thread && !has_alternative[s]) one_thread_kernels_.push_back({s, nullptr, true});
+  const bool any_team = !one_thread_kernels_.empty() || concurrent_steps(steps_) > 0;
   // Only a compile that measured the grain times the plans (a pinned grain pins the plan too).
   if (!any_team || grain_.fork_join_us < 0) {
     one_thread_kernels_.clear();
@@ -84,7 +64,7 @@ void Executable::choose_thread_plan(ThreadPlanChoice choice) {
   std::vector<Tensor> inputs;
   for (int v : graph_.inputs) {
     const Value& value = graph_.values[static_cast<size_t>(v)];
-    if (value.kind != ValueKind::kTensor || !known_static(value.shape)) {
+    if (value.kind != ValueKind::kTensor || !shape_is_static(value.shape)) {
       one_thread_kernels_.clear();
       return;
     }

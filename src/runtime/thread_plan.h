@@ -8,7 +8,6 @@
 // the calling thread. The result is fixed for the Executable's life: every run of one compiled
 // model computes the same way.
 #pragma once
-#include <chrono>
 #include <cstdint>
 
 namespace openge {
@@ -16,7 +15,7 @@ namespace openge {
 // How the runs of an Executable use threads.
 enum class RunThreads : uint8_t {
   kTeam,       // the grain's per-node decisions (and two branches at once where they pay)
-  kOneThread,  // every node on the calling thread: its kernels' parallel regions run inline
+  kOneThread,  // every node on the calling thread, its kernels made for one thread
 };
 
 // What CompileOptions asks for: timed at compile when the graph is small (kCalibrate, the
@@ -26,11 +25,5 @@ enum class ThreadPlanChoice : uint8_t { kCalibrate, kTeam, kOneThread };
 // Graphs estimated above this many cycles (about 5 ms on one thread) are not timed: their nodes
 // are large enough for the team to pay, and timing them would lengthen the compile.
 inline constexpr int64_t kCalibrationMaxCycles = int64_t{16} << 20;
-// Timed runs of each plan, alternating after one warm-up run each: at least kCalibrationMinRounds
-// pairs, then more until kCalibrationTime has passed (the medians of a few runs of a model of 1 ms
-// moved by a third between two compiles on a shared machine), at most kCalibrationMaxRounds.
-inline constexpr int kCalibrationMinRounds = 5;
-inline constexpr int kCalibrationMaxRounds = 40;
-inline constexpr std::chrono::milliseconds kCalibrationTime{40};
 
 }  // namespace openge

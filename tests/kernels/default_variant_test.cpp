@@ -16,13 +16,6 @@ namespace {
 
 ValueInfo known(Shape shape) { return ValueInfo{DType::kFloat32, true, std::move(shape), nullptr}; }
 
-void set_ints(Node& n, const std::string& name, std::vector<int64_t> v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInts;
-  a.ints = std::move(v);
-  n.attrs.set(name, a);
-}
-
 struct ConvCase {
   int64_t in_channels, out_channels, kernel, size, stride, group;
 };
@@ -32,12 +25,9 @@ KernelVariant default_for(const ConvCase& c, const std::string& impl_mode = "") 
   n.op_type = "Conv";
   n.name = "conv";
   n.impl_mode = impl_mode;
-  set_ints(n, "strides", {c.stride, c.stride});
-  set_ints(n, "pads", {c.kernel / 2, c.kernel / 2, c.kernel / 2, c.kernel / 2});
-  Attribute g;
-  g.kind = Attribute::Kind::kInt;
-  g.i = c.group;
-  n.attrs.set("group", g);
+  const int64_t pad = c.kernel / 2;
+  n.attrs = testing::ints_attr("strides", {c.stride, c.stride},
+                               testing::ints_attr("pads", {pad, pad, pad, pad}, testing::int_attr("group", c.group)));
   const int64_t out_size = c.size / c.stride;
   return default_variant(KernelRequest{n,
                                        17,
@@ -94,7 +84,7 @@ ConvResult conv_under(const std::shared_ptr<const options::OptionSet>& cfg) {
   Node conv;
   conv.op_type = "Conv";
   conv.name = "conv";
-  set_ints(conv, "pads", {1, 1, 1, 1});
+  conv.attrs = testing::ints_attr("pads", {1, 1, 1, 1});
   b.g.outputs = {b.node(conv, {x, b.constant("w", w)})};
   // One thread: the two compiles differ only in the algorithm (no thread plan or grain to vary).
   CompileOptions o;

@@ -4,6 +4,7 @@
 // a high_precision node, float16) build no kernel.
 #include <gtest/gtest.h>
 
+#include "../passes/pass_test_util.h"
 #include "kernel_test_util.h"
 
 namespace openge {
@@ -17,14 +18,7 @@ Node layer_norm(int64_t axis, const std::string& impl_mode = "") {
   n.impl_mode = impl_mode;
   n.inputs = {0, 1, 2};
   n.outputs = {3};
-  Attribute a;
-  a.kind = Attribute::Kind::kInt;
-  a.i = axis;
-  n.attrs.set("axis", a);
-  Attribute eps;
-  eps.kind = Attribute::Kind::kFloat;
-  eps.f = 1e-6f;
-  n.attrs.set("epsilon", eps);
+  n.attrs = int_attr("axis", axis, float_attr("epsilon", 1e-6f));
   return n;
 }
 

@@ -7,14 +7,16 @@
 #include <omp.h>
 
 #include <cstring>
-#include <filesystem>
 #include <thread>
 
 #include "../passes/pass_test_util.h"
+#include "process_threads.h"
 #include "runtime/executable.h"
 
 namespace openge {
 namespace {
+
+using testing::process_threads;
 
 // Pinned so that which node runs alone does not depend on this machine's load: each node of the
 // graphs below (98304 elements, 8 cycles each: 786k) is below it, each branch of two above it.
@@ -78,14 +80,6 @@ TEST(Branches, AChainRunsOneNodePerStep) {
   ASSERT_TRUE(chain);
   EXPECT_EQ(concurrent_steps(chain->run_steps()), 0);
   EXPECT_EQ(chain->run_steps().size(), chain->nodes().size());
-}
-
-// Threads of this process now (libgomp starts a team's workers on the first parallel region of
-// each thread that enters one).
-size_t process_threads() {
-  size_t n = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
-  return n;
 }
 
 TEST(Branches, ASecondThreadRunsTheOtherBranch) {

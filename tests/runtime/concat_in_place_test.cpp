@@ -18,10 +18,7 @@ Node concat(int64_t axis) {
   Node n;
   n.op_type = "Concat";
   n.name = "concat";
-  Attribute a;
-  a.kind = Attribute::Kind::kInt;
-  a.i = axis;
-  n.attrs.set("axis", a);
+  n.attrs = testing::int_attr("axis", axis);
   return n;
 }
 

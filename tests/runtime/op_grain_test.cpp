@@ -8,17 +8,19 @@
 
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
 #include <thread>
 
 #include "../passes/pass_test_util.h"
 #include "../runtime/demo_run_util.h"
+#include "process_threads.h"
 #include "base/parallel.h"
 #include "runtime/executable.h"
 #include "runtime/op_grain.h"
 
 namespace openge {
 namespace {
+
+using testing::process_threads;
 
 // The grain the tests below pin, so that which node gets a team does not depend on this
 // machine's load (the session measures it: MeasuredGrain tests).
@@ -147,14 +149,6 @@ TEST(OpGrainRun, ReferenceOpBelowTheGrainRunsInlineAndALargeOneSplits) {
     EXPECT_EQ(tls_parallel_chunks - before, expect_team ? 2 : 1) << rows;
     EXPECT_EQ(seen.max_threads, std::vector<int>{expect_team ? 2 : 1}) << rows;
   }
-}
-
-// Threads of this process now (libgomp starts a team's workers on the first parallel region of
-// each thread that enters one, and keeps them while that thread lives).
-size_t process_threads() {
-  size_t n = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
-  return n;
 }
 
 Graph conv_graph(int64_t channels, int64_t size) {

@@ -4,21 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <filesystem>
 #include <thread>
 
 #include "../passes/pass_test_util.h"
+#include "process_threads.h"
 #include "runtime/executable.h"
 
 namespace openge {
 namespace {
 
-void set_ints(Node& n, const std::string& name, std::vector<int64_t> v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInts;
-  a.ints = std::move(v);
-  n.attrs.set(name, a);
-}
+using testing::process_threads;
 
 Tensor pattern(Shape shape, int seed) {
   Tensor t(DType::kFloat32, std::move(shape));
@@ -37,7 +32,7 @@ Graph conv_graph(int64_t channels, int64_t size) {
   Node conv;
   conv.op_type = "Conv";
   conv.name = "conv";
-  set_ints(conv, "pads", {1, 1, 1, 1});
+  conv.attrs = testing::ints_attr("pads", {1, 1, 1, 1});
   b.g.outputs = {b.node("Relu", {b.node(conv, {x, w})})};
   return std::move(b.g);
 }
@@ -50,12 +45,6 @@ std::unique_ptr<Executable> compile(int threads, ThreadPlanChoice plan, int64_t 
   auto exe = Executable::compile(conv_graph(128, 40), {{1, 128, 40, 40}}, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   return exe.ok() ? std::move(exe.value()) : nullptr;
-}
-
-size_t process_threads() {
-  size_t n = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
-  return n;
 }
 
 bool same_bits(const Tensor& a, const Tensor& b) {
