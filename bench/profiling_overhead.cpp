@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "frontend/onnx_loader.h"
-#include "io/npy.h"
 #include "latency_stats.h"
 #include "profiling/profiler.h"
 #include "runtime/executable.h"
@@ -34,27 +34,14 @@ int die(const std::string& what) {
 
 int main(int argc, char** argv) {
   if (argc < 2) return die("usage: openge_profiling_overhead MODEL.onnx [INPUT.npy] [--threads N] [--rounds R] [--warmup W]");
-  std::string model = argv[1], input_path;
-  int threads = 1, rounds = 40, warmup = 5;
-  for (int i = 2; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
-    if (a == "--threads") threads = next();
-    else if (a == "--rounds") rounds = next();
-    else if (a == "--warmup") warmup = next();
-    else input_path = a;
-  }
+  const bench::BenchArgs args = bench::parse_bench_args(argc, argv, 40);
+  const std::string& model = args.model;
+  const int threads = args.threads, rounds = args.rounds, warmup = args.warmup;
   auto graph = load_onnx(model);
   if (!graph.ok()) return die(graph.status().message());
-  Tensor input;
-  if (!input_path.empty()) {
-    auto t = read_npy(input_path);
-    if (!t.ok()) return die(t.status().message());
-    input = std::move(t.value());
-  } else {
-    const Value& v = graph->values[static_cast<size_t>(graph->inputs.at(0))];
-    input = Tensor(v.dtype, v.shape.value_or(Shape{}));
-  }
+  auto loaded = bench::bench_input(graph.value(), args.input_path);
+  if (!loaded.ok()) return die(loaded.status().message());
+  const Tensor input = std::move(loaded.value());
   CompileOptions co;
   co.num_threads = threads;
   auto exe = Executable::compile(std::move(graph.value()), {input.shape()}, co);

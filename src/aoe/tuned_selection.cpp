@@ -6,6 +6,7 @@
 #include "aoe/tuning_space.h"
 #include "kernels/default_variant.h"
 #include "logging/log.h"
+#include "ops/activation_format.h"
 #include "options/config_files.h"
 #include "options/option_set.h"
 #include "paths/artifact_paths.h"
@@ -30,7 +31,7 @@ bool runs_single(ThreadPlan plan, bool grain_single) {
 // (OPT-aoe_config.aoe_config_file-4: a fused operator containing a listed type is tuned too).
 bool type_listed(const std::string& op_type, const std::vector<std::string>& types) {
   for (const std::string& t : types)
-    if (op_type == t || op_type == "Fused" + t || op_type == "Nhwc" + t) return true;
+    if (op_type == t || unprefixed_op_type(op_type) == t) return true;
   return false;
 }
 

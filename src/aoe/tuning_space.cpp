@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "kernels/default_variant.h"
+#include "ops/activation_format.h"
 
 namespace openge::aoe {
 namespace {
@@ -29,6 +30,10 @@ constexpr TunableRow kTunableOps[] = {
     {"NhwcAveragePool"},
     {"NhwcGlobalAveragePool"},
     {"NhwcGlobalMaxPool"},
+    {"Nc1hwc0MaxPool"},
+    {"Nc1hwc0AveragePool"},
+    {"Nc1hwc0GlobalAveragePool"},
+    {"Nc1hwc0GlobalMaxPool"},
 };
 
 const TunableRow* find_row(const std::string& op_type) {
@@ -49,11 +54,15 @@ std::vector<KernelVariant> candidate_variants(const KernelRequest& request, int 
   // The node's default (kernels/default_variant.h) comes first: the one the others are compared with.
   const KernelVariant by_default = default_variant(request);
   std::vector<std::pair<ConvAlgorithm, ActivationLayout>> conv{{by_default.conv_algorithm, by_default.activations}};
+  // A convolution not on NHWC activations may also run on NHWC, staged.
   if (row->conv_algorithms)
     for (std::pair<ConvAlgorithm, ActivationLayout> other : {std::pair{ConvAlgorithm::kDirect, ActivationLayout::kGraph},
                                                              std::pair{ConvAlgorithm::kDirect, ActivationLayout::kBlocked},
-                                                             std::pair{ConvAlgorithm::kWinograd, ActivationLayout::kBlocked}})
-      if (other != conv.front()) conv.push_back(other);
+                                                             std::pair{ConvAlgorithm::kWinograd, ActivationLayout::kBlocked},
+                                                             std::pair{ConvAlgorithm::kDirect, ActivationLayout::kChannelsLast}})
+      if (other != conv.front() && (other.second != ActivationLayout::kChannelsLast ||
+                                    conv_formats(request.node.attrs).y != ActivationFormat::kNhwc))
+        conv.push_back(other);
   std::vector<WeightLayout> layouts{WeightLayout::kPacked};
   // Only constant weights have a layout to choose.
   if (row->weight_layouts && request.inputs.size() > 1 && request.inputs[1].value) layouts.push_back(WeightLayout::kPlain);

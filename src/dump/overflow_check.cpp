@@ -5,6 +5,7 @@
 #include <string>
 
 #include "openge/half.h"
+#include "ops/activation_format.h"
 
 namespace openge::dump {
 namespace {
@@ -54,9 +55,8 @@ bool accumulating_op(std::string_view op_type) {
       "ReduceLogSumExp", "ReduceProd", "Sum", "Mean", "CumSum", "AveragePool", "GlobalAveragePool", "LpPool",
       "GlobalLpPool", "LpNormalization", "LayerNormalization", "InstanceNormalization", "GroupNormalization",
       "Softmax", "LogSoftmax", "Attention"};
-  // OpenGE's fused and channels-last forms (FusedConv, NhwcFusedConv, NhwcAveragePool ...).
-  for (std::string_view prefix : {"Nhwc", "Fused"})
-    if (op_type.substr(0, prefix.size()) == prefix) op_type.remove_prefix(prefix.size());
+  // OpenGE's fused forms and the pools' other formats (FusedConv, NhwcAveragePool, Nc1hwc0MaxPool ...).
+  op_type = unprefixed_op_type(op_type);
   return kAccumulating.count(op_type) > 0;
 }
 

@@ -9,8 +9,8 @@ namespace {
 // One table per field: its name in the text form and the spelling of each value.
 constexpr std::array<std::pair<ConvAlgorithm, std::string_view>, 2> kAlgorithms{
     {{ConvAlgorithm::kDirect, "direct"}, {ConvAlgorithm::kWinograd, "winograd"}}};
-constexpr std::array<std::pair<ActivationLayout, std::string_view>, 2> kActivations{
-    {{ActivationLayout::kGraph, "graph"}, {ActivationLayout::kBlocked, "blocked"}}};
+constexpr std::array<std::pair<ActivationLayout, std::string_view>, 3> kActivations{
+    {{ActivationLayout::kGraph, "graph"}, {ActivationLayout::kBlocked, "blocked"}, {ActivationLayout::kChannelsLast, "nhwc"}}};
 constexpr std::array<std::pair<WeightLayout, std::string_view>, 2> kLayouts{
     {{WeightLayout::kPacked, "packed"}, {WeightLayout::kPlain, "plain"}}};
 constexpr std::array<std::pair<ThreadPlan, std::string_view>, 3> kThreads{

@@ -14,9 +14,11 @@ namespace openge {
 // oneDNN's convolution algorithms (Winograd exists in oneDNN 2.x for 3x3 stride-1 float32
 // convolutions on AVX-512 CPUs only, on blocked activations).
 enum class ConvAlgorithm : uint8_t { kDirect, kWinograd };
-// A convolution's activations: in the graph's layout (NCHW, or NHWC after the channels-last
-// pass), or reordered around the primitive into the blocked layout oneDNN picks (nChw16c …).
-enum class ActivationLayout : uint8_t { kGraph, kBlocked };
+// A convolution's activations: in the graph's layout (NCHW, or NHWC / NC1HWC0 after the
+// channels-last pass), or reordered around the primitive into the blocked layout oneDNN picks
+// (nChw16c …), or into NHWC (oneDNN's brgemm convolutions, faster than its nChw16c ones on
+// small images with many channels).
+enum class ActivationLayout : uint8_t { kGraph, kBlocked, kChannelsLast };
 // Constant matmul weights: reordered into the layout oneDNN's primitive prefers (blocked), or
 // kept plain (row-major), which some gemm paths read faster.
 enum class WeightLayout : uint8_t { kPacked, kPlain };

@@ -21,6 +21,16 @@ dnnl::stream& thread_stream() {
   return stream;
 }
 
+dnnl::memory::format_tag activation_tag(ActivationFormat f) {
+  static_assert(kC0 == 16, "NC1HWC0 maps to nChw16c");
+  switch (f) {
+    case ActivationFormat::kNhwc: return dnnl::memory::format_tag::nhwc;
+    case ActivationFormat::kNc1hwc0: return dnnl::memory::format_tag::nChw16c;
+    case ActivationFormat::kNchw: break;
+  }
+  return dnnl::memory::format_tag::nchw;
+}
+
 std::optional<dnnl::memory::data_type> to_dnnl(DType t) {
   switch (t) {
     case DType::kFloat32: return dnnl::memory::data_type::f32;

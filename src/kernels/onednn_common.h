@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/compiled_kernel.h"
+#include "ops/activation_format.h"
 #include "ops/fused_ops.h"
 
 namespace openge::onednn {
@@ -25,6 +26,8 @@ std::optional<dnnl::memory::data_type> to_dnnl(DType t);
 
 // Row-major dims and strides of a plain tensor.
 dnnl::memory::dims to_dims(const Shape& s);
+// The memory tag of an N x C x H x W activation stored in `f` (NC1HWC0 is oneDNN's nChw16c).
+dnnl::memory::format_tag activation_tag(ActivationFormat f);
 // Static and fully known (every dim >= 0) shape of an input/output, or nullopt.
 std::optional<Shape> static_shape(const ValueInfo& info);
 

@@ -2,6 +2,7 @@
 
 #include "kernels/onednn_common.h"
 #include "kernels/silu_in_place.h"
+#include "ops/activation_format.h"
 #include "ops/op_context.h"
 #include "ops/nn_common.h"
 #include "ops/nn_window.h"
@@ -53,7 +54,7 @@ Result<std::unique_ptr<CompiledKernel>> make_conv_kernel(const KernelRequest& re
   const auto w_shape = static_shape(in[1]);
   const auto y_shape = static_shape(request.outputs[0]);
   const auto dt = to_dnnl(in[0].dtype);
-  if (!x_shape || !w_shape || !y_shape || !dt || x_shape->size() != 4 || w_shape->size() != 4 || !in[1].value ||
+  if (!x_shape || !w_shape || !y_shape || !dt || w_shape->size() != 4 || !in[1].value ||
       in[1].dtype != in[0].dtype || request.outputs[0].dtype != in[0].dtype)
     return std::unique_ptr<CompiledKernel>();
   const bool has_bias = in.size() > 2 && in[2].dtype != DType::kUndefined;
@@ -63,19 +64,18 @@ Result<std::unique_ptr<CompiledKernel>> make_conv_kernel(const KernelRequest& re
     return std::unique_ptr<CompiledKernel>();
 
   FusedActivation act;
-  bool channels_last = false;
+  ConvFormats formats;
   if (fused) {
     auto a = read_fused_activation(node.attrs);
     if (!a.ok()) return a.status();
     act = *a;
-    channels_last = node.attrs.get_int("channels_last", 0) != 0;
+    formats = conv_formats(node.attrs);
   }
-  // Logical NCHW dims; channels_last only changes the memory tag.
-  Shape x = *x_shape, y = *y_shape;
-  if (channels_last) {
-    x = {x[0], x[3], x[1], x[2]};
-    y = {y[0], y[3], y[1], y[2]};
-  }
+  // Logical NCHW dims; the formats only change the memory tags.
+  const auto x_nchw = nchw_shape(*x_shape, formats.x);
+  const auto y_nchw = nchw_shape(*y_shape, formats.y);
+  if (!x_nchw || !y_nchw) return std::unique_ptr<CompiledKernel>();
+  const Shape &x = *x_nchw, &y = *y_nchw;
   const Shape& w = *w_shape;
   const int64_t group = node.attrs.get_int("group", 1);
   if (group < 1 || x[1] % group != 0 || w[0] % group != 0 || w[1] * group != x[1] || y[1] != w[0])
@@ -87,12 +87,18 @@ Result<std::unique_ptr<CompiledKernel>> make_conv_kernel(const KernelRequest& re
   if (!geom.ok() || geom->output != std::vector<int64_t>{y[2], y[3]}) return std::unique_ptr<CompiledKernel>();
 
   auto k = std::make_unique<ConvKernel>();
-  const tag act_tag = channels_last ? tag::nhwc : tag::nchw;
-  const dnnl::memory::desc src_md(to_dims(x), *dt, act_tag), dst_md(to_dims(y), *dt, act_tag);
-  // A tuned node may run on oneDNN's blocked layout (staged around the primitive).
-  const bool blocked = request.variant.activations == ActivationLayout::kBlocked;
-  const dnnl::memory::desc src_prim = blocked ? dnnl::memory::desc(to_dims(x), *dt, tag::any) : src_md;
-  const dnnl::memory::desc dst_prim = blocked ? dnnl::memory::desc(to_dims(y), *dt, tag::any) : dst_md;
+  const dnnl::memory::desc src_md(to_dims(x), *dt, activation_tag(formats.x));
+  const dnnl::memory::desc dst_md(to_dims(y), *dt, activation_tag(formats.y));
+  // The variant may run the primitive on oneDNN's blocked layout or on NHWC, staged around it.
+  auto primitive_md = [&](const Shape& dims, const dnnl::memory::desc& graph_md) {
+    switch (request.variant.activations) {
+      case ActivationLayout::kBlocked: return dnnl::memory::desc(to_dims(dims), *dt, tag::any);
+      case ActivationLayout::kChannelsLast: return dnnl::memory::desc(to_dims(dims), *dt, tag::nhwc);
+      case ActivationLayout::kGraph: break;
+    }
+    return graph_md;
+  };
+  const dnnl::memory::desc src_prim = primitive_md(x, src_md), dst_prim = primitive_md(y, dst_md);
   const dnnl::memory::dims w_dims =
       group > 1 ? dnnl::memory::dims{group, w[0] / group, w[1], w[2], w[3]} : to_dims(w);
   const dnnl::memory::desc w_plain(w_dims, *dt, group > 1 ? tag::goihw : tag::oihw);

@@ -1,5 +1,6 @@
-// AI Core Conv: 2-D Conv and FusedConv (bias, residual sum, activation post-ops, optional
-// channels-last activations) as one oneDNN convolution with weights reordered once.
+// AI Core Conv: 2-D Conv and FusedConv (bias, residual sum, activation post-ops, NCHW, NHWC or
+// NC1HWC0 activations: ops/activation_format.h) as one oneDNN convolution with weights reordered
+// once.
 #pragma once
 #include "kernels/compiled_kernel.h"
 

@@ -16,20 +16,17 @@ using PoolKernel = SrcDstKernel<dnnl::pooling_v2_forward, DNNL_ARG_SRC, DNNL_ARG
 
 Result<std::unique_ptr<CompiledKernel>> make_pool_kernel(const KernelRequest& request) {
   const Node& node = request.node;
-  std::string op = node.op_type;
-  const bool channels_last = op.rfind("Nhwc", 0) == 0;
-  if (channels_last) op = op.substr(4);
+  const auto [format, op] = split_format_prefix(node.op_type);
   if (request.inputs.empty() || request.outputs.size() != 1) return std::unique_ptr<CompiledKernel>();
   const auto xs = static_shape(request.inputs[0]);
   const auto ys = static_shape(request.outputs[0]);
   const auto dt = to_dnnl(request.inputs[0].dtype);
-  if (!xs || !ys || !dt || xs->size() != 4 || ys->size() != 4 || request.outputs[0].dtype != request.inputs[0].dtype)
-    return std::unique_ptr<CompiledKernel>();
-  Shape x = *xs, y = *ys;
-  if (channels_last) {
-    x = {x[0], x[3], x[1], x[2]};
-    y = {y[0], y[3], y[1], y[2]};
-  }
+  if (!xs || !ys || !dt || request.outputs[0].dtype != request.inputs[0].dtype) return std::unique_ptr<CompiledKernel>();
+  // Logical NCHW dims; the format only changes the memory tag.
+  const auto x_nchw = nchw_shape(*xs, format);
+  const auto y_nchw = nchw_shape(*ys, format);
+  if (!x_nchw || !y_nchw) return std::unique_ptr<CompiledKernel>();
+  const Shape &x = *x_nchw, &y = *y_nchw;
   const bool global = op == "GlobalAveragePool" || op == "GlobalMaxPool";
   const bool is_max = op == "MaxPool" || op == "GlobalMaxPool";
   std::vector<int64_t> kernel, strides{1, 1}, dilations{1, 1}, pad_l{0, 0}, pad_r{0, 0};
@@ -70,7 +67,7 @@ Result<std::unique_ptr<CompiledKernel>> make_pool_kernel(const KernelRequest& re
   }
   std::vector<int64_t> dil_dnnl{dilations[0] - 1, dilations[1] - 1};
   auto k = std::make_unique<PoolKernel>();
-  const tag t = channels_last ? tag::nhwc : tag::nchw;
+  const tag t = activation_tag(format);
   k->src_md = dnnl::memory::desc(to_dims(x), *dt, t);
   k->dst_md = dnnl::memory::desc(to_dims(y), *dt, t);
   auto pd = try_create([&] {

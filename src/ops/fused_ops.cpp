@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "ir/dispatch.h"
+#include "ops/activation_format.h"
 #include "ops/fused_attention.h"
 #include "ops/shuffle_channel.h"
 #include "ops/op_registry.h"
@@ -46,21 +47,6 @@ void write_fused_activation(Node& node, const FusedActivation& act) {
 }
 
 namespace {
-
-// NCHW <-> NHWC for the channels_last form.
-Shape nhwc_to_nchw_shape(const Shape& s) { return {s[0], s[3], s[1], s[2]}; }
-Shape nchw_to_nhwc_shape(const Shape& s) { return {s[0], s[2], s[3], s[1]}; }
-
-void permute_nhwc_to_nchw(const Tensor& src, Tensor& dst) {
-  const Shape& s = src.shape();  // N H W C
-  const int64_t n = s[0], h = s[1], w = s[2], c = s[3];
-  strided_copy(src.raw(), dst.raw(), dtype_size(src.dtype()), {n, c, h, w}, {h * w * c, 1, w * c, c});
-}
-void permute_nchw_to_nhwc(const Tensor& src, Tensor& dst) {
-  const Shape& s = src.shape();  // N C H W
-  const int64_t n = s[0], c = s[1], h = s[2], w = s[3];
-  strided_copy(src.raw(), dst.raw(), dtype_size(src.dtype()), {n, h, w, c}, {c * h * w, w, 1, h * w});
-}
 
 // y = act(y + bias[i % bias_len] + z[i]); bias and z may be null.
 Status apply_epilogue(KernelContext& ctx, Tensor& y, const Tensor* bias, const Tensor* z, const FusedActivation& act) {
@@ -109,41 +95,55 @@ Status check_residual(InferContext& ctx, size_t index) {
 // ---------------------------------------------------------------------------------------------
 // FusedConv
 
-// Inference of `base` on `inputs`, where input 0 (and the output) are NHWC when channels_last.
-Status infer_maybe_channels_last(InferContext& ctx, const OpSchema& base, std::vector<const ValueInfo*> inputs,
-                                 bool channels_last) {
+// Inference of `base` on `inputs`, where input 0 is stored in `formats.x` and the output in
+// `formats.y` (ops/activation_format.h); `base` sees them as N x C x H x W.
+Status infer_in_formats(InferContext& ctx, const OpSchema& base, std::vector<const ValueInfo*> inputs,
+                        ConvFormats formats) {
   ValueInfo x = *inputs[0];
-  if (channels_last && x.shape_known) {
-    if (x.shape.size() != 4) return ctx.error("channels_last needs a 4-D input, got " + shape_to_string(x.shape));
-    x.shape = nhwc_to_nchw_shape(x.shape);
+  if (formats.x != ActivationFormat::kNchw && x.shape_known) {
+    const auto nchw = nchw_shape(x.shape, formats.x);
+    if (!nchw) return ctx.error("input " + shape_to_string(x.shape) + " is not a stored " + std::string(format_name(formats.x)) + " activation");
+    x.shape = *nchw;
     x.value = nullptr;
     inputs[0] = &x;
   }
   InferContext inner(ctx.node(), ctx.opset(), std::move(inputs), 1);
   OPENGE_RETURN_IF_ERROR(base.infer(inner));
   const ValueInfo& y = inner.output(0);
-  if (y.shape_known) ctx.set_output(0, y.dtype, channels_last ? nchw_to_nhwc_shape(y.shape) : y.shape);
-  else ctx.set_output_dtype(0, y.dtype);
+  if (!y.shape_known) {
+    ctx.set_output_dtype(0, y.dtype);
+    return Status::Ok();
+  }
+  if (formats.y == ActivationFormat::kNc1hwc0 && (y.shape.size() != 4 || y.shape[1] % kC0 != 0))
+    return ctx.error("output " + shape_to_string(y.shape) + " has no whole " + std::to_string(kC0) + "-channel blocks for NC1HWC0");
+  if (formats.y != ActivationFormat::kNchw && y.shape.size() != 4)
+    return ctx.error("output " + shape_to_string(y.shape) + " is not 4-D");
+  ctx.set_output(0, y.dtype, stored_shape(y.shape, formats.y));
   return Status::Ok();
 }
 
-// Runs `base`'s reference kernel; with channels_last on NCHW copies of input 0 and output 0.
-Status run_maybe_channels_last(KernelContext& ctx, const OpSchema& base, std::vector<const Tensor*> inputs,
-                               bool channels_last) {
+// Runs `base`'s reference kernel, on N x C x H x W copies of input 0 and output 0 where they are
+// stored in another format.
+Status run_in_formats(KernelContext& ctx, const OpSchema& base, std::vector<const Tensor*> inputs,
+                      ConvFormats formats) {
   Tensor& y = ctx.output(0);
-  if (!channels_last) {
-    KernelContext inner(ctx.node(), ctx.opset(), std::move(inputs), {&y});
-    return base.reference(inner);
-  }
   const Tensor& x = *inputs[0];
-  if (x.rank() != 4 || y.rank() != 4) return ctx.error("channels_last needs 4-D input and output");
-  Tensor x_nchw(x.dtype(), nhwc_to_nchw_shape(x.shape()));
-  Tensor y_nchw(y.dtype(), nhwc_to_nchw_shape(y.shape()));
-  permute_nhwc_to_nchw(x, x_nchw);
-  inputs[0] = &x_nchw;
-  KernelContext inner(ctx.node(), ctx.opset(), std::move(inputs), {&y_nchw});
+  std::optional<Tensor> x_nchw, y_nchw;
+  if (formats.x != ActivationFormat::kNchw) {
+    const auto s = nchw_shape(x.shape(), formats.x);
+    if (!s) return ctx.error("input " + shape_to_string(x.shape()) + " is not a stored " + std::string(format_name(formats.x)) + " activation");
+    x_nchw.emplace(x.dtype(), *s);
+    copy_to_nchw(x, *x_nchw, formats.x);
+    inputs[0] = &*x_nchw;
+  }
+  if (formats.y != ActivationFormat::kNchw) {
+    const auto s = nchw_shape(y.shape(), formats.y);
+    if (!s) return ctx.error("output " + shape_to_string(y.shape()) + " is not a stored " + std::string(format_name(formats.y)) + " activation");
+    y_nchw.emplace(y.dtype(), *s);
+  }
+  KernelContext inner(ctx.node(), ctx.opset(), std::move(inputs), {y_nchw ? &*y_nchw : &y});
   OPENGE_RETURN_IF_ERROR(base.reference(inner));
-  permute_nchw_to_nhwc(y_nchw, y);
+  if (y_nchw) copy_from_nchw(*y_nchw, y, formats.y);
   return Status::Ok();
 }
 
@@ -152,9 +152,9 @@ Status infer_fused_conv(InferContext& ctx) {
   if (!conv) return ctx.error("needs the Conv reference op");
   auto act = read_fused_activation(ctx.attrs());
   if (!act.ok()) return ctx.error(act.status().message());
-  OPENGE_RETURN_IF_ERROR(infer_maybe_channels_last(
+  OPENGE_RETURN_IF_ERROR(infer_in_formats(
       ctx, *conv, {&ctx.input(0), &ctx.input(1), ctx.has_input(2) ? &ctx.input(2) : nullptr},
-      ctx.attrs().get_int("channels_last", 0) != 0));
+      conv_formats(ctx.attrs())));
   return check_residual(ctx, 3);
 }
 
@@ -163,33 +163,40 @@ Status fused_conv_kernel(KernelContext& ctx) {
   if (!conv) return ctx.error("needs the Conv reference op");
   auto act = read_fused_activation(ctx.attrs());
   if (!act.ok()) return ctx.error(act.status().message());
-  OPENGE_RETURN_IF_ERROR(run_maybe_channels_last(
+  OPENGE_RETURN_IF_ERROR(run_in_formats(
       ctx, *conv, {&ctx.input(0), &ctx.input(1), ctx.has_input(2) ? &ctx.input(2) : nullptr},
-      ctx.attrs().get_int("channels_last", 0) != 0));
+      conv_formats(ctx.attrs())));
   return apply_epilogue(ctx, ctx.output(0), nullptr, ctx.has_input(3) ? &ctx.input(3) : nullptr, *act);
 }
 
 // ---------------------------------------------------------------------------------------------
-// Nhwc<Pool>: the pool named after the prefix, on NHWC input and output.
+// Nhwc<Pool>, Nc1hwc0<Pool>: the pool named after the prefix, on input and output stored in that
+// format.
 
-template <const char* kBase>
-Status infer_nhwc_pool(InferContext& ctx) {
+template <const char* kBase, ActivationFormat kFormat>
+Status infer_pool_in_format(InferContext& ctx) {
   const OpSchema* base = base_schema(kBase);
   if (!base) return ctx.error(std::string("needs the ") + kBase + " reference op");
-  return infer_maybe_channels_last(ctx, *base, {&ctx.input(0)}, true);
+  return infer_in_formats(ctx, *base, {&ctx.input(0)}, {kFormat, kFormat});
 }
 
-template <const char* kBase>
-Status nhwc_pool_kernel(KernelContext& ctx) {
+template <const char* kBase, ActivationFormat kFormat>
+Status pool_in_format_kernel(KernelContext& ctx) {
   const OpSchema* base = base_schema(kBase);
   if (!base) return ctx.error(std::string("needs the ") + kBase + " reference op");
-  return run_maybe_channels_last(ctx, *base, {&ctx.input(0)}, true);
+  return run_in_formats(ctx, *base, {&ctx.input(0)}, {kFormat, kFormat});
 }
 
 constexpr char kMaxPool[] = "MaxPool";
 constexpr char kAveragePool[] = "AveragePool";
 constexpr char kGlobalAveragePool[] = "GlobalAveragePool";
 constexpr char kGlobalMaxPool[] = "GlobalMaxPool";
+
+// `name` is format_op_type(kBase, kFormat), spelled out because the table keeps a string_view.
+template <const char* kBase, ActivationFormat kFormat>
+void add_pool_forms(std::vector<OpSchema>& table, const char* name) {
+  table.push_back({name, 1, 1, 1, 1, infer_pool_in_format<kBase, kFormat>, pool_in_format_kernel<kBase, kFormat>});
+}
 
 // ---------------------------------------------------------------------------------------------
 // FusedMatMul
@@ -264,12 +271,14 @@ void register_fused_ops(std::vector<OpSchema>& table) {
   register_fused_attention_ops(table);
   table.push_back({kFusedConv, 2, 4, 1, 1, infer_fused_conv, fused_conv_kernel});
   table.push_back({kFusedMatMul, 2, 4, 1, 1, infer_fused_matmul, fused_matmul_kernel});
-  table.push_back({"NhwcMaxPool", 1, 1, 1, 1, infer_nhwc_pool<kMaxPool>, nhwc_pool_kernel<kMaxPool>});
-  table.push_back({"NhwcAveragePool", 1, 1, 1, 1, infer_nhwc_pool<kAveragePool>, nhwc_pool_kernel<kAveragePool>});
-  table.push_back({"NhwcGlobalAveragePool", 1, 1, 1, 1, infer_nhwc_pool<kGlobalAveragePool>,
-                   nhwc_pool_kernel<kGlobalAveragePool>});
-  table.push_back({"NhwcGlobalMaxPool", 1, 1, 1, 1, infer_nhwc_pool<kGlobalMaxPool>,
-                   nhwc_pool_kernel<kGlobalMaxPool>});
+  add_pool_forms<kMaxPool, ActivationFormat::kNhwc>(table, "NhwcMaxPool");
+  add_pool_forms<kAveragePool, ActivationFormat::kNhwc>(table, "NhwcAveragePool");
+  add_pool_forms<kGlobalAveragePool, ActivationFormat::kNhwc>(table, "NhwcGlobalAveragePool");
+  add_pool_forms<kGlobalMaxPool, ActivationFormat::kNhwc>(table, "NhwcGlobalMaxPool");
+  add_pool_forms<kMaxPool, ActivationFormat::kNc1hwc0>(table, "Nc1hwc0MaxPool");
+  add_pool_forms<kAveragePool, ActivationFormat::kNc1hwc0>(table, "Nc1hwc0AveragePool");
+  add_pool_forms<kGlobalAveragePool, ActivationFormat::kNc1hwc0>(table, "Nc1hwc0GlobalAveragePool");
+  add_pool_forms<kGlobalMaxPool, ActivationFormat::kNc1hwc0>(table, "Nc1hwc0GlobalMaxPool");
   register_fused_elementwise_ops(table);
   register_shuffle_channel_ops(table);
 }

@@ -10,6 +10,8 @@
 //
 //   NhwcMaxPool, NhwcAveragePool, NhwcGlobalAveragePool, NhwcGlobalMaxPool(X) = the pool on an
 //       N x H x W x C input, output N x H' x W' x C (attributes as the ONNX pool; single output)
+//   Nc1hwc0MaxPool, Nc1hwc0AveragePool, Nc1hwc0GlobalAveragePool, Nc1hwc0GlobalMaxPool(X) = the
+//       same on N x C1 x H x W x C0 (ops/activation_format.h)
 //
 // Extra attributes:
 //   activation        string: "" (none) or a name from kActivations (ONNX op names, "Gelu"
@@ -20,6 +22,10 @@
 //                             shapes say so too), W and B stay in ONNX layout. Made by
 //                             ChannelsLastLayoutPass, because oneDNN's direct and depthwise
 //                             convolutions are several times faster on NHWC than on NCHW.
+//   nc1hwc0           int:    FusedConv only; 1 = X, Z and Y are N x C1 x H x W x C0 (C0 = 16,
+//                             ops/activation_format.h); 2 = X stays N x C x H x W, Z and Y are
+//                             NC1HWC0. Made by ChannelsLastLayoutPass for regions whose channels
+//                             are whole 16-channel blocks, on CPUs with 16-float vectors.
 // The residual Z is added before the activation (Conv -> Add -> Relu, as in ResNet).
 #pragma once
 #include <cmath>

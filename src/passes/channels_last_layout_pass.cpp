@@ -20,12 +20,26 @@
 // upsampling at the end of a segmentation head is cheaper converted before (small) than after
 // (large). Every op keeps a reference kernel, so the rewrite is valid whatever engine ends up
 // running each node.
+//
+// A region whose every activation has whole 16-channel blocks (C % 16 == 0), made only of
+// convolutions, pools, Concats and elementwise ops that do not broadcast, takes NC1HWC0 instead
+// of NHWC on CPUs where oneDNN runs AVX-512 kernels (ops/activation_format.h; oneDNN's nChw16c):
+// oneDNN's Winograd convolutions run on it without a reorder in and out of each, and a Concat of
+// whole blocks along C writes contiguous slices, so Concat in place applies. A region's first
+// convolution may read an NCHW input with fewer channels (an RGB stem) as it is. The
+// conversions at its boundary are a Reshape and a Transpose each way. A region is never split
+// between the two formats: conversions in its middle cost more than NC1HWC0 gained.
 // CANN does the same with TransData nodes around its 5-D NC1HWC0 format.
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cctype>
 #include <string>
 
+#include "kernels/default_variant.h"
+#include "ops/activation_format.h"
 #include "ops/shape_strided_copy.h"
+#include "passes/channels_last_layout_pass.h"
 #include "passes/pass.h"
 #include "passes/pass_registry.h"
 #include "passes/pass_util.h"
@@ -204,14 +218,23 @@ Plan bypass_plan(const Graph& g, const Node& n, const std::vector<bool>& in_regi
   return {Role::kBypass, {0}};
 }
 
-Shape to_nhwc(const Shape& s) { return {s[0], s[2], s[3], s[1]}; }
-
-// A constant N x C x H x W tensor copied into N x H x W x C order.
-Tensor permuted_to_nhwc(const Tensor& t) {
-  const Shape& s = t.shape();
-  Tensor out(t.dtype(), to_nhwc(s));
-  strided_copy(t.raw(), out.raw(), dtype_size(t.dtype()), out.shape(), {s[1] * s[2] * s[3], s[3], 1, s[2] * s[3]});
+// A constant N x C x H x W tensor copied into `f`'s order.
+Tensor permuted_to(const Tensor& t, ActivationFormat f) {
+  Tensor out(t.dtype(), stored_shape(t.shape(), f));
+  copy_from_nchw(t, out, f);
   return out;
+}
+
+Node reshape_node(Graph& g, const std::string& name, int in, int out) {
+  const Shape& shape = *g.values[static_cast<size_t>(out)].shape;
+  Tensor dims(DType::kInt64, {static_cast<int64_t>(shape.size())});
+  std::copy(shape.begin(), shape.end(), dims.data<int64_t>());
+  Node r;
+  r.name = name;
+  r.op_type = "Reshape";
+  r.inputs = {in, add_constant(g, name + "_shape", std::move(dims))};
+  r.outputs = {out};
+  return r;
 }
 
 Node transpose_node(const std::string& name, int in, int out, std::vector<int64_t> perm) {
@@ -227,6 +250,13 @@ Node transpose_node(const std::string& name, int in, int out, std::vector<int64_
   return t;
 }
 
+// "nhwc", "nc1hwc0": the suffix of the values made in `f`.
+std::string lower_name(ActivationFormat f) {
+  std::string s(format_name(f));
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
 // A per-dim parameter (one entry per NCHW dim, or begins then ends) in NHWC order.
 Tensor permuted_per_dim(const Tensor& t) {
   Tensor out(t.dtype(), t.shape());
@@ -239,9 +269,11 @@ Tensor permuted_per_dim(const Tensor& t) {
   return out;
 }
 
-// The node's own change of form once its activations are NHWC.
-void declare_nhwc(Graph& g, size_t index) {
+// The node's own change of form once its activations are in `f`; `plain_input`: a convolution
+// of an NC1HWC0 region that reads its NCHW input as it is.
+void declare_format(Graph& g, size_t index, ActivationFormat f, bool plain_input) {
   Node& node = g.nodes[index];
+  const bool nhwc = f == ActivationFormat::kNhwc;
   if (is_op(node, "Slice")) {
     const int axes = add_constant(g, node.name + "_nhwc_axes", nhwc_slice_axes(g, g.nodes[index]));
     Node& slice = g.nodes[index];
@@ -251,13 +283,15 @@ void declare_nhwc(Graph& g, size_t index) {
     set_int_attr(node, "channels_last", 1);
   } else if (node.op_type == "Conv" || node.op_type == "FusedConv") {
     make_fused(node);
-    set_int_attr(node, "channels_last", 1);
+    if (nhwc) set_int_attr(node, "channels_last", 1);
+    else set_int_attr(node, "nc1hwc0", plain_input ? 2 : 1);
   } else if (is_op(node, "Concat")) {
     int64_t axis = node.attrs.get_int("axis", 1);
     if (axis < 0) axis += 4;
-    set_int_attr(node, "axis", kNhwcAxis[axis]);
+    // NC1HWC0 keeps N, C (as C1), H and W at their NCHW positions.
+    set_int_attr(node, "axis", nhwc ? kNhwcAxis[axis] : axis);
   } else if (std::any_of(std::begin(kPools), std::end(kPools), [&](const char* p) { return node.op_type == p; })) {
-    node.op_type = "Nhwc" + node.op_type;
+    node.op_type = format_op_type(node.op_type, f);
     node.domain = "openge";
   } else if (const PerDimOp* row = per_dim_op(g, node)) {
     for (size_t i : row->per_dim) {
@@ -269,6 +303,114 @@ void declare_nhwc(Graph& g, size_t index) {
     }
   }
   // Elementwise ops need no change: their operands say the layout.
+}
+
+// Regions: the nodes in NHWC-capable roles joined through the activations one produces and
+// another reads (union-find over node indices).
+struct Regions {
+  std::vector<size_t> parent;
+  explicit Regions(size_t n) : parent(n) {
+    for (size_t i = 0; i < n; ++i) parent[i] = i;
+  }
+  size_t root(size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  }
+  void join(size_t a, size_t b) { parent[root(a)] = root(b); }
+};
+
+int64_t nchw_channels(const Value& v) { return (*v.shape)[1]; }
+
+bool is_conv(const Node& n) { return n.op_type == "Conv" || n.op_type == "FusedConv"; }
+
+// Whether the convolution `n`, in an NC1HWC0 region, reads its NCHW input 0 as it is: an input
+// from outside the region without whole 16-channel blocks.
+bool reads_plain_input(const Graph& g, const Node& n, const std::vector<bool>& in_region) {
+  if (!is_conv(n)) return false;
+  const Value& x = g.values[static_cast<size_t>(n.inputs[0])];
+  return nchw_channels(x) % kC0 != 0 && (x.producer < 0 || !in_region[static_cast<size_t>(x.producer)]);
+}
+
+// Can node `n` (planned `plan`) run in NC1HWC0? Convolutions, the four pools, Concat and
+// elementwise ops without broadcasting over 4-D operands, on float32 activations whose channels
+// are whole blocks (a convolution's input may be a plain one, reads_plain_input). A broadcast
+// such as squeeze-and-excitation's N x C x 1 x 1 gate becomes a broadcast over the middle dims
+// of N x C1 x H x W x C0, which the elementwise kernels run 4-6x slower than NHWC's broadcast
+// along the last dim (bench/RESULTS.md).
+bool nc1hwc0_capable(const Graph& g, const Node& n, const Plan& plan, const std::vector<bool>& in_region) {
+  if (plan.role != Role::kAnchor && plan.role != Role::kFollower) return false;
+  if (is_op(n, "Slice") || is_op(n, "ShuffleChannel") || per_dim_op(g, n)) return false;
+  if (n.outputs.empty() || n.outputs[0] < 0) return false;
+  const Value& y = g.values[static_cast<size_t>(n.outputs[0])];
+  if (y.dtype != DType::kFloat32 || nchw_channels(y) % kC0 != 0) return false;
+  const bool elementwise = !is_conv(n) && !is_op(n, "Concat") && plan.role == Role::kFollower;
+  for (size_t slot : plan.slots) {
+    const Value& x = g.values[static_cast<size_t>(n.inputs[slot])];
+    if (x.dtype != DType::kFloat32 || (elementwise && *x.shape != *y.shape)) return false;
+    if (nchw_channels(x) % kC0 != 0 && !(slot == 0 && reads_plain_input(g, n, in_region))) return false;
+  }
+  return true;
+}
+
+std::atomic<Nc1hwc0Regions> nc1hwc0_setting{Nc1hwc0Regions::kByCpu};
+
+bool nc1hwc0_allowed(const Graph& g) {
+  if (g.opset < 5) return false;  // its boundary Reshapes take the shape as an input
+  switch (nc1hwc0_setting.load()) {
+    case Nc1hwc0Regions::kAlways: return true;
+    case Nc1hwc0Regions::kNever: return false;
+    case Nc1hwc0Regions::kByCpu: break;
+  }
+  // oneDNN's nChw16c kernels (and its Winograd) are AVX-512 ones; elsewhere NHWC is faster.
+  return winograd_available();
+}
+
+// Each region's format: NC1HWC0 where the CPU pays for it and every node of the region can run
+// so, NHWC otherwise. A region is never split between the two: the conversion between them in
+// the middle of a region cost more than NC1HWC0 gained (bench/RESULTS.md). A region holding the
+// model's own Transpose to NHWC (bypassed) stays NHWC.
+std::vector<ActivationFormat> choose_formats(const Graph& g, const std::vector<Plan>& plans) {
+  const size_t count = plans.size();
+  std::vector<bool> in_region(count);
+  for (size_t n = 0; n < count; ++n) in_region[n] = plans[n].role != Role::kNone && plans[n].role != Role::kBypass;
+  Regions regions(count);
+  for (size_t n = 0; n < count; ++n)
+    for (size_t slot : plans[n].slots) {
+      const int p = g.values[static_cast<size_t>(g.nodes[n].inputs[slot])].producer;
+      if (p >= 0 && in_region[static_cast<size_t>(p)]) regions.join(n, static_cast<size_t>(p));
+    }
+  std::vector<bool> blocked(count, nc1hwc0_allowed(g));
+  for (size_t n = 0; n < count; ++n)
+    if (plans[n].role != Role::kNone && !nc1hwc0_capable(g, g.nodes[n], plans[n], in_region))
+      blocked[regions.root(n)] = false;
+  std::vector<ActivationFormat> formats(count, ActivationFormat::kNhwc);
+  for (size_t n = 0; n < count; ++n)
+    if (blocked[regions.root(n)]) formats[n] = ActivationFormat::kNc1hwc0;
+  return formats;
+}
+
+// Adds the nodes that copy the N x C x H x W activation `nchw_value` into `stored_value` (stored in
+// `f`), or the other way (`into_f` false): a Transpose, with a Reshape before it that splits C
+// into C1 x C0 going into NC1HWC0, or after it that joins them leaving it.
+void convert(Graph& g, std::vector<Node>& added, const std::string& name, int nchw_value, int stored_value,
+             ActivationFormat f, bool into_f) {
+  const Value& v = g.values[static_cast<size_t>(nchw_value)];
+  const Shape s = *v.shape;
+  const DType dtype = v.dtype;
+  const std::string step = name + (into_f ? "_to_" + lower_name(f) : "_to_nchw");
+  if (f == ActivationFormat::kNhwc) {
+    added.push_back(into_f ? transpose_node(step, nchw_value, stored_value, {0, 2, 3, 1})
+                           : transpose_node(step, stored_value, nchw_value, {0, 3, 1, 2}));
+    return;
+  }
+  const int split = add_intermediate(g, name + "_c1c0", dtype, {s[0], s[1] / kC0, kC0, s[2], s[3]});
+  if (into_f) {
+    added.push_back(reshape_node(g, step + "_split", nchw_value, split));
+    added.push_back(transpose_node(step, split, stored_value, {0, 1, 3, 4, 2}));
+  } else {
+    added.push_back(transpose_node(step, stored_value, split, {0, 1, 4, 2, 3}));
+    added.push_back(reshape_node(g, step + "_join", split, nchw_value));
+  }
 }
 
 Result<PassResult> run(Graph& g) {
@@ -290,6 +432,9 @@ Result<PassResult> run(Graph& g) {
     in_region[n] = plans[n].role != Role::kBypass;
     ++result.matched;
   }
+  // Each region's format: NC1HWC0 where every node of it can run so, else NHWC. A region with a
+  // bypass (the model's own Transpose to NHWC) stays NHWC.
+  const std::vector<ActivationFormat> formats = choose_formats(g, plans);
   // Does a reader need `v` in NCHW? (graph outputs, ops outside the region, other input slots)
   auto needs_nchw = [&](int v) {
     if (is_graph_output(g, v)) return true;
@@ -303,51 +448,58 @@ Result<PassResult> run(Graph& g) {
     }
     return false;
   };
-  std::vector<int> nhwc_of(g.values.size(), -1);
+  // twin[f][v]: value v stored in format f (made once per value and format).
+  std::vector<int> twin[3];
+  auto twin_of = [&](ActivationFormat f) -> std::vector<int>& {
+    std::vector<int>& t = twin[static_cast<size_t>(f)];
+    t.resize(g.values.size(), -1);
+    return t;
+  };
   std::vector<Node> added;
   std::vector<bool> dead(original_nodes, false);
   for (int ni : *order) {
     const size_t n = static_cast<size_t>(ni);
     if (plans[n].role == Role::kBypass) {
       // Its input was made NHWC by its producer, earlier in this order.
-      replace_uses(g, g.nodes[n].outputs[0], nhwc_of[static_cast<size_t>(g.nodes[n].inputs[0])]);
+      replace_uses(g, g.nodes[n].outputs[0], twin_of(ActivationFormat::kNhwc)[static_cast<size_t>(g.nodes[n].inputs[0])]);
       dead[n] = true;
       ++result.applied;
       continue;
     }
     if (!in_region[n]) continue;
-    // Inputs: the NHWC twin of each activation input (made once per value; a constant is
-    // permuted now, anything else by a Transpose node).
+    const ActivationFormat f = formats[n];
+    const bool plain_input = f == ActivationFormat::kNc1hwc0 && reads_plain_input(g, g.nodes[n], in_region);
+    // Inputs: the twin of each activation input in the region's format: a constant permuted now,
+    // a value from outside the region converted.
     for (size_t slot : plans[n].slots) {
+      if (slot == 0 && plain_input) continue;
       const int v = g.nodes[n].inputs[slot];
-      if (nhwc_of[static_cast<size_t>(v)] < 0) {
+      if (twin_of(f)[static_cast<size_t>(v)] < 0) {
         const Value src = g.values[static_cast<size_t>(v)];  // a copy: adding values grows g.values
         int t;
         const Node* p = producer(g, v);
         if (src.constant) {
-          t = add_constant(g, src.name + "_nhwc", permuted_to_nhwc(*src.constant));
-        } else if (p && is_transpose(*p, {0, 3, 1, 2})) {
+          t = add_constant(g, src.name + "_" + lower_name(f), permuted_to(*src.constant, f));
+        } else if (f == ActivationFormat::kNhwc && p && is_transpose(*p, {0, 3, 1, 2})) {
           t = p->inputs[0];  // the model's own Transpose from NHWC: its input is the twin
         } else {
-          t = add_intermediate(g, src.name + "_nhwc", src.dtype, to_nhwc(*src.shape));
-          added.push_back(transpose_node(src.name + "_to_nhwc", v, t, {0, 2, 3, 1}));
+          // A value of the region has its twin already (producers come first in this order):
+          // this one comes from outside.
+          t = add_intermediate(g, src.name + "_" + lower_name(f), src.dtype, stored_shape(*src.shape, f));
+          convert(g, added, src.name, v, t, f, true);
         }
-        nhwc_of.resize(g.values.size(), -1);
-        nhwc_of[static_cast<size_t>(v)] = t;
+        twin_of(f)[static_cast<size_t>(v)] = t;
       }
-      g.nodes[n].inputs[slot] = nhwc_of[static_cast<size_t>(v)];
+      g.nodes[n].inputs[slot] = twin_of(f)[static_cast<size_t>(v)];
     }
-    // Output: written in NHWC; converted back only when someone needs NCHW.
+    // Output: written in the node's format; converted back only when someone needs NCHW.
     const int y = g.nodes[n].outputs[0];
     const Value yv = g.values[static_cast<size_t>(y)];
-    const int y_nhwc = add_intermediate(g, yv.name + "_nhwc", yv.dtype, to_nhwc(*yv.shape));
-    nhwc_of.resize(g.values.size(), -1);
-    nhwc_of[static_cast<size_t>(y)] = y_nhwc;
-    set_output(g, ni, 0, y_nhwc);
-    if (needs_nchw(y)) {
-      added.push_back(transpose_node(g.values[static_cast<size_t>(y)].name + "_to_nchw", y_nhwc, y, {0, 3, 1, 2}));
-    }
-    declare_nhwc(g, n);
+    const int y_stored = add_intermediate(g, yv.name + "_" + lower_name(f), yv.dtype, stored_shape(*yv.shape, f));
+    twin_of(f)[static_cast<size_t>(y)] = y_stored;
+    set_output(g, ni, 0, y_stored);
+    if (needs_nchw(y)) convert(g, added, yv.name, y, y_stored, f, false);
+    declare_format(g, n, f, plain_input);
     ++result.applied;
   }
   for (Node& t : added) {
@@ -360,6 +512,8 @@ Result<PassResult> run(Graph& g) {
 }
 
 }  // namespace
+
+void set_nc1hwc0_regions(Nc1hwc0Regions setting) { nc1hwc0_setting = setting; }
 
 // A layout choice, not a fusion rule: fusion_switch_file does not turn it off (AMB-15).
 const Pass kChannelsLastLayoutPass{"ChannelsLastLayoutPass", "graph", run, PassSwitch::kAlwaysOn};

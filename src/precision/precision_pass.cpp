@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/float_convert.h"
+#include "ops/activation_format.h"
 #include "options/option_set.h"
 #include "paths/path_util.h"
 
@@ -47,9 +48,7 @@ bool fixed_input(std::string_view op_type, size_t input) {
 // (FusedAttention as its first product, the MatMul whose node it took over).
 std::string_view profile_op_type(std::string_view op_type) {
   if (op_type == "FusedAttention") return "MatMul";
-  for (std::string_view prefix : {"Fused", "Nhwc"})
-    if (op_type.substr(0, prefix.size()) == prefix) return op_type.substr(prefix.size());
-  return op_type;
+  return unprefixed_op_type(op_type);
 }
 
 std::string dt(DType t) { return dtype_name(t); }

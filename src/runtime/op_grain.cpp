@@ -59,6 +59,8 @@ constexpr GrainRow kGrainTable[] = {
     {"LpPool", Work::kPoolWindow, 2},
     {"NhwcMaxPool", Work::kPoolWindow, 1},
     {"NhwcAveragePool", Work::kPoolWindow, 1},
+    {"Nc1hwc0MaxPool", Work::kPoolWindow, 1},
+    {"Nc1hwc0AveragePool", Work::kPoolWindow, 1},
     {"Softmax", Work::kInputs, kTranscendental},
     {"LogSoftmax", Work::kInputs, kTranscendental},
     {"LayerNormalization", Work::kInputs, 4},

@@ -9,7 +9,9 @@
 #include <cstring>
 
 #include "../compiler/fused_model_test_util.h"
+#include "aoe/tuning_space.h"
 #include "kernels/default_variant.h"
+#include "ops/activation_format.h"
 
 namespace openge {
 namespace {
@@ -38,7 +40,9 @@ KernelVariant default_for(const ConvCase& c, const std::string& impl_mode = "") 
 
 bool winograd(const KernelVariant& v) {
   const bool w = v.conv_algorithm == ConvAlgorithm::kWinograd;
-  if (w) EXPECT_EQ(v.activations, ActivationLayout::kBlocked) << "oneDNN's Winograd runs on blocked activations";
+  if (w) {
+    EXPECT_EQ(v.activations, ActivationLayout::kBlocked) << "oneDNN's Winograd runs on blocked activations";
+  }
   return w;
 }
 
@@ -58,6 +62,39 @@ TEST(DefaultVariant, WinogradForLargeEnoughStrideOneThreeByThreeConvolutionsOnly
   EXPECT_FALSE(winograd(default_for({64, 64, 3, 56, 1, 2})));
   EXPECT_FALSE(winograd(default_for({64, 64, 3, 56, 1, 1}, "high_precision")));
   EXPECT_EQ(winograd(default_for({64, 64, 3, 56, 1, 1}, "high_performance")), here);
+}
+
+// A FusedConv of an NC1HWC0 region (ChannelsLastLayoutPass): stored shapes N x C1 x H x W x C0.
+KernelRequest nc1hwc0_conv(Node& n, int64_t channels, int64_t kernel, int64_t size) {
+  n.op_type = "FusedConv";
+  n.name = "conv";
+  const int64_t pad = kernel / 2;
+  n.attrs = testing::ints_attr("pads", {pad, pad, pad, pad}, testing::int_attr("nc1hwc0", 1));
+  const Shape act = stored_shape({1, channels, size, size}, ActivationFormat::kNc1hwc0);
+  return KernelRequest{n, 17, {known(act), known({channels, channels, kernel, kernel})}, {known(act)}};
+}
+
+// In an NC1HWC0 region a direct convolution with a window on a small image runs on NHWC, staged:
+// oneDNN's brgemm kernels beat its nChw16c ones there (ResNet's last stage, bench/RESULTS.md);
+// 1x1 convolutions and larger images stay on the region's layout, and Winograd keeps its rule.
+TEST(DefaultVariant, SmallImageWindowsOfNc1hwc0RegionsRunOnNhwc) {
+  Node n;
+  const KernelVariant last_stage = default_variant(nc1hwc0_conv(n, 512, 3, 7));
+  EXPECT_EQ(last_stage.conv_algorithm, ConvAlgorithm::kDirect);
+  EXPECT_EQ(last_stage.activations, ActivationLayout::kChannelsLast);
+  EXPECT_EQ(default_variant(nc1hwc0_conv(n, 512, 1, 7)).activations, ActivationLayout::kGraph);
+  EXPECT_EQ(winograd(default_variant(nc1hwc0_conv(n, 256, 3, 14))), winograd_available());
+  if (!winograd_available()) {
+    EXPECT_EQ(default_variant(nc1hwc0_conv(n, 256, 3, 14)).activations, ActivationLayout::kGraph);
+  }
+  // AOE measures NHWC staging among the convolution's candidates, the default first.
+  const auto candidates = aoe::candidate_variants(nc1hwc0_conv(n, 512, 3, 7), 1);
+  ASSERT_FALSE(candidates.empty());
+  EXPECT_EQ(candidates.front(), last_stage);
+  size_t staged = 0;
+  for (const KernelVariant& v : candidates) staged += v.activations == ActivationLayout::kChannelsLast;
+  EXPECT_EQ(staged, 1u);
+  EXPECT_EQ(parse_kernel_variant(to_string(last_stage)), last_stage) << to_string(last_stage);
 }
 
 // Conv 3x3, 64 -> 64 channels, pads 1, on 28x28: its output, and the largest error against a

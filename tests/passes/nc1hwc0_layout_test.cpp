@@ -1,0 +1,191 @@
+// NC1HWC0 regions of ChannelsLastLayoutPass (ops/activation_format.h): a region whose channels
+// are whole 16-channel blocks runs on N x C1 x H x W x C0 activations, its RGB stem reading the
+// NCHW input as it is, and computes what the NCHW graph computes on both engines; its Concat of
+// whole blocks is written in place; a region with another channel count, or a broadcasting
+// elementwise op, stays NHWC. The setting is fixed per test, so every CPU runs both forms.
+#include "../kernels/kernel_test_util.h"
+#include "kernels/default_variant.h"
+#include "ops/activation_format.h"
+#include "ops/op_registry.h"
+#include "pass_test_util.h"
+#include "passes/channels_last_layout_pass.h"
+#include "passes/pass_util.h"
+#include "runtime/executable.h"
+
+namespace openge::testing {
+namespace {
+
+// Fixes the pass's setting for one test and restores the CPU's choice after it.
+class Nc1hwc0Setting {
+ public:
+  explicit Nc1hwc0Setting(passes::Nc1hwc0Regions s) { passes::set_nc1hwc0_regions(s); }
+  ~Nc1hwc0Setting() { passes::set_nc1hwc0_regions(passes::Nc1hwc0Regions::kByCpu); }
+};
+
+Attributes same_pads(int64_t k) { return ints_attr("pads", {k / 2, k / 2, k / 2, k / 2}); }
+
+int conv(GraphBuilder& b, int x, int64_t in, int64_t out, int64_t k, uint32_t seed) {
+  return b.node("Conv", {x, b.constant("w" + std::to_string(seed), random_tensor({out, in, k, k}, seed)),
+                         b.constant("b" + std::to_string(seed), random_tensor({out}, seed + 100))},
+                same_pads(k));
+}
+
+// RGB stem -> MaxPool -> residual block -> two branches joined by a Concat along C -> global
+// pool. `width`: the channels everywhere after the stem (the branches take half each).
+Graph cnn(int64_t width, bool squeeze_excite = false) {
+  GraphBuilder b;
+  const int x = b.input("x", {1, 3, 20, 20});
+  int y = b.node("Relu", {conv(b, x, 3, width, 3, 1)});
+  y = b.node("MaxPool", {y}, ints_attr("kernel_shape", {3, 3}, ints_attr("strides", {2, 2}, same_pads(3))));
+  const int skip = y;
+  y = b.node("Add", {conv(b, y, width, width, 3, 2), skip});
+  y = b.node("Relu", {y});
+  if (squeeze_excite) {
+    int gate = b.node("GlobalAveragePool", {y});
+    gate = b.node("Sigmoid", {conv(b, gate, width, width, 1, 3)});
+    y = b.node("Mul", {y, gate});
+  }
+  const int left = conv(b, y, width, width / 2, 1, 4), right = conv(b, y, width, width / 2, 3, 5);
+  Attributes axis = int_attr("axis", 1);
+  y = b.node("Concat", {b.node("Relu", {left}), b.node("Relu", {right})}, axis);
+  y = b.node("GlobalAveragePool", {y});
+  b.g.outputs = {b.node("Flatten", {y})};
+  return std::move(b.g);
+}
+
+const std::vector<Tensor>& input() {
+  static const std::vector<Tensor> in{random_tensor({1, 3, 20, 20}, 7)};
+  return in;
+}
+
+// Runs every pass on `g` (its values annotated first) and returns the NCHW graph's outputs.
+std::vector<Tensor> run_passes(Graph& g) {
+  const auto before = eval_graph(g, input(), true);
+  for (const Pass& p : all_passes()) {
+    auto r = p.run(g);
+    EXPECT_TRUE(r.ok()) << p.name << ": " << r.status().message();
+  }
+  return before;
+}
+
+// Each FusedConv's format: its nc1hwc0 attribute, or -1 for NHWC (channels_last).
+std::vector<int64_t> conv_formats_of(const Graph& g) {
+  std::vector<int64_t> out;
+  for (const Node& n : g.nodes)
+    if (n.op_type == "FusedConv") {
+      const bool nhwc = n.attrs.get_int("channels_last", 0) == 1;
+      EXPECT_FALSE(nhwc && n.attrs.has("nc1hwc0")) << n.name;
+      out.push_back(nhwc ? -1 : n.attrs.get_int("nc1hwc0", 0));
+    }
+  return out;
+}
+
+TEST(Nc1hwc0Layout, WholeBlockRegionRunsInNc1hwc0AndComputesTheNchwResult) {
+  Nc1hwc0Setting always(passes::Nc1hwc0Regions::kAlways);
+  Graph g = cnn(32);
+  const auto before = run_passes(g);
+  // The stem reads the 3-channel NCHW input as it is (2); every other convolution is NC1HWC0 (1).
+  EXPECT_EQ(conv_formats_of(g), (std::vector<int64_t>{2, 1, 1, 1}));
+  EXPECT_EQ(count_ops(g, "Nc1hwc0MaxPool"), 1);
+  EXPECT_EQ(count_ops(g, "Nc1hwc0GlobalAveragePool"), 1);
+  EXPECT_EQ(count_ops(g, "NhwcMaxPool") + count_ops(g, "NhwcGlobalAveragePool"), 0);
+  // No conversion in (the stem reads NCHW); one out, after the global pool, which moves only
+  // size-1 dims and so is a view: no Transpose is left.
+  EXPECT_EQ(count_ops(g, "Transpose"), 0);
+  for (const Node& n : g.nodes)
+    if (n.op_type == "Concat") {
+      EXPECT_EQ(n.attrs.get_int("axis", -1), 1);
+      const Shape& y = *g.values[static_cast<size_t>(n.outputs[0])].shape;
+      EXPECT_EQ(y, (Shape{1, 2, 10, 10, kC0})) << "32 channels as 2 blocks of 16";
+    }
+  const auto after = eval_graph(g, input());
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_LT(max_abs_diff(after[0], before[0]), 1e-5);
+}
+
+TEST(Nc1hwc0Layout, OtherChannelCountsAndBroadcastsKeepNhwc) {
+  Nc1hwc0Setting always(passes::Nc1hwc0Regions::kAlways);
+  for (bool squeeze_excite : {false, true}) {
+    // 24 channels are not whole blocks; the squeeze-and-excitation Mul broadcasts its gate.
+    Graph g = squeeze_excite ? cnn(32, true) : cnn(24);
+    const auto before = run_passes(g);
+    EXPECT_EQ(conv_formats_of(g), std::vector<int64_t>(squeeze_excite ? 5 : 4, -1));
+    EXPECT_EQ(count_ops(g, "NhwcMaxPool"), 1);
+    EXPECT_EQ(count_ops(g, "Nc1hwc0MaxPool"), 0);
+    const auto after = eval_graph(g, input());
+    EXPECT_LT(max_abs_diff(after[0], before[0]), 1e-5) << "squeeze_excite " << squeeze_excite;
+  }
+}
+
+TEST(Nc1hwc0Layout, NeverKeepsNhwcAndByCpuFollowsTheIsa) {
+  {
+    Nc1hwc0Setting never(passes::Nc1hwc0Regions::kNever);
+    Graph g = cnn(32);
+    run_passes(g);
+    EXPECT_EQ(conv_formats_of(g), (std::vector<int64_t>{-1, -1, -1, -1}));
+    EXPECT_EQ(count_ops(g, "NhwcMaxPool"), 1);
+  }
+  Graph g = cnn(32);
+  run_passes(g);
+  // By default: NC1HWC0 where oneDNN runs AVX-512 kernels (the ISA its Winograd needs too).
+  EXPECT_EQ(count_ops(g, "Nc1hwc0MaxPool"), winograd_available() ? 1 : 0);
+}
+
+// Compiled with the AI Core engine: oneDNN runs the region on nChw16c, the result matches the
+// reference engine's NCHW graph, and the Concat of two whole-block branches is written in place.
+TEST(Nc1hwc0Layout, AiCoreRunsTheRegionAndWritesTheConcatInPlace) {
+  Nc1hwc0Setting always(passes::Nc1hwc0Regions::kAlways);
+  Graph reference = cnn(32);
+  const auto expected = eval_graph(reference, input(), true);
+  CompileOptions co;
+  co.num_threads = 1;
+  auto exe = Executable::compile(cnn(32), {{1, 3, 20, 20}}, co);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  size_t aicore_convs = 0, concat = SIZE_MAX;
+  for (size_t i = 0; i < (*exe)->nodes().size(); ++i) {
+    const CompiledNode& n = (*exe)->nodes()[i];
+    if (n.node.op_type == "FusedConv" && n.engine == Engine::kAiCore) ++aicore_convs;
+    if (n.node.op_type == "Concat") concat = i;
+    if (n.node.op_type == "Nc1hwc0MaxPool") { EXPECT_EQ(n.engine, Engine::kAiCore); }
+  }
+  EXPECT_EQ(aicore_convs, 4u);
+  ASSERT_NE(concat, SIZE_MAX);
+  EXPECT_TRUE((*exe)->concat_in_place(concat)) << "N = 1: each branch is a contiguous slice of C1";
+  for (int run = 0; run < 2; ++run) {
+    auto out = (*exe)->run(input());
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_LT(max_abs_diff((*out)[0], expected[0]), 1e-4);
+  }
+}
+
+// The conversions of ops/activation_format.h against the index formulas of each format.
+TEST(Nc1hwc0Layout, FormatConversionsPlaceEveryElement) {
+  const Shape nchw{2, 32, 3, 5};
+  const Tensor x = random_tensor(nchw, 11);
+  auto at = [&](int64_t n, int64_t c, int64_t h, int64_t w) {
+    return x.data<float>()[((n * nchw[1] + c) * nchw[2] + h) * nchw[3] + w];
+  };
+  for (ActivationFormat f : {ActivationFormat::kNhwc, ActivationFormat::kNc1hwc0}) {
+    Tensor stored(DType::kFloat32, stored_shape(nchw, f));
+    copy_from_nchw(x, stored, f);
+    ASSERT_EQ(nchw_shape(stored.shape(), f), nchw);
+    const float* s = stored.data<float>();
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t c = 0; c < 32; ++c)
+        for (int64_t h = 0; h < 3; ++h)
+          for (int64_t w = 0; w < 5; ++w) {
+            const int64_t i = f == ActivationFormat::kNhwc
+                                  ? ((n * 3 + h) * 5 + w) * 32 + c
+                                  : (((n * 2 + c / kC0) * 3 + h) * 5 + w) * kC0 + c % kC0;
+            ASSERT_EQ(s[i], at(n, c, h, w)) << format_name(f) << " " << n << c << h << w;
+          }
+    Tensor back(DType::kFloat32, nchw);
+    copy_to_nchw(stored, back, f);
+    EXPECT_EQ(max_abs_diff(back, x), 0.0);
+  }
+  EXPECT_FALSE(nchw_shape({1, 2, 3, 4, 8}, ActivationFormat::kNc1hwc0)) << "C0 is 16";
+  EXPECT_FALSE(nchw_shape({1, 2, 3}, ActivationFormat::kNhwc));
+}
+
+}  // namespace
+}  // namespace openge::testing
