@@ -47,7 +47,7 @@ class IterationObserver : public RunObserver {
     if (!selected(cn.node)) return;
     DumpJob job = make_job(index, cn);
     if (c.mode != DumpMode::kOutput) job.record.inputs = copy_inputs(cn, inputs, job.holders);
-    if (c.mode != DumpMode::kInput) job.record.outputs = copy(outputs, job.holders);
+    if (c.mode != DumpMode::kInput) job.record.outputs = copy_outputs(cn, outputs, job.holders);
     job.stats = c.data == DumpData::kStats;
     dumper_.submit(std::move(job));
   }
@@ -78,20 +78,32 @@ class IterationObserver : public RunObserver {
   // left out of the record (as an omitted input is).
   static bool dumpable(const Tensor* t) { return t && t->defined() && t->is_tensor() && dtype_supported(t->dtype()); }
 
-  // A copy out of the run's arena, into the dumper's reused staging memory.
-  Tensor stage(const Tensor& t, std::vector<std::shared_ptr<void>>& holders) const {
+  // A copy out of the run's arena, into the dumper's reused staging memory. A value stored in a
+  // channels-last region's format (NHWC, NC1HWC0) is written as the model's N x C x H x W tensor,
+  // so a dump reads the same whatever layout this CPU chose.
+  Tensor stage(const Tensor& t, int value, std::vector<std::shared_ptr<void>>& holders) const {
     holders.emplace_back();
-    return dumper_.staging_.copy(t, holders.back());
-  }
-
-  std::vector<Tensor> copy(const std::vector<const Tensor*>& tensors, std::vector<std::shared_ptr<void>>& holders) const {
-    std::vector<Tensor> out;
-    out.reserve(tensors.size());
-    for (const Tensor* t : tensors) out.push_back(dumpable(t) ? stage(*t, holders) : Tensor());
+    const ActivationFormat f = exe_.stored_format(value);
+    const auto nchw = f == ActivationFormat::kNchw ? std::nullopt : nchw_shape(t.shape(), f);
+    if (!nchw) return dumper_.staging_.copy(t, holders.back());
+    Tensor out = dumper_.staging_.allocate(t.dtype(), *nchw, holders.back());
+    copy_to_nchw(t, out, f);
     return out;
   }
 
-  // Initializers are immutable and owned by the compiled graph: shared, not copied.
+  std::vector<Tensor> copy_outputs(const CompiledNode& cn, const std::vector<const Tensor*>& outputs,
+                                   std::vector<std::shared_ptr<void>>& holders) const {
+    std::vector<Tensor> out;
+    out.reserve(outputs.size());
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const int v = i < cn.node.outputs.size() ? cn.node.outputs[i] : -1;
+      out.push_back(dumpable(outputs[i]) ? stage(*outputs[i], v, holders) : Tensor());
+    }
+    return out;
+  }
+
+  // Initializers are immutable and owned by the compiled graph: shared, not copied (unless
+  // stored in a region's format).
   std::vector<Tensor> copy_inputs(const CompiledNode& cn, const std::vector<const Tensor*>& inputs,
                                   std::vector<std::shared_ptr<void>>& holders) const {
     std::vector<Tensor> out;
@@ -99,8 +111,9 @@ class IterationObserver : public RunObserver {
     for (size_t i = 0; i < inputs.size(); ++i) {
       const Tensor* t = inputs[i];
       const int v = i < cn.node.inputs.size() ? cn.node.inputs[i] : -1;
-      const bool constant = v >= 0 && exe_.graph().values[static_cast<size_t>(v)].constant.has_value();
-      out.push_back(!dumpable(t) ? Tensor() : constant && t->owns_storage() ? *t : stage(*t, holders));
+      const bool shared = v >= 0 && exe_.graph().values[static_cast<size_t>(v)].constant.has_value() &&
+                          exe_.stored_format(v) == ActivationFormat::kNchw;
+      out.push_back(!dumpable(t) ? Tensor() : shared && t->owns_storage() ? *t : stage(*t, v, holders));
     }
     return out;
   }
@@ -124,7 +137,7 @@ class IterationObserver : public RunObserver {
     overflows.push_back(std::move(o));
     DumpJob job = make_job(index, cn);
     job.record.inputs = copy_inputs(cn, inputs, job.holders);
-    job.record.outputs = copy(outputs, job.holders);
+    job.record.outputs = copy_outputs(cn, outputs, job.holders);
     dumper_.submit(std::move(job));
   }
 

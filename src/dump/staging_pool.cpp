@@ -16,8 +16,9 @@ StagingPool::StagingPool(size_t max_cached_bytes) : state_(std::make_shared<Stat
   state_->max_cached_bytes = max_cached_bytes;
 }
 
-Tensor StagingPool::copy(const Tensor& t, std::shared_ptr<void>& holder) {
-  const size_t bytes = std::max<size_t>(64, (t.nbytes() + 63) / 64 * 64);
+Tensor StagingPool::allocate(DType dtype, const Shape& shape, std::shared_ptr<void>& holder) {
+  const size_t nbytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
+  const size_t bytes = std::max<size_t>(64, (nbytes + 63) / 64 * 64);
   void* p = nullptr;
   size_t capacity = bytes;
   {
@@ -42,8 +43,13 @@ Tensor StagingPool::copy(const Tensor& t, std::shared_ptr<void>& holder) {
     state->free.emplace(capacity, q);
     state->cached_bytes += capacity;
   });
-  if (t.nbytes()) std::memcpy(p, t.raw(), t.nbytes());
-  return Tensor::borrow(t.dtype(), t.shape(), p);
+  return Tensor::borrow(dtype, shape, p);
+}
+
+Tensor StagingPool::copy(const Tensor& t, std::shared_ptr<void>& holder) {
+  Tensor out = allocate(t.dtype(), t.shape(), holder);
+  if (t.nbytes()) std::memcpy(out.raw(), t.raw(), t.nbytes());
+  return out;
 }
 
 }  // namespace openge::dump

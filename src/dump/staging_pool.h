@@ -17,7 +17,10 @@ class StagingPool {
   // Keeps at most `max_cached_bytes` of free buffers; the rest is freed.
   explicit StagingPool(size_t max_cached_bytes);
 
-  // A copy of `t` in pooled memory: a view tensor, valid while `holder` is alive.
+  // A tensor of `dtype` and `shape` in pooled memory (contents undefined): a view tensor, valid
+  // while `holder` is alive.
+  Tensor allocate(DType dtype, const Shape& shape, std::shared_ptr<void>& holder);
+  // A copy of `t` in pooled memory, the same way.
   Tensor copy(const Tensor& t, std::shared_ptr<void>& holder);
 
  private:

@@ -515,6 +515,49 @@ Result<PassResult> run(Graph& g) {
 
 void set_nc1hwc0_regions(Nc1hwc0Regions setting) { nc1hwc0_setting = setting; }
 
+std::vector<ActivationFormat> stored_formats(const Graph& g) {
+  std::vector<ActivationFormat> formats(g.values.size(), ActivationFormat::kNchw);
+  auto set = [&](int v, ActivationFormat f) {
+    if (v >= 0) formats[static_cast<size_t>(v)] = f;
+  };
+  auto rank = [&](int v) { return v >= 0 && g.values[static_cast<size_t>(v)].shape ? g.values[static_cast<size_t>(v)].shape->size() : 0; };
+  auto order = g.topological_order();
+  if (!order.ok()) return formats;
+  for (int ni : *order) {
+    const Node& n = g.nodes[static_cast<size_t>(ni)];
+    if (n.inputs.empty() || n.outputs.empty()) continue;
+    const int x = n.inputs[0], y = n.outputs[0];
+    const auto [prefixed, base] = split_format_prefix(n.op_type);
+    if (n.op_type == "FusedConv") {
+      const ConvFormats f = conv_formats(n.attrs);
+      set(x, f.x);
+      set(y, f.y);
+      if (n.inputs.size() > 3) set(n.inputs[3], f.y);
+    } else if (prefixed != ActivationFormat::kNchw &&
+               std::any_of(std::begin(kPools), std::end(kPools), [&](const char* p) { return base == p; })) {
+      set(x, prefixed);
+      set(y, prefixed);
+    } else if (is_transpose(n, {0, 2, 3, 1})) {
+      set(y, ActivationFormat::kNhwc);
+    } else if (is_transpose(n, {0, 1, 3, 4, 2}) || is_transpose(n, {0, 3, 1, 2, 4})) {
+      set(y, ActivationFormat::kNc1hwc0);
+    } else if (region_reader(g, n) && anchor_plan(g, n).role == Role::kNone) {
+      // A follower computes in its activation operands' format.
+      for (int v : n.inputs)
+        if (v >= 0 && formats[static_cast<size_t>(v)] != ActivationFormat::kNchw && rank(v) == rank(y)) {
+          set(y, formats[static_cast<size_t>(v)]);
+          break;
+        }
+      // Its other activation operands are in that format too (a conversion that moved only
+      // size-1 dims became a Reshape, which says nothing).
+      if (formats[static_cast<size_t>(y)] != ActivationFormat::kNchw)
+        for (int v : n.inputs)
+          if (rank(v) == rank(y)) set(v, formats[static_cast<size_t>(y)]);
+    }
+  }
+  return formats;
+}
+
 // A layout choice, not a fusion rule: fusion_switch_file does not turn it off (AMB-15).
 const Pass kChannelsLastLayoutPass{"ChannelsLastLayoutPass", "graph", run, PassSwitch::kAlwaysOn};
 

@@ -1,7 +1,12 @@
-// ChannelsLastLayoutPass's one setting: whether regions whose channels are whole 16-channel
-// blocks take NC1HWC0 instead of NHWC (channels_last_layout_pass.cpp). By default they do on
-// CPUs where oneDNN runs AVX-512 kernels; tests fix it to cover both forms on any CPU.
+// ChannelsLastLayoutPass's setting, and the formats of the values it rewrote. The setting:
+// whether regions whose channels are whole 16-channel blocks take NC1HWC0 instead of NHWC
+// (channels_last_layout_pass.cpp). By default they do on CPUs where oneDNN runs AVX-512 kernels;
+// tests fix it to cover both forms on any CPU.
 #pragma once
+#include <vector>
+
+#include "ir/graph.h"
+#include "ops/activation_format.h"
 
 namespace openge::passes {
 
@@ -9,5 +14,11 @@ enum class Nc1hwc0Regions { kByCpu, kAlways, kNever };
 
 // Process-wide; the pass reads it each time it runs.
 void set_nc1hwc0_regions(Nc1hwc0Regions setting);
+
+// The format each value of a graph the pass rewrote is stored in, indexed by value: read back
+// from the ops that declare one (FusedConv's attributes, the pools' prefixes, the conversions
+// into a format) and carried through the ops that compute in their operands' format. Dumps use it
+// to write the model's N x C x H x W view; profiles to name the format.
+std::vector<ActivationFormat> stored_formats(const Graph& g);
 
 }  // namespace openge::passes

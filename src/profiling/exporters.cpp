@@ -138,8 +138,10 @@ const char* cann_dtype(DType t) {
   }
 }
 
-// Tensors are row-major with ONNX semantics: NCHW / NCDHW for 4-D / 5-D, ND otherwise.
-const char* cann_format(const TensorDesc& t) {
+// Tensors of a channels-last region are NHWC or NC1HWC0; the rest are row-major with ONNX
+// semantics: NCHW / NCDHW for 4-D / 5-D, ND otherwise.
+std::string cann_format(const TensorDesc& t) {
+  if (t.format != ActivationFormat::kNchw) return std::string(format_name(t.format));
   return t.shape.size() == 4 ? "NCHW" : t.shape.size() == 5 ? "NCDHW" : "ND";
 }
 

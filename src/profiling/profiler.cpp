@@ -42,7 +42,9 @@ std::string json_escape(const std::string& s) {
 // while writing stays out of most measured runs.
 constexpr size_t kFlushTasks = 200000;
 
-void describe(const std::vector<const Tensor*>& tensors, std::vector<TensorDesc>& out) {
+// `values`: the node's input or output value ids, for their stored formats.
+void describe(const std::vector<const Tensor*>& tensors, const std::vector<int>& values, const Executable* model,
+              std::vector<TensorDesc>& out) {
   out.resize(tensors.size());
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor* t = tensors[i];
@@ -50,6 +52,7 @@ void describe(const std::vector<const Tensor*>& tensors, std::vector<TensorDesc>
     if (out[i].present) {
       out[i].dtype = t->dtype();
       out[i].shape = t->shape();
+      if (model && i < values.size()) out[i].format = model->stored_format(values[i]);
     }
   }
 }
@@ -110,6 +113,7 @@ const std::string& Profiler::counters_status() const {
 
 std::unique_ptr<Profiler::Iteration> Profiler::begin_iteration(const Executable* model, size_t expected_tasks) {
   auto it = std::make_unique<Iteration>();
+  it->model_ = model;
   it->level_ = config_.task_level;
   it->counters_ = counters_ && counters_->available() ? counters_.get() : nullptr;
   it->l2_counters_ = l2_counters_ && l2_counters_->available() ? l2_counters_.get() : nullptr;
@@ -154,8 +158,8 @@ void Profiler::Iteration::on_node_end(size_t index, const CompiledNode& node, co
     // whole OpenMP team outside parallel_for.
     const int64_t chunks = tls_parallel_chunks - chunks_at_start_;
     t.block_num = chunks > 0 ? chunks : node.engine == Engine::kAiCore && node.kernel ? omp_get_max_threads() : 1;
-    describe(inputs, t.inputs);
-    describe(outputs, t.outputs);
+    describe(inputs, node.node.inputs, model_, t.inputs);
+    describe(outputs, node.node.outputs, model_, t.outputs);
   }
 }
 

@@ -50,6 +50,7 @@ class Profiler {
    private:
     friend class Profiler;
     IterationRecord record_;
+    const Executable* model_ = nullptr;  // for the stored formats of its values
     TaskLevel level_ = TaskLevel::kL1;
     CounterSet* counters_ = nullptr;
     CounterSet* l2_counters_ = nullptr;

@@ -8,6 +8,7 @@
 
 #include "openge/dtype.h"
 #include "openge/tensor.h"
+#include "ops/activation_format.h"
 
 namespace openge {
 struct CompiledNode;
@@ -18,6 +19,7 @@ namespace openge::profiling {
 struct TensorDesc {
   DType dtype = DType::kUndefined;
   Shape shape;
+  ActivationFormat format = ActivationFormat::kNchw;  // as stored (a channels-last region's NHWC / NC1HWC0)
   bool present = false;  // false for an omitted optional input/output
 };
 

@@ -15,6 +15,7 @@
 #include "graph_dump/graph_dumper.h"
 #include "runtime/precision_report.h"
 #include "logging/log.h"
+#include "passes/channels_last_layout_pass.h"
 #include "passes/fusion_result.h"
 #include "passes/pass.h"
 #include "passes/pass_selection.h"
@@ -132,6 +133,7 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   aoe::TunedSelection tuning(std::move(tuning_settings.value()), exe->num_threads_);
   OPENGE_RETURN_IF_ERROR(exe->select_kernels(options, tuning).with_context("model " + g.source));
   exe->plan_memory_layout();
+  exe->value_formats_ = passes::stored_formats(exe->graph_);
   OPENGE_RETURN_IF_ERROR(exe->finish_tuning(tuning, select_start).with_context("model " + g.source));
   exe->choose_thread_plan(options.thread_plan);
   OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kFinal));

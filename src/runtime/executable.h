@@ -14,6 +14,7 @@
 #include "aoe/tuning_stats.h"
 #include "ir/graph.h"
 #include "kernels/compiled_kernel.h"
+#include "ops/activation_format.h"
 #include "ops/op_registry.h"
 #include "passes/fusion_result.h"
 #include "precision/precision_pass.h"
@@ -132,6 +133,12 @@ class Executable {
   // The options the graph rewrites (passes, precision) read: the ones that shaped the graph.
   const std::set<std::string>& shaping_options() const { return shaping_options_; }
   size_t arena_bytes() const { return arena_bytes_; }
+  // The format value `v` is stored in (NCHW, or the NHWC / NC1HWC0 of a channels-last region:
+  // ops/activation_format.h).
+  ActivationFormat stored_format(int v) const {
+    return v >= 0 && static_cast<size_t>(v) < value_formats_.size() ? value_formats_[static_cast<size_t>(v)]
+                                                                      : ActivationFormat::kNchw;
+  }
   // Below which estimated work a node ran on the calling thread, and the fork/join cost it came
   // from (runtime/op_grain.h).
   const ThreadingGrain& threading_grain() const { return grain_; }
@@ -260,6 +267,7 @@ class Executable {
   std::vector<SlotKind> slot_kind_;
   std::vector<char> node_prepared_;
   std::vector<char> concat_in_place_;  // per node: a Concat whose inputs were written in place
+  std::vector<ActivationFormat> value_formats_;  // per value (stored_format)
   std::vector<size_t> scratch_offset_;
   size_t arena_bytes_ = 0;
   size_t total_intermediate_bytes_ = 0;

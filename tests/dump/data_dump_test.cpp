@@ -41,13 +41,26 @@ std::string dump_demo(const Flags& flags, int runs = 1) {
   return (*session)->dump_dir();
 }
 
-// Every node's outputs of one run of the demo model, by node index.
+// Every node's outputs of one run of the demo model, by node index, as the model's tensors: a
+// value of a channels-last region (NHWC, NC1HWC0) copied to N x C x H x W, as the dump writes it.
 struct Capture : RunObserver {
+  const Executable* exe = nullptr;
   std::map<size_t, std::vector<Tensor>> outputs;
   std::map<size_t, std::string> names;
   void on_node_end(size_t index, const CompiledNode& node, const std::vector<const Tensor*>&,
                    const std::vector<const Tensor*>& outs) override {
-    for (const Tensor* t : outs) outputs[index].push_back(t ? t->clone() : Tensor());
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const Tensor* t = outs[i];
+      const ActivationFormat f = exe->stored_format(node.node.outputs[i]);
+      const auto nchw = t && f != ActivationFormat::kNchw ? nchw_shape(t->shape(), f) : std::nullopt;
+      if (!nchw) {
+        outputs[index].push_back(t ? t->clone() : Tensor());
+        continue;
+      }
+      Tensor model_view(t->dtype(), *nchw);
+      copy_to_nchw(*t, model_view, f);
+      outputs[index].push_back(std::move(model_view));
+    }
     names[index] = node.node.name;
   }
 };
@@ -108,6 +121,7 @@ TEST(DataDump, OPT_dump_config_enable_dump_2_EveryOpRoundTripsToNpyByteForByte) 
   auto exe = Executable::compile(*graph, shapes, co);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   Capture capture;
+  capture.exe = exe->get();
   ASSERT_TRUE((*exe)->run(inputs, nullptr, &capture).ok());
 
   const std::string npy_dir = scratch_dir("roundtrip_npy");

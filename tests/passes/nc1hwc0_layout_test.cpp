@@ -3,7 +3,7 @@
 // NCHW input as it is, and computes what the NCHW graph computes on both engines; its Concat of
 // whole blocks is written in place; a region with another channel count, or a broadcasting
 // elementwise op, stays NHWC. The setting is fixed per test, so every CPU runs both forms.
-#include "../kernels/kernel_test_util.h"
+#include "nc1hwc0_test_util.h"
 #include "kernels/default_variant.h"
 #include "ops/activation_format.h"
 #include "ops/op_registry.h"
@@ -15,52 +15,9 @@
 namespace openge::testing {
 namespace {
 
-// Fixes the pass's setting for one test and restores the CPU's choice after it.
-class Nc1hwc0Setting {
- public:
-  explicit Nc1hwc0Setting(passes::Nc1hwc0Regions s) { passes::set_nc1hwc0_regions(s); }
-  ~Nc1hwc0Setting() { passes::set_nc1hwc0_regions(passes::Nc1hwc0Regions::kByCpu); }
-};
-
-Attributes same_pads(int64_t k) { return ints_attr("pads", {k / 2, k / 2, k / 2, k / 2}); }
-
-int conv(GraphBuilder& b, int x, int64_t in, int64_t out, int64_t k, uint32_t seed) {
-  return b.node("Conv", {x, b.constant("w" + std::to_string(seed), random_tensor({out, in, k, k}, seed)),
-                         b.constant("b" + std::to_string(seed), random_tensor({out}, seed + 100))},
-                same_pads(k));
-}
-
-// RGB stem -> MaxPool -> residual block -> two branches joined by a Concat along C -> global
-// pool. `width`: the channels everywhere after the stem (the branches take half each).
-Graph cnn(int64_t width, bool squeeze_excite = false) {
-  GraphBuilder b;
-  const int x = b.input("x", {1, 3, 20, 20});
-  int y = b.node("Relu", {conv(b, x, 3, width, 3, 1)});
-  y = b.node("MaxPool", {y}, ints_attr("kernel_shape", {3, 3}, ints_attr("strides", {2, 2}, same_pads(3))));
-  const int skip = y;
-  y = b.node("Add", {conv(b, y, width, width, 3, 2), skip});
-  y = b.node("Relu", {y});
-  if (squeeze_excite) {
-    int gate = b.node("GlobalAveragePool", {y});
-    gate = b.node("Sigmoid", {conv(b, gate, width, width, 1, 3)});
-    y = b.node("Mul", {y, gate});
-  }
-  const int left = conv(b, y, width, width / 2, 1, 4), right = conv(b, y, width, width / 2, 3, 5);
-  Attributes axis = int_attr("axis", 1);
-  y = b.node("Concat", {b.node("Relu", {left}), b.node("Relu", {right})}, axis);
-  y = b.node("GlobalAveragePool", {y});
-  b.g.outputs = {b.node("Flatten", {y})};
-  return std::move(b.g);
-}
-
-const std::vector<Tensor>& input() {
-  static const std::vector<Tensor> in{random_tensor({1, 3, 20, 20}, 7)};
-  return in;
-}
-
 // Runs every pass on `g` (its values annotated first) and returns the NCHW graph's outputs.
 std::vector<Tensor> run_passes(Graph& g) {
-  const auto before = eval_graph(g, input(), true);
+  const auto before = eval_graph(g, cnn_input(), true);
   for (const Pass& p : all_passes()) {
     auto r = p.run(g);
     EXPECT_TRUE(r.ok()) << p.name << ": " << r.status().message();
@@ -98,7 +55,7 @@ TEST(Nc1hwc0Layout, WholeBlockRegionRunsInNc1hwc0AndComputesTheNchwResult) {
       const Shape& y = *g.values[static_cast<size_t>(n.outputs[0])].shape;
       EXPECT_EQ(y, (Shape{1, 2, 10, 10, kC0})) << "32 channels as 2 blocks of 16";
     }
-  const auto after = eval_graph(g, input());
+  const auto after = eval_graph(g, cnn_input());
   ASSERT_EQ(after.size(), 1u);
   EXPECT_LT(max_abs_diff(after[0], before[0]), 1e-5);
 }
@@ -112,7 +69,7 @@ TEST(Nc1hwc0Layout, OtherChannelCountsAndBroadcastsKeepNhwc) {
     EXPECT_EQ(conv_formats_of(g), std::vector<int64_t>(squeeze_excite ? 5 : 4, -1));
     EXPECT_EQ(count_ops(g, "NhwcMaxPool"), 1);
     EXPECT_EQ(count_ops(g, "Nc1hwc0MaxPool"), 0);
-    const auto after = eval_graph(g, input());
+    const auto after = eval_graph(g, cnn_input());
     EXPECT_LT(max_abs_diff(after[0], before[0]), 1e-5) << "squeeze_excite " << squeeze_excite;
   }
 }
@@ -136,7 +93,7 @@ TEST(Nc1hwc0Layout, NeverKeepsNhwcAndByCpuFollowsTheIsa) {
 TEST(Nc1hwc0Layout, AiCoreRunsTheRegionAndWritesTheConcatInPlace) {
   Nc1hwc0Setting always(passes::Nc1hwc0Regions::kAlways);
   Graph reference = cnn(32);
-  const auto expected = eval_graph(reference, input(), true);
+  const auto expected = eval_graph(reference, cnn_input(), true);
   CompileOptions co;
   co.num_threads = 1;
   auto exe = Executable::compile(cnn(32), {{1, 3, 20, 20}}, co);
@@ -152,7 +109,7 @@ TEST(Nc1hwc0Layout, AiCoreRunsTheRegionAndWritesTheConcatInPlace) {
   ASSERT_NE(concat, SIZE_MAX);
   EXPECT_TRUE((*exe)->concat_in_place(concat)) << "N = 1: each branch is a contiguous slice of C1";
   for (int run = 0; run < 2; ++run) {
-    auto out = (*exe)->run(input());
+    auto out = (*exe)->run(cnn_input());
     ASSERT_TRUE(out.ok()) << out.status().message();
     EXPECT_LT(max_abs_diff((*out)[0], expected[0]), 1e-4);
   }
