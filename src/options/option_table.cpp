@@ -254,7 +254,8 @@ const OptionSpec kTable[] = {
           "without measuring (hits counted and logged; a corrupt file is logged and rebuilt); the record "
           "aoe_result_opat_*.json (task name, tuning time, model and operator times before and after, hits) goes "
           "to the same folder. 1, subgraph tuning: the model is compiled with all passes and without each fusion "
-          "pass that rewrote it (and without the channels-last layout pass), one at a time; the fastest whole run "
+          "pass that rewrote it (and without the channels-last layout pass, and with NHWC in place of its NC1HWC0 "
+          "regions), one at a time; the fastest whole run "
           "wins, is stored in the knowledge base for this graph (later compiles skip the same passes) and "
           "recorded in aoe_result_sgat_*.json. 4, gradient-split tuning: an error, it needs a training graph",
           "src/aoe/tuned_selection.cpp"),

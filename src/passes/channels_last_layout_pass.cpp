@@ -32,7 +32,6 @@
 // CANN does the same with TransData nodes around its 5-D NC1HWC0 format.
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cctype>
 #include <string>
 
@@ -352,11 +351,11 @@ bool nc1hwc0_capable(const Graph& g, const Node& n, const Plan& plan, const std:
   return true;
 }
 
-std::atomic<Nc1hwc0Regions> nc1hwc0_setting{Nc1hwc0Regions::kByCpu};
+thread_local Nc1hwc0Regions nc1hwc0_setting = Nc1hwc0Regions::kByCpu;
 
 bool nc1hwc0_allowed(const Graph& g) {
   if (g.opset < 5) return false;  // its boundary Reshapes take the shape as an input
-  switch (nc1hwc0_setting.load()) {
+  switch (nc1hwc0_setting) {
     case Nc1hwc0Regions::kAlways: return true;
     case Nc1hwc0Regions::kNever: return false;
     case Nc1hwc0Regions::kByCpu: break;
@@ -514,6 +513,7 @@ Result<PassResult> run(Graph& g) {
 }  // namespace
 
 void set_nc1hwc0_regions(Nc1hwc0Regions setting) { nc1hwc0_setting = setting; }
+Nc1hwc0Regions nc1hwc0_regions() { return nc1hwc0_setting; }
 
 std::vector<ActivationFormat> stored_formats(const Graph& g) {
   std::vector<ActivationFormat> formats(g.values.size(), ActivationFormat::kNchw);

@@ -12,8 +12,14 @@ namespace openge::passes {
 
 enum class Nc1hwc0Regions { kByCpu, kAlways, kNever };
 
-// Process-wide; the pass reads it each time it runs.
+// For the compiles of the calling thread (a compile runs its passes on the thread that asked
+// for it); the pass reads it each time it runs.
 void set_nc1hwc0_regions(Nc1hwc0Regions setting);
+Nc1hwc0Regions nc1hwc0_regions();
+
+// AOE subgraph tuning (aoe_mode 1) measures the graph without each pass that rewrote it, and
+// without NC1HWC0 regions (NHWC in their place) under this name in its list of passes off.
+inline constexpr const char* kNc1hwc0Choice = "Nc1hwc0Regions";
 
 // The format each value of a graph the pass rewrote is stored in, indexed by value: read back
 // from the ops that declare one (FusedConv's attributes, the pools' prefixes, the conversions

@@ -12,6 +12,7 @@
 #include "aoe/knowledge_base.h"
 #include "aoe/tuned_selection.h"
 #include "base/progress_bar.h"
+#include "passes/channels_last_layout_pass.h"
 #include "aoe/tuning_record.h"
 #include "logging/log.h"
 #include "passes/pass_registry.h"
@@ -163,14 +164,21 @@ Result<std::unique_ptr<Executable>> Executable::tune_subgraphs(Graph graph, cons
     if (!inputs)
       return unsupported("model " + pristine.source + ": aoe_config.aoe_mode=1 times whole runs, and this model has "
                          "sequence or optional inputs");
-    // The graph-level choices: each fusion pass that rewrote this graph, and the channels-last
-    // layout pass, one at a time switched off. Scope passes stay: they are the model parser's.
+    // The graph-level choices: each fusion pass that rewrote this graph, the channels-last
+    // layout pass, and its NC1HWC0 regions (NHWC instead), one at a time switched off. Scope passes stay: they are the model parser's.
     std::vector<std::vector<std::string>> candidates{{}};
     for (const PassStat& ps : (*base)->pass_stats())
       for (const Pass& pass : all_passes())
         if (pass.name == ps.name && ps.applied > 0 &&
             (pass.control == PassSwitch::kFusionSwitch || pass.control == PassSwitch::kAlwaysOn))
           candidates.push_back({ps.name});
+    // The layout pass's NC1HWC0 regions against NHWC in their place.
+    const Graph& g = (*base)->graph();
+    for (size_t v = 0; v < g.values.size(); ++v)
+      if ((*base)->stored_format(static_cast<int>(v)) == ActivationFormat::kNc1hwc0) {
+        candidates.push_back({passes::kNc1hwc0Choice});
+        break;
+      }
     const int reps = settings->repetitions;
     ProgressBar progress("AOE subgraph tuning", static_cast<int>(candidates.size()), "measured", "skipped");
     auto base_ms = median_model_ms(**base, *inputs, reps);

@@ -16,6 +16,7 @@
 
 #include "aoe/knowledge_base.h"
 #include "frontend/onnx_loader.h"
+#include "passes/channels_last_layout_pass.h"
 #include "options/options_test_util.h"
 #include "runtime/executable.h"
 #include "runtime/random_inputs.h"
@@ -301,6 +302,42 @@ TEST(AoeTuning, OPT_aoe_config_aoe_mode_2_SubgraphTuningMeasuresPassChoicesAndSt
   ASSERT_TRUE(again.ok());
   EXPECT_TRUE((*again)->tuning_stats().subgraph_hit);
   EXPECT_TRUE((*again)->tuning_stats().subgraph_candidates.empty());
+}
+
+// With NC1HWC0 regions, subgraph tuning also measures the graph with NHWC in their place, and a
+// compile that takes that choice has no NC1HWC0 value.
+TEST(AoeTuning, OPT_aoe_config_aoe_mode_2_SubgraphTuningMeasuresNhwcAgainstNc1hwc0Regions) {
+  struct Always {
+    Always() { passes::set_nc1hwc0_regions(passes::Nc1hwc0Regions::kAlways); }
+    ~Always() { passes::set_nc1hwc0_regions(passes::Nc1hwc0Regions::kByCpu); }
+  } always;
+  TempDir d;
+  auto exe = compile_demo(config({{"aoe_config.aoe_mode", "1"}, {"aoe_config.work_path", d.dir("w")}}, {}, d.path()));
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  bool measured = false;
+  for (const auto& c : (*exe)->tuning_stats().subgraph_candidates)
+    measured = measured || c.passes_off == std::vector<std::string>{passes::kNc1hwc0Choice};
+  EXPECT_TRUE(measured) << "the demo's region has whole 16-channel blocks";
+  auto count_nc1hwc0 = [](const Executable& e) {
+    size_t n = 0;
+    for (size_t v = 0; v < e.graph().values.size(); ++v)
+      n += e.stored_format(static_cast<int>(v)) == ActivationFormat::kNc1hwc0;
+    return n;
+  };
+  // The choice as the knowledge base would replay it.
+  CompileOptions co;
+  co.num_threads = 1;
+  co.aoe_passes_off = std::vector<std::string>{passes::kNc1hwc0Choice};
+  auto g = load_onnx(std::string(OPENGE_SOURCE_DIR) + "/models/demo.onnx");
+  ASSERT_TRUE(g.ok());
+  auto nhwc = Executable::compile(*g, {{1, 3, 32, 32}}, co);
+  ASSERT_TRUE(nhwc.ok()) << nhwc.status().message();
+  co.aoe_passes_off.reset();
+  auto blocked = Executable::compile(*g, {{1, 3, 32, 32}}, co);
+  ASSERT_TRUE(blocked.ok()) << blocked.status().message();
+  EXPECT_EQ(count_nc1hwc0(**nhwc), 0u);
+  EXPECT_GT(count_nc1hwc0(**blocked), 0u);
+  expect_same_outputs(**nhwc, **blocked);
 }
 
 TEST(AoeKnowledgeBase, KeysLeaveOutNodeNamesAndCarryShapesThreadsAndPlatform) {
