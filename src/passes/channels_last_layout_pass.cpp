@@ -527,7 +527,10 @@ std::vector<ActivationFormat> stored_formats(const Graph& g) {
     const Node& n = g.nodes[static_cast<size_t>(ni)];
     if (n.inputs.empty() || n.outputs.empty()) continue;
     const int x = n.inputs[0], y = n.outputs[0];
-    const auto [prefixed, base] = split_format_prefix(n.op_type);
+    // Not a structured binding: a lambda below reads `base` (clang 14 cannot capture one).
+    const std::pair<ActivationFormat, std::string_view> form = split_format_prefix(n.op_type);
+    const ActivationFormat prefixed = form.first;
+    const std::string_view base = form.second;
     if (n.op_type == "FusedConv") {
       const ConvFormats f = conv_formats(n.attrs);
       set(x, f.x);
