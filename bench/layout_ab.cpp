@@ -44,14 +44,13 @@ int main(int argc, char** argv) {
       if (!loaded.ok()) return die(loaded.status().message());
       input = std::move(loaded.value());
     }
-    passes::set_nc1hwc0_regions(f == 0 ? passes::Nc1hwc0Regions::kNever : passes::Nc1hwc0Regions::kAlways);
+    passes::ScopedNc1hwc0Regions form(f == 0 ? passes::Nc1hwc0Regions::kNever : passes::Nc1hwc0Regions::kAlways);
     CompileOptions co;
     co.num_threads = args.threads;
     auto exe = Executable::compile(std::move(graph.value()), {input.shape()}, co);
     if (!exe.ok()) return die(exe.status().message());
     forms[f] = std::move(exe.value());
   }
-  passes::set_nc1hwc0_regions(passes::Nc1hwc0Regions::kByCpu);
   size_t blocked_nodes = 0;
   for (const CompiledNode& n : forms[1]->nodes())
     for (int v : n.node.outputs)

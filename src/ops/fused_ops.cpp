@@ -95,6 +95,11 @@ Status check_residual(InferContext& ctx, size_t index) {
 // ---------------------------------------------------------------------------------------------
 // FusedConv
 
+// "input [1,2,3] is not a stored NHWC activation" (`what`: input / output).
+std::string not_stored(const char* what, const Shape& s, ActivationFormat f) {
+  return std::string(what) + " " + shape_to_string(s) + " is not a stored " + std::string(format_name(f)) + " activation";
+}
+
 // Inference of `base` on `inputs`, where input 0 is stored in `formats.x` and the output in
 // `formats.y` (ops/activation_format.h); `base` sees them as N x C x H x W.
 Status infer_in_formats(InferContext& ctx, const OpSchema& base, std::vector<const ValueInfo*> inputs,
@@ -102,7 +107,7 @@ Status infer_in_formats(InferContext& ctx, const OpSchema& base, std::vector<con
   ValueInfo x = *inputs[0];
   if (formats.x != ActivationFormat::kNchw && x.shape_known) {
     const auto nchw = nchw_shape(x.shape, formats.x);
-    if (!nchw) return ctx.error("input " + shape_to_string(x.shape) + " is not a stored " + std::string(format_name(formats.x)) + " activation");
+    if (!nchw) return ctx.error(not_stored("input", x.shape, formats.x));
     x.shape = *nchw;
     x.value = nullptr;
     inputs[0] = &x;
@@ -114,10 +119,10 @@ Status infer_in_formats(InferContext& ctx, const OpSchema& base, std::vector<con
     ctx.set_output_dtype(0, y.dtype);
     return Status::Ok();
   }
-  if (formats.y == ActivationFormat::kNc1hwc0 && (y.shape.size() != 4 || y.shape[1] % kC0 != 0))
-    return ctx.error("output " + shape_to_string(y.shape) + " has no whole " + std::to_string(kC0) + "-channel blocks for NC1HWC0");
   if (formats.y != ActivationFormat::kNchw && y.shape.size() != 4)
     return ctx.error("output " + shape_to_string(y.shape) + " is not 4-D");
+  if (formats.y == ActivationFormat::kNc1hwc0 && y.shape[1] % kC0 != 0)
+    return ctx.error("output " + shape_to_string(y.shape) + " has no whole " + std::to_string(kC0) + "-channel blocks for NC1HWC0");
   ctx.set_output(0, y.dtype, stored_shape(y.shape, formats.y));
   return Status::Ok();
 }
@@ -131,14 +136,14 @@ Status run_in_formats(KernelContext& ctx, const OpSchema& base, std::vector<cons
   std::optional<Tensor> x_nchw, y_nchw;
   if (formats.x != ActivationFormat::kNchw) {
     const auto s = nchw_shape(x.shape(), formats.x);
-    if (!s) return ctx.error("input " + shape_to_string(x.shape()) + " is not a stored " + std::string(format_name(formats.x)) + " activation");
+    if (!s) return ctx.error(not_stored("input", x.shape(), formats.x));
     x_nchw.emplace(x.dtype(), *s);
     copy_to_nchw(x, *x_nchw, formats.x);
     inputs[0] = &*x_nchw;
   }
   if (formats.y != ActivationFormat::kNchw) {
     const auto s = nchw_shape(y.shape(), formats.y);
-    if (!s) return ctx.error("output " + shape_to_string(y.shape()) + " is not a stored " + std::string(format_name(formats.y)) + " activation");
+    if (!s) return ctx.error(not_stored("output", y.shape(), formats.y));
     y_nchw.emplace(y.dtype(), *s);
   }
   KernelContext inner(ctx.node(), ctx.opset(), std::move(inputs), {y_nchw ? &*y_nchw : &y});

@@ -33,11 +33,12 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <map>
+#include <utility>
 #include <string>
 
 #include "kernels/default_variant.h"
 #include "ops/activation_format.h"
-#include "ops/shape_strided_copy.h"
 #include "passes/channels_last_layout_pass.h"
 #include "passes/pass.h"
 #include "passes/pass_registry.h"
@@ -54,6 +55,11 @@ constexpr const char* kElementwiseOps[] = {
     "Relu", "Sigmoid", "Tanh",     "LeakyRelu", "HardSigmoid", "HardSwish", "Clip", "Elu", "Selu",
     "Softplus", "Identity", "Abs", "Neg",       "Exp",         "Sqrt",      "Erf",  "Gelu", "Add",
     "Sub",  "Mul",     "Div",      "Max",       "Min",         "Sum",       "PRelu"};
+
+// The Transposes of the conversions at a region's boundary: NCHW -> NHWC and back, and
+// [N, C1, C0, H, W] -> NC1HWC0 and back (a Reshape splits or joins C1 x C0 on the NCHW side).
+const std::vector<int64_t> kToNhwc{0, 2, 3, 1}, kFromNhwc{0, 3, 1, 2};
+const std::vector<int64_t> kToNc1hwc0{0, 1, 3, 4, 2}, kFromNc1hwc0{0, 1, 4, 2, 3};
 
 // NCHW axis -> its position in NHWC, and NHWC axis -> the NCHW axis it holds.
 constexpr int64_t kNhwcAxis[] = {0, 3, 1, 2};
@@ -210,7 +216,7 @@ bool is_transpose(const Node& n, const std::vector<int64_t>& perm) {
 
 // The model's Transpose to NHWC of a value produced inside the region.
 Plan bypass_plan(const Graph& g, const Node& n, const std::vector<bool>& in_region) {
-  if (!is_transpose(n, {0, 2, 3, 1}) || n.inputs[0] < 0 || n.outputs[0] < 0 || is_graph_output(g, n.outputs[0]))
+  if (!is_transpose(n, kToNhwc) || n.inputs[0] < 0 || n.outputs[0] < 0 || is_graph_output(g, n.outputs[0]))
     return {};
   const Value& x = g.values[static_cast<size_t>(n.inputs[0])];
   if (!static_4d(x) || x.producer < 0 || !in_region[static_cast<size_t>(x.producer)]) return {};
@@ -398,16 +404,16 @@ void convert(Graph& g, std::vector<Node>& added, const std::string& name, int nc
   const DType dtype = v.dtype;
   const std::string step = name + (into_f ? "_to_" + lower_name(f) : "_to_nchw");
   if (f == ActivationFormat::kNhwc) {
-    added.push_back(into_f ? transpose_node(step, nchw_value, stored_value, {0, 2, 3, 1})
-                           : transpose_node(step, stored_value, nchw_value, {0, 3, 1, 2}));
+    added.push_back(into_f ? transpose_node(step, nchw_value, stored_value, kToNhwc)
+                           : transpose_node(step, stored_value, nchw_value, kFromNhwc));
     return;
   }
   const int split = add_intermediate(g, name + "_c1c0", dtype, {s[0], s[1] / kC0, kC0, s[2], s[3]});
   if (into_f) {
     added.push_back(reshape_node(g, step + "_split", nchw_value, split));
-    added.push_back(transpose_node(step, split, stored_value, {0, 1, 3, 4, 2}));
+    added.push_back(transpose_node(step, split, stored_value, kToNc1hwc0));
   } else {
-    added.push_back(transpose_node(step, stored_value, split, {0, 1, 4, 2, 3}));
+    added.push_back(transpose_node(step, stored_value, split, kFromNc1hwc0));
     added.push_back(reshape_node(g, step + "_join", split, nchw_value));
   }
 }
@@ -447,20 +453,15 @@ Result<PassResult> run(Graph& g) {
     }
     return false;
   };
-  // twin[f][v]: value v stored in format f (made once per value and format).
-  std::vector<int> twin[3];
-  auto twin_of = [&](ActivationFormat f) -> std::vector<int>& {
-    std::vector<int>& t = twin[static_cast<size_t>(f)];
-    t.resize(g.values.size(), -1);
-    return t;
-  };
+  // twin[{f, v}]: value v stored in format f (made once per value and format).
+  std::map<std::pair<ActivationFormat, int>, int> twin;
   std::vector<Node> added;
   std::vector<bool> dead(original_nodes, false);
   for (int ni : *order) {
     const size_t n = static_cast<size_t>(ni);
     if (plans[n].role == Role::kBypass) {
       // Its input was made NHWC by its producer, earlier in this order.
-      replace_uses(g, g.nodes[n].outputs[0], twin_of(ActivationFormat::kNhwc)[static_cast<size_t>(g.nodes[n].inputs[0])]);
+      replace_uses(g, g.nodes[n].outputs[0], twin.at({ActivationFormat::kNhwc, g.nodes[n].inputs[0]}));
       dead[n] = true;
       ++result.applied;
       continue;
@@ -473,13 +474,13 @@ Result<PassResult> run(Graph& g) {
     for (size_t slot : plans[n].slots) {
       if (slot == 0 && plain_input) continue;
       const int v = g.nodes[n].inputs[slot];
-      if (twin_of(f)[static_cast<size_t>(v)] < 0) {
+      if (!twin.count({f, v})) {
         const Value src = g.values[static_cast<size_t>(v)];  // a copy: adding values grows g.values
         int t;
         const Node* p = producer(g, v);
         if (src.constant) {
           t = add_constant(g, src.name + "_" + lower_name(f), permuted_to(*src.constant, f));
-        } else if (f == ActivationFormat::kNhwc && p && is_transpose(*p, {0, 3, 1, 2})) {
+        } else if (f == ActivationFormat::kNhwc && p && is_transpose(*p, kFromNhwc)) {
           t = p->inputs[0];  // the model's own Transpose from NHWC: its input is the twin
         } else {
           // A value of the region has its twin already (producers come first in this order):
@@ -487,15 +488,15 @@ Result<PassResult> run(Graph& g) {
           t = add_intermediate(g, src.name + "_" + lower_name(f), src.dtype, stored_shape(*src.shape, f));
           convert(g, added, src.name, v, t, f, true);
         }
-        twin_of(f)[static_cast<size_t>(v)] = t;
+        twin[{f, v}] = t;
       }
-      g.nodes[n].inputs[slot] = twin_of(f)[static_cast<size_t>(v)];
+      g.nodes[n].inputs[slot] = twin.at({f, v});
     }
     // Output: written in the node's format; converted back only when someone needs NCHW.
     const int y = g.nodes[n].outputs[0];
     const Value yv = g.values[static_cast<size_t>(y)];
     const int y_stored = add_intermediate(g, yv.name + "_" + lower_name(f), yv.dtype, stored_shape(*yv.shape, f));
-    twin_of(f)[static_cast<size_t>(y)] = y_stored;
+    twin[{f, y}] = y_stored;
     set_output(g, ni, 0, y_stored);
     if (needs_nchw(y)) convert(g, added, yv.name, y, y_stored, f, false);
     declare_format(g, n, f, plain_input);
@@ -540,9 +541,9 @@ std::vector<ActivationFormat> stored_formats(const Graph& g) {
                std::any_of(std::begin(kPools), std::end(kPools), [&](const char* p) { return base == p; })) {
       set(x, prefixed);
       set(y, prefixed);
-    } else if (is_transpose(n, {0, 2, 3, 1})) {
+    } else if (is_transpose(n, kToNhwc)) {
       set(y, ActivationFormat::kNhwc);
-    } else if (is_transpose(n, {0, 1, 3, 4, 2}) || is_transpose(n, {0, 3, 1, 2, 4})) {
+    } else if (is_transpose(n, kToNc1hwc0)) {
       set(y, ActivationFormat::kNc1hwc0);
     } else if (region_reader(g, n) && anchor_plan(g, n).role == Role::kNone) {
       // A follower computes in its activation operands' format.

@@ -17,6 +17,18 @@ enum class Nc1hwc0Regions { kByCpu, kAlways, kNever };
 void set_nc1hwc0_regions(Nc1hwc0Regions setting);
 Nc1hwc0Regions nc1hwc0_regions();
 
+// The setting for the lifetime of this object, then the one before it again.
+class ScopedNc1hwc0Regions {
+ public:
+  explicit ScopedNc1hwc0Regions(Nc1hwc0Regions setting) : before_(nc1hwc0_regions()) { set_nc1hwc0_regions(setting); }
+  ~ScopedNc1hwc0Regions() { set_nc1hwc0_regions(before_); }
+  ScopedNc1hwc0Regions(const ScopedNc1hwc0Regions&) = delete;
+  ScopedNc1hwc0Regions& operator=(const ScopedNc1hwc0Regions&) = delete;
+
+ private:
+  Nc1hwc0Regions before_;
+};
+
 // AOE subgraph tuning (aoe_mode 1) measures the graph without each pass that rewrote it, and
 // without NC1HWC0 regions (NHWC in their place) under this name in its list of passes off.
 inline constexpr const char* kNc1hwc0Choice = "Nc1hwc0Regions";

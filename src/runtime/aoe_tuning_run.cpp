@@ -12,9 +12,9 @@
 #include "aoe/knowledge_base.h"
 #include "aoe/tuned_selection.h"
 #include "base/progress_bar.h"
-#include "passes/channels_last_layout_pass.h"
 #include "aoe/tuning_record.h"
 #include "logging/log.h"
+#include "passes/channels_last_layout_pass.h"
 #include "passes/pass_registry.h"
 #include "runtime/executable.h"
 #include "runtime/random_inputs.h"
@@ -165,7 +165,8 @@ Result<std::unique_ptr<Executable>> Executable::tune_subgraphs(Graph graph, cons
       return unsupported("model " + pristine.source + ": aoe_config.aoe_mode=1 times whole runs, and this model has "
                          "sequence or optional inputs");
     // The graph-level choices: each fusion pass that rewrote this graph, the channels-last
-    // layout pass, and its NC1HWC0 regions (NHWC instead), one at a time switched off. Scope passes stay: they are the model parser's.
+    // layout pass, and its NC1HWC0 regions (NHWC instead), one at a time switched off. Scope
+    // passes stay: they are the model parser's.
     std::vector<std::vector<std::string>> candidates{{}};
     for (const PassStat& ps : (*base)->pass_stats())
       for (const Pass& pass : all_passes())

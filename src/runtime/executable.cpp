@@ -307,18 +307,13 @@ Status Executable::run_passes(graph_dump::GraphDumper& dump, const options::Opti
         OPENGE_LOG_INFO("FE", "pass " + off + " off: AOE subgraph tuning" + (subgraph_hit_ ? " (knowledge base)" : ""));
       }
   // AOE subgraph tuning's NHWC candidate: the layout pass makes no NC1HWC0 region.
-  const passes::Nc1hwc0Regions nc1hwc0_before = passes::nc1hwc0_regions();
-  const bool nc1hwc0_off = std::count(passes_off_.begin(), passes_off_.end(), passes::kNc1hwc0Choice) > 0;
-  if (nc1hwc0_off) {
-    passes::set_nc1hwc0_regions(passes::Nc1hwc0Regions::kNever);
+  std::optional<passes::ScopedNc1hwc0Regions> nc1hwc0_off;
+  if (std::count(passes_off_.begin(), passes_off_.end(), passes::kNc1hwc0Choice) > 0) {
+    nc1hwc0_off.emplace(passes::Nc1hwc0Regions::kNever);
     if (!after_precision)
       OPENGE_LOG_INFO("FE", std::string(passes::kNc1hwc0Choice) + " off: AOE subgraph tuning" +
                                 (subgraph_hit_ ? " (knowledge base)" : ""));
   }
-  struct RestoreNc1hwc0 {
-    passes::Nc1hwc0Regions setting;
-    ~RestoreNc1hwc0() { passes::set_nc1hwc0_regions(setting); }
-  } restore{nc1hwc0_before};
   for (size_t i = 0; i < passes.size(); ++i) {
     const Pass& pass = passes[i];
     if (pass.after_precision != after_precision) continue;

@@ -307,10 +307,7 @@ TEST(AoeTuning, OPT_aoe_config_aoe_mode_2_SubgraphTuningMeasuresPassChoicesAndSt
 // With NC1HWC0 regions, subgraph tuning also measures the graph with NHWC in their place, and a
 // compile that takes that choice has no NC1HWC0 value.
 TEST(AoeTuning, OPT_aoe_config_aoe_mode_2_SubgraphTuningMeasuresNhwcAgainstNc1hwc0Regions) {
-  struct Always {
-    Always() { passes::set_nc1hwc0_regions(passes::Nc1hwc0Regions::kAlways); }
-    ~Always() { passes::set_nc1hwc0_regions(passes::Nc1hwc0Regions::kByCpu); }
-  } always;
+  passes::ScopedNc1hwc0Regions always(passes::Nc1hwc0Regions::kAlways);
   TempDir d;
   auto exe = compile_demo(config({{"aoe_config.aoe_mode", "1"}, {"aoe_config.work_path", d.dir("w")}}, {}, d.path()));
   ASSERT_TRUE(exe.ok()) << exe.status().message();

@@ -7,12 +7,8 @@
 
 namespace openge::testing {
 
-// Fixes the pass's setting for one test and restores the CPU's choice after it.
-class Nc1hwc0Setting {
- public:
-  explicit Nc1hwc0Setting(passes::Nc1hwc0Regions s) { passes::set_nc1hwc0_regions(s); }
-  ~Nc1hwc0Setting() { passes::set_nc1hwc0_regions(passes::Nc1hwc0Regions::kByCpu); }
-};
+// Fixes the pass's setting for one test and restores the one before after it.
+using Nc1hwc0Setting = passes::ScopedNc1hwc0Regions;
 
 inline Attributes same_pads(int64_t k) { return ints_attr("pads", {k / 2, k / 2, k / 2, k / 2}); }
 
