@@ -9,7 +9,7 @@
 #include "commands.h"
 #include "model_inputs.h"
 #include "session_flags.h"
-#include "runtime/explain_precision.h"
+#include "session/explain_precision.h"
 #include "runtime/precision_report.h"
 
 namespace openge::cli {

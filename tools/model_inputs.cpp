@@ -7,7 +7,7 @@
 #include "frontend/tensor_proto.h"
 #include "frontend/value_proto.h"
 #include "io/npy.h"
-#include "runtime/random_inputs.h"
+#include "io/random_inputs.h"
 
 namespace openge::cli {
 namespace fs = std::filesystem;

@@ -11,7 +11,7 @@
 #include "openge/compile.h"
 #include "openge/session.h"
 #include "options/option_builder.h"
-#include "runtime/explain_precision.h"
+#include "session/explain_precision.h"
 
 namespace openge::python {
 namespace {

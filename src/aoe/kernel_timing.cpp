@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "base/omp_threads.h"
-#include "runtime/random_inputs.h"
+#include "io/random_inputs.h"
 
 namespace openge::aoe {
 

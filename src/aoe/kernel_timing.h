@@ -5,7 +5,7 @@
 #pragma once
 #include <vector>
 
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge::aoe {
 

@@ -9,9 +9,9 @@
 #include <sstream>
 
 #include "compiler/op_cache_entry.h"
-#include "compiler/sha256.h"
+#include "base/sha256.h"
 #include "io/atomic_file.h"
-#include "oge/cpu_features.h"
+#include "base/cpu_features.h"
 
 namespace openge::aoe {
 namespace {
@@ -45,7 +45,7 @@ std::string attribute_text(const Attribute& a) {
       return "[" + out + "]";
     case Attribute::Kind::kTensor:
       return std::string("tensor ") + dtype_name(a.t.dtype()) + shape_to_string(a.t.shape()) + " sha256:" +
-             compiler::sha256_hex(std::string_view(static_cast<const char*>(a.t.raw()), a.t.nbytes()));
+             sha256_hex(std::string_view(static_cast<const char*>(a.t.raw()), a.t.nbytes()));
     default: return "?";
   }
 }
@@ -55,16 +55,16 @@ std::string value_text(const ValueInfo& v) {
   return std::string(dtype_name(v.dtype)) + (v.shape_known ? shape_to_string(v.shape) : "[?]") + (v.value ? "c" : "");
 }
 
-std::string entries_digest(const json& entries) { return "sha256:" + compiler::sha256_hex(entries.dump()); }
+std::string entries_digest(const json& entries) { return "sha256:" + sha256_hex(entries.dump()); }
 
 }  // namespace
 
 const std::string& platform_id() {
   static const std::string id = [] {
     std::string features;
-    for (const auto& f : oge::cpu_features()) features += f + " ";
+    for (const auto& f : cpu_features()) features += f + " ";
     const dnnl_version_t* v = dnnl_version();
-    return "cpu " + compiler::sha256_hex(features).substr(0, 16) + " onednn " + std::to_string(v->major) + "." +
+    return "cpu " + sha256_hex(features).substr(0, 16) + " onednn " + std::to_string(v->major) + "." +
            std::to_string(v->minor) + "." + std::to_string(v->patch);
   }();
   return id;
@@ -101,7 +101,7 @@ std::string subgraph_key(const Graph& graph, int threads) {
       if (!name.starts_with("_") && a.kind != Attribute::Kind::kGraph) text += " " + name + "=" + attribute_text(a);
     text += "\n";
   }
-  return std::string(kSubgraphEntry) + " sha256:" + compiler::sha256_hex(text) + " threads " + std::to_string(threads) +
+  return std::string(kSubgraphEntry) + " sha256:" + sha256_hex(text) + " threads " + std::to_string(threads) +
          " " + platform_id();
 }
 

@@ -17,7 +17,7 @@
 #include <vector>
 #include <string>
 
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 #include "openge/status.h"
 
 namespace openge::options { class OptionSet; }

@@ -10,7 +10,7 @@
 #include "options/config_files.h"
 #include "options/option_set.h"
 #include "paths/artifact_paths.h"
-#include "paths/path_util.h"
+#include "base/path_util.h"
 
 namespace openge::aoe {
 namespace {
@@ -60,7 +60,7 @@ Result<TuningSettings> read_tuning_settings(const options::OptionSet* config, in
         "tuning) or leave aoe_config.aoe_mode unset");
   s.mode = mode == "1" ? 1 : 2;
   if (config->has_value("aoe_config.aoe_config_file")) {
-    const std::string path = paths::resolve_against(config->cwd(), config->get("aoe_config.aoe_config_file"));
+    const std::string path = resolve_against(config->cwd(), config->get("aoe_config.aoe_config_file"));
     auto text = options::read_text_file(path);
     if (!text.ok()) return text.status().with_context("aoe_config.aoe_config_file");
     auto file = options::parse_aoe_config(*text, path);

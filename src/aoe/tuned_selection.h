@@ -16,7 +16,7 @@
 #include "aoe/knowledge_base.h"
 #include "aoe/tuning_stats.h"
 #include "base/progress_bar.h"
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 #include "paths/artifact_paths.h"
 
 namespace openge::options { class OptionSet; }

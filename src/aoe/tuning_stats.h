@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/kernel_variant.h"
+#include "ops/kernel_variant.h"
 
 namespace openge::aoe {
 

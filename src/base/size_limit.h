@@ -6,7 +6,7 @@
 //
 // Where it is enforced: the Tensor constructor (every owned allocation: initializers, folded
 // constants, run-time outputs, clones) refuses a tensor over the limit by throwing
-// TensorSizeError, and every inferred output shape is checked by run_infer (runtime/node_eval.h)
+// TensorSizeError, and every inferred output shape is checked by run_infer (ops/node_eval.h)
 // at compile and run time, which is where the node's name is known. The Session boundary turns
 // anything that still escapes into an error Status (base/guard.h).
 #pragma once

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/operand_pattern.h"
+#include "ops/operand_pattern.h"
 #include "ops/fused_elementwise.h"
 
 namespace openge::compiler {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "compiler/codegen_eltwise.h"
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge::compiler {
 

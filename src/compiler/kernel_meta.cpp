@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compiler/sha256.h"
+#include "base/sha256.h"
 #include "io/atomic_file.h"
 
 namespace openge::compiler {

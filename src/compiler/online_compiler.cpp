@@ -14,13 +14,13 @@
 #include "base/progress_bar.h"
 #include "compiler/eltwise_kernel.h"
 #include "compiler/kernel_meta.h"
-#include "compiler/sha256.h"
+#include "base/sha256.h"
 #include "compiler/toolchain.h"
 #include "io/atomic_file.h"
 #include "logging/log.h"
 #include "options/option_set.h"
 #include "paths/artifact_paths.h"
-#include "paths/path_util.h"
+#include "base/path_util.h"
 
 namespace openge::compiler {
 namespace fs = std::filesystem;
@@ -150,7 +150,7 @@ Result<DebugSettings> read_debug_settings(const options::OptionSet& config) {
   DebugSettings d;
   d.level = static_cast<int>(config.get_int("op_debug_level", 0));
   if (config.has_value("op_debug_config")) {
-    const std::string path = paths::resolve_against(config.cwd(), config.get("op_debug_config"));
+    const std::string path = resolve_against(config.cwd(), config.get("op_debug_config"));
     auto text = options::read_text_file(path);
     if (!text.ok()) return text.status().with_context("op_debug_config");
     auto parsed = options::parse_op_debug_config(*text, path);

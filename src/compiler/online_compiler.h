@@ -22,7 +22,7 @@
 
 #include "compiler/codegen_eltwise.h"
 #include "compiler/op_cache.h"
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 #include "options/config_files.h"
 #include "paths/artifact_paths.h"
 

@@ -13,7 +13,7 @@
 #include <set>
 
 #include "compiler/op_cache_entry.h"
-#include "compiler/sha256.h"
+#include "base/sha256.h"
 #include "logging/log.h"
 #include "options/option_set.h"
 #include "paths/artifact_paths.h"

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "compiler/sha256.h"
+#include "base/sha256.h"
 
 namespace openge::compiler {
 namespace fs = std::filesystem;

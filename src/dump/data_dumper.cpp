@@ -5,7 +5,7 @@
 
 #include "dump/dump_log.h"
 #include "dump/overflow_check.h"
-#include "nlohmann/json.hpp"
+#include <nlohmann/json.hpp>
 #include "paths/data_dump_layout.h"
 #include "precision/soc_profile.h"
 

@@ -54,7 +54,7 @@ std::shared_ptr<const ExceptionDumper> ExceptionDumper::from_options(const optio
       new ExceptionDumper(level == 1 ? Level::kL1 : Level::kLite, folder, resolved.rule));
 }
 
-Status ExceptionDumper::dump(size_t index, const CompiledNode& cn, const std::vector<const Tensor*>& inputs,
+Status ExceptionDumper::on_node_failed(size_t index, const CompiledNode& cn, const std::vector<const Tensor*>& inputs,
                              const std::vector<const Tensor*>& outputs, KernelWorkspace workspace,
                              const Status& failure) const {
   const Node& node = cn.node;

@@ -18,7 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
+#include "runtime/node_failure_hook.h"
 #include "openge/status.h"
 #include "openge/tensor.h"
 
@@ -31,7 +32,7 @@ class OptionSet;
 
 namespace openge::dump {
 
-class ExceptionDumper {
+class ExceptionDumper : public NodeFailureHook {
  public:
   enum class Level { kL1 = 1, kLite = 2 };
 
@@ -42,8 +43,9 @@ class ExceptionDumper {
   // failed before they were allocated; `workspace` is empty when its kernel has none or did not
   // run) and returns `failure` naming the dump file, or saying why the dump could not be
   // written: the operator's error always stays the error of the run.
-  Status dump(size_t index, const CompiledNode& node, const std::vector<const Tensor*>& inputs,
-              const std::vector<const Tensor*>& outputs, KernelWorkspace workspace, const Status& failure) const;
+  Status on_node_failed(size_t index, const CompiledNode& node, const std::vector<const Tensor*>& inputs,
+                        const std::vector<const Tensor*>& outputs, KernelWorkspace workspace,
+                        const Status& failure) const override;
 
   Level level() const { return level_; }
   // <tier>/extra-info/data-dump/<device_id>

@@ -16,7 +16,7 @@
 #include "frontend/onnx_schema_check.h"
 #include "frontend/tensor_proto.h"
 #include "ops/op_registry.h"
-#include "runtime/node_eval.h"
+#include "ops/node_eval.h"
 
 namespace openge {
 namespace fs = std::filesystem;

@@ -5,7 +5,7 @@
 
 #include "kernels/aicore_coverage.h"
 #include "kernels/bilinear_resize_kernel.h"
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 #include "kernels/fixed_plan_kernel.h"
 #include "kernels/fused_attention_kernel.h"
 #include "kernels/onednn_conv.h"

@@ -7,7 +7,7 @@
 // Other forms (nearest, cubic, tf_crop_and_resize, more than two resized dims, inputs whose values
 // are only known at run time, fp16/bf16) stay on the reference kernel.
 #pragma once
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge {
 

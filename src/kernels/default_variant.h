@@ -2,7 +2,7 @@
 // where the engine has a faster one for the node's shapes. AOE operator tuning measures the
 // others against it (aoe/tuning_space.h), and a knowledge-base entry overrides it.
 #pragma once
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge {
 

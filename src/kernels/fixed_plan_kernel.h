@@ -8,7 +8,7 @@
 // is reduced by one thread in an order fixed by the shapes, see parallel_for).
 #pragma once
 #include "base/omp_threads.h"
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge {
 

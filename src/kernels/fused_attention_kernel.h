@@ -4,7 +4,7 @@
 // sgemm multiplies it by V straight into the output. Slices run in parallel; inside the parallel
 // region oneDNN's sgemm runs on the calling thread.
 #pragma once
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge::onednn {
 

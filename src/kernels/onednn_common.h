@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 #include "ops/activation_format.h"
 #include "ops/fused_ops.h"
 

@@ -2,7 +2,7 @@
 // NC1HWC0 activations: ops/activation_format.h) as one oneDNN convolution with weights reordered
 // once.
 #pragma once
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge::onednn {
 

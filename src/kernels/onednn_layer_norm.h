@@ -3,7 +3,7 @@
 // for. A high_precision node (all_ops_impl_mode.ini lists LayerNorm) keeps the AI CPU kernel,
 // which accumulates in double; oneDNN accumulates in float32, as ONNX Runtime does.
 #pragma once
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge::onednn {
 

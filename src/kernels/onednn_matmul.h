@@ -2,7 +2,7 @@
 // once (format any), batched products with both operands dynamic (attention), bias, residual
 // sum and activation post-ops.
 #pragma once
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge::onednn {
 

@@ -1,7 +1,7 @@
 // AI Core pooling: MaxPool / AveragePool / GlobalAveragePool / GlobalMaxPool (2-D, NCHW) and
 // their forms in other activation formats, Nhwc* and Nc1hwc0* (made by ChannelsLastLayoutPass), as oneDNN pooling_v2.
 #pragma once
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge::onednn {
 

@@ -16,7 +16,7 @@
 #pragma once
 #include <cstdint>
 
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge::onednn {
 

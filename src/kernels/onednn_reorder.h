@@ -2,7 +2,7 @@
 // 4-D float): a oneDNN reorder, which has vectorised kernels for exactly these two layouts.
 // Other permutations stay on the reference engine's tiled strided copy.
 #pragma once
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge::onednn {
 

@@ -12,7 +12,7 @@
 // oneDNN computes the gates with its own GEMM and its own sigmoid/tanh, so results differ from
 // the reference by float rounding (the tests bound it at 1e-5 absolute on hidden states in [-1, 1]).
 #pragma once
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge::onednn {
 

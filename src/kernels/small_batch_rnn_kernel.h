@@ -13,7 +13,7 @@
 // linear_before_reset. Larger batches and the other forms go to oneDNN's RNN primitives
 // (onednn_rnn.h), and what those do not compute to the reference kernels.
 #pragma once
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge {
 

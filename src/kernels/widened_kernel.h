@@ -6,7 +6,7 @@
 // Used where oneDNN has no native kernel for the narrow type on this CPU, so the numbers are the
 // same on every CPU up to accumulation order.
 #pragma once
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge {
 

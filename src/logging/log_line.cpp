@@ -21,7 +21,7 @@ long micros_of_second(std::chrono::system_clock::time_point when) {
   return static_cast<long>(((us % 1000000) + 1000000) % 1000000);
 }
 
-// The caller's path inside src/ ("runtime/session.cpp", as CANN's "graph/manager.cc"), or from
+// The caller's path inside src/ ("session/session.cpp", as CANN's "graph/manager.cc"), or from
 // tools/ on, so lines do not carry the build machine's paths.
 std::string_view short_path(const char* file) {
   std::string_view f = file ? file : "";

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "oge/cpu_features.h"
+#include "base/cpu_features.h"
 #include "options/option_set.h"
 
 namespace openge::oge {

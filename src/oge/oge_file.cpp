@@ -11,16 +11,16 @@
 #include <string_view>
 
 #include "base/mapped_file.h"
-#include "compiler/sha256.h"
+#include "base/sha256.h"
 #include "frontend/attribute_proto.h"
 #include "frontend/model_without_weights.h"
 #include "frontend/onnx_loader.h"
 #include "frontend/tensor_proto.h"
 #include "graph_dump/graph_to_onnx.h"
-#include "oge/cpu_features.h"
+#include "base/cpu_features.h"
 #include "ops/fused_ops.h"
 #include "ops/op_registry.h"
-#include "runtime/node_eval.h"
+#include "ops/node_eval.h"
 
 #ifndef OPENGE_ENGINE_VERSION
 #error "CMakeLists.txt defines OPENGE_ENGINE_VERSION for this file"
@@ -362,7 +362,7 @@ Result<std::string> serialize_oge(const Graph& compiled, const OgeHeader& header
 }
 
 std::string seal_oge(std::string model_bytes) {
-  model_bytes += trailer_for(compiler::sha256_hex(model_bytes));
+  model_bytes += trailer_for(sha256_hex(model_bytes));
   return model_bytes;
 }
 
@@ -382,7 +382,7 @@ Result<OgeModel> parse_oge_bytes(const void* data, size_t size, const std::strin
       trailer.metadata_props(0).value().rfind(kDigestPrefix, 0) != 0)
     return invalid_model(where + ": its digest is missing (the file is truncated or is not a .oge)" + recompile);
   const std::string stored = trailer.metadata_props(0).value().substr(std::strlen(kDigestPrefix));
-  if (compiler::sha256_hex(std::string_view(bytes, size - tail)) != stored)
+  if (sha256_hex(std::string_view(bytes, size - tail)) != stored)
     return invalid_model(where + ": its digest does not match its contents (the file is corrupt)" + recompile);
   if (pages) pages->release_pages(0, size);  // the digest read every page; the weights are read again below
   // Parsed without the weights, which go straight from the file into their tensors (as the

@@ -27,12 +27,12 @@ inline constexpr const char* kInternalDomain = "ai.openge";
 struct OgeHeader {
   int format_version = kFormatVersion;
   std::string engine_version;                  // OpenGE's version when written
-  std::vector<std::string> cpu_features;       // of the CPU it was compiled on (oge/cpu_features.h)
+  std::vector<std::string> cpu_features;       // of the CPU it was compiled on (base/cpu_features.h)
   std::map<std::string, std::string> options;  // the options that shaped the graph, with their values
   bool fusion_passes = true;                   // SessionOptions.run_passes of the compile
   std::string source_model;                    // file name of the model it was compiled from
   // Debug sections (name -> text) compiled in under NPU_COLLECT_PATH (NPU-8,
-  // runtime/oge_debug_info.h); metadata "openge.debug.<name>". Running the model ignores them.
+  // session/oge_debug_info.h); metadata "openge.debug.<name>". Running the model ignores them.
   std::map<std::string, std::string> debug;
 };
 

@@ -26,7 +26,7 @@ inline std::optional<std::string> generated_size_error(const Shape& shape, DType
 // The same policy for a shape whose dtype is not at hand (an op's planned output, an
 // intermediate extent): dims < 0, "unknown until run time", are skipped, and the element count
 // of the known dims must stay within the limit as if each element were one byte. That keeps
-// the op's shape arithmetic far from overflow; run_infer (runtime/node_eval.h) then checks
+// the op's shape arithmetic far from overflow; run_infer (ops/node_eval.h) then checks
 // every inferred output with its dtype.
 inline Status check_known_extent(const Shape& shape, const std::string& what) {
   Shape known;

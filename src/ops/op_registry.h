@@ -11,7 +11,7 @@ namespace openge {
 
 using InferFn = Status (*)(InferContext&);
 using KernelFn = Status (*)(KernelContext&);
-class CompiledKernel;   // kernels/compiled_kernel.h
+class CompiledKernel;   // ops/kernel.h
 struct KernelRequest;
 // The compile-time prepare step of a reference kernel (docs/ARCHITECTURE.md, "The op contract"):
 // for a node whose shapes are all static, everything the kernel can decide before it sees data

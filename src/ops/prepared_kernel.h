@@ -7,7 +7,7 @@
 #pragma once
 #include <memory>
 
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge {
 

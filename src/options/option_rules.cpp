@@ -12,7 +12,7 @@
 #include "options/did_you_mean.h"
 #include "options/profiling_options.h"
 #include "options/value_parsers.h"
-#include "paths/path_util.h"
+#include "base/path_util.h"
 
 namespace openge::options {
 namespace {
@@ -236,7 +236,7 @@ void check_option_files(const OptionSet& s, std::vector<Problem>& errors, std::v
   };
   auto load = [&](const char* option) -> std::optional<std::pair<std::string, std::string>> {
     if (!s.has_value(option)) return std::nullopt;
-    const std::string value = s.get(option), path = paths::resolve_against(cwd, value);
+    const std::string value = s.get(option), path = resolve_against(cwd, value);
     auto text = read_text_file(path);
     if (!text.ok()) {
       file_problem(option, value, text.status().message());
@@ -287,7 +287,7 @@ void check_option_files(const OptionSet& s, std::vector<Problem>& errors, std::v
   // Folders that must already exist with read/write permission (OPT-dump_config.dump_path-2,
   // OPT-aoe_config.work_path-2, OPT-...output-2).
   auto need_dir = [&](const std::string& param, const std::string& value) {
-    auto st = paths::ensure_directory(paths::resolve_against(cwd, value), false, paths::Access::kReadWrite);
+    auto st = ensure_directory(resolve_against(cwd, value), false, Access::kReadWrite);
     if (!st.ok()) errors.push_back({param, value, st.message()});
   };
   if ((s.get_bool("dump_config.enable_dump") || s.get_bool("dump_config.enable_dump_debug")) &&
@@ -296,7 +296,7 @@ void check_option_files(const OptionSet& s, std::vector<Problem>& errors, std::v
   if (s.has_value("aoe_config.work_path")) need_dir("aoe_config.work_path", s.get("aoe_config.work_path"));
   // The opp folder is only read (an installed one is often read-only).
   if (s.has_value("ASCEND_OPP_PATH")) {
-    const std::string dir = paths::resolve_against(cwd, s.get("ASCEND_OPP_PATH"));
+    const std::string dir = resolve_against(cwd, s.get("ASCEND_OPP_PATH"));
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec) || ::access(dir.c_str(), R_OK | X_OK) != 0)
       errors.push_back({"ASCEND_OPP_PATH", s.get("ASCEND_OPP_PATH"),

@@ -62,7 +62,7 @@ const OptionSpec kTable[] = {
           "read-only, freeing the in-memory copies; a second session of the same model links the first one's files "
           "and shares their pages; the folder is removed when the session closes, when opening fails, at exit and "
           "on SIGINT/SIGTERM. Nodes are not renamed FileConstant",
-          "src/runtime/external_weights.cpp"),
+          "src/session/external_weights.cpp"),
      "store the weights of Const/Constant nodes in files outside the graph",
      "folder: ASCEND_WORK_PATH > current directory (ENV-28..30, DISC-1)", "OPT-external_weight-1..8 ENV-28..30"},
     {"memory_config.static_memory_policy", "static_memory_policy", "ge.exec.staticMemoryPolicy", "", Kind::kInt,
@@ -371,13 +371,13 @@ const OptionSpec kTable[] = {
      max_tensor_bytes_default, nullptr,
      DOES("the largest single tensor a session allocates (initializers, folded constants, inferred and run-time "
           "shapes); a larger one is refused with an error naming the node, the shape and the limit",
-          "src/runtime/session.cpp"),
+          "src/session/session.cpp"),
      "size limit of one tensor allocation (base/size_limit.h)", "", ""},
     {"compiled_shape_cache_size", "", "", "", Kind::kInt, "input-shape sets, >= 1", RANGE(1, kNoMax), "8", nullptr,
      nullptr,
      DOES("how many input-shape sets keep their compiled graph in a session; a run with a new shape set beyond "
           "that drops the least recently used one (compiled again if it comes back)",
-          "src/runtime/session.cpp"),
+          "src/session/session.cpp"),
      "size of a session's per-shape compiled-graph cache (LRU)", "", ""},
     {"threading_grain_cycles", "", "", "OPENGE_THREADING_GRAIN_CYCLES", Kind::kInt, "estimated cycles, 0 or >= 1",
      RANGE(0, kNoMax), "0", nullptr, nullptr,

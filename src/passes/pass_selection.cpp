@@ -8,7 +8,7 @@
 #include "options/config_files.h"
 #include "options/did_you_mean.h"
 #include "options/option_set.h"
-#include "paths/path_util.h"
+#include "base/path_util.h"
 
 namespace openge::passes {
 namespace {
@@ -89,7 +89,7 @@ Result<std::vector<PassChoice>> choose_passes(const std::vector<Pass>& passes, c
     choices.push_back(is_scope(p) ? choose_scope_pass(p, enabled)
                                   : PassChoice{&p, true, "default: every rule on (OPT-fusion_switch_file-3)"});
   if (!options || !options->has_value("fusion_switch_file")) return choices;
-  const std::string file = paths::resolve_against(options->cwd(), options->get("fusion_switch_file"));
+  const std::string file = resolve_against(options->cwd(), options->get("fusion_switch_file"));
   auto text = options::read_text_file(file);
   if (!text.ok()) return text.status().with_context("fusion_switch_file");
   auto switches = options::parse_fusion_switch(*text, file);

@@ -13,7 +13,7 @@
 // the diamonds of GELU (x feeds both the Div and the final Mul). Groups of one node are left alone.
 #include <algorithm>
 
-#include "compiler/operand_pattern.h"
+#include "ops/operand_pattern.h"
 #include "ops/fused_elementwise.h"
 #include "ops/fused_ops.h"
 #include "passes/pass.h"
@@ -45,7 +45,7 @@ const EltwiseOpRow* fusable(const Graph& g, const Node& n) {
     const int v = n.inputs[i];
     if (v < 0 || g.values[static_cast<size_t>(v)].dtype != DType::kFloat32) return nullptr;
     const Shape* s = static_shape(g, v);
-    if (!s || !compiler::operand_pattern(*s, *out_shape)) return nullptr;
+    if (!s || !operand_pattern(*s, *out_shape)) return nullptr;
     // Clip's bounds: one value each (an empty bound means "no bound", which the kernel lacks).
     if (n.op_type == "Clip" && i > 0 && shape_numel(*s) != 1) return nullptr;
   }

@@ -6,7 +6,7 @@
 
 #include "options/config_files.h"
 #include "options/profiling_options.h"
-#include "paths/path_util.h"
+#include "base/path_util.h"
 
 namespace openge::paths {
 namespace fs = std::filesystem;
@@ -84,7 +84,7 @@ const char* artifact_writer(ArtifactKind k) {
     case ArtifactKind::kDataDump: return "src/dump/dump_writer.cpp";
     case ArtifactKind::kFusionResult: return "src/passes/fusion_result.cpp";
     case ArtifactKind::kExceptionDump: return "src/dump/exception_dump.cpp";
-    case ArtifactKind::kExternalWeights: return "src/runtime/external_weights.cpp";
+    case ArtifactKind::kExternalWeights: return "src/session/external_weights.cpp";
     case ArtifactKind::kKernelMeta: return "src/compiler/online_compiler.cpp";
     case ArtifactKind::kCompileCache: return "src/compiler/op_cache.cpp";
     case ArtifactKind::kCollectCompile: return "src/compiler/online_compiler.cpp";

@@ -7,7 +7,7 @@
 #include "base/float_convert.h"
 #include "ops/activation_format.h"
 #include "options/option_set.h"
-#include "paths/path_util.h"
+#include "base/path_util.h"
 
 namespace openge::precision {
 namespace {
@@ -309,7 +309,7 @@ Result<PrecisionSetup> load_precision_setup(const options::OptionSet& config) {
   setup.mode = std::move(mode.value());
   // ASCEND_OPP_PATH (relative to the session's working directory) replaces the installed opp/.
   const std::string opp = config.get("ASCEND_OPP_PATH");
-  auto profile = load_soc_profile(default_opp_root(opp.empty() ? opp : paths::resolve_against(config.cwd(), opp)),
+  auto profile = load_soc_profile(default_opp_root(opp.empty() ? opp : resolve_against(config.cwd(), opp)),
                                   config.soc_version());
   if (!profile.ok()) return profile.status().with_context("soc_version " + config.soc_version());
   setup.profile = std::move(profile.value());

@@ -17,7 +17,7 @@
 #include "passes/channels_last_layout_pass.h"
 #include "passes/pass_registry.h"
 #include "runtime/executable.h"
-#include "runtime/random_inputs.h"
+#include "io/random_inputs.h"
 
 namespace openge {
 namespace {

@@ -11,7 +11,6 @@
 #include "aoe/knowledge_base.h"
 #include "aoe/tuned_selection.h"
 #include "aoe/tuning_space.h"
-#include "dump/exception_dump.h"
 #include "graph_dump/graph_dumper.h"
 #include "runtime/precision_report.h"
 #include "logging/log.h"
@@ -22,7 +21,7 @@
 #include "runtime/compile_log.h"
 #include "runtime/control_flow.h"
 #include "runtime/memory_plan.h"
-#include "runtime/node_eval.h"
+#include "ops/node_eval.h"
 #include "runtime/branch_schedule.h"
 #include "runtime/op_grain.h"
 #include "base/omp_threads.h"
@@ -89,8 +88,8 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   // Measured by select_kernels when the first node whose decision depends on it comes up: a graph
   // of only tiny or only large nodes does not pay the 10 ms probe.
   exe->grain_pending_ = pinned_grain <= 0 && exe->num_threads_ > 1;
+  exe->failure_hook_ = options.failure_hook;
   if (options.config) {
-    exe->exception_dumper_ = dump::ExceptionDumper::from_options(*options.config);
     exe->stream_sync_timeout_ms_ = options.config->get_int("stream_sync_timeout", -1);
   }
   Graph& g = exe->graph_;
@@ -124,7 +123,7 @@ Result<std::unique_ptr<Executable>> Executable::compile(Graph graph, const std::
   if (options.stages == CompileStages::kRewriteOnly) return exe;
   // The final graph dump and an exception dump write constants (weights included): then nothing
   // is dropped.
-  exe->release_packed_constants_ = options.release_packed_constants && !exe->exception_dumper_ && !dump.active();
+  exe->release_packed_constants_ = options.release_packed_constants && !exe->failure_hook_ && !dump.active();
   // AOE (aoe_config.*): the knowledge base's variants, and operator tuning under aoe_mode 2.
   const double select_start = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   auto tuning_settings = aoe::read_tuning_settings(options.config.get(), options.aoe_repetitions);

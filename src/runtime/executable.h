@@ -13,12 +13,13 @@
 
 #include "aoe/tuning_stats.h"
 #include "ir/graph.h"
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 #include "ops/activation_format.h"
 #include "ops/op_registry.h"
 #include "passes/fusion_result.h"
 #include "precision/precision_pass.h"
 #include "runtime/branch_schedule.h"
+#include "runtime/node_failure_hook.h"
 #include "runtime/op_grain.h"
 #include "runtime/thread_plan.h"
 
@@ -27,7 +28,6 @@ namespace openge {
 namespace options { class OptionSet; }
 namespace aoe { class TunedSelection; }
 namespace graph_dump { class GraphDumper; }
-namespace dump { class ExceptionDumper; }
 class ControlFlowNode;  // runtime/control_flow.h
 struct RunState;        // runtime/run_state.h
 
@@ -69,6 +69,9 @@ struct CompileOptions {
   // Whether the runs use the thread team at all (runtime/thread_plan.h): timed at compile for a
   // small graph with a measured grain, or fixed by the caller.
   ThreadPlanChoice thread_plan = ThreadPlanChoice::kCalibrate;
+  // Told of a node that fails during a run (the session's exception dump, enable_exception_dump);
+  // null: nothing but the error. Subgraphs get the same hook.
+  std::shared_ptr<const NodeFailureHook> failure_hook;
 };
 
 struct PassStat {
@@ -234,7 +237,7 @@ class Executable {
   int num_threads_ = 0;
   ThreadingGrain grain_;
   bool grain_pending_ = false;  // to be measured once a node's decision depends on it
-  std::shared_ptr<const dump::ExceptionDumper> exception_dumper_;  // null: enable_exception_dump=0
+  std::shared_ptr<const NodeFailureHook> failure_hook_;  // null: enable_exception_dump=0
   bool release_packed_constants_ = false;  // for select_kernels (packed_constant_release.h)
   size_t released_constant_bytes_ = 0;
   aoe::TuningStats tuning_stats_;

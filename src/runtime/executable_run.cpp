@@ -13,10 +13,9 @@
 
 #include "base/aligned_memory.h"
 #include "base/omp_threads.h"
-#include "dump/exception_dump.h"
 #include "runtime/control_flow.h"
 #include "runtime/executable.h"
-#include "runtime/node_eval.h"
+#include "ops/node_eval.h"
 #include "runtime/run_state.h"
 
 namespace openge {
@@ -85,14 +84,14 @@ void Executable::drop_run_states() {
 
 Status Executable::node_failed(size_t index, const std::vector<const Tensor*>& inputs,
                                const std::vector<Tensor*>& outputs, const Status& failure, bool kernel_ran) const {
-  if (!exception_dumper_) return failure;
+  if (!failure_hook_) return failure;
   // Two branches of one step may fail at once (runtime/branch_schedule.h): one dump at a time.
   static std::mutex dumping;
   std::lock_guard<std::mutex> lock(dumping);
   const std::vector<const Tensor*> outs(outputs.begin(), outputs.end());
   const CompiledNode& cn = nodes_[index];
   const KernelWorkspace workspace = kernel_ran && cn.kernel ? cn.kernel->last_workspace() : KernelWorkspace{};
-  return exception_dumper_->dump(index, cn, inputs, outs, workspace, failure);
+  return failure_hook_->on_node_failed(index, cn, inputs, outs, workspace, failure);
 }
 
 Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor>& inputs, RunStats* stats,

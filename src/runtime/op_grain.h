@@ -10,7 +10,7 @@
 #pragma once
 #include <cstdint>
 
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 
 namespace openge {
 

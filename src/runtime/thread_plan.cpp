@@ -71,13 +71,13 @@ void Executable::choose_thread_plan(ThreadPlanChoice choice) {
     inputs.emplace_back(value.dtype, *value.shape);
   }
   std::vector<Tensor> outputs;
-  // A timing run that fails is not the user's run: no exception dump for it.
-  std::shared_ptr<const dump::ExceptionDumper> dumper = std::move(exception_dumper_);
+  // A timing run that fails is not the user's run: no exception dump (failure hook) for it.
+  std::shared_ptr<const NodeFailureHook> hook = std::move(failure_hook_);
   struct Restore {
-    std::shared_ptr<const dump::ExceptionDumper>& slot;
-    std::shared_ptr<const dump::ExceptionDumper>& saved;
+    std::shared_ptr<const NodeFailureHook>& slot;
+    std::shared_ptr<const NodeFailureHook>& saved;
     ~Restore() { slot = std::move(saved); }
-  } restore{exception_dumper_, dumper};
+  } restore{failure_hook_, hook};
   auto timed_run = [&]() -> double {
     const auto t0 = std::chrono::steady_clock::now();
     const Status ran = run_into(inputs, outputs);

@@ -19,7 +19,7 @@
 #include "passes/channels_last_layout_pass.h"
 #include "options/options_test_util.h"
 #include "runtime/executable.h"
-#include "runtime/random_inputs.h"
+#include "io/random_inputs.h"
 
 namespace openge::aoe {
 namespace {

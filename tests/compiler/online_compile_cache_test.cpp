@@ -12,7 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "compiler/sha256.h"
+#include "base/sha256.h"
 #include "fused_model_test_util.h"
 #include "paths/artifact_paths.h"
 
@@ -214,7 +214,7 @@ TEST(OpCompilerCache, NPU_14_15_CollectPathCompilesOnlineAndCollectsEachKernelsB
     if (e.path().extension() != ".json") continue;
     const auto j = nlohmann::json::parse(read_text(e.path().string()));
     const std::string so = collect + "/" + j.at("binFileName").get<std::string>() + ".so";
-    auto sha = compiler::sha256_file(so);
+    auto sha = sha256_file(so);
     ASSERT_TRUE(sha.ok()) << so;
     EXPECT_EQ(j.at("sha256"), sha->sha256);
   }

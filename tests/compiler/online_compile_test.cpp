@@ -13,7 +13,7 @@
 #include "compiler/codegen_eltwise.h"
 #include "compiler/kernel_meta.h"
 #include "compiler/online_compiler.h"
-#include "compiler/sha256.h"
+#include "base/sha256.h"
 #include "compiler/toolchain.h"
 #include "fused_model_test_util.h"
 
@@ -218,7 +218,7 @@ TEST(OnlineCompiler, OPT_op_debug_level_2_Compiles_KernelMetaUnderDebugDir) {
     EXPECT_GE(j.at("blockDim").get<int>(), 1);
     EXPECT_TRUE(j.contains("workspace"));
     ASSERT_TRUE(fs::exists(meta + "/" + base + ".so"));
-    auto sha = compiler::sha256_file(meta + "/" + base + ".so");
+    auto sha = sha256_file(meta + "/" + base + ".so");
     ASSERT_TRUE(sha.ok());
     EXPECT_EQ(j.at("sha256"), sha->sha256);
     EXPECT_TRUE(fs::exists(meta + "/" + base + ".cce")) << "level 1 keeps the source";

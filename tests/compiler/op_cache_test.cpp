@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 
 #include "cache_test_util.h"
-#include "compiler/sha256.h"
+#include "base/sha256.h"
 #include "logging/log.h"
 #include "options/config_files.h"
 #include "options/options_test_util.h"

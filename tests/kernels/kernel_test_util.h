@@ -8,9 +8,9 @@
 #include <random>
 #include <vector>
 
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 #include "openge/half.h"
-#include "runtime/node_eval.h"
+#include "ops/node_eval.h"
 
 namespace openge::testing {
 

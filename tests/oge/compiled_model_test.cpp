@@ -13,7 +13,7 @@
 #include "../compiler/fused_model_test_util.h"
 #include "../frontend/matmul_model_util.h"
 #include "oge_test_models.h"
-#include "oge/cpu_features.h"
+#include "base/cpu_features.h"
 #include "oge/oge_file.h"
 #include "openge/compile.h"
 #include "options/option_set.h"

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ir/graph.h"
-#include "runtime/node_eval.h"
+#include "ops/node_eval.h"
 
 namespace openge::testing {
 

@@ -11,7 +11,7 @@
 
 #include "ir/graph.h"
 #include "passes/pass.h"
-#include "runtime/node_eval.h"
+#include "ops/node_eval.h"
 
 namespace openge::testing {
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dump/exception_dump.h"
 #include "openge/session.h"
 #include "options/option_set.h"
 #include "runtime/demo_run_util.h"
@@ -105,6 +106,8 @@ Result<std::unique_ptr<Executable>> compile(Graph g, bool release, std::shared_p
   CompileOptions co;
   co.num_threads = 1;
   co.release_packed_constants = release;
+  // As the session does: the exception dump is the compile's failure hook.
+  if (config) co.failure_hook = dump::ExceptionDumper::from_options(*config);
   co.config = std::move(config);
   return Executable::compile(std::move(g), {{kRows, kDepth}}, co);
 }

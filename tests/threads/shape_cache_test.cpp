@@ -1,4 +1,4 @@
-// The per-shape compiled-graph cache (runtime/shape_cache.h) under concurrency: a run of a
+// The per-shape compiled-graph cache (session/shape_cache.h) under concurrency: a run of a
 // compiled shape goes on while another shape's compile is held in progress, one shape is
 // compiled once however many threads ask for it at once, and the cache keeps at most its
 // capacity, dropping the least recently used. Real graphs compiled by Executable::compile; the
@@ -13,7 +13,7 @@
 #include "frontend/onnx_loader.h"
 #include "options/option_table.h"
 #include "runtime/executable.h"
-#include "runtime/shape_cache.h"
+#include "session/shape_cache.h"
 #include "threads/relu_model.h"
 
 namespace openge {

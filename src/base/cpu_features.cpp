@@ -1,6 +1,6 @@
-#include "oge/cpu_features.h"
+#include "base/cpu_features.h"
 
-namespace openge::oge {
+namespace openge {
 
 std::vector<std::string> cpu_features() {
   // One row per feature; __builtin_cpu_supports needs a literal. The names are those both GCC 12
@@ -29,4 +29,4 @@ std::vector<std::string> cpu_features() {
   return present;
 }
 
-}  // namespace openge::oge
+}  // namespace openge

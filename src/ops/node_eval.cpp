@@ -1,4 +1,4 @@
-#include "runtime/node_eval.h"
+#include "ops/node_eval.h"
 
 #include "base/size_limit.h"
 

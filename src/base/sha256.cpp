@@ -1,4 +1,4 @@
-#include "compiler/sha256.h"
+#include "base/sha256.h"
 
 #include <openssl/evp.h>
 
@@ -8,7 +8,7 @@
 #include <memory>
 #include <unistd.h>
 
-namespace openge::compiler {
+namespace openge {
 namespace {
 
 struct CtxFree {
@@ -71,4 +71,4 @@ Result<FileDigest> sha256_file(const std::string& path) {
   return out;
 }
 
-}  // namespace openge::compiler
+}  // namespace openge

@@ -7,7 +7,7 @@
 
 #include "openge/status.h"
 
-namespace openge::compiler {
+namespace openge {
 
 std::string sha256_hex(std::string_view data);
 
@@ -18,4 +18,4 @@ struct FileDigest {
 // Reads the file in chunks (no size limit applies: nothing is held in memory).
 Result<FileDigest> sha256_file(const std::string& path);
 
-}  // namespace openge::compiler
+}  // namespace openge

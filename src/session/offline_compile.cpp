@@ -13,7 +13,7 @@
 #include "openge/compile.h"
 #include "options/option_set.h"
 #include "runtime/executable.h"
-#include "runtime/oge_debug_info.h"
+#include "session/oge_debug_info.h"
 
 namespace openge {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "openge/status.h"
 
-namespace openge::paths {
+namespace openge {
 
 // `p` if absolute, else cwd/p; "" stays "".
 std::string resolve_against(const std::string& cwd, const std::string& p);
@@ -16,4 +16,4 @@ enum class Access { kReadWrite, kReadWriteExecute };
 // `access` to this process. Errors say which of these failed.
 Status ensure_directory(const std::string& dir, bool create, Access access);
 
-}  // namespace openge::paths
+}  // namespace openge

@@ -1,4 +1,4 @@
-#include "runtime/shape_cache.h"
+#include "session/shape_cache.h"
 
 #include <chrono>
 

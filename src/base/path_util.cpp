@@ -1,11 +1,11 @@
-#include "paths/path_util.h"
+#include "base/path_util.h"
 
 #include <unistd.h>
 
 #include <filesystem>
 #include <system_error>
 
-namespace openge::paths {
+namespace openge {
 namespace fs = std::filesystem;
 
 std::string resolve_against(const std::string& cwd, const std::string& p) {
@@ -32,4 +32,4 @@ Status ensure_directory(const std::string& dir, bool create, Access access) {
   return Status::Ok();
 }
 
-}  // namespace openge::paths
+}  // namespace openge

@@ -1,6 +1,6 @@
-#include "runtime/explain_precision.h"
+#include "session/explain_precision.h"
 
-#include "runtime/random_inputs.h"
+#include "io/random_inputs.h"
 
 namespace openge {
 

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-namespace openge::oge {
+namespace openge {
 
 // The features this CPU has, in a fixed order (names as GCC's __builtin_cpu_supports spells them).
 std::vector<std::string> cpu_features();
 
-}  // namespace openge::oge
+}  // namespace openge

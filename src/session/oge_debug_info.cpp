@@ -1,4 +1,4 @@
-#include "runtime/oge_debug_info.h"
+#include "session/oge_debug_info.h"
 
 #include <nlohmann/json.hpp>
 

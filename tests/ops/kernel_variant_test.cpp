@@ -1,10 +1,10 @@
-// The kernel variants AOE tuning chooses among (kernels/kernel_variant.h): each one the factories
+// The kernel variants AOE tuning chooses among (ops/kernel_variant.h): each one the factories
 // build computes what the reference (AI CPU) kernel computes, and the text form reads back.
 #include <gtest/gtest.h>
 
-#include "kernels/compiled_kernel.h"
+#include "ops/kernel.h"
 #include "kernels/kernel_test_util.h"
-#include "oge/cpu_features.h"
+#include "base/cpu_features.h"
 #include "ops/op_test_util.h"
 
 namespace openge::testing {
@@ -22,7 +22,7 @@ std::unique_ptr<CompiledKernel> build(const Node& node, const std::vector<const 
 }
 
 bool has_feature(const std::string& f) {
-  const auto all = oge::cpu_features();
+  const auto all = cpu_features();
   return std::find(all.begin(), all.end(), f) != all.end();
 }
 

@@ -1,4 +1,4 @@
-#include "runtime/random_inputs.h"
+#include "io/random_inputs.h"
 
 #include <random>
 

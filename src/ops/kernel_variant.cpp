@@ -1,4 +1,4 @@
-#include "kernels/kernel_variant.h"
+#include "ops/kernel_variant.h"
 
 #include <array>
 #include <utility>

@@ -9,7 +9,7 @@
 
 #include "openge/tensor.h"
 
-namespace openge::compiler {
+namespace openge {
 
 struct OperandPattern {
   int64_t div = 1;
@@ -49,4 +49,4 @@ inline std::optional<OperandPattern> operand_pattern(const Shape& in, const Shap
   return p;
 }
 
-}  // namespace openge::compiler
+}  // namespace openge

@@ -1,4 +1,4 @@
-// A kernel chosen for one node of a compiled graph. It is created once when the graph is
+// The kernel contract: the object chosen for one node of a compiled graph. It is created once when the graph is
 // compiled (oneDNN primitives, packed weights …) and then run for every inference, possibly
 // from several runs of the same Executable at once, so run() must not mutate shared state.
 #pragma once
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "ir/graph.h"
-#include "kernels/kernel_variant.h"
+#include "ops/kernel_variant.h"
 #include "ops/op_context.h"
 
 namespace openge {

@@ -11,6 +11,7 @@
 #include "base/guard.h"
 #include "base/size_limit.h"
 #include "dump/data_dumper.h"
+#include "dump/exception_dump.h"
 #include "frontend/onnx_loader.h"
 #include "logging/log.h"
 #include "oge/oge_compat.h"
@@ -19,11 +20,11 @@
 #include "precheck/check_report.h"
 #include "profiling/profiler.h"
 #include "runtime/executable.h"
-#include "runtime/external_weights.h"
-#include "runtime/observer_pair.h"
+#include "session/external_weights.h"
+#include "session/observer_pair.h"
 #include "runtime/packed_constant_release.h"
 #include "runtime/precision_report.h"
-#include "runtime/shape_cache.h"
+#include "session/shape_cache.h"
 
 namespace openge {
 
@@ -49,6 +50,9 @@ struct Session::Impl {
   std::unique_ptr<profiling::Profiler> profiler;
   // Data Dump / overflow detection (dump_config.*); null while both are off.
   std::unique_ptr<dump::DataDumper> dumper;
+  // The exception dump (enable_exception_dump) every compiled graph tells of a failing node; null
+  // while it is off.
+  std::shared_ptr<const NodeFailureHook> failure_hook;
   uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;  // option max_tensor_bytes
   std::string source;  // graph.source, read without graph_mutex
 
@@ -212,6 +216,7 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
         impl->graph.name.empty() ? std::filesystem::path(name).stem().string() : impl->graph.name;
     impl->dumper = std::make_unique<dump::DataDumper>(std::move(*dumping), model_name);
   }
+  if (options.config) impl->failure_hook = dump::ExceptionDumper::from_options(*options.config);
   OPENGE_LOG_INFO("GE", "model " + name + " loaded: " + std::to_string(impl->graph.nodes.size()) + " nodes, opset " +
                             std::to_string(impl->graph.opset));
   return std::unique_ptr<Session>(new Session(std::move(impl)));
@@ -245,6 +250,7 @@ Status Session::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
       co.use_aicore = impl_->options.use_aicore;
       co.run_passes = impl_->options.run_passes;
       co.config = impl_->options.config;
+      co.failure_hook = impl_->failure_hook;
       co.stages = impl_->precompiled ? CompileStages::kPrecompiled : CompileStages::kAll;
       // A Data Dump writes node inputs, weights included: then the compiled graph keeps them all.
       co.release_packed_constants = !impl_->dumper;

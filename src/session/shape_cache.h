@@ -22,7 +22,7 @@ namespace openge {
 class Executable;
 
 // The default of option compiled_shape_cache_size (its row in src/options/option_table.cpp says
-// the same; tests/runtime/shape_cache_test.cpp checks).
+// the same; tests/session/shape_cache_test.cpp checks).
 inline constexpr int64_t kDefaultShapeCacheSize = 8;
 
 class ShapeCache {

@@ -1,4 +1,4 @@
-#include "runtime/external_weights.h"
+#include "session/external_weights.h"
 
 #include <fcntl.h>
 #include <malloc.h>

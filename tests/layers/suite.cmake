@@ -1,0 +1,8 @@
+# The layer table of docs/ARCHITECTURE.md ("Layers") holds for every include of src/, tools/ and
+# python/src/, and the check catches a planted forbidden include.
+set(OPENGE_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with the onnx and numpy modules (tests)")
+add_test(NAME layer_check COMMAND ${OPENGE_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/check_layers.py
+                                  --root ${PROJECT_SOURCE_DIR})
+add_test(NAME layer_check_catches_planted_include
+         COMMAND ${OPENGE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_planted_include.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(layer_check layer_check_catches_planted_include PROPERTIES TIMEOUT 120 LABELS layers)
