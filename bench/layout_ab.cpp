@@ -18,7 +18,7 @@
 #include "latency_stats.h"
 #include "passes/channels_last_layout_pass.h"
 #include "profiling/profiler.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace {
 
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     passes::ScopedNc1hwc0Regions form(f == 0 ? passes::Nc1hwc0Regions::kNever : passes::Nc1hwc0Regions::kAlways);
     CompileOptions co;
     co.num_threads = args.threads;
-    auto exe = Executable::compile(std::move(graph.value()), {input.shape()}, co);
+    auto exe = compiler::compile(std::move(graph.value()), {input.shape()}, co);
     if (!exe.ok()) return die(exe.status().message());
     forms[f] = std::move(exe.value());
   }

@@ -18,7 +18,7 @@
 #include "frontend/onnx_loader.h"
 #include "latency_stats.h"
 #include "profiling/profiler.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace {
 
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   const Tensor input = std::move(loaded.value());
   CompileOptions co;
   co.num_threads = threads;
-  auto exe = Executable::compile(std::move(graph.value()), {input.shape()}, co);
+  auto exe = compiler::compile(std::move(graph.value()), {input.shape()}, co);
   if (!exe.ok()) return die(exe.status().message());
 
   const fs::path out = fs::temp_directory_path() / ("openge_overhead_" + std::to_string(::getpid()));

@@ -10,7 +10,7 @@
 #include "model_inputs.h"
 #include "session_flags.h"
 #include "session/explain_precision.h"
-#include "runtime/precision_report.h"
+#include "compiler/precision_report.h"
 
 namespace openge::cli {
 namespace {

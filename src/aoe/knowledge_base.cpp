@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "compiler/op_cache_entry.h"
+#include "io/file_lock.h"
 #include "base/sha256.h"
 #include "io/atomic_file.h"
 #include "base/cpu_features.h"
@@ -183,7 +183,7 @@ std::string KnowledgeBase::serialize(const std::map<std::string, KnowledgeEntry>
 }
 
 Status KnowledgeBase::save() const {
-  auto lock = compiler::CacheLock::acquire(path_ + ".lock", /*exclusive=*/true);
+  auto lock = FileLock::acquire(path_ + ".lock", /*exclusive=*/true);
   if (!lock.ok()) return lock.status().with_context("AOE knowledge base " + path_);
   // Entries another tuning process saved since this one loaded stay; this run's results win.
   std::map<std::string, KnowledgeEntry> merged = load(path_).entries_;

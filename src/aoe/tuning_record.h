@@ -1,6 +1,6 @@
 // The record of one tuning run (ENV-2: task name, tuning time, model and operator times before
 // and after, knowledge-base hits), in the layout of CANN's operator-tuning result
-// (CANN_FORMATS.md 7.2): aoe_result_opat_<YYYYmmddHHMMSSmmm>_pid<pid>.json in the aoe_data
+// (docs/FORMATS.md, "AOE: tuning records"): aoe_result_opat_<YYYYmmddHHMMSSmmm>_pid<pid>.json in the aoe_data
 // folder, one object {"report_<timestamp>_<tid>": [{"basic": ...}, {"OPAT": ...}]}, written
 // atomically.
 #pragma once

@@ -4,7 +4,7 @@
 // BadResultAccess, dnnl::error from oneDNN, google::protobuf::FatalException from protobuf.
 // guard_exceptions runs a function returning Status or Result<T> and turns any exception that
 // escapes it into an error Status whose message starts with `what`, so the process never
-// terminates on a hostile model. Used around Session::open/run, Executable::compile and each
+// terminates on a hostile model. Used around Session::open/run, compiler::compile and each
 // node's inference and kernel (where the message can name the node).
 #pragma once
 #include <exception>

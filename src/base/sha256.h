@@ -1,5 +1,5 @@
 // SHA-256 (OpenSSL's libcrypto) as lower-case hex: the compile cache's keys and its entries'
-// manifests, and the sha256 of kernel_meta's .json (CANN_FORMATS.md §4).
+// manifests, and the sha256 of kernel_meta's .json (docs/FORMATS.md, "kernel_meta").
 #pragma once
 #include <cstdint>
 #include <string>

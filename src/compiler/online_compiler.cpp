@@ -185,7 +185,7 @@ Result<JitSettings> read_jit_settings(const options::OptionSet* config, bool dyn
 Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::vector<KernelRequest>& requests,
                                                                      const JitSettings& settings,
                                                                      const CodegenOptions* test_codegen,
-                                                                     CompileReport* report) {
+                                                                     KernelBuildCounts* report) {
   std::vector<std::unique_ptr<CompiledKernel>> kernels;
   if (requests.empty()) return kernels;
   const auto started = std::chrono::steady_clock::now();
@@ -273,7 +273,7 @@ Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::
       progress.step(job.cached);
     }
   });
-  CompileReport counts;
+  KernelBuildCounts counts;
   counts.kernels = static_cast<int>(jobs.size());
   for (const KernelJob& job : jobs) {
     if (!job.status.ok()) return job.status.with_context("node '" + job.spec.node_name + "'");

@@ -72,7 +72,7 @@ struct KernelRequest {
   Shape output_shape;
 };
 
-struct CompileReport {
+struct KernelBuildCounts {
   int kernels = 0;   // distinct kernels
   int compiled = 0;  // built by the compiler now
   int cached = 0;    // served from the operator compile cache
@@ -93,6 +93,6 @@ Result<KernelSource> describe_kernel(const KernelRequest& request, const JitSett
 Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::vector<KernelRequest>& requests,
                                                                      const JitSettings& settings,
                                                                      const CodegenOptions* test_codegen = nullptr,
-                                                                     CompileReport* report = nullptr);
+                                                                     KernelBuildCounts* report = nullptr);
 
 }  // namespace openge::compiler

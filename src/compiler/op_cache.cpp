@@ -13,6 +13,7 @@
 #include <set>
 
 #include "compiler/op_cache_entry.h"
+#include "io/file_lock.h"
 #include "base/sha256.h"
 #include "logging/log.h"
 #include "options/option_set.h"
@@ -196,7 +197,7 @@ Result<OpCache> OpCache::at(const std::string& root, CacheMode mode, const std::
   c.limits_ = limits;
   c.shared_ = std::make_shared<Shared>();
   if (mode == CacheMode::kDisable) return c;
-  // Limits apply per chip (CANN_FORMATS.md §6): one folder per SoC below the cache folder.
+  // Limits apply per chip (docs/FORMATS.md, "Compile cache"): one folder per SoC below the cache folder.
   const std::string soc = soc_version.empty() || soc_version.find('/') != std::string::npos ? "default_soc" : soc_version;
   c.root_ = root;
   c.soc_dir_ = join(root, soc);
@@ -218,7 +219,7 @@ Result<CacheOutcome> OpCache::get_or_build(const KernelKey& key,
     reason = "mode force";  // OPT-op_compiler_cache_mode-4: recompiled and re-cached
   } else {
     {
-      auto lock = CacheLock::acquire(join(root_, kLockName), /*exclusive=*/false);
+      auto lock = FileLock::acquire(join(root_, kLockName), /*exclusive=*/false);
       if (!lock.ok()) return lock.status();
       reason = check_entry(so, manifest, digest);
       // The last use, for aging; touched under the lock, so no aging pass removes the entry
@@ -283,7 +284,7 @@ Result<CacheOutcome> OpCache::build_and_publish(const KernelKey& key, const std:
   const std::string so = join(soc_dir_, digest + ".so"), manifest = join(soc_dir_, digest + ".json");
   {
     // Shared object first, manifest last: until the manifest lands, readers see a miss.
-    auto lock = CacheLock::acquire(join(root_, kLockName), /*exclusive=*/true);
+    auto lock = FileLock::acquire(join(root_, kLockName), /*exclusive=*/true);
     if (!lock.ok()) {
       discard();
       return lock.status();

@@ -48,7 +48,7 @@ struct CacheOutcome {
 
 enum class CacheMode { kEnable, kDisable, kForce };
 
-// What aging keeps (OPT-op_compiler_cache_mode-10..15, CANN_FORMATS.md §6).
+// What aging keeps (OPT-op_compiler_cache_mode-10..15, docs/FORMATS.md, "Compile cache").
 struct CacheLimits {
   int64_t max_bytes = int64_t{500} << 20;
   int remain_ratio_percent = 50;

@@ -1,4 +1,4 @@
-// Aging of the compile cache (OPT-op_compiler_cache_mode-10..15, CANN_FORMATS.md §6): when a SoC
+// Aging of the compile cache (OPT-op_compiler_cache_mode-10..15, docs/FORMATS.md, "Compile cache"): when a SoC
 // folder is over its size limit, entries unused for 30 minutes are deleted, least recently used
 // first, until the folder is down to the kept share of the limit. Entries used more recently stay
 // even when the folder remains over the limit (a compile in progress is never interrupted).
@@ -14,6 +14,7 @@
 
 #include "compiler/op_cache.h"
 #include "compiler/op_cache_entry.h"
+#include "io/file_lock.h"
 #include "logging/log.h"
 #include "paths/artifact_paths.h"
 
@@ -49,7 +50,7 @@ bool abandoned_temp(const std::string& name, fs::file_time_type mtime) {
 
 Result<int> OpCache::age_entries() const {
   if (mode_ == CacheMode::kDisable) return 0;
-  auto lock = CacheLock::acquire((fs::path(root_) / ".op_cache.lock").string(), /*exclusive=*/true);
+  auto lock = FileLock::acquire((fs::path(root_) / ".op_cache.lock").string(), /*exclusive=*/true);
   if (!lock.ok()) return lock.status();
 
   std::map<std::string, EntryFiles> entries;  // by digest

@@ -73,20 +73,4 @@ Status write_new_file(const std::string& path, const std::string& contents) {
   return Status::Ok();
 }
 
-Result<CacheLock> CacheLock::acquire(const std::string& lock_path, bool exclusive) {
-  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return io_error("cannot open the compile cache lock " + lock_path + ": " + std::strerror(errno));
-  while (::flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0) {
-    if (errno == EINTR) continue;
-    const int err = errno;
-    ::close(fd);
-    return io_error("cannot lock " + lock_path + ": " + std::strerror(err));
-  }
-  return CacheLock(fd);
-}
-
-CacheLock::~CacheLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
-}
-
 }  // namespace openge::compiler

@@ -1,5 +1,5 @@
 // One compile-cache entry on disk: the shared object, its manifest (the entry's commit record),
-// the check that they match, and the flock that serialises writers of one cache folder.
+// and the check that they match (io/file_lock.h serialises writers of one cache folder).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -23,20 +23,5 @@ std::string check_entry(const std::string& so_path, const std::string& manifest_
 
 // Creates `path` (which must not exist) with `contents`; on any error removes it again.
 Status write_new_file(const std::string& path, const std::string& contents);
-
-// flock(2) on a lock file, held while the object lives. Processes and threads (each lock opens
-// its own descriptor) exclude each other; a killed holder releases it with its descriptors.
-class CacheLock {
- public:
-  static Result<CacheLock> acquire(const std::string& lock_path, bool exclusive);
-  CacheLock(CacheLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  CacheLock& operator=(CacheLock&&) = delete;
-  CacheLock(const CacheLock&) = delete;
-  ~CacheLock();
-
- private:
-  explicit CacheLock(int fd) : fd_(fd) {}
-  int fd_ = -1;
-};
 
 }  // namespace openge::compiler

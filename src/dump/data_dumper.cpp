@@ -189,7 +189,7 @@ Status DataDumper::end_iteration(std::unique_ptr<RunObserver> observer) {
     const size_t before = overflow_op_types_.size();
     for (const Overflow& o : run->overflows) overflow_op_types_.insert(o.blacklist.begin(), o.blacklist.end());
     if (overflow_op_types_.size() != before) {
-      // modify_mixlist format (CANN_FORMATS.md §8), read by src/precision/ (option modify_mixlist).
+      // The modify_mixlist option's format (docs/FORMATS.md, "Mixed-precision lists"), read by src/precision/.
       nlohmann::json mixlist = {{"black-list", {{"to-add", overflow_op_types_}}}};
       DumpJob job;
       job.dir = session_dir_;

@@ -24,7 +24,7 @@ Result<std::optional<DumpConfig>> dump_config_from_options(const options::Option
   c.dump_path = paths::resolve_artifact(paths::ArtifactKind::kDataDump, o, paths::RunIds::current()).path;
   c.device_id = o.device_id();
   if (debug) {
-    // dump_step / dump_mode / dump_data / dump_layer are read only with enable_dump (CANN_FORMATS §1.4).
+    // dump_step/mode/data/layer are read only with enable_dump (docs/FORMATS.md, "Options: names and value rules").
     const std::string mode = o.get("dump_config.dump_debug_mode");
     c.overflow_bits = mode == "aicore_overflow"   ? kAicoreOverflow
                       : mode == "atomic_overflow" ? kAtomicOverflow

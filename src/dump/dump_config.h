@@ -18,7 +18,7 @@ namespace openge::dump {
 enum class DumpMode { kInput, kOutput, kAll };
 enum class DumpData { kTensor, kStats };
 
-// GE's op_debug_mode bits (CANN_FORMATS.md §5.3): aicore_overflow = 1, atomic_overflow = 2, all = 3.
+// GE's op_debug_mode bits, all = 3 (docs/FORMATS.md, "Data Dump: overflow detection").
 enum OverflowBits : unsigned { kAicoreOverflow = 1, kAtomicOverflow = 2 };
 
 struct DumpConfig {

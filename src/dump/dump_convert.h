@@ -1,5 +1,5 @@
 // `openge dump convert DIR --to npy`: every dump file under DIR becomes one .npy per tensor,
-// named as msprobe names them (CANN_FORMATS.md §5.3):
+// named as msprobe names them (docs/FORMATS.md, "Data Dump: .npy conversion"):
 //   <dump file>.<input|output>.<slot>.<FORMAT>.<dtype>.npy     e.g. Conv.conv1.0.0.1733....output.0.NCHW.float32.npy
 // bfloat16 tensors become float32 (NumPy has no bfloat16, as msprobe does).
 #pragma once

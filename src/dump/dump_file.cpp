@@ -17,7 +17,7 @@ namespace pb = toolkit::dumpdata;
 
 namespace {
 
-// OpenGE dtypes and CANN's OutputDataType (CANN_FORMATS.md §5.3).
+// OpenGE dtypes and CANN's OutputDataType (docs/FORMATS.md, "Data Dump: dump_data.proto header").
 struct DTypeRow {
   DType dtype;
   pb::OutputDataType cann;

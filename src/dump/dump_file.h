@@ -1,4 +1,4 @@
-// One Data Dump file in the layout CANN's tools read (CANN_FORMATS.md §5.3):
+// One Data Dump file in the layout CANN's tools read (docs/FORMATS.md, "Data Dump: file layout"):
 //   [uint64 little-endian header length][DumpData protobuf][input bytes...][output bytes...]
 //   [buffer bytes...]
 // Each tensor's bytes follow the header in order (inputs, outputs, then the buffers: an exception

@@ -1,7 +1,7 @@
 // Exception dump (enable_exception_dump, NPU_COLLECT_PATH; NPU-6..13, ENV-26/27): when an
 // operator fails during a run (its kernel reports bad data, its run-time inference fails, or
 // stream_sync_timeout expires while it runs), its inputs, outputs and workspace are written, in
-// the Data Dump file layout (dump_file.h, CANN_FORMATS.md §5.3; the workspace is one OpBuffer), to
+// the Data Dump file layout (dump_file.h, docs/FORMATS.md, "Data Dump: file layout"; the workspace is one OpBuffer), to
 //   <NPU_COLLECT_PATH | ASCEND_WORK_PATH | working directory>/extra-info/data-dump/<device_id>/
 //       {op_type}.{op_name}.{task_id}.{stream_id}.{timestamp_us}
 // with every missing folder created 0700 (the files hold user data, NPU-7). Level 1 (L1, the

@@ -1,5 +1,5 @@
 // Per-tensor statistics of the stats Data Dump (dump_data=stats, OPT-dump_config.dump_data-2)
-// and their CSV file, in the column names of CANN's device-side stats (CANN_FORMATS.md §5.3).
+// and their CSV file, in the column names of CANN's device-side stats (docs/FORMATS.md, "Data Dump: stats CSV").
 #pragma once
 #include <cstdint>
 #include <string>

@@ -1,11 +1,11 @@
-// Graph dumps of a compile (DUMP_GE_GRAPH, DUMP_GRAPH_LEVEL, ENV-24/25, CANN_FORMATS.md §7.3):
+// Graph dumps of a compile (DUMP_GE_GRAPH, DUMP_GRAPH_LEVEL, ENV-24/25, docs/FORMATS.md, "Graph dumps"):
 // one dump per compile stage, as GE names them, into DUMP_GRAPH_PATH >
 // NPU_COLLECT_PATH/${pid}_${device_id} > ASCEND_WORK_PATH/${pid}_${device_id} > the working
 // directory (docs/DECISIONS.md, AMB-41). Each dump is two files with GE's file-name pattern and
 // one index: ge_onnx_<index>_graph_<graph id>_<stage>.onnx (binary ONNX) and .pbtxt (the same
 // model as protobuf text, without the weights' bytes).
 //
-// Executable::compile makes one GraphDumper and calls dump() after each stage; without
+// The compile pipeline (compiler/pipeline.cpp) makes one GraphDumper and calls dump() after each stage; without
 // DUMP_GE_GRAPH a call only logs the stage (debug level, and the atrace ring).
 #pragma once
 #include <string>

@@ -1,6 +1,6 @@
 // The IR graph as an ONNX model, for graph dumps (DUMP_GE_GRAPH): the nodes of a compile stage
 // with their attributes, the inferred dtype and shape of every value, and the weights, at the
-// three detail levels of GE's DumpLevel (CANN_FORMATS.md §7.3).
+// three detail levels of GE's DumpLevel (docs/FORMATS.md, "Graph dumps").
 #pragma once
 #include <cstdint>
 #include <optional>

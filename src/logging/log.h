@@ -1,4 +1,4 @@
-// The engine's one logger (CANN's application log, "plog", CANN_FORMATS.md §12). Every component
+// The engine's one logger (CANN's application log, "plog", docs/FORMATS.md, "Logs: plog and atrace"). Every component
 // logs through this small interface; spdlog stays inside log.cpp so that including this header
 // costs nothing.
 //

@@ -1,4 +1,4 @@
-// CANN's log line and log file names (CANN_FORMATS.md §12), apart from the logger's state so that
+// CANN's log line and log file names (docs/FORMATS.md, "Logs: plog and atrace"), apart from the logger's state so that
 // the format has one home.
 #pragma once
 #include <chrono>

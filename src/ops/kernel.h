@@ -15,7 +15,7 @@ enum class Engine { kAiCore, kAiCpu };
 inline const char* engine_name(Engine e) { return e == Engine::kAiCore ? "AI_CORE" : "AI_CPU"; }
 
 // Memory a kernel works in besides its inputs and outputs (oneDNN's scratchpad): what an
-// exception dump writes as the failing op's workspace (CANN_FORMATS.md §5.3, OpBuffer).
+// exception dump writes as the failing op's workspace (docs/FORMATS.md, "Exception dump"; one OpBuffer).
 struct KernelWorkspace {
   const void* data = nullptr;
   size_t size = 0;

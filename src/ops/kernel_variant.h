@@ -22,7 +22,7 @@ enum class ActivationLayout : uint8_t { kGraph, kBlocked, kChannelsLast };
 // Constant matmul weights: reordered into the layout oneDNN's primitive prefers (blocked), or
 // kept plain (row-major), which some gemm paths read faster.
 enum class WeightLayout : uint8_t { kPacked, kPlain };
-// Threads of the node: as the grain table decides (runtime/op_grain.h), the whole team, or the
+// Threads of the node: as the grain table decides (compiler/op_grain.h), the whole team, or the
 // calling thread alone.
 enum class ThreadPlan : uint8_t { kByGrain, kTeam, kSingle };
 

@@ -93,7 +93,7 @@ class OptionSetBuilder {
   void warn_deprecated() {
     for (const auto& spec : option_table()) {
       if (!spec.deprecated_by || !set_.user_set(spec.name)) continue;
-      // CANN's TF adapter wording (CANN_FORMATS §1.1).
+      // CANN's TF adapter wording (docs/FORMATS.md, "Options: names and value rules").
       std::string w = "[warning][tf_adapter] Option '" + std::string(spec.name) +
                       "' is deprecated and will be removed in future version. ";
       w += *spec.deprecated_by ? "Please use '" + std::string(spec.deprecated_by) + "' instead."

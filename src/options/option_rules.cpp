@@ -135,7 +135,7 @@ void check_option_rules(const OptionSet& s, std::vector<Problem>& errors, std::v
                                                  ", or a profile under the opp folder ASCEND_OPP_PATH names (unset)"});
   }
 
-  // precision_mode vs precision_mode_v2 (CANN_FORMATS §1.4, AMB-12): not both.
+  // precision_mode vs precision_mode_v2 (docs/FORMATS.md, "Options: names and value rules"; AMB-12): not both.
   if (s.user_set("precision_mode") && s.user_set("precision_mode_v2"))
     errors.push_back({"precision_mode_v2", v2,
                       "'precision_mode' and 'precision_mode_v2' can not be assigned at the same time"});

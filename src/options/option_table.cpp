@@ -1,6 +1,6 @@
 // The option table. Rows follow the page order of npu.global_options() (spec C.1), then the
 // OpenGE additions, then the environment variables of the spec (MISC-18). GE keys come from
-// the TF adapter (CANN_FORMATS.md §1.2).
+// the TF adapter (docs/FORMATS.md, "Options: names and value rules").
 #include "options/option_table.h"
 
 #include <algorithm>
@@ -50,7 +50,7 @@ const OptionSpec kTable[] = {
           "changes how their sums are cut and ordered (they then use one thread); the reference kernels already reduce "
           "each output on one thread in a fixed order. Every run and every --threads gives the same output bits. "
           "0: oneDNN plans for the session's threads (faster at 2+ threads; bits may change with the thread count)",
-          "src/runtime/executable.cpp"),
+          "src/compiler/kernel_selection.cpp"),
      "deterministic computation: repeated runs give identical outputs", "", "OPT-deterministic-1..5"},
     {"memory_config.atomic_clean_policy", "atomic_clean_policy", "ge.exec.atomicCleanPolicy", "", Kind::kInt,
      "0 (clean all at once) or 1 (clean each atomic operator separately)", RANGE(0, 1), "0", nullptr, nullptr,
@@ -303,7 +303,7 @@ const OptionSpec kTable[] = {
      "-1 (no timeout) or a positive number of ms", NORANGE, "-1", nullptr, nullptr,
      DOES("a run still going after this many ms fails, checked after every operator: the error names the operator "
           "that was running, and enable_exception_dump dumps it; -1 never times out",
-          "src/runtime/executable.cpp"),
+          "src/compiler/pipeline.cpp"),
      "stream synchronization timeout (ms)",
      "should exceed HCCL_EXEC_TIMEOUT in cluster training", "OPT-stream_sync_timeout-1..3 MISC-17 AMB-33"},
     {"event_sync_timeout", "", "event_sync_timeout", "", Kind::kTimeoutMs, "-1 (no timeout) or a positive number of ms",
@@ -387,8 +387,8 @@ const OptionSpec kTable[] = {
           "the machine then (about 65,000 on an idle machine, 8,388,608 when another process keeps the other "
           "cores busy); a fixed value gives the same thread plan whatever the load (and a small graph's compile then "
           "does not time the team against one thread)",
-          "src/runtime/executable.cpp"),
-     "the threading grain (src/runtime/op_grain.h)", "", ""},
+          "src/compiler/pipeline.cpp"),
+     "the threading grain (src/compiler/op_grain.h)", "", ""},
     // ---- environment variables (MISC-18) ------------------------------------------------------
     {"ASCEND_WORK_PATH", "", "", "ASCEND_WORK_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr,
      DOES("the root of the artifacts' own folders, each made when first written: profiling data in profiling_data "
@@ -509,7 +509,7 @@ const OptionSpec* find_option(std::string_view name) {
   if (name.empty()) return nullptr;
   for (const auto& s : kTable)
     if (name == s.name || (*s.ge_key && name == s.ge_key) || has_word(s.aliases, name)) return &s;
-  // Leaf names ("enable_dump") as the TF adapter flattens nested groups (CANN_FORMATS §1.1).
+  // Leaf names ("enable_dump"), as the TF adapter flattens groups (docs/FORMATS.md, "Options: names and value rules").
   for (const auto& s : kTable)
     if (std::string_view(s.name).find('.') != std::string_view::npos && leaf_of(s.name) == name) return &s;
   return nullptr;

@@ -19,7 +19,7 @@ std::optional<bool> parse_bool(std::string_view text);
 std::optional<int64_t> parse_int(std::string_view text);
 
 // dump_step: "0|5|10-20" -> {{0,0},{5,5},{10,20}}. At most 100 sets, a < b in a range
-// (GE's DumpProperties rules, CANN_FORMATS §1.5); ranges are inclusive (AMB-17).
+// (GE's DumpProperties rules, docs/FORMATS.md, "Options: names and value rules"); ranges are inclusive (AMB-17).
 Result<std::vector<std::pair<int64_t, int64_t>>> parse_dump_step(std::string_view text);
 
 // stream_max_parallel_num: "DNN_VM_AICPU:10,AIcoreEngine:1" -> engine -> N, N in [1,13].

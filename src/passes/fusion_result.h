@@ -1,4 +1,4 @@
-// fusion_result.json (ENV-31/32, OPT-fusion_switch_file-9, CANN_FORMATS.md §3): FE's record of
+// fusion_result.json (ENV-31/32, OPT-fusion_switch_file-9, docs/FORMATS.md, "fusion_result.json"): FE's record of
 // the fusion rules that acted on each compiled graph, at ASCEND_WORK_PATH/FE/<pid>/ or ./.
 // One JSON object (indent 4) with a key "session_and_graph_id_<session>_<graph>" per graph
 // compiled by this process; under it "graph_fusion" and "ub_fusion" map each pass that matched

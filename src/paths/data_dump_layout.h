@@ -1,4 +1,4 @@
-// Where each Data Dump file goes below dump_config.dump_path (CANN_FORMATS.md §5.2):
+// Where each Data Dump file goes below dump_config.dump_path (docs/FORMATS.md, "Data Dump: folder and file names"):
 //   <dump_path>/<YYYYmmddHHMMSS>/<device_id>/<model_name>/<model_id>/<iteration>/
 //       {op_type}.{op_name}.{task_id}.{stream_id}.{timestamp_us}
 // The root (dump_path) comes from resolve_artifact(ArtifactKind::kDataDump, ...).

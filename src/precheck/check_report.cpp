@@ -12,7 +12,7 @@
 #include "io/atomic_file.h"
 #include "ops/op_registry.h"
 #include "paths/artifact_paths.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace openge::precheck {
 namespace fs = std::filesystem;
@@ -108,7 +108,7 @@ CheckReport check_model(const std::string& path, const void* data, size_t size) 
   }
   CompileOptions co;
   co.num_threads = 1;
-  auto compiled = Executable::compile(std::move(graph.value()), shapes, co);
+  auto compiled = compiler::compile(std::move(graph.value()), shapes, co);
   if (!compiled.ok()) attribute_error(report, compiled.status());
   return report;
 }

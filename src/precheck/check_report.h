@@ -1,5 +1,5 @@
 // The model precheck (ATC --mode=3) and its report, check_result.json (ENV-33..35,
-// CANN_FORMATS.md §7.1): every node in network order, supported or not and why, so that a user
+// docs/FORMATS.md, "Precheck: check_result.json"): every node in network order, supported or not and why, so a user
 // sees every unsupported op at once instead of the loader's first error.
 #pragma once
 #include <string>

@@ -13,7 +13,7 @@ namespace {
 
 const std::string kNA = "N/A";
 
-// Timeline layers (CANN_FORMATS.md §2.4): pid = (process id << 10) | (layer << 5) | device,
+// Timeline layers (docs/FORMATS.md, "Profiling: timeline JSON"): pid = (process id << 10) | (layer << 5) | device,
 // device 31 for host layers. One row per layer; sort index orders them in the viewer.
 struct Layer {
   const char* name;
@@ -145,7 +145,7 @@ std::string cann_format(const TensorDesc& t) {
   return t.shape.size() == 4 ? "NCHW" : t.shape.size() == 5 ? "NCDHW" : "ND";
 }
 
-// "," inside a tensor, ";" between tensors (CANN_FORMATS.md §2.3).
+// "," inside a tensor, ";" between tensors (docs/FORMATS.md, "Profiling: summary CSVs").
 template <class Fn>
 std::string join_tensors(const std::vector<TensorDesc>& ts, Fn&& fn) {
   std::string out;

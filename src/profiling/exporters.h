@@ -1,5 +1,5 @@
 // The exported files of one iteration, as text: CANN's summaries (CSV, column sets of
-// CANN_FORMATS.md §2.3) and timelines (Chrome trace event JSON, numeric ts). Pure functions of
+// docs/FORMATS.md, "Profiling: summary CSVs") and timelines (Chrome trace event JSON, numeric ts). Pure functions of
 // the records, so tests can check them without running a model.
 #pragma once
 #include <string>

@@ -1,5 +1,5 @@
 // Two independent branches at once (issue 13 item 4): in a run at 2 or more threads, nodes too
-// small for a team of threads (runtime/op_grain.h) leave the other core idle. Where the graph has
+// small for a team of threads (compiler/op_grain.h) leave the other core idle. Where the graph has
 // independent branches of such nodes (the two expand convolutions of a fire module, the heads of
 // a detector, the two directions of a tagger), a step runs one branch on the calling thread and
 // the other on a second thread of the OpenMP pool, and joins them before the next step.
@@ -18,7 +18,7 @@ namespace openge {
 struct BranchNode {
   std::vector<int> deps;    // nodes whose outputs it reads (each before it in node order)
   bool can_branch = false;  // may run beside another node: one thread, nothing allocated at run time
-  int64_t cycles = 0;       // estimated work (runtime/op_grain.h)
+  int64_t cycles = 0;       // estimated work (compiler/op_grain.h)
 };
 
 struct RunStep {

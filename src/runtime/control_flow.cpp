@@ -93,14 +93,9 @@ bool has_subgraph(const Node& node) {
 // ---------------------------------------------------------------------------------------------
 // SubgraphPlan
 
-SubgraphPlan::SubgraphPlan(std::shared_ptr<const Graph> graph, CompileOptions options, std::string label)
-    : graph_(std::move(graph)), options_(std::move(options)), label_(std::move(label)) {
-  // A subgraph is compiled again for each new set of input shapes, from the same graph.
-  options_.release_packed_constants = false;
-  // Subgraphs are compiled while the model runs: they use the AOE knowledge base but never tune
-  // (a tuning run is the main graph's compile).
-  options_.aoe_lookup_only = true;
-}
+SubgraphPlan::SubgraphPlan(std::shared_ptr<const Graph> graph, std::shared_ptr<const SubgraphCompiler> compiler,
+                           std::string label)
+    : graph_(std::move(graph)), compiler_(std::move(compiler)), label_(std::move(label)) {}
 
 Result<std::shared_ptr<const Executable>> SubgraphPlan::plan_for(const std::vector<Tensor>& inputs) const {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -134,7 +129,7 @@ Result<std::shared_ptr<const Executable>> SubgraphPlan::plan_for(const std::vect
     entry.shapes.push_back(inputs[i].shape());
   }
   for (Graph::DeclaredType& d : g.declared_outputs) d.shape.reset();
-  auto exe = Executable::compile(std::move(g), entry.shapes, options_);
+  auto exe = compiler_->compile(std::move(g), entry.shapes);
   if (!exe.ok()) return exe.status().with_context(label_);
   entry.exe = std::shared_ptr<const Executable>(std::move(exe.value()));
   plans_.push_front(std::move(entry));
@@ -441,7 +436,7 @@ struct RunnerRow {
 
 Result<std::unique_ptr<ControlFlowNode>> ControlFlowNode::make(const Node& node, int64_t opset,
                                                                std::vector<DType> output_dtypes,
-                                                               const CompileOptions& options) {
+                                                               std::shared_ptr<const SubgraphCompiler> compiler) {
   static const RunnerRow kRunners[] = {
       {"If", &ControlFlowRunners::run_if},
       {"Loop", &ControlFlowRunners::run_loop},
@@ -456,7 +451,7 @@ Result<std::unique_ptr<ControlFlowNode>> ControlFlowNode::make(const Node& node,
   cf->output_dtypes_ = std::move(output_dtypes);
   for (const auto& [name, a] : node.attrs.all())
     if (a.kind == Attribute::Kind::kGraph && a.graph)
-      cf->plans_.emplace_back(name, std::make_unique<SubgraphPlan>(a.graph, options, label_of(node) + " " + name));
+      cf->plans_.emplace_back(name, std::make_unique<SubgraphPlan>(a.graph, compiler, label_of(node) + " " + name));
   return cf;
 }
 

@@ -22,6 +22,12 @@ namespace openge {
 
 Executable::~Executable() = default;
 
+bool Executable::shares_input_storage(size_t s) const {
+  const CompiledNode& cn = nodes_[s];
+  return cn.schema->output_aliases_input && cn.node.outputs[0] >= 0 &&
+         slot_kind_[static_cast<size_t>(cn.node.outputs[0])] == SlotKind::kShared;
+}
+
 std::unique_ptr<RunState> Executable::make_run_state() const {
   const Graph& g = graph_;
   auto state = std::make_unique<RunState>();

@@ -12,7 +12,7 @@
 #include "oge/oge_file.h"
 #include "openge/compile.h"
 #include "options/option_set.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 #include "session/oge_debug_info.h"
 
 namespace openge {
@@ -74,23 +74,24 @@ Result<CompileSummary> compile_model(const std::string& model_path, const std::s
     co.run_passes = options.run_passes;
     co.config = options.config;
     co.stages = CompileStages::kRewriteOnly;
-    auto exe = Executable::compile(std::move(graph.value()), *shapes, co);
+    CompileReport report;
+    auto exe = compiler::compile(std::move(graph.value()), *shapes, co, &report);
     if (!exe.ok()) return exe.status();
     oge::OgeHeader header = oge::current_header();
     header.fusion_passes = options.run_passes;
     header.source_model = std::filesystem::path(model_path).filename().string();
-    for (const std::string& name : (*exe)->shaping_options())
+    for (const std::string& name : report.shaping_options)
       if (auto it = options.config->values().find(name); it != options.config->values().end())
         header.options[name] = it->second.value;
     // NPU_COLLECT_PATH: the compile's record and the fused kernels' sources go into the file (NPU-8).
-    auto debug = oge_debug_sections(**exe, model_nodes, options.config.get());
+    auto debug = oge_debug_sections(**exe, report, model_nodes, options.config.get());
     if (!debug.ok()) return debug.status().with_context("model " + model_path);
     header.debug = std::move(debug.value());
     auto bytes = oge::serialize_oge((*exe)->graph(), header);
     if (!bytes.ok()) return bytes.status().with_context("model " + model_path);
     OPENGE_RETURN_IF_ERROR(write_file_atomically(output_path, *bytes).with_context("--output " + output_path));
     summary.compiled_nodes = (*exe)->graph().nodes.size();
-    for (const PassStat& p : (*exe)->pass_stats())
+    for (const PassStat& p : report.pass_stats)
       if (p.applied > 0) summary.passes_applied.emplace_back(p.name, p.applied);
     summary.options = header.options;
     summary.file_bytes = bytes->size();

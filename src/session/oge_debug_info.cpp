@@ -5,6 +5,7 @@
 #include "compiler/online_compiler.h"
 #include "ops/fused_elementwise.h"
 #include "options/option_set.h"
+#include "compiler/compile_report.h"
 #include "runtime/executable.h"
 
 namespace openge {
@@ -25,10 +26,10 @@ json from_model_nodes(const Node& n, const std::set<std::string>& model_nodes) {
   return model_nodes.count(n.name) ? json::array({n.name}) : json::array();
 }
 
-json compile_record(const Executable& exe, const std::set<std::string>& model_nodes) {
+json compile_record(const Executable& exe, const CompileReport& report, const std::set<std::string>& model_nodes) {
   const Graph& g = exe.graph();
   std::map<std::string, const precision::PrecisionDecision*> precision;
-  for (const auto& d : exe.precision_decisions()) precision[d.node_name] = &d;
+  for (const auto& d : report.precision_decisions) precision[d.node_name] = &d;
   json nodes = json::array();
   for (const Node& n : g.nodes) {
     json node = {{"node", n.name},
@@ -47,9 +48,9 @@ json compile_record(const Executable& exe, const std::set<std::string>& model_no
     nodes.push_back(std::move(node));
   }
   json passes = json::array();
-  for (const PassStat& p : exe.pass_stats())
+  for (const PassStat& p : report.pass_stats)
     if (p.applied > 0) passes.push_back({{"pass", p.name}, {"applied", p.applied}});
-  return {{"nodes", std::move(nodes)}, {"fusion_passes", std::move(passes)}, {"precision_warnings", exe.precision_warnings()}};
+  return {{"nodes", std::move(nodes)}, {"fusion_passes", std::move(passes)}, {"precision_warnings", report.precision_warnings}};
 }
 
 Result<json> kernel_sources(const Executable& exe, const options::OptionSet* config) {
@@ -79,11 +80,12 @@ Result<json> kernel_sources(const Executable& exe, const options::OptionSet* con
 }  // namespace
 
 Result<std::map<std::string, std::string>> oge_debug_sections(const Executable& exe,
+                                                              const CompileReport& report,
                                                               const std::set<std::string>& model_nodes,
                                                               const options::OptionSet* config) {
   std::map<std::string, std::string> sections;
   if (!config || !config->has_value("NPU_COLLECT_PATH")) return sections;
-  sections["compile"] = compile_record(exe, model_nodes).dump(1);
+  sections["compile"] = compile_record(exe, report, model_nodes).dump(1);
   auto kernels = kernel_sources(exe, config);
   if (!kernels.ok()) return kernels.status().with_context("NPU_COLLECT_PATH debug information");
   sections["kernels"] = kernels->dump(1);

@@ -19,11 +19,11 @@
 #include "options/option_set.h"
 #include "precheck/check_report.h"
 #include "profiling/profiler.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 #include "session/external_weights.h"
 #include "session/observer_pair.h"
-#include "runtime/packed_constant_release.h"
-#include "runtime/precision_report.h"
+#include "compiler/packed_constant_release.h"
+#include "compiler/precision_report.h"
 #include "session/shape_cache.h"
 
 namespace openge {
@@ -53,6 +53,10 @@ struct Session::Impl {
   // The exception dump (enable_exception_dump) every compiled graph tells of a failing node; null
   // while it is off.
   std::shared_ptr<const NodeFailureHook> failure_hook;
+  // The first successful compile and its report (precision report and warnings describe it).
+  std::mutex first_mutex;
+  std::shared_ptr<Executable> first_exe;
+  std::shared_ptr<const CompileReport> first_report;
   uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;  // option max_tensor_bytes
   std::string source;  // graph.source, read without graph_mutex
 
@@ -258,13 +262,20 @@ Status Session::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
       if (auto first = impl_->compiled->first(); first && impl_->graph_handed_over_for(shapes)) return first;
       auto graph = impl_->graph_for_compile(shapes);
       if (!graph.ok()) return graph.status();
-      auto compiled = Executable::compile(std::move(graph.value()), shapes, co);
+      auto report = std::make_shared<CompileReport>();
+      auto compiled = compiler::compile(std::move(graph.value()), shapes, co, report.get());
       if (!compiled.ok()) {
         impl_->compile_failed(shapes, compiled.status());
         return compiled.status();
       }
       if (profiler) profiler->record_api("ModelCompile", run_start, profiling::steady_now_ns());
-      return std::shared_ptr<Executable>(std::move(compiled.value()));
+      std::shared_ptr<Executable> made(std::move(compiled.value()));
+      std::lock_guard<std::mutex> lock(impl_->first_mutex);
+      if (!impl_->first_exe) {
+        impl_->first_exe = made;
+        impl_->first_report = std::move(report);
+      }
+      return made;
     });
     if (!cached.ok()) return cached.status();
     exe = cached.value();
@@ -333,14 +344,14 @@ Result<std::unique_ptr<Session>> Session::open_from_memory(const void* data, siz
 }
 
 std::vector<PrecisionRecord> Session::precision_report() const {
-  const std::shared_ptr<Executable> first = impl_->compiled->first();
-  if (!first) return {};
-  return precision_records(*first);
+  std::lock_guard<std::mutex> lock(impl_->first_mutex);
+  if (!impl_->first_exe) return {};
+  return precision_records(*impl_->first_exe, *impl_->first_report);
 }
 
 std::vector<std::string> Session::precision_warnings() const {
-  const std::shared_ptr<Executable> first = impl_->compiled->first();
-  return first ? first->precision_warnings() : std::vector<std::string>{};
+  std::lock_guard<std::mutex> lock(impl_->first_mutex);
+  return impl_->first_report ? impl_->first_report->precision_warnings : std::vector<std::string>{};
 }
 
 size_t Session::compiled_shape_count() const { return impl_->compiled->size(); }

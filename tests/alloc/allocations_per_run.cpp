@@ -15,7 +15,7 @@
 #include "alloc_counter.h"
 #include "frontend/onnx_loader.h"
 #include "openge/session.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace openge::alloc_test {
 namespace {
@@ -118,7 +118,7 @@ Counted count_executable_run(const std::string& path, int threads, bool use_aico
   CompileOptions options;
   options.num_threads = threads;
   options.use_aicore = use_aicore;
-  auto exe = Executable::compile(std::move(graph.value()), {shape}, options);
+  auto exe = compiler::compile(std::move(graph.value()), {shape}, options);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   if (!exe.ok()) return {};
   std::vector<Tensor> inputs{ramp(shape)}, outputs;
@@ -168,7 +168,7 @@ TEST(AllocationsPerRun, MobileAndRecurrentModelAllocatesNothing) {
   ASSERT_TRUE(graph.ok()) << graph.status().message();
   CompileOptions options;
   options.num_threads = 1;
-  auto exe = Executable::compile(std::move(graph.value()), {{1, 8, 16, 16}}, options);
+  auto exe = compiler::compile(std::move(graph.value()), {{1, 8, 16, 16}}, options);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   std::map<std::string, Engine> engines;
   for (const CompiledNode& cn : (*exe)->nodes()) engines[cn.node.op_type] = cn.engine;

@@ -4,7 +4,7 @@ set(OPENGE_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with the onnx and nump
 if(NOT OPENGE_SANITIZE)
   add_executable(openge_alloc_tests ${CMAKE_CURRENT_LIST_DIR}/alloc_counter.cpp
                                     ${CMAKE_CURRENT_LIST_DIR}/allocations_per_run.cpp)
-  target_link_libraries(openge_alloc_tests PRIVATE openge_core GTest::gtest_main)
+  target_link_libraries(openge_alloc_tests PRIVATE openge_internals GTest::gtest_main)
   # dladdr names this binary's functions in a failure's report.
   set_target_properties(openge_alloc_tests PROPERTIES ENABLE_EXPORTS ON)
   set(OPENGE_ALLOC_MODELS_DIR ${CMAKE_CURRENT_BINARY_DIR}/alloc_models)

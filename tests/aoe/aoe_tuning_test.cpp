@@ -18,7 +18,7 @@
 #include "frontend/onnx_loader.h"
 #include "passes/channels_last_layout_pass.h"
 #include "options/options_test_util.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 #include "io/random_inputs.h"
 
 namespace openge::aoe {
@@ -39,7 +39,13 @@ std::shared_ptr<const options::OptionSet> config(const options::test::Flags& fla
   return std::make_shared<const options::OptionSet>(std::move(*r.options));
 }
 
-Result<std::unique_ptr<Executable>> compile_demo(std::shared_ptr<const options::OptionSet> cfg, int threads = 2) {
+// The demo model compiled, with the compile's report (AOE's statistics are there).
+struct Compiled {
+  std::unique_ptr<Executable> exe;
+  CompileReport report;
+};
+
+Result<Compiled> compile_demo(std::shared_ptr<const options::OptionSet> cfg, int threads = 2) {
   auto g = load_onnx(kDemoModel);
   if (!g.ok()) return g.status();
   std::vector<Shape> shapes;
@@ -48,7 +54,11 @@ Result<std::unique_ptr<Executable>> compile_demo(std::shared_ptr<const options::
   co.num_threads = threads;
   co.config = std::move(cfg);
   co.aoe_repetitions = 1;
-  return Executable::compile(std::move(g.value()), shapes, co);
+  Compiled c;
+  auto exe = compiler::compile(std::move(g.value()), shapes, co, &c.report);
+  if (!exe.ok()) return exe.status();
+  c.exe = std::move(exe.value());
+  return c;
 }
 
 std::vector<fs::path> records_in(const std::string& dir) {
@@ -91,7 +101,7 @@ TEST(AoeTuning, ENV_2_OPT_aoe_config_aoe_mode_3_TuningRunWritesRecordAndKnowledg
   const std::string work = d.dir("aoe_work");
   auto exe = compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", work}}, {}, d.path()));
   ASSERT_TRUE(exe.ok()) << exe.status().message();
-  const TuningStats& s = (*exe)->tuning_stats();
+  const TuningStats& s = exe->report.tuning_stats;
   EXPECT_TRUE(s.tuning);
   EXPECT_EQ(s.tunable_operators, kDemoTunableOps);
   EXPECT_EQ(s.measured_operators, kDemoTunableOps);
@@ -131,7 +141,7 @@ TEST(AoeTuning, ENV_2_OPT_aoe_config_aoe_mode_3_TuningRunWritesRecordAndKnowledg
   // The tuned kernels compute what the untuned ones do (Winograd rounds differently: 1e-4).
   auto plain = compile_demo(nullptr);
   ASSERT_TRUE(plain.ok());
-  expect_same_outputs(**exe, **plain);
+  expect_same_outputs(*exe->exe, *plain->exe);
 }
 
 TEST(AoeTuning, ENV_2_NextCompileHitsTheKnowledgeBaseWithoutMeasuring) {
@@ -143,7 +153,7 @@ TEST(AoeTuning, ENV_2_NextCompileHitsTheKnowledgeBaseWithoutMeasuring) {
   // A later compile, no tuning asked: every operator's variant comes from the base.
   auto next = compile_demo(config({{"aoe_config.work_path", work}}, {}, d.path()));
   ASSERT_TRUE(next.ok()) << next.status().message();
-  const TuningStats& s = (*next)->tuning_stats();
+  const TuningStats& s = next->report.tuning_stats;
   EXPECT_FALSE(s.tuning);
   EXPECT_EQ(s.tunable_operators, kDemoTunableOps);
   EXPECT_EQ(s.knowledge_base_hits, kDemoTunableOps);
@@ -157,13 +167,13 @@ TEST(AoeTuning, ENV_2_NextCompileHitsTheKnowledgeBaseWithoutMeasuring) {
   // A tuning run over a full base measures nothing and counts the hits in its record.
   auto again = compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", work}}, {}, d.path()));
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ((*again)->tuning_stats().measured_operators, 0);
-  const json rec = read_json((*again)->tuning_stats().record_path);
+  EXPECT_EQ(again->report.tuning_stats.measured_operators, 0);
+  const json rec = read_json(again->report.tuning_stats.record_path);
   EXPECT_EQ(rec.begin().value().at(1).at("OPAT").at("knowledge_base").at("hits"), kDemoTunableOps);
   // Another thread count is another key: no hits.
   auto one = compile_demo(config({{"aoe_config.work_path", work}}, {}, d.path()), 1);
   ASSERT_TRUE(one.ok());
-  EXPECT_EQ((*one)->tuning_stats().knowledge_base_hits, 0);
+  EXPECT_EQ(one->report.tuning_stats.knowledge_base_hits, 0);
 }
 
 TEST(AoeTuning, ENV_3_WorkPathOutranksAscendWorkPathWhoseAoeDataIsCreated) {
@@ -202,13 +212,13 @@ TEST(AoeTuning, CorruptKnowledgeBaseIsDetectedAndRebuilt) {
     // Any compile detects it, ignores it (no hits) and leaves the file to the next tuning run.
     auto plain = compile_demo(config({{"aoe_config.work_path", work}}, {}, d.path()));
     ASSERT_TRUE(plain.ok()) << plain.status().message();
-    EXPECT_EQ((*plain)->tuning_stats().knowledge_base_hits, 0);
-    EXPECT_FALSE((*plain)->tuning_stats().knowledge_base_problem.empty());
+    EXPECT_EQ(plain->report.tuning_stats.knowledge_base_hits, 0);
+    EXPECT_FALSE(plain->report.tuning_stats.knowledge_base_problem.empty());
     // A tuning run rebuilds it and says so in its record.
     auto tuned = compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", work}}, {}, d.path()));
     ASSERT_TRUE(tuned.ok()) << tuned.status().message();
-    EXPECT_EQ((*tuned)->tuning_stats().measured_operators, kDemoTunableOps);
-    const json rec = read_json((*tuned)->tuning_stats().record_path);
+    EXPECT_EQ(tuned->report.tuning_stats.measured_operators, kDemoTunableOps);
+    const json rec = read_json(tuned->report.tuning_stats.record_path);
     EXPECT_TRUE(rec.begin().value().at(1).at("OPAT").at("knowledge_base").at("status").get<std::string>().starts_with(
         "rebuilt"));
     const KnowledgeBase rebuilt = KnowledgeBase::load(kb_path.string());
@@ -216,7 +226,7 @@ TEST(AoeTuning, CorruptKnowledgeBaseIsDetectedAndRebuilt) {
     EXPECT_EQ(rebuilt.size(), static_cast<size_t>(kDemoTunableOps));
     auto next = compile_demo(config({{"aoe_config.work_path", work}}, {}, d.path()));
     ASSERT_TRUE(next.ok());
-    EXPECT_EQ((*next)->tuning_stats().knowledge_base_hits, kDemoTunableOps);
+    EXPECT_EQ(next->report.tuning_stats.knowledge_base_hits, kDemoTunableOps);
   }
 }
 
@@ -228,13 +238,13 @@ TEST(AoeTuning, OPT_aoe_config_aoe_config_file_3_4_OnlySelectedOperatorsAreMeasu
                                 {"aoe_config.aoe_config_file", by_type}},
                                {}, d.path()));
   ASSERT_TRUE(t.ok()) << t.status().message();
-  EXPECT_EQ((*t)->tuning_stats().measured_operators, 2);  // fc, and pool1 (MaxPool, or its channels-last form)
+  EXPECT_EQ(t->report.tuning_stats.measured_operators, 2);  // fc, and pool1 (MaxPool, or its channels-last form)
   auto n = compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.dir("w2")},
                                 {"aoe_config.aoe_config_file", by_name}},
                                {}, d.path()));
   ASSERT_TRUE(n.ok()) << n.status().message();
-  ASSERT_EQ((*n)->tuning_stats().measured_operators, 1);
-  const auto& op = (*n)->tuning_stats().operators.at(0);
+  ASSERT_EQ(n->report.tuning_stats.measured_operators, 1);
+  const auto& op = n->report.tuning_stats.operators.at(0);
   EXPECT_TRUE(op.op_type == "Conv" || op.op_type == "FusedConv") << op.op_type;
 }
 
@@ -259,7 +269,7 @@ TEST(AoeTuning, OPT_aoe_config_aoe_mode_2_SubgraphTuningMeasuresPassChoicesAndSt
   const std::string work = d.dir("aoe_work");
   auto exe = compile_demo(config({{"aoe_config.aoe_mode", "1"}, {"aoe_config.work_path", work}}, {}, d.path()));
   ASSERT_TRUE(exe.ok()) << exe.status().message();
-  const TuningStats& s = (*exe)->tuning_stats();
+  const TuningStats& s = exe->report.tuning_stats;
   EXPECT_TRUE(s.subgraph_tuning);
   EXPECT_FALSE(s.subgraph_hit);
   // The demo's Conv+BatchNorm+Relu, the residual Add and the channels-last layout give the
@@ -285,23 +295,23 @@ TEST(AoeTuning, OPT_aoe_config_aoe_mode_2_SubgraphTuningMeasuresPassChoicesAndSt
     }
   for (const auto& c : s.subgraph_candidates) EXPECT_GE(c.model_ms, s.model_after_ms);
   // The chosen compile really ran without those passes.
-  for (const PassStat& ps : (*exe)->pass_stats())
+  for (const PassStat& ps : exe->report.pass_stats)
     for (const auto& off : s.passes_off) EXPECT_NE(ps.name, off);
   // The next compile, no tuning asked, takes the choice from the knowledge base.
   auto next = compile_demo(config({{"aoe_config.work_path", work}}, {}, d.path()));
   ASSERT_TRUE(next.ok()) << next.status().message();
-  EXPECT_TRUE((*next)->tuning_stats().subgraph_hit);
-  EXPECT_EQ((*next)->tuning_stats().passes_off, s.passes_off);
-  EXPECT_EQ((*next)->pass_stats().size(), (*exe)->pass_stats().size());
+  EXPECT_TRUE(next->report.tuning_stats.subgraph_hit);
+  EXPECT_EQ(next->report.tuning_stats.passes_off, s.passes_off);
+  EXPECT_EQ(next->report.pass_stats.size(), exe->report.pass_stats.size());
   // And it computes what the untuned compile does.
   auto plain = compile_demo(nullptr);
   ASSERT_TRUE(plain.ok());
-  expect_same_outputs(**next, **plain);
+  expect_same_outputs(*next->exe, *plain->exe);
   // A second tuning run hits the stored choice and measures nothing.
   auto again = compile_demo(config({{"aoe_config.aoe_mode", "1"}, {"aoe_config.work_path", work}}, {}, d.path()));
   ASSERT_TRUE(again.ok());
-  EXPECT_TRUE((*again)->tuning_stats().subgraph_hit);
-  EXPECT_TRUE((*again)->tuning_stats().subgraph_candidates.empty());
+  EXPECT_TRUE(again->report.tuning_stats.subgraph_hit);
+  EXPECT_TRUE(again->report.tuning_stats.subgraph_candidates.empty());
 }
 
 // With NC1HWC0 regions, subgraph tuning also measures the graph with NHWC in their place, and a
@@ -312,7 +322,7 @@ TEST(AoeTuning, OPT_aoe_config_aoe_mode_2_SubgraphTuningMeasuresNhwcAgainstNc1hw
   auto exe = compile_demo(config({{"aoe_config.aoe_mode", "1"}, {"aoe_config.work_path", d.dir("w")}}, {}, d.path()));
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   bool measured = false;
-  for (const auto& c : (*exe)->tuning_stats().subgraph_candidates)
+  for (const auto& c : exe->report.tuning_stats.subgraph_candidates)
     measured = measured || c.passes_off == std::vector<std::string>{passes::kNc1hwc0Choice};
   EXPECT_TRUE(measured) << "the demo's region has whole 16-channel blocks";
   auto count_nc1hwc0 = [](const Executable& e) {
@@ -327,10 +337,10 @@ TEST(AoeTuning, OPT_aoe_config_aoe_mode_2_SubgraphTuningMeasuresNhwcAgainstNc1hw
   co.aoe_passes_off = std::vector<std::string>{passes::kNc1hwc0Choice};
   auto g = load_onnx(std::string(OPENGE_SOURCE_DIR) + "/models/demo.onnx");
   ASSERT_TRUE(g.ok());
-  auto nhwc = Executable::compile(*g, {{1, 3, 32, 32}}, co);
+  auto nhwc = compiler::compile(*g, {{1, 3, 32, 32}}, co);
   ASSERT_TRUE(nhwc.ok()) << nhwc.status().message();
   co.aoe_passes_off.reset();
-  auto blocked = Executable::compile(*g, {{1, 3, 32, 32}}, co);
+  auto blocked = compiler::compile(*g, {{1, 3, 32, 32}}, co);
   ASSERT_TRUE(blocked.ok()) << blocked.status().message();
   EXPECT_EQ(count_nc1hwc0(**nhwc), 0u);
   EXPECT_GT(count_nc1hwc0(**blocked), 0u);

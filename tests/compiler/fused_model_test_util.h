@@ -16,7 +16,7 @@
 #include "../passes/pass_test_util.h"
 #include "ops/fused_elementwise.h"
 #include "options/option_set.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace openge::testing::fused {
 
@@ -79,7 +79,7 @@ inline Result<std::unique_ptr<Executable>> try_compile(Model m, std::shared_ptr<
   o.num_threads = 2;
   o.run_passes = passes;
   o.config = std::move(cfg);
-  return Executable::compile(std::move(m.graph), m.input_shapes, o);
+  return compiler::compile(std::move(m.graph), m.input_shapes, o);
 }
 
 inline std::unique_ptr<Executable> compile(Model m, std::shared_ptr<const options::OptionSet> cfg, bool passes = true) {

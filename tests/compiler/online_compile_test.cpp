@@ -161,7 +161,7 @@ TEST(OnlineCompiler, AMissingCompilerIsOneErrorNamingItAndWhatToDo) {
   CompileOptions o;
   o.config = config({{"jit_compile", "true"}, {"op_compiler_cache_mode", "disable"}}, {{"CXX", "/nonexistent/openge-cxx"}});
   Model m = two_groups();
-  auto exe = Executable::compile(std::move(m.graph), m.input_shapes, o);
+  auto exe = compiler::compile(std::move(m.graph), m.input_shapes, o);
   ASSERT_FALSE(exe.ok());
   EXPECT_NE(exe.status().message().find("/nonexistent/openge-cxx"), std::string::npos) << exe.status().message();
   EXPECT_NE(exe.status().message().find("jit_compile=false"), std::string::npos) << exe.status().message();
@@ -180,7 +180,7 @@ TEST(OnlineCompiler, AFailingCompileNamesTheKernelAndShowsTheCompilersOutput) {
   CompileOptions o;
   o.config = config({{"jit_compile", "true"}, {"op_compiler_cache_mode", "disable"}}, {{"CXX", cxx}});
   Model m = two_groups();
-  auto exe = Executable::compile(std::move(m.graph), m.input_shapes, o);
+  auto exe = compiler::compile(std::move(m.graph), m.input_shapes, o);
   ASSERT_FALSE(exe.ok());
   const std::string msg = exe.status().message();
   EXPECT_NE(msg.find("kernel 'te_fused_"), std::string::npos) << msg;

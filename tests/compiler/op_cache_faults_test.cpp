@@ -168,7 +168,7 @@ TEST_F(OpCacheFaults, CacheFault_ThreadsForcingOneKeyNeverCorruptIt) {
   EXPECT_EQ(count_files(c->soc_dir()), 2);
 }
 
-// OPT-op_compiler_cache_mode-14 / CANN_FORMATS.md §6: over the limit, entries unused for 30
+// OPT-op_compiler_cache_mode-14 / docs/FORMATS.md, "Compile cache": over the limit, entries unused for 30
 // minutes are removed, least recently used first, down to the kept share of the limit; entries
 // used within 30 minutes stay even when the folder is still over the limit.
 TEST_F(OpCacheFaults, OPT_op_compiler_cache_mode_14_SizeLimitAgesEntriesUnusedFor30Minutes) {

@@ -12,7 +12,7 @@
 #include "dump/dump_test_util.h"
 #include "frontend/onnx_loader.h"
 #include "io/npy.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace openge::dump::testing {
 namespace {
@@ -118,7 +118,7 @@ TEST(DataDump, OPT_dump_config_enable_dump_2_EveryOpRoundTripsToNpyByteForByte) 
   CompileOptions co;
   co.num_threads = 1;
   co.config = config;
-  auto exe = Executable::compile(*graph, shapes, co);
+  auto exe = compiler::compile(*graph, shapes, co);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   Capture capture;
   capture.exe = exe->get();

@@ -1,5 +1,5 @@
-// The dump file layout (CANN_FORMATS.md §5.3), the statistics of stats mode, the folder and file
-// names (§5.2), and hostile dump files. Expected values are worked out by hand.
+// The dump file layout (docs/FORMATS.md, "Data Dump: file layout"), the statistics of stats mode, the folder and file
+// names ("Data Dump: folder and file names"), and hostile dump files. Expected values are worked out by hand.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -29,7 +29,7 @@ Tensor halves(std::vector<uint16_t> bits) {
   return t;
 }
 
-TEST(DumpFile, CANN_FORMATS_5_3_LengthThenHeaderThenInputsThenOutputs) {
+TEST(DumpFile, LengthThenHeaderThenInputsThenOutputs) {  // docs/FORMATS.md, "Data Dump: file layout"
   DumpRecord r;
   r.op_name = "conv1";
   r.dump_time_us = 1733000000123456ull;
@@ -77,7 +77,7 @@ TEST(DumpFile, CANN_FORMATS_5_3_LengthThenHeaderThenInputsThenOutputs) {
 }
 
 // An exception dump's workspace: one OpBuffer (buffer_type L1) whose bytes follow the outputs.
-TEST(DumpFile, CANN_FORMATS_5_3_WorkspaceBufferFollowsTheOutputs) {
+TEST(DumpFile, WorkspaceBufferFollowsTheOutputs) {  // docs/FORMATS.md, "Data Dump: file layout"
   DumpRecord r;
   r.op_name = "conv1";
   r.outputs.push_back(floats({2}, {3.f, 4.f}));
@@ -177,7 +177,7 @@ TEST(DumpStats, OPT_dump_config_dump_data_2_CsvRows) {
                      "Output,0,4,DT_FLOAT,NCHW,\"1,1,1,1\",1,-0.5,-0.5,-0.5,0.5,0,0,0\n");
 }
 
-TEST(DumpLayout, CANN_FORMATS_5_2_FolderAndFileNames) {
+TEST(DumpLayout, FolderAndFileNames) {  // docs/FORMATS.md, "Data Dump: folder and file names"
   EXPECT_EQ(paths::data_dump_iteration_dir("/data/dump/20261201120000", 2, "my.model", 7, 15),
             "/data/dump/20261201120000/2/my_model/7/15");
   EXPECT_EQ(paths::data_dump_file_name("Conv", "layer1/conv.0", 12, 0, 1733000000000001ull),

@@ -11,7 +11,7 @@
 #include "../profiling/profiling_test_util.h"
 #include "dump/data_dumper.h"
 #include "dump/dump_file.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace openge {
 namespace {
@@ -26,7 +26,7 @@ std::unique_ptr<Executable> compile_cnn(passes::Nc1hwc0Regions setting, bool run
   CompileOptions co;
   co.num_threads = 1;
   co.run_passes = run_passes;
-  auto exe = Executable::compile(testing::cnn(32), {{1, 3, 20, 20}}, co);
+  auto exe = compiler::compile(testing::cnn(32), {{1, 3, 20, 20}}, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   return exe.ok() ? std::move(exe.value()) : nullptr;
 }

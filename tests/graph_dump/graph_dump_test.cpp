@@ -1,5 +1,5 @@
-// Graph dumps (DUMP_GE_GRAPH, DUMP_GRAPH_LEVEL, DUMP_GRAPH_PATH; ENV-24/25, CANN_FORMATS.md
-// §7.3): GE's file names, one dump per compile stage, the three detail levels, the four stage
+// Graph dumps (DUMP_GE_GRAPH, DUMP_GRAPH_LEVEL, DUMP_GRAPH_PATH; ENV-24/25, docs/FORMATS.md, "Graph dumps"):
+// GE's file names, one dump per compile stage, the three detail levels, the four stage
 // levels, the folder chain, and an unwritable folder as one clear error. Expected contents come
 // from the model file itself, read here with ONNX's own protobuf classes.
 #include <gtest/gtest.h>

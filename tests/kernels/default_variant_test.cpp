@@ -127,7 +127,7 @@ ConvResult conv_under(const std::shared_ptr<const options::OptionSet>& cfg) {
   CompileOptions o;
   o.num_threads = 1;
   o.config = cfg;
-  auto compiled = Executable::compile(std::move(b.g), {{1, kC, kS, kS}}, o);
+  auto compiled = compiler::compile(std::move(b.g), {{1, kC, kS, kS}}, o);
   EXPECT_TRUE(compiled.ok()) << compiled.status().message();
   if (!compiled.ok()) return {};
   const std::unique_ptr<Executable> exe = std::move(compiled.value());

@@ -15,7 +15,7 @@
 #include "../passes/pass_test_util.h"
 #include "io/npy.h"
 #include "options/option_set.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace openge::testing {
 namespace {
@@ -56,7 +56,7 @@ AttentionRun run_under(const std::string& precision_mode, const std::string& soc
   CompileOptions co;
   co.num_threads = 2;
   co.config = std::make_shared<const options::OptionSet>(std::move(*r.options));
-  auto exe = Executable::compile(attention_graph(), {inputs[0].shape(), inputs[1].shape(), inputs[2].shape()}, co);
+  auto exe = compiler::compile(attention_graph(), {inputs[0].shape(), inputs[1].shape(), inputs[2].shape()}, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   if (!exe.ok()) return out;
   for (const CompiledNode& n : (*exe)->nodes()) {

@@ -86,7 +86,7 @@ TEST(FallbackLog, ENV_6_AnAiCoreToAiCpuFallbackLandsInThePlog) {
   unconfigure();
 
   const std::regex fallback(
-      R"(^\[INFO\] GE\(\d+,[^)]+\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3} \[runtime/compile_log\.cpp:\d+\])"
+      R"(^\[INFO\] GE\(\d+,[^)]+\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3} \[compiler/compile_log\.cpp:\d+\])"
       R"(.*node pool_1d \(MaxPool\) runs on AI CPU: fallback: its AI Core kernel does not cover this .*)");
   const auto lines = plog_lines(d.path() + "/plogs");
   ASSERT_FALSE(lines.empty()) << "no plog file under ASCEND_PROCESS_LOG_PATH";

@@ -1,4 +1,4 @@
-// The application log (ENV-5/6, CANN_FORMATS.md §12) and the error trace (ENV-7/8): where the
+// The application log (ENV-5/6, docs/FORMATS.md, "Logs: plog and atrace") and the error trace (ENV-7/8): where the
 // files go under each tier of their chains, CANN's line format, the levels, printing to stdout,
 // rotation, and that a folder that cannot be written never fails a run.
 #include <gtest/gtest.h>
@@ -71,7 +71,7 @@ void expect_log_in(const TempDir& d, const EnvMap& env, const std::string& expec
   ASSERT_FALSE(lines.empty());
   for (const auto& l : lines) EXPECT_TRUE(std::regex_match(l, kCannLine)) << l;
   EXPECT_TRUE(any_line_has(lines, "compiled:")) << "the compile summary (info) is missing";
-  EXPECT_TRUE(any_line_has(lines, "[runtime/compile_log.cpp:")) << "records name their source file from src/";
+  EXPECT_TRUE(any_line_has(lines, "[compiler/compile_log.cpp:")) << "records name their source file from src/";
 }
 
 TEST_F(Logs, ENV_6_ProcessLogPathIsTheFirstTier) {

@@ -101,7 +101,7 @@ TEST(OptionsCli, ExplainSaysTheEffectAndTheConsumer) {
   EXPECT_TRUE(has(r, "consumer:     src/passes/pass_selection.cpp")) << r.out;
   r = openge("options --explain stream_sync_timeout");
   EXPECT_TRUE(has(r, "effect:       implemented: a run still going after this many ms fails")) << r.out;
-  EXPECT_TRUE(has(r, "consumer:     src/runtime/executable.cpp")) << r.out;
+  EXPECT_TRUE(has(r, "consumer:     src/compiler/pipeline.cpp")) << r.out;
   r = openge("options --explain aoe_config.aoe_mode");
   EXPECT_TRUE(has(r, "effect:       implemented: 2, operator tuning: ")) << r.out;
   EXPECT_TRUE(has(r, "consumer:     src/aoe/tuned_selection.cpp")) << r.out;

@@ -12,7 +12,7 @@
 #include "../kernels/kernel_test_util.h"
 #include "options/options_test_util.h"
 #include "pass_test_util.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace openge::testing {
 namespace {
@@ -161,7 +161,7 @@ Compiled compile_graph(Graph g, const std::vector<Tensor>& inputs, const std::st
   CompileOptions co;
   co.num_threads = 2;
   co.config = std::make_shared<const options::OptionSet>(std::move(*r.options));
-  auto exe = Executable::compile(std::move(g), shapes, co);
+  auto exe = compiler::compile(std::move(g), shapes, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   if (!exe.ok()) return {};
   const auto j = nlohmann::json::parse(read_text(d.path() + "/work_path/FE/" + std::to_string(::getpid()) + "/fusion_result.json"),

@@ -11,7 +11,7 @@
 #include "../kernels/kernel_test_util.h"
 #include "options/options_test_util.h"
 #include "pass_test_util.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace openge::options::test {
 namespace {
@@ -44,7 +44,7 @@ std::unique_ptr<Executable> compile_with(Graph g, const TempDir& d, const std::s
   CompileOptions co;
   co.num_threads = 1;
   co.config = std::make_shared<const OptionSet>(std::move(*r.options));
-  auto exe = Executable::compile(std::move(g), {Shape{1, 8, 12, 12}}, co);
+  auto exe = compiler::compile(std::move(g), {Shape{1, 8, 12, 12}}, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   return exe.ok() ? std::move(*exe) : nullptr;
 }

@@ -10,7 +10,7 @@
 #include "pass_test_util.h"
 #include "passes/channels_last_layout_pass.h"
 #include "passes/pass_util.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace openge::testing {
 namespace {
@@ -96,7 +96,7 @@ TEST(Nc1hwc0Layout, AiCoreRunsTheRegionAndWritesTheConcatInPlace) {
   const auto expected = eval_graph(reference, cnn_input(), true);
   CompileOptions co;
   co.num_threads = 1;
-  auto exe = Executable::compile(cnn(32), {{1, 3, 20, 20}}, co);
+  auto exe = compiler::compile(cnn(32), {{1, 3, 20, 20}}, co);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   size_t aicore_convs = 0, concat = SIZE_MAX;
   for (size_t i = 0; i < (*exe)->nodes().size(); ++i) {

@@ -14,7 +14,7 @@
 #include "pass_test_util.h"
 #include "passes/pass_registry.h"
 #include "passes/pass_selection.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace openge::testing {
 namespace {
@@ -149,7 +149,7 @@ TEST(ScopeFusion, ENV_31_CountedInFusionResult) {
   co.num_threads = 1;
   co.config = std::make_shared<const options::OptionSet>(std::move(*r.options));
   const size_t nodes_before = g.nodes.size();
-  auto exe = Executable::compile(std::move(g), {{2, 5, 16}}, co);
+  auto exe = compiler::compile(std::move(g), {{2, 5, 16}}, co);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   const auto j = nlohmann::json::parse(read_text(d.path() + "/work_path/FE/" + std::to_string(::getpid()) + "/fusion_result.json"),
                                        nullptr, false);

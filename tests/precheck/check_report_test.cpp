@@ -1,4 +1,4 @@
-// The model precheck and check_result.json (ENV-33..35, CANN_FORMATS.md §7.1): every node with
+// The precheck and check_result.json (ENV-33..35, docs/FORMATS.md, "Precheck: check_result.json"): every node with
 // its result and causes in CANN's schema, the folder chain check_report > ASCEND_WORK_PATH > cwd,
 // the report of a model that fails to load in a normal run, and `openge check`.
 #include <gtest/gtest.h>

@@ -141,7 +141,7 @@ TEST(ProfilerE2E, PROF_17_AicpuDataMovementTasksCountAsMemcpy) {
   g.opset = 13;
   CompileOptions co;
   co.use_aicore = false;
-  auto exe = Executable::compile(std::move(g), {{64, 128, 16}}, co);
+  auto exe = compiler::compile(std::move(g), {{64, 128, 16}}, co);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   auto cfg = profiler_config_from_json(R"({"aicpu":"on"})", scratch_dir("aicpu_copy"));
   auto p = std::move(Profiler::create(cfg.value()).value());
@@ -396,7 +396,7 @@ TEST(ProfilerE2E, PROF_19_NoFusionNoFusionOpFile) {
   auto g = load_onnx(std::string(OPENGE_SOURCE_DIR) + "/models/demo.onnx");
   CompileOptions co;
   co.run_passes = false;
-  auto plain = Executable::compile(std::move(g.value()), {{1, 3, 32, 32}}, co);
+  auto plain = compiler::compile(std::move(g.value()), {{1, 3, 32, 32}}, co);
   ASSERT_TRUE(plain.ok());
   auto cfg = profiler_config_from_json(R"({"training_trace":"on"})", scratch_dir("nofusion"));
   auto p = std::move(Profiler::create(cfg.value()).value());

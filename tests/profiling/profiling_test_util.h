@@ -14,7 +14,7 @@
 
 #include "frontend/onnx_loader.h"
 #include "profiling/profiler.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace openge::profiling::testing {
 
@@ -138,7 +138,7 @@ inline std::unique_ptr<Executable> compile_demo(bool use_aicore = true) {
   EXPECT_TRUE(g.ok()) << g.status().message();
   CompileOptions co;
   co.use_aicore = use_aicore;
-  auto exe = Executable::compile(std::move(g.value()), {{1, 3, 32, 32}}, co);
+  auto exe = compiler::compile(std::move(g.value()), {{1, 3, 32, 32}}, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   return std::move(exe.value());
 }

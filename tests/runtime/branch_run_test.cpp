@@ -11,7 +11,7 @@
 
 #include "../passes/pass_test_util.h"
 #include "process_threads.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace openge {
 namespace {
@@ -43,7 +43,7 @@ std::unique_ptr<Executable> compile(Graph g, int threads) {
   co.use_aicore = false;  // the reference kernels' prepared steps
   co.run_passes = false;
   co.threading_grain_cycles = kGrain;
-  auto exe = Executable::compile(std::move(g), {{kRows, kCols}}, co);
+  auto exe = compiler::compile(std::move(g), {{kRows, kCols}}, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   return exe.ok() ? std::move(exe.value()) : nullptr;
 }

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "../passes/pass_test_util.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace openge {
 namespace {
@@ -40,7 +40,7 @@ std::unique_ptr<Executable> compile(Graph g) {
   co.num_threads = 1;
   co.use_aicore = false;
   co.run_passes = false;
-  auto exe = Executable::compile(std::move(g), {{kRows, kCols}}, co);
+  auto exe = compiler::compile(std::move(g), {{kRows, kCols}}, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   return exe.ok() ? std::move(exe.value()) : nullptr;
 }

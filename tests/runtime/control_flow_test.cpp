@@ -10,7 +10,7 @@
 #include "base/size_limit.h"
 #include "frontend/onnx_loader.h"
 #include "openge/session.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace openge {
 namespace {
@@ -240,7 +240,7 @@ TEST(ControlFlow, ScanOutputsGrowingPastTheSizeLimitStopWithAnErrorNamingTheNode
   const std::string bytes = loop_model(false, true).SerializeAsString();
   auto g = load_onnx_from_bytes(bytes.data(), bytes.size(), "cf.onnx");
   ASSERT_TRUE(g.ok()) << g.status().message();
-  auto exe = Executable::compile(std::move(g.value()), {{}, {2}}, CompileOptions{});
+  auto exe = compiler::compile(std::move(g.value()), {{}, {2}}, CompileOptions{});
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   ScopedMaxTensorBytes limit(1024);
   auto r = (*exe)->run({int64(int64_t{1} << 40), floats({2}, {0, 0})});

@@ -4,7 +4,7 @@
 // chunk counter parallel_for keeps per calling thread (base/parallel.h): a Relu over 2^22
 // elements on the reference engine is split into exactly one chunk per thread. Its estimated work
 // (2^23 cycles) is at the top of the threading grain's range, so it gets a team whatever this
-// machine's load made the grain (runtime/op_grain.h).
+// machine's load made the grain (compiler/op_grain.h).
 #include <gtest/gtest.h>
 
 #include <omp.h>
@@ -14,7 +14,7 @@
 
 #include "base/parallel.h"
 #include "openge/session.h"
-#include "runtime/op_grain.h"
+#include "compiler/op_grain.h"
 #include "threads/relu_model.h"
 
 namespace openge {

@@ -29,7 +29,7 @@ def thread_cpu_ticks(pid):
 
 def busy_threads(openge, model, threads, iterations):
     # The grain pinned at an idle machine's value: measured, it rises to the top when other tests keep
-    # the cores busy, and a 2-thread ResNet-50 then rightly runs on one thread (runtime/op_grain.h).
+    # the cores busy, and a 2-thread ResNet-50 then rightly runs on one thread (compiler/op_grain.h).
     proc = subprocess.Popen([openge, "run", "--model", model, "--threads", str(threads), "--iterations", str(iterations),
                              "--option", "threading_grain_cycles=65536"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

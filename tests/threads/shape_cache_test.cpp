@@ -12,7 +12,7 @@
 
 #include "frontend/onnx_loader.h"
 #include "options/option_table.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 #include "session/shape_cache.h"
 #include "threads/relu_model.h"
 
@@ -33,7 +33,7 @@ Result<std::shared_ptr<Executable>> compile_relu(const std::vector<Shape>& shape
   if (!graph.ok()) return graph.status();
   CompileOptions co;
   co.num_threads = 1;
-  auto exe = Executable::compile(std::move(graph.value()), shapes, co);
+  auto exe = compiler::compile(std::move(graph.value()), shapes, co);
   if (!exe.ok()) return exe.status();
   return std::shared_ptr<Executable>(std::move(exe.value()));
 }

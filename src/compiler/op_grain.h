@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "ops/kernel.h"
+#include "runtime/run_threads.h"
 
 namespace openge {
 
@@ -22,15 +23,10 @@ namespace openge {
 // grain rises towards kMaxGrainCycles (bench/RESULTS.md, "threading grain" and "adaptive grain").
 // The floor also keeps a model of only tiny nodes (the bundled demo model's largest is 37k
 // cycles) on one thread whatever the load, so its bits do not depend on the machine's state.
-inline constexpr int64_t kMinGrainCycles = int64_t{1} << 16;
+// kMinGrainCycles (runtime/run_threads.h) is the floor.
 inline constexpr int64_t kMaxGrainCycles = int64_t{1} << 23;
 inline constexpr double kGrainPerForkJoin = 8;
 inline constexpr double kGrainCyclesPerMicrosecond = 3000;  // the grain table's scale, ~3 GHz
-
-struct ThreadingGrain {
-  int64_t cycles = kMinGrainCycles;  // nodes estimated below this run on the calling thread
-  double fork_join_us = -1;          // the measured cost it came from; -1: not measured (pinned)
-};
 
 // True when a node of `cycles` estimated cycles runs alone or with the team depending on the
 // grain (between its bounds); below kMin it always runs alone, from kMax on always with the team.

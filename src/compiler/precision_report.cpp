@@ -1,18 +1,19 @@
-#include "runtime/precision_report.h"
+#include "compiler/precision_report.h"
 
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "compiler/compile_report.h"
 #include "runtime/executable.h"
 
 namespace openge {
 
-std::vector<PrecisionRecord> precision_records(const Executable& exe) {
+std::vector<PrecisionRecord> precision_records(const Executable& exe, const CompileReport& report) {
   std::map<std::string, Engine> engines;
   for (const CompiledNode& n : exe.nodes()) engines[n.node.name] = n.engine;
   auto name = [](DType t) { return t == DType::kUndefined ? std::string() : std::string(dtype_name(t)); };
   std::vector<PrecisionRecord> records;
-  for (const precision::PrecisionDecision& d : exe.precision_decisions()) {
+  for (const precision::PrecisionDecision& d : report.precision_decisions) {
     auto engine = engines.find(d.node_name);
     records.push_back({d.node_name, d.op_type, d.ascend_type, name(d.original), name(d.input_dtype),
                        name(d.output_dtype), engine == engines.end() ? "folded" : engine_name(engine->second), d.rule,

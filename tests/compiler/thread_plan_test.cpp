@@ -8,7 +8,7 @@
 
 #include "../passes/pass_test_util.h"
 #include "process_threads.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace openge {
 namespace {
@@ -42,7 +42,7 @@ std::unique_ptr<Executable> compile(int threads, ThreadPlanChoice plan, int64_t 
   co.num_threads = threads;
   co.threading_grain_cycles = grain;
   co.thread_plan = plan;
-  auto exe = Executable::compile(conv_graph(128, 40), {{1, 128, 40, 40}}, co);
+  auto exe = compiler::compile(conv_graph(128, 40), {{1, 128, 40, 40}}, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   return exe.ok() ? std::move(exe.value()) : nullptr;
 }

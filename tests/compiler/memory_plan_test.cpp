@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "runtime/memory_plan.h"
+#include "compiler/memory_plan.h"
 
 namespace openge {
 namespace {

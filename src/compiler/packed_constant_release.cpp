@@ -1,4 +1,4 @@
-#include "runtime/packed_constant_release.h"
+#include "compiler/packed_constant_release.h"
 
 #include "runtime/executable.h"
 

@@ -1,4 +1,4 @@
-// The threading grain (runtime/op_grain.h): the table's estimates worked out by hand, nodes below
+// The threading grain (compiler/op_grain.h): the table's estimates worked out by hand, nodes below
 // the grain observed running without an OpenMP team at 2 threads (parallel_for's chunk counter,
 // the OpenMP setting an observer sees, and the libgomp worker threads a run starts), and outputs
 // at 2 threads equal to the 1-thread run's bits for the elementwise and row-wise ops.
@@ -14,8 +14,8 @@
 #include "../runtime/demo_run_util.h"
 #include "process_threads.h"
 #include "base/parallel.h"
-#include "runtime/executable.h"
-#include "runtime/op_grain.h"
+#include "compiler/pipeline.h"
+#include "compiler/op_grain.h"
 
 namespace openge {
 namespace {
@@ -120,7 +120,7 @@ std::unique_ptr<Executable> compile(Graph g, const std::vector<Shape>& shapes, i
   co.use_aicore = use_aicore;
   co.run_passes = false;
   co.threading_grain_cycles = kGrain;
-  auto exe = Executable::compile(std::move(g), shapes, co);
+  auto exe = compiler::compile(std::move(g), shapes, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   return exe.ok() ? std::move(exe.value()) : nullptr;
 }
@@ -249,7 +249,7 @@ TEST(OpGrainRun, MeasuredGrainDecidesEveryNodeAndIsRecorded) {
   CompileOptions co;
   co.num_threads = 2;
   co.run_passes = false;
-  auto exe = Executable::compile(std::move(b.g), {{1, 64, 56, 56}, {4}}, co);
+  auto exe = compiler::compile(std::move(b.g), {{1, 64, 56, 56}, {4}}, co);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   const ThreadingGrain& grain = (*exe)->threading_grain();
   EXPECT_GE(grain.fork_join_us, 0.0) << "measured, not pinned";
@@ -277,7 +277,7 @@ TEST(OpGrainRun, PinnedGrainIsNotMeasuredAndOneThreadMeasuresNothing) {
   EXPECT_LT(pinned->threading_grain().fork_join_us, 0.0);
   CompileOptions co;
   co.num_threads = 1;
-  auto one = Executable::compile(conv_graph(4, 16), {{1, 4, 16, 16}}, co);
+  auto one = compiler::compile(conv_graph(4, 16), {{1, 4, 16, 16}}, co);
   ASSERT_TRUE(one.ok()) << one.status().message();
   EXPECT_LT((*one)->threading_grain().fork_join_us, 0.0);
   EXPECT_FALSE((*one)->nodes()[0].single_thread);
@@ -295,7 +295,7 @@ TEST(OpGrainRun, OPT_threading_grain_cycles_PinsTheGrain) {
     co.config = test::options_from(env, d.path(), flags);
     ASSERT_TRUE(co.config);
     // The 115-million-MAC Conv (7.2 million estimated cycles) is below this grain: one thread.
-    auto exe = Executable::compile(conv_graph(64, 56), {{1, 64, 56, 56}}, co);
+    auto exe = compiler::compile(conv_graph(64, 56), {{1, 64, 56, 56}}, co);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
     EXPECT_EQ((*exe)->threading_grain().cycles, 9000000);
     EXPECT_LT((*exe)->threading_grain().fork_join_us, 0.0) << "pinned, not measured";

@@ -16,10 +16,13 @@
 #include "logging/log.h"
 #include "passes/channels_last_layout_pass.h"
 #include "passes/pass_registry.h"
-#include "runtime/executable.h"
+#include "options/option_set.h"
+#include "compiler/executable_builder.h"
+#include "compiler/pipeline.h"
+#include "paths/artifact_paths.h"
 #include "io/random_inputs.h"
 
-namespace openge {
+namespace openge::compiler {
 namespace {
 
 double now_seconds() {
@@ -53,7 +56,7 @@ Result<double> median_model_ms(const Executable& exe, const std::vector<Tensor>&
 
 }  // namespace
 
-Status Executable::finish_tuning(aoe::TunedSelection& tuning, double started_seconds) {
+Status ExecutableBuilder::finish_tuning(aoe::TunedSelection& tuning, double started_seconds) {
   aoe::TuningStats& stats = tuning.stats();
   stats.passes_off = passes_off_;
   stats.subgraph_hit = subgraph_hit_;
@@ -62,23 +65,23 @@ Status Executable::finish_tuning(aoe::TunedSelection& tuning, double started_sec
                               std::to_string(stats.knowledge_base_hits) + " of " +
                               std::to_string(stats.tunable_operators) + " tunable operators hit");
   if (!stats.tuning) {
-    tuning_stats_ = stats;
+    report_.tuning_stats = stats;
     return Status::Ok();
   }
   OPENGE_RETURN_IF_ERROR(tuning.finish());
   // The model before and after: random inputs of the compiled shapes; models with sequence or
   // optional inputs are not timed (-1 in the record).
-  if (auto inputs = model_inputs(graph_)) {
+  if (auto inputs = model_inputs(exe_->graph_)) {
     const int reps = tuning.settings().repetitions;
     // The run states pooled so far hold the other kernels' states (argument lists bound to
     // their primitives and weights) and the plan their scratch: both made again at each swap.
     auto swap_defaults = [&] {
       for (auto& [index, choice] : tuning.defaults()) {
-        std::swap(nodes_[index].kernel, choice.kernel);
-        std::swap(nodes_[index].single_thread, choice.single_thread);
+        std::swap(exe_->nodes_[index].kernel, choice.kernel);
+        std::swap(exe_->nodes_[index].single_thread, choice.single_thread);
       }
       plan_memory_layout();
-      drop_run_states();
+      exe_->drop_run_states();
     };
     // Tuned, untuned, tuned, untuned; each the better of its two medians. Right after tuning the
     // first runs can be several times slower than later ones (gpt_decoder at 2 threads: a median
@@ -86,9 +89,9 @@ Status Executable::finish_tuning(aoe::TunedSelection& tuning, double started_sec
     // take that start for the tuning's effect.
     double after = 0, before = 0;
     for (int block = 0; block < 2; ++block) {
-      auto tuned = median_model_ms(*this, *inputs, reps);
+      auto tuned = median_model_ms(*exe_, *inputs, reps);
       swap_defaults();
-      auto untuned = median_model_ms(*this, *inputs, reps);
+      auto untuned = median_model_ms(*exe_, *inputs, reps);
       swap_defaults();
       if (!tuned.ok()) return tuned.status().with_context("AOE timing the tuned model");
       if (!untuned.ok()) return untuned.status().with_context("AOE timing the untuned model");
@@ -100,24 +103,24 @@ Status Executable::finish_tuning(aoe::TunedSelection& tuning, double started_sec
   }
   tuning.defaults().clear();  // their packed weights are not needed any more
   stats.tuning_seconds = now_seconds() - started_seconds;
-  const std::string model = std::filesystem::path(graph_.source).stem().string();
+  const std::string model = std::filesystem::path(exe_->graph_.source).stem().string();
   auto record = aoe::write_tuning_record(stats, model.empty() ? "model" : model, tuning.settings().aoe_data);
   if (!record.ok()) return record.status();
   stats.record_path = *record;
   OPENGE_LOG_INFO("GE", "AOE operator tuning: " + std::to_string(stats.measured_operators) + " operators measured, " +
                             std::to_string(stats.knowledge_base_hits) + " knowledge-base hits, record " + *record);
-  tuning_stats_ = stats;
+  report_.tuning_stats = stats;
   return Status::Ok();
 }
 
-void Executable::read_tuned_passes(const options::OptionSet& config) {
-  subgraph_key_ = aoe::subgraph_key(graph_, num_threads_);
+void ExecutableBuilder::read_tuned_passes(const options::OptionSet& config) {
+  report_.subgraph_key = aoe::subgraph_key(exe_->graph_, exe_->num_threads_);
   const paths::ResolvedPath where =
       paths::resolve_artifact(paths::ArtifactKind::kAoeData, config, paths::RunIds::current());
   if (where.path.empty()) return;
   // A corrupt base is reported by the operator lookups of the same compile (aoe/tuned_selection.cpp).
   const aoe::KnowledgeBase kb = aoe::KnowledgeBase::load(where.path + "/" + aoe::kKnowledgeBaseFile);
-  const aoe::KnowledgeEntry* hit = kb.find(subgraph_key_);
+  const aoe::KnowledgeEntry* hit = kb.find(report_.subgraph_key);
   if (!hit) return;
   passes_off_ = hit->passes_off;
   subgraph_hit_ = true;
@@ -125,27 +128,36 @@ void Executable::read_tuned_passes(const options::OptionSet& config) {
                             std::to_string(passes_off_.size()) + " passes off)");
 }
 
-Result<std::unique_ptr<Executable>> Executable::tune_subgraphs(Graph graph, const std::vector<Shape>& input_shapes,
-                                                               const CompileOptions& options) {
+
+Result<std::unique_ptr<Executable>> tune_subgraphs(Graph graph, const std::vector<Shape>& input_shapes,
+                                                   const CompileOptions& options, CompileReport* report) {
   const double start = now_seconds();
   auto settings = aoe::read_tuning_settings(options.config.get(), options.aoe_repetitions);
   if (!settings.ok()) return settings.status().with_context("model " + graph.source);
   const std::string model = std::filesystem::path(graph.source).stem().string();
   const Graph pristine = graph;  // constants are shared, not copied
   CompileOptions candidate = options;
-  auto compile_without = [&](std::vector<std::string> off, Graph g) {
+  struct Candidate {
+    std::unique_ptr<Executable> exe;
+    CompileReport report;
+  };
+  auto compile_without = [&](std::vector<std::string> off, Graph g) -> Result<Candidate> {
     candidate.aoe_passes_off = std::move(off);
-    return compile(std::move(g), input_shapes, candidate);
+    Candidate c;
+    auto exe = compile(std::move(g), input_shapes, candidate, &c.report);
+    if (!exe.ok()) return exe.status();
+    c.exe = std::move(exe.value());
+    return c;
   };
   auto base = compile_without({}, std::move(graph));
   if (!base.ok()) return base.status();
-  const std::string key = (*base)->subgraph_key_;
+  const std::string key = base->report.subgraph_key;
   aoe::KnowledgeBase kb = aoe::KnowledgeBase::load(settings->aoe_data.path + "/" + aoe::kKnowledgeBaseFile);
   aoe::TuningStats stats;
   stats.subgraph_tuning = true;
   stats.knowledge_base_path = kb.path();
   stats.knowledge_base_problem = kb.problem();
-  std::unique_ptr<Executable> chosen;
+  std::optional<Candidate> chosen;
   if (const aoe::KnowledgeEntry* hit = kb.find(key)) {
     // Tuned before: the stored choice, nothing measured.
     stats.subgraph_hit = true;
@@ -168,21 +180,21 @@ Result<std::unique_ptr<Executable>> Executable::tune_subgraphs(Graph graph, cons
     // layout pass, and its NC1HWC0 regions (NHWC instead), one at a time switched off. Scope
     // passes stay: they are the model parser's.
     std::vector<std::vector<std::string>> candidates{{}};
-    for (const PassStat& ps : (*base)->pass_stats())
+    for (const PassStat& ps : base->report.pass_stats)
       for (const Pass& pass : all_passes())
         if (pass.name == ps.name && ps.applied > 0 &&
             (pass.control == PassSwitch::kFusionSwitch || pass.control == PassSwitch::kAlwaysOn))
           candidates.push_back({ps.name});
     // The layout pass's NC1HWC0 regions against NHWC in their place.
-    const Graph& g = (*base)->graph();
+    const Graph& g = base->exe->graph();
     for (size_t v = 0; v < g.values.size(); ++v)
-      if ((*base)->stored_format(static_cast<int>(v)) == ActivationFormat::kNc1hwc0) {
+      if (base->exe->stored_format(static_cast<int>(v)) == ActivationFormat::kNc1hwc0) {
         candidates.push_back({passes::kNc1hwc0Choice});
         break;
       }
     const int reps = settings->repetitions;
     ProgressBar progress("AOE subgraph tuning", static_cast<int>(candidates.size()), "measured", "skipped");
-    auto base_ms = median_model_ms(**base, *inputs, reps);
+    auto base_ms = median_model_ms(*base->exe, *inputs, reps);
     if (!base_ms.ok()) return base_ms.status().with_context("AOE timing the model");
     progress.step(false);
     stats.subgraph_candidates.push_back({{}, *base_ms});
@@ -191,7 +203,7 @@ Result<std::unique_ptr<Executable>> Executable::tune_subgraphs(Graph graph, cons
     for (size_t c = 1; c < candidates.size(); ++c) {
       auto exe = compile_without(candidates[c], pristine);
       if (!exe.ok()) return exe.status().with_context("AOE subgraph candidate without " + candidates[c][0]);
-      auto ms = median_model_ms(**exe, *inputs, reps);
+      auto ms = median_model_ms(*exe->exe, *inputs, reps);
       if (!ms.ok()) return ms.status().with_context("AOE timing the model without " + candidates[c][0]);
       progress.step(false);
       stats.subgraph_candidates.push_back({candidates[c], *ms});
@@ -214,15 +226,16 @@ Result<std::unique_ptr<Executable>> Executable::tune_subgraphs(Graph graph, cons
   if (!record.ok()) return record.status();
   stats.record_path = *record;
   // The chosen compile's own operator statistics (knowledge-base hits) stay.
-  const aoe::TuningStats& own = chosen->tuning_stats_;
+  const aoe::TuningStats& own = chosen->report.tuning_stats;
   stats.tunable_operators = own.tunable_operators;
   stats.knowledge_base_hits = own.knowledge_base_hits;
   stats.operators = own.operators;
-  chosen->tuning_stats_ = stats;
+  chosen->report.tuning_stats = stats;
+  if (report) *report = std::move(chosen->report);
   OPENGE_LOG_INFO("GE", "AOE subgraph tuning: " + std::to_string(stats.subgraph_candidates.size()) +
                             " candidates measured" + (stats.subgraph_hit ? " (knowledge-base hit)" : "") + ", record " +
                             *record);
-  return chosen;
+  return std::move(chosen->exe);
 }
 
-}  // namespace openge
+}  // namespace openge::compiler

@@ -13,7 +13,7 @@
 #include "openge/session.h"
 #include "options/option_set.h"
 #include "runtime/demo_run_util.h"
-#include "runtime/executable.h"
+#include "compiler/pipeline.h"
 
 namespace openge {
 namespace {
@@ -109,7 +109,7 @@ Result<std::unique_ptr<Executable>> compile(Graph g, bool release, std::shared_p
   // As the session does: the exception dump is the compile's failure hook.
   if (config) co.failure_hook = dump::ExceptionDumper::from_options(*config);
   co.config = std::move(config);
-  return Executable::compile(std::move(g), {{kRows, kDepth}}, co);
+  return compiler::compile(std::move(g), {{kRows, kDepth}}, co);
 }
 
 TEST(PackedConstantRelease, AMatmulsPackedWeightsLeaveTheCompiledGraph) {

@@ -1,7 +1,8 @@
-#include "runtime/compile_log.h"
+#include "compiler/compile_log.h"
 
 #include <cstdio>
 
+#include "compiler/compile_report.h"
 #include "kernels/aicore_coverage.h"
 #include "logging/log.h"
 #include "runtime/executable.h"
@@ -47,15 +48,15 @@ std::string branches(const std::vector<RunStep>& steps) {
 
 }  // namespace
 
-void log_compile_decisions(const Executable& exe, bool aicore_enabled) {
+void log_compile_decisions(const Executable& exe, const CompileReport& report, bool aicore_enabled) {
   using logging::Level;
   const std::string model = "model " + exe.graph().source + ": ";
-  for (const PassStat& p : exe.pass_stats())
+  for (const PassStat& p : report.pass_stats)
     if (p.applied > 0)
       OPENGE_LOG_INFO("FE", model + "fusion pass " + p.name + " applied " + std::to_string(p.applied) + " time(s)");
-  for (const std::string& w : exe.precision_warnings()) OPENGE_LOG_WARNING("FE", model + "precision: " + w);
+  for (const std::string& w : report.precision_warnings) OPENGE_LOG_WARNING("FE", model + "precision: " + w);
   if (logging::enabled(Level::kInfo)) {
-    for (const precision::PrecisionDecision& d : exe.precision_decisions())
+    for (const precision::PrecisionDecision& d : report.precision_decisions)
       if (d.changed())
         OPENGE_LOG_INFO("FE", model + "node " + d.node_name + " (" + d.op_type + ") computes in " +
                                   dtype_name(d.input_dtype) + " -> " + dtype_name(d.output_dtype) + ": " + d.rule);

@@ -1,5 +1,5 @@
 // Whether a small graph's runs use the thread team at all (issue 13 item 4: "a 2-thread run is
-// never slower than the 1-thread run"). The grain (runtime/op_grain.h) decides per node from
+// never slower than the 1-thread run"). The grain (compiler/op_grain.h) decides per node from
 // estimates; on a machine whose cores share no cache, a small model whose nodes alternate between
 // the team and the calling thread moves its activations between the cores at every switch, and
 // the team's nodes then save less than that costs (bench/RESULTS.md, "cores without a shared
@@ -18,12 +18,12 @@ enum class RunThreads : uint8_t {
   kOneThread,  // every node on the calling thread, its kernels made for one thread
 };
 
-// What CompileOptions asks for: timed at compile when the graph is small (kCalibrate, the
-// default), or either plan outright (tests, and graphs the calibration cannot run).
-enum class ThreadPlanChoice : uint8_t { kCalibrate, kTeam, kOneThread };
-
-// Graphs estimated above this many cycles (about 5 ms on one thread) are not timed: their nodes
-// are large enough for the team to pay, and timing them would lengthen the compile.
-inline constexpr int64_t kCalibrationMaxCycles = int64_t{16} << 20;
+// The grain a compile chose (compiler/op_grain.h): nodes estimated below it run on the calling
+// thread. kMinGrainCycles is its floor (why: compiler/op_grain.h).
+inline constexpr int64_t kMinGrainCycles = int64_t{1} << 16;
+struct ThreadingGrain {
+  int64_t cycles = kMinGrainCycles;  // nodes estimated below this run on the calling thread
+  double fork_join_us = -1;          // the measured cost it came from; -1: not measured (pinned)
+};
 
 }  // namespace openge

@@ -6,7 +6,8 @@
 namespace openge {
 
 class Executable;
+struct CompileReport;
 
-void log_compile_decisions(const Executable& exe, bool aicore_enabled);
+void log_compile_decisions(const Executable& exe, const CompileReport& report, bool aicore_enabled);
 
 }  // namespace openge

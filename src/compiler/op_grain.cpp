@@ -1,4 +1,4 @@
-#include "runtime/op_grain.h"
+#include "compiler/op_grain.h"
 
 #include <omp.h>
 
