@@ -5,7 +5,7 @@
 // - aoe_mode 2 (operator tuning): a node that misses, of a tunable type (tuning_space.h) and
 //   selected by aoe_config_file (tune_ops_name / tune_ops_type; every node without one), is
 //   measured with every candidate variant on its real shapes; the fastest is built and stored.
-// - aoe_mode 1 (subgraph tuning) is Executable::tune_subgraphs (runtime/aoe_tuning_run.cpp);
+// - aoe_mode 1 (subgraph tuning) is compiler::tune_subgraphs (compiler/aoe_tuning.cpp);
 //   aoe_mode 4 (gradient split) is refused by read_tuning_settings().
 #pragma once
 #include <functional>

@@ -19,7 +19,7 @@ set_tests_properties(runtime_num_threads_zero_honours_omp_num_threads PROPERTIES
 # OMP_NUM_THREADS=1 (CONTRIBUTING.md, "Sanitizers", says why).
 if(OPENGE_SANITIZE STREQUAL "thread")
   file(GLOB OPENGE_THREAD_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*_test.cpp)
-  add_executable(openge_thread_tests ${OPENGE_THREAD_TEST_SOURCES} ${CMAKE_CURRENT_SOURCE_DIR}/runtime/session_test.cpp)
+  add_executable(openge_thread_tests ${OPENGE_THREAD_TEST_SOURCES} ${CMAKE_CURRENT_SOURCE_DIR}/session/session_test.cpp)
   target_link_libraries(openge_thread_tests PRIVATE openge_internals GTest::gtest_main)
   target_include_directories(openge_thread_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_compile_definitions(openge_thread_tests PRIVATE OPENGE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
