@@ -12,7 +12,7 @@
 
 #include "../passes/pass_test_util.h"
 #include "../runtime/demo_run_util.h"
-#include "process_threads.h"
+#include "runtime/process_threads.h"
 #include "base/parallel.h"
 #include "compiler/pipeline.h"
 #include "compiler/op_grain.h"

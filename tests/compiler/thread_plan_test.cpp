@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "../passes/pass_test_util.h"
-#include "process_threads.h"
+#include "runtime/process_threads.h"
 #include "compiler/pipeline.h"
 
 namespace openge {
