@@ -25,10 +25,6 @@
 namespace openge::compiler {
 namespace {
 
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 // Random inputs of the compiled shapes; nullopt for a model with sequence or optional inputs.
 std::optional<std::vector<Tensor>> model_inputs(const Graph& g) {
   std::vector<Tensor> inputs;
@@ -137,17 +133,9 @@ Result<std::unique_ptr<Executable>> tune_subgraphs(Graph graph, const std::vecto
   const std::string model = std::filesystem::path(graph.source).stem().string();
   const Graph pristine = graph;  // constants are shared, not copied
   CompileOptions candidate = options;
-  struct Candidate {
-    std::unique_ptr<Executable> exe;
-    CompileReport report;
-  };
-  auto compile_without = [&](std::vector<std::string> off, Graph g) -> Result<Candidate> {
+  auto compile_without = [&](std::vector<std::string> off, Graph g) {
     candidate.aoe_passes_off = std::move(off);
-    Candidate c;
-    auto exe = compile(std::move(g), input_shapes, candidate, &c.report);
-    if (!exe.ok()) return exe.status();
-    c.exe = std::move(exe.value());
-    return c;
+    return compile_with_report(std::move(g), input_shapes, candidate);
   };
   auto base = compile_without({}, std::move(graph));
   if (!base.ok()) return base.status();
@@ -157,7 +145,7 @@ Result<std::unique_ptr<Executable>> tune_subgraphs(Graph graph, const std::vecto
   stats.subgraph_tuning = true;
   stats.knowledge_base_path = kb.path();
   stats.knowledge_base_problem = kb.problem();
-  std::optional<Candidate> chosen;
+  std::optional<Compilation> chosen;
   if (const aoe::KnowledgeEntry* hit = kb.find(key)) {
     // Tuned before: the stored choice, nothing measured.
     stats.subgraph_hit = true;
@@ -186,15 +174,15 @@ Result<std::unique_ptr<Executable>> tune_subgraphs(Graph graph, const std::vecto
             (pass.control == PassSwitch::kFusionSwitch || pass.control == PassSwitch::kAlwaysOn))
           candidates.push_back({ps.name});
     // The layout pass's NC1HWC0 regions against NHWC in their place.
-    const Graph& g = base->exe->graph();
+    const Graph& g = base->executable->graph();
     for (size_t v = 0; v < g.values.size(); ++v)
-      if (base->exe->stored_format(static_cast<int>(v)) == ActivationFormat::kNc1hwc0) {
+      if (base->executable->stored_format(static_cast<int>(v)) == ActivationFormat::kNc1hwc0) {
         candidates.push_back({passes::kNc1hwc0Choice});
         break;
       }
     const int reps = settings->repetitions;
     ProgressBar progress("AOE subgraph tuning", static_cast<int>(candidates.size()), "measured", "skipped");
-    auto base_ms = median_model_ms(*base->exe, *inputs, reps);
+    auto base_ms = median_model_ms(*base->executable, *inputs, reps);
     if (!base_ms.ok()) return base_ms.status().with_context("AOE timing the model");
     progress.step(false);
     stats.subgraph_candidates.push_back({{}, *base_ms});
@@ -203,7 +191,7 @@ Result<std::unique_ptr<Executable>> tune_subgraphs(Graph graph, const std::vecto
     for (size_t c = 1; c < candidates.size(); ++c) {
       auto exe = compile_without(candidates[c], pristine);
       if (!exe.ok()) return exe.status().with_context("AOE subgraph candidate without " + candidates[c][0]);
-      auto ms = median_model_ms(*exe->exe, *inputs, reps);
+      auto ms = median_model_ms(*exe->executable, *inputs, reps);
       if (!ms.ok()) return ms.status().with_context("AOE timing the model without " + candidates[c][0]);
       progress.step(false);
       stats.subgraph_candidates.push_back({candidates[c], *ms});
@@ -235,7 +223,7 @@ Result<std::unique_ptr<Executable>> tune_subgraphs(Graph graph, const std::vecto
   OPENGE_LOG_INFO("GE", "AOE subgraph tuning: " + std::to_string(stats.subgraph_candidates.size()) +
                             " candidates measured" + (stats.subgraph_hit ? " (knowledge-base hit)" : "") + ", record " +
                             *record);
-  return std::move(chosen->exe);
+  return std::move(chosen->executable);
 }
 
 }  // namespace openge::compiler

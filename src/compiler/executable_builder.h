@@ -24,6 +24,9 @@ namespace openge::compiler {
 ValueInfo info_of(const Value& v);
 void input_infos(const Graph& g, const Node& node, std::vector<ValueInfo>& infos, std::vector<const ValueInfo*>& ptrs);
 
+// Seconds on the steady clock (pipeline.cpp): what the AOE stages time compiles and runs with.
+double now_seconds();
+
 // aoe_mode 1 (aoe_tuning.cpp): compiles the graph with each graph-level choice (the passes that
 // rewrote it, one at a time switched off), keeps the fastest and stores it in the knowledge base.
 Result<std::unique_ptr<Executable>> tune_subgraphs(Graph graph, const std::vector<Shape>& input_shapes,

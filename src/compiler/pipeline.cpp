@@ -17,7 +17,7 @@
 #include "options/option_set.h"
 #include "passes/channels_last_layout_pass.h"
 #include "runtime/control_flow.h"
-#include "runtime/run_state.h"  // complete for the state pool's destructor
+#include "runtime/run_state.h"  // complete for the state pool, which new Executable() may destroy
 
 namespace openge::compiler {
 namespace {
@@ -39,11 +39,11 @@ class PipelineSubgraphCompiler final : public SubgraphCompiler {
   CompileOptions options_;
 };
 
+}  // namespace
+
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-
-}  // namespace
 
 std::shared_ptr<const SubgraphCompiler> subgraph_compiler(CompileOptions options) {
   return std::make_shared<PipelineSubgraphCompiler>(std::move(options));
@@ -145,6 +145,15 @@ Result<std::unique_ptr<Executable>> compile(Graph graph, const std::vector<Shape
         return exe;
       },
       [&] { return "model " + source; });
+}
+
+Result<Compilation> compile_with_report(Graph graph, const std::vector<Shape>& input_shapes,
+                                        const CompileOptions& options) {
+  Compilation c;
+  auto exe = compile(std::move(graph), input_shapes, options, &c.report);
+  if (!exe.ok()) return exe.status();
+  c.executable = std::move(exe.value());
+  return c;
 }
 
 }  // namespace openge::compiler

@@ -23,4 +23,12 @@ namespace openge::compiler {
 Result<std::unique_ptr<Executable>> compile(Graph graph, const std::vector<Shape>& input_shapes,
                                             const CompileOptions& options, CompileReport* report = nullptr);
 
+// The same, for callers that keep both: the Executable and its compile's report.
+struct Compilation {
+  std::unique_ptr<Executable> executable;
+  CompileReport report;
+};
+Result<Compilation> compile_with_report(Graph graph, const std::vector<Shape>& input_shapes,
+                                        const CompileOptions& options);
+
 }  // namespace openge::compiler

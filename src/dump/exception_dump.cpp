@@ -54,9 +54,10 @@ std::shared_ptr<const ExceptionDumper> ExceptionDumper::from_options(const optio
       new ExceptionDumper(level == 1 ? Level::kL1 : Level::kLite, folder, resolved.rule));
 }
 
-Status ExceptionDumper::on_node_failed(size_t index, const CompiledNode& cn, const std::vector<const Tensor*>& inputs,
-                             const std::vector<const Tensor*>& outputs, KernelWorkspace workspace,
-                             const Status& failure) const {
+Status ExceptionDumper::on_node_failed(size_t index, const CompiledNode& cn,
+                                       const std::vector<const Tensor*>& inputs,
+                                       const std::vector<const Tensor*>& outputs, KernelWorkspace workspace,
+                                       const Status& failure) const {
   const Node& node = cn.node;
   const std::string op_name = node.name.empty() ? node.op_type + "_" + std::to_string(index) : node.name;
   DumpRecord record;

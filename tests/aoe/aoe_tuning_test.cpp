@@ -40,12 +40,7 @@ std::shared_ptr<const options::OptionSet> config(const options::test::Flags& fla
 }
 
 // The demo model compiled, with the compile's report (AOE's statistics are there).
-struct Compiled {
-  std::unique_ptr<Executable> exe;
-  CompileReport report;
-};
-
-Result<Compiled> compile_demo(std::shared_ptr<const options::OptionSet> cfg, int threads = 2) {
+Result<compiler::Compilation> compile_demo(std::shared_ptr<const options::OptionSet> cfg, int threads = 2) {
   auto g = load_onnx(kDemoModel);
   if (!g.ok()) return g.status();
   std::vector<Shape> shapes;
@@ -54,11 +49,7 @@ Result<Compiled> compile_demo(std::shared_ptr<const options::OptionSet> cfg, int
   co.num_threads = threads;
   co.config = std::move(cfg);
   co.aoe_repetitions = 1;
-  Compiled c;
-  auto exe = compiler::compile(std::move(g.value()), shapes, co, &c.report);
-  if (!exe.ok()) return exe.status();
-  c.exe = std::move(exe.value());
-  return c;
+  return compiler::compile_with_report(std::move(g.value()), shapes, co);
 }
 
 std::vector<fs::path> records_in(const std::string& dir) {
@@ -141,7 +132,7 @@ TEST(AoeTuning, ENV_2_OPT_aoe_config_aoe_mode_3_TuningRunWritesRecordAndKnowledg
   // The tuned kernels compute what the untuned ones do (Winograd rounds differently: 1e-4).
   auto plain = compile_demo(nullptr);
   ASSERT_TRUE(plain.ok());
-  expect_same_outputs(*exe->exe, *plain->exe);
+  expect_same_outputs(*exe->executable, *plain->executable);
 }
 
 TEST(AoeTuning, ENV_2_NextCompileHitsTheKnowledgeBaseWithoutMeasuring) {
@@ -306,7 +297,7 @@ TEST(AoeTuning, OPT_aoe_config_aoe_mode_2_SubgraphTuningMeasuresPassChoicesAndSt
   // And it computes what the untuned compile does.
   auto plain = compile_demo(nullptr);
   ASSERT_TRUE(plain.ok());
-  expect_same_outputs(*next->exe, *plain->exe);
+  expect_same_outputs(*next->executable, *plain->executable);
   // A second tuning run hits the stored choice and measures nothing.
   auto again = compile_demo(config({{"aoe_config.aoe_mode", "1"}, {"aoe_config.work_path", work}}, {}, d.path()));
   ASSERT_TRUE(again.ok());

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -39,16 +40,8 @@ std::shared_ptr<const OptionSet> with_switch_file(const TempDir& d, const std::s
   return options_with(d, {{"fusion_switch_file", d.file("inputs/fusion_switch.cfg", json)}}, env);
 }
 
-// The demo model compiled, and what the compile's passes did (its report).
-struct Compiled {
-  std::unique_ptr<Executable> exe;
-  CompileReport report;
-  explicit operator bool() const { return exe != nullptr; }
-  const Executable& operator*() const { return *exe; }
-  const Executable* operator->() const { return exe.get(); }
-};
-
-Compiled compile_demo(std::shared_ptr<const OptionSet> config) {
+// The demo model compiled, and what the compile's passes did (its report); nullopt on failure.
+std::optional<compiler::Compilation> compile_demo(std::shared_ptr<const OptionSet> config) {
   auto g = load_onnx(kDemoModel);
   EXPECT_TRUE(g.ok()) << g.status().message();
   if (!g.ok()) return {};
@@ -61,21 +54,20 @@ Compiled compile_demo(std::shared_ptr<const OptionSet> config) {
   CompileOptions co;
   co.num_threads = 1;
   co.config = std::move(config);
-  Compiled c;
-  auto exe = compiler::compile(std::move(*g), shapes, co, &c.report);
-  EXPECT_TRUE(exe.ok()) << exe.status().message();
-  if (exe.ok()) c.exe = std::move(*exe);
-  return c;
+  auto compiled = compiler::compile_with_report(std::move(*g), shapes, co);
+  EXPECT_TRUE(compiled.ok()) << compiled.status().message();
+  if (!compiled.ok()) return std::nullopt;
+  return std::move(compiled.value());
 }
 
 // Nodes of the compiled graph with this (default-domain) op.
-int count_op(const Executable& exe, const std::string& op) {
+int count_op(const compiler::Compilation& compiled, const std::string& op) {
   int n = 0;
-  for (const Node& node : exe.graph().nodes) n += node.op_type == op && node.domain.empty();
+  for (const Node& node : compiled.executable->graph().nodes) n += node.op_type == op && node.domain.empty();
   return n;
 }
 
-bool ran(const Compiled& compiled, const std::string& pass) {
+bool ran(const compiler::Compilation& compiled, const std::string& pass) {
   for (const PassStat& p : compiled.report.pass_stats)
     if (p.name == pass) return true;
   return false;
@@ -106,16 +98,16 @@ TEST(FusionSwitch, OPT_fusion_switch_file_4_NamedRuleOff) {
   TempDir d;
   auto exe = compile_demo(with_switch_file(d, R"({"Switch":{"GraphFusion":{"ConvBatchnormFusionPass":"off"}}})"));
   ASSERT_TRUE(exe);
-  EXPECT_FALSE(ran(exe, "ConvBatchnormFusionPass"));
+  EXPECT_FALSE(ran(*exe, "ConvBatchnormFusionPass"));
   // bn1 is not folded into conv1: BatchNormBnInferFusionPass writes it as a per-channel Mul and
   // Add, and relu1, which follows it and not a Conv, joins them in one FusedElementwise; relu2
   // and relu3 are fused into their convolutions.
-  EXPECT_TRUE(ran(exe, "BatchNormBnInferFusionPass"));
+  EXPECT_TRUE(ran(*exe, "BatchNormBnInferFusionPass"));
   EXPECT_EQ(count_op(*exe, "BatchNormalization"), 0);
   EXPECT_EQ(count_op(*exe, "Relu"), 0);
   EXPECT_EQ(count_op(*exe, "Add"), 0);
   int fused_elementwise = 0;
-  for (const Node& node : exe->graph().nodes) fused_elementwise += node.op_type == "FusedElementwise";
+  for (const Node& node : exe->executable->graph().nodes) fused_elementwise += node.op_type == "FusedElementwise";
   EXPECT_EQ(fused_elementwise, 1);
 }
 
@@ -128,7 +120,7 @@ TEST(FusionSwitch, OPT_fusion_switch_file_6_7_AllOffKeepsTheLayoutPass) {
   EXPECT_EQ(count_op(*exe, "Relu"), 3);
   EXPECT_EQ(count_op(*exe, "Add"), 1);
   for (const Pass& p : all_passes())
-    EXPECT_EQ(ran(exe, std::string(p.name)), !fusion_switch_controls(p.control) && on_by_default(p.control)) << p.name;
+    EXPECT_EQ(ran(*exe, std::string(p.name)), !fusion_switch_controls(p.control) && on_by_default(p.control)) << p.name;
 }
 
 TEST(FusionSwitch, OPT_fusion_switch_file_8_AllOffWithOneRuleOn) {
@@ -158,13 +150,13 @@ TEST(FusionSwitch, OPT_fusion_switch_file_6_FusedAndUnfusedOutputsAgree) {
       with_switch_file(d, R"({"Switch":{"GraphFusion":{"ALL":"off"},"UBFusion":{"ALL":"off"}}})"));
   ASSERT_TRUE(fused && plain);
   std::vector<Tensor> inputs;
-  for (int in : fused->graph().inputs) {
-    Tensor t(DType::kFloat32, *fused->graph().values[static_cast<size_t>(in)].shape);
+  for (int in : fused->executable->graph().inputs) {
+    Tensor t(DType::kFloat32, *fused->executable->graph().values[static_cast<size_t>(in)].shape);
     for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = std::sin(0.37f * static_cast<float>(i));
     inputs.push_back(std::move(t));
   }
-  auto a = fused->run(inputs);
-  auto b = plain->run(inputs);
+  auto a = fused->executable->run(inputs);
+  auto b = plain->executable->run(inputs);
   ASSERT_TRUE(a.ok() && b.ok());
   ASSERT_EQ(a->size(), b->size());
   for (size_t o = 0; o < a->size(); ++o) {
