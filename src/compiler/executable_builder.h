@@ -8,6 +8,7 @@
 
 #include "compiler/compile_options.h"
 #include "compiler/compile_report.h"
+#include "ops/graph_infer.h"
 #include "passes/fusion_result.h"
 #include "runtime/executable.h"
 
@@ -18,11 +19,6 @@ namespace graph_dump { class GraphDumper; }
 }  // namespace openge
 
 namespace openge::compiler {
-
-// What infer sees of a value, and of each input of a node (null for an omitted optional input;
-// `infos` owns what `ptrs` points at).
-ValueInfo info_of(const Value& v);
-void input_infos(const Graph& g, const Node& node, std::vector<ValueInfo>& infos, std::vector<const ValueInfo*>& ptrs);
 
 // Seconds on the steady clock (pipeline.cpp): what the AOE stages time compiles and runs with.
 double now_seconds();

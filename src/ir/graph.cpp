@@ -113,4 +113,10 @@ std::vector<std::vector<int>> Graph::consumers() const {
   return users;
 }
 
+bool has_subgraph(const Node& node) {
+  for (const auto& [name, a] : node.attrs.all())
+    if (a.kind == Attribute::Kind::kGraph) return true;
+  return false;
+}
+
 }  // namespace openge

@@ -58,6 +58,10 @@ struct Value {
   int producer = -1;                // node index, -1 for graph inputs and initializers
 };
 
+// True for a node that owns subgraphs (If's branches, Loop's and Scan's body).
+struct Node;
+bool has_subgraph(const Node& node);
+
 // True for a shape that is known and has no unknown (-1) dims.
 bool shape_is_static(const std::optional<Shape>& shape);
 

@@ -7,6 +7,7 @@
 
 #include "ops/nn_common.h"
 #include "ops/nn_window.h"
+#include "ops/pool_window.h"
 #include "base/parallel.h"
 
 namespace openge {
@@ -22,108 +23,6 @@ Status check_pool_input(const InferContext& ctx, bool max_pool) {
     return ctx.error(std::string("input X has dtype ") + dtype_name(t) + "; expected float16, bfloat16, float32, float64" +
                      (max_pool ? ", int8 or uint8" : ""));
   return Status::Ok();
-}
-
-// Per spatial dim and output index: the valid window taps (first input index, how many, and
-// how many taps fall inside input + pads, which count_include_pad divides by).
-struct WindowTaps {
-  std::vector<std::vector<int64_t>> first, count, padded_count;
-};
-
-WindowTaps window_taps(const WindowGeometry& g) {
-  WindowTaps w;
-  const size_t r = g.rank();
-  w.first.resize(r);
-  w.count.resize(r);
-  w.padded_count.resize(r);
-  for (size_t d = 0; d < r; ++d) {
-    const int64_t out = g.output[d], in = g.input[d], dil = g.dilations[d], k = g.kernel[d];
-    w.first[d].resize(static_cast<size_t>(out));
-    w.count[d].resize(static_cast<size_t>(out));
-    w.padded_count[d].resize(static_cast<size_t>(out));
-    for (int64_t o = 0; o < out; ++o) {
-      const int64_t start = o * g.strides[d] - g.pad_begin[d];
-      // taps j in [0, k): position start + j*dil; valid when inside [0, in)
-      const int64_t j_lo = start >= 0 ? 0 : (-start + dil - 1) / dil;
-      const int64_t j_hi = std::min(k - 1, in - 1 - start < 0 ? -1 : (in - 1 - start) / dil);
-      w.first[d][static_cast<size_t>(o)] = start + j_lo * dil;
-      w.count[d][static_cast<size_t>(o)] = std::max<int64_t>(0, j_hi - j_lo + 1);
-      // taps inside [-pad_begin, in + pad_end): the window is clipped at the padded border
-      const int64_t p_lo = start >= -g.pad_begin[d] ? 0 : (-g.pad_begin[d] - start + dil - 1) / dil;
-      const int64_t limit = in + g.pad_end[d] - 1 - start;
-      const int64_t p_hi = std::min(k - 1, limit < 0 ? -1 : limit / dil);
-      w.padded_count[d][static_cast<size_t>(o)] = std::max<int64_t>(0, p_hi - p_lo + 1);
-    }
-  }
-  return w;
-}
-
-// Calls visit(out_index, first_offsets_per_dim, counts_per_dim, padded_taps) for each output
-// position of one plane; the visitor walks the taps itself.
-struct PlaneWalker {
-  const WindowGeometry& g;
-  const WindowTaps& taps;
-  std::vector<int64_t> in_stride;
-
-  PlaneWalker(const WindowGeometry& geom, const WindowTaps& t) : g(geom), taps(t), in_stride(geom.rank()) {
-    int64_t p = 1;
-    for (size_t d = g.rank(); d-- > 0;) {
-      in_stride[d] = p;
-      p *= g.input[d];
-    }
-  }
-
-  // fn(input offset of tap) for every valid tap of output position `o` (multi-index).
-  template <class Fn>
-  void for_each_tap(const std::vector<int64_t>& o, Fn&& fn) const {
-    const size_t r = g.rank();
-    int64_t base = 0;
-    for (size_t d = 0; d < r; ++d) {
-      if (taps.count[d][static_cast<size_t>(o[d])] == 0) return;
-      base += taps.first[d][static_cast<size_t>(o[d])] * in_stride[d];
-    }
-    int64_t j[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    const size_t last = r - 1;
-    const int64_t n_last = taps.count[last][static_cast<size_t>(o[last])];
-    const int64_t step_last = g.dilations[last] * in_stride[last];
-    while (true) {
-      int64_t off = base;
-      for (size_t d = 0; d < last; ++d) off += j[d] * g.dilations[d] * in_stride[d];
-      for (int64_t t = 0; t < n_last; ++t) fn(off + t * step_last);
-      size_t d = last;
-      while (d-- > 0) {
-        if (++j[d] < taps.count[d][static_cast<size_t>(o[d])]) break;
-        j[d] = 0;
-      }
-      if (d == static_cast<size_t>(-1)) return;
-    }
-  }
-
-  int64_t valid_taps(const std::vector<int64_t>& o) const {
-    int64_t n = 1;
-    for (size_t d = 0; d < g.rank(); ++d) n *= taps.count[d][static_cast<size_t>(o[d])];
-    return n;
-  }
-  int64_t padded_taps(const std::vector<int64_t>& o) const {
-    int64_t n = 1;
-    for (size_t d = 0; d < g.rank(); ++d) n *= taps.padded_count[d][static_cast<size_t>(o[d])];
-    return n;
-  }
-};
-
-void odometer_next(std::vector<int64_t>& o, const std::vector<int64_t>& dims) {
-  for (size_t d = dims.size(); d-- > 0;) {
-    if (++o[d] < dims[d]) return;
-    o[d] = 0;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-
-Result<WindowGeometry> pool_geometry(const Attributes& attrs, const Shape& x) {
-  auto params = read_window_params(attrs, x.size() - 2, nullptr, true);
-  if (!params.ok()) return params.status();
-  return resolve_window(*params, spatial_dims(x));
 }
 
 Status infer_pool(InferContext& ctx, bool max_pool) {

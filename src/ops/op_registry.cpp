@@ -38,6 +38,8 @@ std::vector<OpSchema> build_table() {
   register_string_ops(table);
   register_tfidf_ops(table);
   register_training_ops(table);
+  register_grad_ops(table);
+  register_gradient_rules(table);
   std::sort(table.begin(), table.end(), [](const OpSchema& a, const OpSchema& b) { return a.op_type < b.op_type; });
   return table;
 }

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ops/gradient.h"
 #include "ops/op_context.h"
 
 namespace openge {
@@ -42,6 +43,9 @@ struct OpSchema {
   // Optional: the kernel's prepared form for static shapes (PrepareFn); set by the op family's
   // register function after its rows (positional rows above stay as they are).
   PrepareFn prepare = nullptr;
+  // Optional: the op's gradient rule (ops/gradient.h), set by register_gradient_rules() from the
+  // rule tables of src/ops/grad/; null: the op is not differentiable (autodiff names it).
+  GradientFn gradient = nullptr;
 };
 
 // nullptr when the op is unknown.
@@ -76,6 +80,9 @@ void register_sequence_ops(std::vector<OpSchema>& table);  // Sequence* SplitToS
 void register_string_ops(std::vector<OpSchema>& table);  // StringNormalizer
 void register_tfidf_ops(std::vector<OpSchema>& table);  // TfIdfVectorizer
 void register_training_ops(std::vector<OpSchema>& table);  // Adagrad Adam Momentum (ai.onnx.preview.training)
+void register_grad_ops(std::vector<OpSchema>& table);  // the backward ops of src/ops/grad/ (domain "openge")
+// Not rows: sets the `gradient` field of the rows that have a rule (src/ops/grad/gradient_rules.cpp).
+void register_gradient_rules(std::vector<OpSchema>& table);
 void register_control_flow_ops(std::vector<OpSchema>& table);  // If Loop Scan (subgraphs run by runtime/control_flow.cpp)  // QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger QLinearMatMul
 
 }  // namespace openge

@@ -84,12 +84,6 @@ bool normalize_axis(int64_t axis, size_t rank, size_t* out) {
 
 }  // namespace
 
-bool has_subgraph(const Node& node) {
-  for (const auto& [name, a] : node.attrs.all())
-    if (a.kind == Attribute::Kind::kGraph) return true;
-  return false;
-}
-
 // ---------------------------------------------------------------------------------------------
 // SubgraphPlan
 

@@ -76,8 +76,4 @@ class ControlFlowNode {
   RunFn run_ = nullptr;
 };
 
-// True when a node carries a subgraph attribute (the executor runs it through ControlFlowNode,
-// constant folding leaves it alone).
-bool has_subgraph(const Node& node);
-
 }  // namespace openge

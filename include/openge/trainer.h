@@ -1,0 +1,69 @@
+// Training an ONNX model (the training scenario of page 002, graph_run_mode = 1): each step runs
+// the model forward, the backward graph that autodiff built from it, and the optimizer's update of
+// the trained parameters, which live in the Trainer between steps. One compiled training graph per
+// batch shape (docs/ARCHITECTURE.md, "Training").
+//
+//   auto trainer = openge::Trainer::open("mlp.onnx", {.loss = "cross_entropy", .optimizer = "momentum"});
+//   for (...) { auto loss = (*trainer)->step({images, labels}); }
+//   (*trainer)->save("trained.onnx");
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "openge/session.h"
+#include "openge/status.h"
+#include "openge/tensor.h"
+
+namespace openge {
+
+struct TrainerOptions {
+  // Threads, engines, passes and the npu.global_options() configuration, as for a Session.
+  SessionOptions session;
+  // "model": the model computes its loss (a loss node, or its one scalar output); "cross_entropy":
+  // SoftmaxCrossEntropyLoss of the output against int64 class labels; "mse": mean squared error
+  // against labels of the output's shape. A named loss adds the input `labels` after the model's.
+  std::string loss = "model";
+  std::string loss_output;  // the output the loss reads (or is); "": the first output
+  // "sgd", "momentum", "nesterov", "adam", "adamw", "lamb" (training/optimizer.h has the rules).
+  std::string optimizer = "sgd";
+  float learning_rate = 0.01f;
+  float momentum = 0.9f;
+  float weight_decay = 0.0f;
+  float beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f;
+  // Initializers to train; empty: every float initializer on a differentiable path to the loss.
+  std::vector<std::string> trainable;
+};
+
+class Trainer {
+ public:
+  ~Trainer();
+  static Result<std::unique_ptr<Trainer>> open(const std::string& model_path, const TrainerOptions& options = {});
+
+  // What step() takes: the model's inputs, then the labels for a named loss.
+  const std::vector<TensorInfo>& feeds() const;
+  // The model's outputs (what evaluate() returns).
+  const std::vector<TensorInfo>& outputs() const;
+  // The trained parameters' names, in the order of the optimizer's state.
+  const std::vector<std::string>& trainable() const;
+
+  // One training step on a batch; returns the loss before the update.
+  Result<float> step(const std::vector<Tensor>& feed);
+  // The model's outputs for `inputs` with the current parameters (BatchNormalization with its
+  // running statistics, as in inference).
+  Result<std::vector<Tensor>> evaluate(const std::vector<Tensor>& inputs);
+  // A parameter's (or running statistic's) current value.
+  Result<Tensor> parameter(const std::string& name) const;
+  // The model with its trained initializers, as an ONNX file any runtime loads.
+  Status save(const std::string& onnx_path) const;
+
+  int64_t steps() const;
+  void set_learning_rate(float lr);
+
+ private:
+  struct Impl;
+  explicit Trainer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace openge

@@ -1,0 +1,294 @@
+#include "autodiff/training_graph.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string_view>
+
+#include "autodiff/backward_builder.h"
+#include "ops/gradient.h"
+#include "ops/graph_infer.h"
+#include "ops/op_registry.h"
+
+namespace openge::autodiff {
+namespace {
+
+// Folding during the type pass is only a means to know shapes that depend on constants.
+constexpr size_t kMaxFoldBytesForTypes = size_t{64} << 20;
+
+// Inputs that are never differentiated although they may be float: BatchNormalization's running
+// statistics, an exponent, the losses' class weights, Dropout's ratio.
+struct FrozenInputs {
+  std::string_view op_type;
+  std::initializer_list<size_t> inputs;
+};
+constexpr FrozenInputs kFrozenInputs[] = {
+    {"BatchNormalization", {3, 4}},
+    {"Pow", {1}},
+    {"SoftmaxCrossEntropyLoss", {2}},
+    {"NegativeLogLikelihoodLoss", {2}},
+    {"Dropout", {1}},
+};
+
+bool is_float(DType t) {
+  return t == DType::kFloat32 || t == DType::kFloat64 || t == DType::kFloat16 || t == DType::kBFloat16;
+}
+
+bool differentiable_input(const Graph& g, const Node& node, size_t i) {
+  const int v = node.inputs[i];
+  if (v < 0 || !is_float(g.values[static_cast<size_t>(v)].dtype)) return false;
+  for (const FrozenInputs& row : kFrozenInputs)
+    if (row.op_type == node.op_type)
+      for (size_t frozen : row.inputs)
+        if (frozen == i) return false;
+  return true;
+}
+
+bool is_initializer(const Value& v) { return v.constant.has_value() && v.producer < 0; }
+
+Status sort_topologically(Graph& g) {
+  auto order = g.topological_order();
+  if (!order.ok()) return order.status();
+  std::vector<Node> sorted;
+  sorted.reserve(g.nodes.size());
+  for (int n : *order) sorted.push_back(std::move(g.nodes[static_cast<size_t>(n)]));
+  g.nodes = std::move(sorted);
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    for (int out : g.nodes[n].outputs)
+      if (out >= 0) g.values[static_cast<size_t>(out)].producer = static_cast<int>(n);
+  return Status::Ok();
+}
+
+int add_input(Graph& g, const std::string& name, DType dtype, Shape shape) {
+  const int v = g.add_value(name);
+  g.values[static_cast<size_t>(v)].dtype = dtype;
+  g.values[static_cast<size_t>(v)].shape = std::move(shape);
+  g.inputs.push_back(v);
+  return v;
+}
+
+// BatchNormalization nodes compute with the batch's statistics and output their running ones
+// (training_mode = 1 from opset 14; from 7 to 13 the presence of the running outputs says so).
+// Returns, per node, the (running input, running output) value pairs.
+std::vector<std::pair<int, int>> batch_norm_to_training(Graph& g) {
+  std::vector<std::pair<int, int>> state;
+  for (Node& node : g.nodes) {
+    if (node.op_type != "BatchNormalization" || !node.domain.empty()) continue;
+    if (g.opset >= 14 || g.opset < 7) node.attrs.set("training_mode", int_attr(1));
+    node.outputs.resize(std::max<size_t>(node.outputs.size(), 3), -1);
+    for (size_t k = 1; k < 3; ++k) {
+      if (node.outputs[k] < 0) node.outputs[k] = g.add_value(node.name + (k == 1 ? "/running_mean" : "/running_var"));
+      state.emplace_back(node.inputs[k + 2], node.outputs[k]);
+    }
+  }
+  return state;
+}
+
+// Adds the named loss after `output` and returns the loss value; `labels_shape` from the data.
+Result<int> attach_named_loss(Graph& g, const TrainingSpec& spec, int output, const Shape& labels_shape) {
+  const Value& out = g.values[static_cast<size_t>(output)];
+  const DType label_dtype = spec.loss == LossKind::kCrossEntropy ? DType::kInt64 : out.dtype;
+  const int labels = add_input(g, spec.labels_input, label_dtype, labels_shape);
+  const int loss = g.add_value("loss");
+  Node n;
+  n.name = "loss";
+  if (spec.loss == LossKind::kCrossEntropy) {
+    n.op_type = "SoftmaxCrossEntropyLoss";
+    n.inputs = {output, labels};
+    n.outputs = {loss};
+    n.attrs.set("reduction", string_attr("mean"));
+    g.nodes.push_back(std::move(n));
+    return loss;
+  }
+  // mean((output - labels)^2): Sub, Mul, ReduceMean over every dim (no axes: the same form in
+  // every opset).
+  const int diff = g.add_value("loss/diff"), square = g.add_value("loss/square");
+  g.nodes.push_back(Node{"loss/sub", "Sub", "", {output, labels}, {diff}, {}, {}, false, ""});
+  g.nodes.push_back(Node{"loss/square", "Mul", "", {diff, diff}, {square}, {}, {}, false, ""});
+  Node mean{"loss/mean", "ReduceMean", "", {square}, {loss}, {}, {}, false, ""};
+  mean.attrs.set("keepdims", int_attr(0));
+  g.nodes.push_back(std::move(mean));
+  return loss;
+}
+
+// The loss the model computes itself: the named value, else the output of a loss node, else the
+// only scalar output.
+Result<int> model_loss(const Graph& g, const TrainingSpec& spec) {
+  if (!spec.output.empty()) {
+    const int v = g.find_value(spec.output);
+    if (v < 0) return invalid_argument("the loss '" + spec.output + "' is not a value of the model");
+    return v;
+  }
+  std::vector<int> scalars;
+  for (int out : g.outputs) {
+    const Value& v = g.values[static_cast<size_t>(out)];
+    if (v.producer >= 0) {
+      const std::string& op = g.nodes[static_cast<size_t>(v.producer)].op_type;
+      if (op == "SoftmaxCrossEntropyLoss" || op == "NegativeLogLikelihoodLoss") return out;
+    }
+    if (v.shape && shape_numel(*v.shape) == 1 && is_float(v.dtype)) scalars.push_back(out);
+  }
+  if (scalars.size() == 1) return scalars[0];
+  return invalid_argument(scalars.empty()
+                              ? "the model has no scalar output to minimise: name a loss (cross_entropy or mse) and "
+                                "the output it reads"
+                              : "the model has several scalar outputs: name the one that is the loss");
+}
+
+// Values that depend on a parameter and values the loss depends on, each through the inputs
+// that gradient rules differentiate; a gradient is needed where both hold.
+std::vector<char> values_needing_gradient(const Graph& g, const std::vector<int>& params, int loss) {
+  std::vector<char> from_param(g.values.size(), 0), to_loss(g.values.size(), 0);
+  for (int p : params) from_param[static_cast<size_t>(p)] = 1;
+  for (const Node& node : g.nodes) {
+    bool any = false;
+    for (size_t i = 0; i < node.inputs.size(); ++i)
+      any = any || (differentiable_input(g, node, i) && from_param[static_cast<size_t>(node.inputs[i])]);
+    if (any)
+      for (int out : node.outputs)
+        if (out >= 0) from_param[static_cast<size_t>(out)] = 1;
+  }
+  to_loss[static_cast<size_t>(loss)] = 1;
+  for (size_t n = g.nodes.size(); n-- > 0;) {
+    const Node& node = g.nodes[n];
+    bool any = false;
+    for (int out : node.outputs) any = any || (out >= 0 && to_loss[static_cast<size_t>(out)]);
+    if (!any) continue;
+    for (size_t i = 0; i < node.inputs.size(); ++i)
+      if (differentiable_input(g, node, i)) to_loss[static_cast<size_t>(node.inputs[i])] = 1;
+  }
+  std::vector<char> need(g.values.size());
+  for (size_t v = 0; v < need.size(); ++v) need[v] = from_param[v] && to_loss[v];
+  return need;
+}
+
+// Every value's kind, dtype and shape for the bound input shapes: inference (with folding, so
+// that shapes computed from constants are known) on a copy, copied back without the constants.
+Status infer_types(Graph& g) {
+  Graph typed = g;
+  OPENGE_RETURN_IF_ERROR(infer_and_fold_nodes(typed, kMaxFoldBytesForTypes));
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    Value& dst = g.values[v];
+    const Value& src = typed.values[v];
+    if (dst.producer < 0) continue;
+    dst.kind = src.kind;
+    dst.dtype = src.dtype;
+    dst.shape = src.shape;
+  }
+  return Status::Ok();
+}
+
+Status bind_data_shapes(Graph& g, const std::vector<Shape>& shapes, size_t count) {
+  if (shapes.size() < count)
+    return invalid_argument("the model has " + std::to_string(count) + " inputs, got " + std::to_string(shapes.size()) + " shapes");
+  for (size_t i = 0; i < count; ++i) {
+    Value& v = g.values[static_cast<size_t>(g.inputs[i])];
+    if (v.shape && v.shape->size() != shapes[i].size())
+      return invalid_argument("input '" + v.name + "' has rank " + std::to_string(v.shape->size()) + ", got data of shape " +
+                              shape_to_string(shapes[i]));
+    v.shape = shapes[i];
+  }
+  return Status::Ok();
+}
+
+// Turns the initializers `names` into graph inputs (appended in that order); their values go to
+// `values`.
+Status initializers_to_inputs(Graph& g, const std::vector<std::string>& names, std::vector<Tensor>& values) {
+  for (const std::string& name : names) {
+    const int v = g.find_value(name);
+    if (v < 0 || !is_initializer(g.values[static_cast<size_t>(v)]))
+      return invalid_argument("'" + name + "' is not an initializer of the model");
+    Value& val = g.values[static_cast<size_t>(v)];
+    values.push_back(*val.constant);
+    val.shape = val.constant->shape();
+    val.dtype = val.constant->dtype();
+    val.constant.reset();
+    g.inputs.push_back(v);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector<Shape>& data_shapes,
+                                           const TrainingSpec& spec) {
+  TrainingGraph tg;
+  Graph& g = tg.graph;
+  g = model;
+  OPENGE_RETURN_IF_ERROR(sort_topologically(g));
+  const size_t model_inputs = g.inputs.size();
+  OPENGE_RETURN_IF_ERROR(bind_data_shapes(g, data_shapes, model_inputs));
+  std::vector<std::pair<int, int>> bn_state;
+  if (spec.batch_norm_training) bn_state = batch_norm_to_training(g);
+
+  int loss = -1;
+  if (spec.loss == LossKind::kModelOutput) {
+    OPENGE_RETURN_IF_ERROR(infer_types(g));
+    auto l = model_loss(g, spec);
+    if (!l.ok()) return l.status();
+    loss = *l;
+  } else {
+    int output = g.outputs.empty() ? -1 : g.outputs[0];
+    if (!spec.output.empty()) output = g.find_value(spec.output);
+    if (output < 0) return invalid_argument("the model has no output '" + spec.output + "' for the loss to read");
+    if (data_shapes.size() != model_inputs + 1)
+      return invalid_argument("a named loss needs the labels' shape after the model's " + std::to_string(model_inputs) + " input shapes");
+    auto l = attach_named_loss(g, spec, output, data_shapes.back());
+    if (!l.ok()) return l.status();
+    loss = *l;
+    OPENGE_RETURN_IF_ERROR(infer_types(g));
+  }
+  const Value& loss_value = g.values[static_cast<size_t>(loss)];
+  if (!loss_value.shape || shape_numel(*loss_value.shape) != 1 || !is_float(loss_value.dtype))
+    return invalid_argument("the loss '" + loss_value.name + "' must be one float value, got " + dtype_name(loss_value.dtype) + " " +
+                            (loss_value.shape ? shape_to_string(*loss_value.shape) : std::string("of unknown shape")));
+  tg.loss_name = loss_value.name;
+  tg.data_inputs = g.inputs.size();
+
+  // Which initializers train: the named ones, else every float one a gradient reaches.
+  tg.trainable = spec.trainable;
+  if (tg.trainable.empty()) {
+    std::vector<int> candidates;
+    for (size_t v = 0; v < g.values.size(); ++v)
+      if (is_initializer(g.values[v]) && is_float(g.values[v].dtype)) candidates.push_back(static_cast<int>(v));
+    const std::vector<char> need = values_needing_gradient(g, candidates, loss);
+    for (int v : candidates)
+      if (need[static_cast<size_t>(v)]) tg.trainable.push_back(g.values[static_cast<size_t>(v)].name);
+  }
+  if (tg.trainable.empty()) return invalid_argument("nothing to train: no float initializer of the model reaches the loss");
+  OPENGE_RETURN_IF_ERROR(initializers_to_inputs(g, tg.trainable, tg.initial_values));
+  std::vector<int> state_outputs;
+  for (const auto& [in, out] : bn_state) {
+    if (in < 0 || !is_initializer(g.values[static_cast<size_t>(in)])) continue;  // computed statistics: not state
+    tg.state.push_back(g.values[static_cast<size_t>(in)].name);
+    state_outputs.push_back(out);
+  }
+  OPENGE_RETURN_IF_ERROR(initializers_to_inputs(g, tg.state, tg.initial_state));
+
+  std::vector<int> params;
+  for (size_t i = tg.data_inputs; i < tg.data_inputs + tg.trainable.size(); ++i) params.push_back(g.inputs[i]);
+  const std::vector<char> need = values_needing_gradient(g, params, loss);
+  for (size_t i = 0; i < params.size(); ++i)
+    if (!need[static_cast<size_t>(params[i])])
+      return invalid_argument("parameter '" + tg.trainable[i] + "' does not reach the loss through differentiable ops");
+
+  BackwardBuilder backward(g, need, differentiable_input);
+  auto grads = backward.run(loss, params);
+  if (!grads.ok()) return grads.status();
+
+  g.outputs.clear();
+  g.outputs.push_back(backward.as_node_output(loss));
+  for (int grad : *grads) g.outputs.push_back(backward.as_node_output(grad));
+  for (int s : state_outputs) g.outputs.push_back(s);
+  g.declared_outputs.assign(g.outputs.size(), Graph::DeclaredType{});
+  return tg;
+}
+
+Result<Graph> parameterized_forward_graph(const Graph& model, const std::vector<std::string>& parameters) {
+  Graph g = model;
+  std::vector<Tensor> values;
+  OPENGE_RETURN_IF_ERROR(initializers_to_inputs(g, parameters, values));
+  return g;
+}
+
+}  // namespace openge::autodiff

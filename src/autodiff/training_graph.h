@@ -1,0 +1,60 @@
+// Reverse-mode differentiation of a model: from an ONNX graph and a loss, the training graph
+// whose one run is a training step's forward and backward pass. The compile pipeline compiles it
+// like any graph (fusion passes, precision, layout, the memory plan over the saved activations).
+//
+// The training graph's inputs, in order: the model's own inputs, the labels (when the loss is
+// named at the API), the trainable parameters, then the state tensors (BatchNormalization's
+// running mean and variance). Its outputs: the loss, one gradient per trainable parameter (same
+// order), then each state tensor's new value. The parameters are inputs, not constants, so that
+// one compiled graph serves every step while the optimizer changes them.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "openge/status.h"
+
+namespace openge::autodiff {
+
+enum class LossKind {
+  kModelOutput,   // the model computes its loss: a scalar output (a loss node, or any scalar)
+  kCrossEntropy,  // SoftmaxCrossEntropyLoss(output, labels), labels int64 class indices, mean
+  kMse,           // mean((output - labels)^2), labels of the output's shape and dtype
+};
+
+struct TrainingSpec {
+  LossKind loss = LossKind::kModelOutput;
+  // The model output the loss reads (kCrossEntropy, kMse) or that is the loss (kModelOutput);
+  // "": the first output (kModelOutput: the only scalar output).
+  std::string output;
+  std::string labels_input = "labels";  // the name of the labels input a named loss adds
+  // Parameters to train, by initializer name; empty: every float initializer on a path to the
+  // loss that a gradient rule differentiates.
+  std::vector<std::string> trainable;
+  // BatchNormalization nodes compute with the batch's statistics and update their running ones
+  // (the training scenario, graph_run_mode = 1); false keeps them in inference mode (frozen).
+  bool batch_norm_training = true;
+};
+
+struct TrainingGraph {
+  Graph graph;
+  size_t data_inputs = 0;               // the model's inputs and the labels: graph.inputs[0 .. data_inputs)
+  std::vector<std::string> trainable;   // graph.inputs[data_inputs ..), outputs[1 ..)
+  std::vector<Tensor> initial_values;   // each trainable's value in the model
+  std::vector<std::string> state;       // graph.inputs after the trainables; outputs after the gradients
+  std::vector<Tensor> initial_state;
+  std::string loss_name;                // the loss value (graph output 0)
+};
+
+// `data_shapes`: one concrete shape per model input (graph order) and, for a named loss, the
+// labels' shape last. An error names the op without a gradient rule, a loss that is not a
+// scalar, or a trainable name the model lacks.
+Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector<Shape>& data_shapes,
+                                           const TrainingSpec& spec);
+
+// The model's forward graph with `parameters` (names) and state turned into inputs after its own
+// (same order as a TrainingGraph's), BatchNormalization in inference mode: what evaluation runs
+// with the trained values without recompiling for every step.
+Result<Graph> parameterized_forward_graph(const Graph& model, const std::vector<std::string>& parameters);
+
+}  // namespace openge::autodiff

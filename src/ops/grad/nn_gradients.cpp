@@ -1,0 +1,160 @@
+// Gradient rules of the activations, Softmax, Conv, the pools, the normalizations, Dropout and
+// the two losses. Most emit one backward op of grad_ops.h with the forward node's attributes.
+#include <string>
+
+#include "ops/grad/grad_ops.h"
+#include "ops/grad/gradient_rules.h"
+
+namespace openge {
+namespace {
+
+// ActivationGrad(dY, Z) for `activation`, with Z the output (use_output) or the input.
+template <bool kUseOutput>
+Status activation_grad(GradientBuilder& gb, const char* activation) {
+  Attributes a;
+  a.set("activation", string_attr(activation));
+  if (const Attribute* alpha = gb.node().attrs.find("alpha")) a.set("alpha", *alpha);
+  TRY_EMIT(g, gb.emit1("ActivationGrad", {gb.grad_of_output(0), kUseOutput ? gb.output(0) : gb.input(0)}, std::move(a),
+                       kGradDomain));
+  gb.set_grad_of_input(0, g);
+  return Status::Ok();
+}
+
+Status relu_grad(GradientBuilder& gb) { return activation_grad<true>(gb, "relu"); }
+Status sigmoid_grad(GradientBuilder& gb) { return activation_grad<true>(gb, "sigmoid"); }
+Status tanh_grad(GradientBuilder& gb) { return activation_grad<true>(gb, "tanh"); }
+Status leaky_relu_grad(GradientBuilder& gb) { return activation_grad<false>(gb, "leaky_relu"); }
+Status erf_grad(GradientBuilder& gb) { return activation_grad<false>(gb, "erf"); }
+
+// Softmax and LogSoftmax: before opset 13 the axis flattens the dims from it on (default 1).
+template <bool kLog>
+Status softmax_grad(GradientBuilder& gb) {
+  const int64_t opset = gb.graph().opset;
+  Attributes a;
+  a.set("axis", int_attr(gb.node().attrs.get_int("axis", opset < 13 ? 1 : -1)));
+  a.set("flatten", int_attr(opset < 13 ? 1 : 0));
+  a.set("log", int_attr(kLog ? 1 : 0));
+  TRY_EMIT(g, gb.emit1("SoftmaxGrad", {gb.grad_of_output(0), gb.output(0)}, std::move(a), kGradDomain));
+  gb.set_grad_of_input(0, g);
+  return Status::Ok();
+}
+
+// Outputs of a multi-gradient backward op that nobody wants are left out.
+uint32_t omitted_mask(GradientBuilder& gb, size_t count) {
+  uint32_t mask = 0;
+  for (size_t i = 0; i < count; ++i)
+    if (gb.input(i) < 0 || !gb.wants_grad_of_input(i)) mask |= 1u << i;
+  return mask;
+}
+
+Status give_outputs(GradientBuilder& gb, const std::vector<int>& grads) {
+  for (size_t i = 0; i < grads.size(); ++i)
+    if (grads[i] >= 0) gb.set_grad_of_input(i, grads[i]);
+  return Status::Ok();
+}
+
+// Conv(X, W, B) -> ConvGrad(dY, X, W) -> dX, dW, dB.
+Status conv_grad(GradientBuilder& gb) {
+  auto g = gb.emit("ConvGrad", {gb.grad_of_output(0), gb.input(0), gb.input(1)}, gb.node().attrs, 3, kGradDomain,
+                   omitted_mask(gb, 3));
+  if (!g.ok()) return g.status();
+  return give_outputs(gb, *g);
+}
+
+template <bool kMax>
+Status pool_grad(GradientBuilder& gb) {
+  if (kMax && gb.grad_of_output(1) >= 0) return gb.error("no gradient flows through MaxPool's Indices");
+  TRY_EMIT(g, gb.emit1(kMax ? "MaxPoolGrad" : "AveragePoolGrad", {gb.grad_of_output(0), gb.input(0)}, gb.node().attrs,
+                       kGradDomain));
+  gb.set_grad_of_input(0, g);
+  return Status::Ok();
+}
+
+// GlobalAveragePool: dX = dY / (spatial size), expanded over the spatial dims.
+Status global_average_pool_grad(GradientBuilder& gb) {
+  const Shape& x = gb.shape_of(gb.input(0));
+  int64_t spatial = 1;
+  for (size_t d = 2; d < x.size(); ++d) spatial *= x[d];
+  TRY_EMIT(s, gb.emit1("Mul", {gb.grad_of_output(0), gb.scalar(gb.dtype_of(gb.input(0)), spatial ? 1.0 / static_cast<double>(spatial) : 0.0)}));
+  TRY_EMIT(e, gb.emit1("Expand", {s, gb.int64s(x)}));
+  gb.set_grad_of_input(0, e);
+  return Status::Ok();
+}
+
+// BatchNormalization in training mode (autodiff switches the model's nodes to it): gradients of
+// X, scale and B; the running statistics are state, not differentiated.
+Status batch_norm_grad(GradientBuilder& gb) {
+  const Node& n = gb.node();
+  const int64_t opset = gb.graph().opset;
+  const bool training = (opset >= 14 || opset < 7) ? n.attrs.get_int("training_mode", 0) != 0
+                                                   : n.outputs.size() > 1 && n.outputs[1] >= 0;
+  if (!training) return gb.error("differentiated in inference mode (running statistics); training uses the batch's");
+  Attributes a;
+  a.set("epsilon", float_attr(n.attrs.get_float("epsilon", 1e-5f)));
+  auto g = gb.emit("BatchNormalizationGrad", {gb.grad_of_output(0), gb.input(0), gb.input(1)}, std::move(a), 3,
+                   kGradDomain, omitted_mask(gb, 3));
+  if (!g.ok()) return g.status();
+  return give_outputs(gb, *g);
+}
+
+Status layer_norm_grad(GradientBuilder& gb) {
+  const Node& n = gb.node();
+  Attributes a;
+  a.set("epsilon", float_attr(n.attrs.get_float("epsilon", 1e-5f)));
+  a.set("axis", int_attr(n.attrs.get_int("axis", -1)));
+  auto g = gb.emit("LayerNormalizationGrad", {gb.grad_of_output(0), gb.input(0), gb.input(1)}, std::move(a), 3,
+                   kGradDomain, omitted_mask(gb, 3));
+  if (!g.ok()) return g.status();
+  return give_outputs(gb, *g);
+}
+
+// Dropout runs as in inference (identity) unless a constant training_mode turns it on.
+Status dropout_grad(GradientBuilder& gb) {
+  const int training = gb.input(2);
+  if (training >= 0) {
+    const Value& v = gb.value(training);
+    if (!v.constant || v.constant->scalar_as_double() != 0) return gb.error("no gradient rule for random dropout yet");
+  }
+  gb.set_grad_of_input(0, gb.grad_of_output(0));
+  return Status::Ok();
+}
+
+template <bool kSoftmax>
+Status loss_grad(GradientBuilder& gb) {
+  if (gb.wants_grad_of_input(2)) return gb.error("no gradient for the class weights");
+  if (kSoftmax && gb.grad_of_output(1) >= 0) return gb.error("no gradient flows through log_prob yet");
+  std::vector<int> inputs{gb.grad_of_output(0), gb.input(0), gb.input(1)};
+  if (gb.input(2) >= 0) inputs.push_back(gb.input(2));
+  Attributes a;
+  a.set("reduction", string_attr(gb.node().attrs.get_string("reduction", "mean")));
+  if (const Attribute* ignore = gb.node().attrs.find("ignore_index")) a.set("ignore_index", *ignore);
+  TRY_EMIT(g, gb.emit1(kSoftmax ? "SoftmaxCrossEntropyLossGrad" : "NegativeLogLikelihoodLossGrad", std::move(inputs),
+                       std::move(a), kGradDomain));
+  gb.set_grad_of_input(0, g);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void add_nn_gradient_rules(std::vector<GradientRule>& rules) {
+  rules.insert(rules.end(), {
+                                {"Relu", relu_grad},
+                                {"Sigmoid", sigmoid_grad},
+                                {"Tanh", tanh_grad},
+                                {"LeakyRelu", leaky_relu_grad},
+                                {"Erf", erf_grad},
+                                {"Softmax", softmax_grad<false>},
+                                {"LogSoftmax", softmax_grad<true>},
+                                {"Conv", conv_grad},
+                                {"MaxPool", pool_grad<true>},
+                                {"AveragePool", pool_grad<false>},
+                                {"GlobalAveragePool", global_average_pool_grad},
+                                {"BatchNormalization", batch_norm_grad},
+                                {"LayerNormalization", layer_norm_grad},
+                                {"Dropout", dropout_grad},
+                                {"SoftmaxCrossEntropyLoss", loss_grad<true>},
+                                {"NegativeLogLikelihoodLoss", loss_grad<false>},
+                            });
+}
+
+}  // namespace openge

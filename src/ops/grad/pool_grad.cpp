@@ -1,0 +1,93 @@
+// MaxPoolGrad(dY, X) and AveragePoolGrad(dY, X) -> dX, with the forward node's attributes.
+// Both walk the forward kernel's own windows (ops/pool_window.h): MaxPool's gradient goes to the
+// first maximum of each window (the tap its forward chose), AveragePool's is spread over the
+// window's taps divided by the count the forward divided by (count_include_pad).
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "base/parallel.h"
+#include "ir/dispatch.h"
+#include "ops/grad/grad_ops.h"
+#include "ops/nn_common.h"
+#include "ops/pool_window.h"
+
+namespace openge {
+namespace {
+
+Status infer_pool_grad(InferContext& ctx) {
+  OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 0, "dY"));
+  OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 1, "X"));
+  if (ctx.input_shape_known(1)) ctx.set_output(0, ctx.input_dtype(1), ctx.input_shape(1));
+  else ctx.set_output_dtype(0, ctx.input_dtype(1));
+  return Status::Ok();
+}
+
+template <class T, bool kMax>
+void pool_grad_typed(KernelContext& ctx, const WindowGeometry& g) {
+  using Acc = nn_acc_t<T>;
+  using V = float_or_self_t<T>;
+  const Tensor& xt = ctx.input(1);
+  const T* x = xt.data<T>();
+  const AccView<Acc> dy(ctx.input(0));
+  AccOutput<T, Acc> out(ctx.output(0));
+  Acc* dx = out.data();
+  std::fill(dx, dx + ctx.output(0).numel(), Acc(0));
+  const bool include_pad = ctx.attrs().get_int("count_include_pad", 0) == 1;
+  const int64_t planes = xt.dim(0) * xt.dim(1);
+  const int64_t in_plane = shape_numel(g.input), out_plane = g.output_size();
+  const WindowTaps taps = window_taps(g);
+  const PlaneWalker walk(g, taps);
+  parallel_for(planes, out_plane * std::max<int64_t>(1, g.kernel_size()), [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> o(g.rank());
+    for (int64_t p = begin; p < end; ++p) {
+      const T* xp = x + p * in_plane;
+      Acc* dxp = dx + p * in_plane;
+      std::fill(o.begin(), o.end(), 0);
+      for (int64_t i = 0; i < out_plane; ++i) {
+        const Acc grad = dy[p * out_plane + i];
+        if constexpr (kMax) {
+          V best = std::numeric_limits<V>::lowest();
+          int64_t best_off = -1;
+          walk.for_each_tap(o, [&](int64_t off) {
+            const V v = static_cast<V>(xp[off]);
+            if (best_off < 0 || v > best) {
+              best = v;
+              best_off = off;
+            }
+          });
+          if (best_off >= 0) dxp[best_off] += grad;
+        } else {
+          const int64_t n = include_pad ? walk.padded_taps(o) : walk.valid_taps(o);
+          if (n > 0) {
+            const Acc share = grad / static_cast<Acc>(n);
+            walk.for_each_tap(o, [&](int64_t off) { dxp[off] += share; });
+          }
+        }
+        odometer_next(o, g.output);
+      }
+    }
+  });
+  out.finish();
+}
+
+template <bool kMax>
+Status pool_grad_kernel(KernelContext& ctx) {
+  const Shape& x = ctx.input(1).shape();
+  if (x.size() < 3) return ctx.error("X must be N x C x D..., got " + shape_to_string(x));
+  auto g = pool_geometry(ctx.attrs(), x);
+  if (!g.ok()) return ctx.error(g.status().message());
+  if (ctx.input(0).numel() != x[0] * x[1] * g->output_size())
+    return ctx.error("dY " + shape_to_string(ctx.input(0).shape()) + " does not match the forward output");
+  visit_float_dtype(ctx.input(1).dtype(), [&](auto tag) { pool_grad_typed<typename decltype(tag)::type, kMax>(ctx, *g); });
+  return Status::Ok();
+}
+
+}  // namespace
+
+void register_pool_grad_ops(std::vector<OpSchema>& table) {
+  table.push_back({"MaxPoolGrad", 2, 2, 1, 1, infer_pool_grad, pool_grad_kernel<true>});
+  table.push_back({"AveragePoolGrad", 2, 2, 1, 1, infer_pool_grad, pool_grad_kernel<false>});
+}
+
+}  // namespace openge

@@ -1,0 +1,135 @@
+// Gradient rules of the ops that move data without arithmetic: views (Reshape and its kin),
+// Transpose, Concat / Split, Gather, Expand, Where and Cast.
+#include <string>
+#include <vector>
+
+#include "ops/grad/grad_ops.h"
+#include "ops/grad/gradient_rules.h"
+
+namespace openge {
+namespace {
+
+// Reshape, Flatten, Squeeze, Unsqueeze: the gradient takes the input's shape back.
+Status view_grad(GradientBuilder& gb) {
+  TRY_EMIT(g, gb.emit1("Reshape", {gb.grad_of_output(0), gb.int64s(gb.shape_of(gb.input(0)))}));
+  gb.set_grad_of_input(0, g);
+  return Status::Ok();
+}
+
+Status identity_grad(GradientBuilder& gb) {
+  gb.set_grad_of_input(0, gb.grad_of_output(0));
+  return Status::Ok();
+}
+
+Status transpose_grad(GradientBuilder& gb) {
+  const size_t rank = gb.shape_of(gb.input(0)).size();
+  std::vector<int64_t> perm = gb.node().attrs.get_ints("perm");
+  if (perm.empty())
+    for (size_t d = 0; d < rank; ++d) perm.push_back(static_cast<int64_t>(rank - 1 - d));
+  std::vector<int64_t> inverse(rank);
+  for (size_t d = 0; d < rank; ++d) inverse[static_cast<size_t>(perm[d] < 0 ? perm[d] + static_cast<int64_t>(rank) : perm[d])] = static_cast<int64_t>(d);
+  Attributes a;
+  a.set("perm", ints_attr(inverse));
+  TRY_EMIT(g, gb.emit1("Transpose", {gb.grad_of_output(0)}, std::move(a)));
+  gb.set_grad_of_input(0, g);
+  return Status::Ok();
+}
+
+// Concat: each input's gradient is its slice of dY along the axis.
+Status concat_grad(GradientBuilder& gb) {
+  const int64_t rank = static_cast<int64_t>(gb.shape_of(gb.output(0)).size());
+  int64_t axis = gb.node().attrs.get_int("axis", 0);
+  if (axis < 0) axis += rank;
+  int64_t offset = 0;
+  for (size_t i = 0; i < gb.node().inputs.size(); ++i) {
+    const int64_t len = gb.shape_of(gb.input(i))[static_cast<size_t>(axis)];
+    if (gb.wants_grad_of_input(i)) {
+      TRY_EMIT(s, gb.emit1("Slice", {gb.grad_of_output(0), gb.int64s({offset}), gb.int64s({offset + len}), gb.int64s({axis})}));
+      gb.set_grad_of_input(i, s);
+    }
+    offset += len;
+  }
+  return Status::Ok();
+}
+
+// Split: the outputs' gradients concatenated back (zeros for an output no gradient reaches).
+Status split_grad(GradientBuilder& gb) {
+  const int64_t rank = static_cast<int64_t>(gb.shape_of(gb.input(0)).size());
+  int64_t axis = gb.node().attrs.get_int("axis", 0);
+  if (axis < 0) axis += rank;
+  std::vector<int> parts;
+  for (size_t o = 0; o < gb.node().outputs.size(); ++o) {
+    int g = gb.grad_of_output(o);
+    if (g < 0) {
+      Tensor zeros(gb.dtype_of(gb.output(o)), gb.shape_of(gb.output(o)));
+      g = gb.constant(std::move(zeros));
+    }
+    parts.push_back(g);
+  }
+  Attributes a;
+  a.set("axis", int_attr(axis));
+  TRY_EMIT(g, gb.emit1("Concat", std::move(parts), std::move(a)));
+  gb.set_grad_of_input(0, g);
+  return Status::Ok();
+}
+
+Status gather_grad(GradientBuilder& gb) {
+  if (gb.wants_grad_of_input(1)) return gb.error("indices have no gradient");
+  Attributes a;
+  a.set("axis", int_attr(gb.node().attrs.get_int("axis", 0)));
+  a.set("shape", ints_attr(gb.shape_of(gb.input(0))));
+  TRY_EMIT(g, gb.emit1("GatherGrad", {gb.grad_of_output(0), gb.input(1)}, std::move(a), kGradDomain));
+  gb.set_grad_of_input(0, g);
+  return Status::Ok();
+}
+
+Status expand_grad(GradientBuilder& gb) {
+  auto g = sum_to_input(gb, gb.grad_of_output(0), 0);
+  if (!g.ok()) return g.status();
+  gb.set_grad_of_input(0, *g);
+  return Status::Ok();
+}
+
+// Where(cond, A, B): dA = where(cond, dY, 0), dB = where(cond, 0, dY), each summed back.
+Status where_grad(GradientBuilder& gb) {
+  const int dy = gb.grad_of_output(0);
+  const int zero = gb.scalar(gb.dtype_of(dy), 0.0);
+  for (size_t i = 1; i < 3; ++i) {
+    if (!gb.wants_grad_of_input(i)) continue;
+    TRY_EMIT(w, gb.emit1("Where", {gb.input(0), i == 1 ? dy : zero, i == 1 ? zero : dy}));
+    auto g = sum_to_input(gb, w, i);
+    if (!g.ok()) return g.status();
+    gb.set_grad_of_input(i, *g);
+  }
+  return Status::Ok();
+}
+
+// Cast between float types: the gradient is cast back.
+Status cast_grad(GradientBuilder& gb) {
+  Attributes a;
+  a.set("to", int_attr(static_cast<int64_t>(gb.dtype_of(gb.input(0)))));
+  TRY_EMIT(g, gb.emit1("Cast", {gb.grad_of_output(0)}, std::move(a)));
+  gb.set_grad_of_input(0, g);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void add_shape_gradient_rules(std::vector<GradientRule>& rules) {
+  rules.insert(rules.end(), {
+                                {"Reshape", view_grad},
+                                {"Flatten", view_grad},
+                                {"Squeeze", view_grad},
+                                {"Unsqueeze", view_grad},
+                                {"Identity", identity_grad},
+                                {"Transpose", transpose_grad},
+                                {"Concat", concat_grad},
+                                {"Split", split_grad},
+                                {"Gather", gather_grad},
+                                {"Expand", expand_grad},
+                                {"Where", where_grad},
+                                {"Cast", cast_grad},
+                            });
+}
+
+}  // namespace openge

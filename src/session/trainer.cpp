@@ -1,0 +1,261 @@
+// The Trainer (include/openge/trainer.h): composes autodiff (the training graph), the compile
+// pipeline (one Executable per batch shape) and the optimizer, and owns the parameters, running
+// statistics and optimizer state between steps.
+#include "openge/trainer.h"
+
+#include <cstring>
+#include <map>
+
+#include <omp.h>
+
+#include "autodiff/training_graph.h"
+#include "base/guard.h"
+#include "base/omp_threads.h"
+#include "compiler/pipeline.h"
+#include "frontend/model_writer.h"
+#include "frontend/onnx_loader.h"
+#include "logging/log.h"
+#include "options/option_set.h"
+#include "training/optimizer.h"
+
+namespace openge {
+namespace {
+
+Result<autodiff::LossKind> parse_loss(const std::string& name) {
+  if (name == "model" || name.empty()) return autodiff::LossKind::kModelOutput;
+  if (name == "cross_entropy") return autodiff::LossKind::kCrossEntropy;
+  if (name == "mse") return autodiff::LossKind::kMse;
+  return invalid_argument("unknown loss '" + name + "'; choose model, cross_entropy or mse");
+}
+
+// Declared input shapes with every unknown dim taken as 1: what open() builds the training graph
+// for once, to learn which parameters train before the first batch arrives.
+std::vector<Shape> probe_shapes(const Graph& g) {
+  std::vector<Shape> shapes;
+  for (int v : g.inputs) {
+    Shape s = g.values[static_cast<size_t>(v)].shape.value_or(Shape{});
+    for (int64_t& d : s)
+      if (d < 0) d = 1;
+    shapes.push_back(s);
+  }
+  return shapes;
+}
+
+}  // namespace
+
+struct Trainer::Impl {
+  struct CompiledStep {
+    std::unique_ptr<Executable> executable;
+    std::vector<Tensor> outputs;  // reused by every step of this shape (run_into)
+  };
+
+  std::string source;
+  Graph model;
+  TrainerOptions options;
+  autodiff::TrainingSpec spec;
+  std::unique_ptr<training::Optimizer> optimizer;
+  int num_threads = 1;
+  std::vector<TensorInfo> feeds, outputs;
+  std::vector<std::string> trainable, state_names;
+  std::vector<Tensor> params, state;
+  std::map<std::vector<Shape>, CompiledStep> steps;
+  std::map<std::vector<Shape>, std::unique_ptr<Executable>> evaluations;
+
+  CompileOptions compile_options() const {
+    CompileOptions co;
+    co.num_threads = num_threads;
+    co.use_aicore = options.session.use_aicore;
+    co.run_passes = options.session.run_passes;
+    co.config = options.session.config;
+    return co;
+  }
+
+  // Feeds, then parameters, then state: the input order of every graph the trainer compiles.
+  std::vector<Tensor> graph_inputs(const std::vector<Tensor>& feed) const {
+    std::vector<Tensor> in = feed;
+    in.insert(in.end(), params.begin(), params.end());
+    in.insert(in.end(), state.begin(), state.end());
+    return in;
+  }
+
+  std::vector<Shape> shapes_of(const std::vector<Tensor>& tensors) const {
+    std::vector<Shape> shapes;
+    for (const Tensor& t : tensors) shapes.push_back(t.shape());
+    return shapes;
+  }
+
+  Status check_feed(const std::vector<Tensor>& feed, size_t expected, const char* what) const {
+    if (feed.size() != expected)
+      return invalid_argument(std::string(what) + " takes " + std::to_string(expected) + " tensors (" +
+                              [&] {
+                                std::string names;
+                                for (size_t i = 0; i < expected && i < feeds.size(); ++i)
+                                  names += (i ? ", " : "") + feeds[i].name;
+                                return names;
+                              }() +
+                              "), got " + std::to_string(feed.size()));
+    for (size_t i = 0; i < feed.size(); ++i)
+      if (feeds[i].dtype != DType::kUndefined && feed[i].dtype() != feeds[i].dtype)
+        return invalid_argument(std::string(what) + ": '" + feeds[i].name + "' must be " + dtype_name(feeds[i].dtype) +
+                                ", got " + dtype_name(feed[i].dtype()));
+    return Status::Ok();
+  }
+
+  Result<CompiledStep*> compiled_step(const std::vector<Tensor>& feed) {
+    const std::vector<Shape> shapes = shapes_of(feed);
+    auto it = steps.find(shapes);
+    if (it != steps.end()) return &it->second;
+    auto tg = autodiff::build_training_graph(model, shapes, spec);
+    if (!tg.ok()) return tg.status();
+    if (tg->trainable != trainable || tg->state != state_names)
+      return internal_error("the training graph for batch shape " + shape_to_string(shapes[0]) + " trains other parameters");
+    std::vector<Shape> all = shapes;
+    for (const Tensor& t : params) all.push_back(t.shape());
+    for (const Tensor& t : state) all.push_back(t.shape());
+    const double start = omp_get_wtime();
+    auto exe = compiler::compile(std::move(tg->graph), all, compile_options());
+    if (!exe.ok()) return exe.status();
+    OPENGE_LOG_INFO("GE", "training graph for batch " + shape_to_string(shapes[0]) + " compiled in " +
+                              std::to_string(static_cast<int>((omp_get_wtime() - start) * 1000)) + " ms: " +
+                              std::to_string((*exe)->nodes().size()) + " nodes");
+    CompiledStep& step = steps[shapes];
+    step.executable = std::move(exe.value());
+    return &step;
+  }
+};
+
+Trainer::Trainer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Trainer::~Trainer() = default;
+
+Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, const TrainerOptions& options) {
+  return guard_exceptions([&]() -> Result<std::unique_ptr<Trainer>> {
+    if (options.session.config && options.session.config->graph_run_mode() != 1)
+      return invalid_argument("graph_run_mode is " + std::to_string(options.session.config->graph_run_mode()) +
+                              " (online inference), and a Trainer trains: set graph_run_mode=1 (its default) or "
+                              "run the model with a Session");
+    auto loss = parse_loss(options.loss);
+    if (!loss.ok()) return loss.status();
+    auto kind = training::parse_optimizer(options.optimizer);
+    if (!kind.ok()) return kind.status();
+    if (!(options.learning_rate > 0)) return invalid_argument("the learning rate must be > 0, got " + std::to_string(options.learning_rate));
+    auto graph = load_onnx(model_path);
+    if (!graph.ok()) return graph.status();
+
+    auto impl = std::make_unique<Impl>();
+    impl->source = model_path;
+    impl->model = std::move(graph.value());
+    impl->options = options;
+    impl->spec.loss = *loss;
+    impl->spec.output = options.loss_output;
+    impl->spec.trainable = options.trainable;
+    impl->num_threads = options.session.num_threads > 0 ? options.session.num_threads : omp_get_max_threads();
+    training::OptimizerConfig oc;
+    oc.kind = *kind;
+    oc.lr = options.learning_rate;
+    oc.momentum = options.momentum;
+    oc.weight_decay = options.weight_decay;
+    oc.beta1 = options.beta1;
+    oc.beta2 = options.beta2;
+    oc.epsilon = options.epsilon;
+    impl->optimizer = std::make_unique<training::Optimizer>(oc);
+
+    const Graph& g = impl->model;
+    for (int v : g.inputs) {
+      const Value& value = g.values[static_cast<size_t>(v)];
+      impl->feeds.push_back({value.name, value.dtype, value.shape.value_or(Shape{}), value.kind});
+    }
+    for (int v : g.outputs) {
+      const Value& value = g.values[static_cast<size_t>(v)];
+      impl->outputs.push_back({value.name, value.dtype, value.shape.value_or(Shape{}), value.kind});
+    }
+    std::vector<Shape> probe = probe_shapes(g);
+    if (*loss != autodiff::LossKind::kModelOutput) {
+      // The labels: class indices per sample for cross entropy, the output's shape for mse.
+      const TensorInfo& out = impl->outputs.empty() ? TensorInfo{} : impl->outputs[0];
+      Shape labels = out.shape;
+      if (*loss == autodiff::LossKind::kCrossEntropy && labels.size() >= 2) labels.erase(labels.begin() + 1);
+      impl->feeds.push_back({impl->spec.labels_input, *loss == autodiff::LossKind::kCrossEntropy ? DType::kInt64 : out.dtype,
+                             labels, ValueKind::kTensor});
+      for (int64_t& d : labels)
+        if (d < 0) d = 1;
+      probe.push_back(labels);
+    }
+    auto tg = autodiff::build_training_graph(g, probe, impl->spec);
+    if (!tg.ok()) return tg.status();
+    impl->trainable = tg->trainable;
+    impl->state_names = tg->state;
+    for (const Tensor& t : tg->initial_values) impl->params.push_back(t.clone());
+    for (const Tensor& t : tg->initial_state) impl->state.push_back(t.clone());
+    for (const Tensor& t : impl->params)
+      if (t.dtype() != DType::kFloat32)
+        return unsupported(std::string("parameters are trained in float32; the model has ") + dtype_name(t.dtype()) + " ones");
+    OPENGE_LOG_INFO("GE", "trainer for " + model_path + ": " + std::to_string(impl->trainable.size()) + " parameters, " +
+                              std::to_string(impl->state.size()) + " running statistics, optimizer " + options.optimizer);
+    return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));
+  }, [&] { return "model " + model_path; });
+}
+
+const std::vector<TensorInfo>& Trainer::feeds() const { return impl_->feeds; }
+const std::vector<TensorInfo>& Trainer::outputs() const { return impl_->outputs; }
+const std::vector<std::string>& Trainer::trainable() const { return impl_->trainable; }
+int64_t Trainer::steps() const { return impl_->optimizer->steps(); }
+void Trainer::set_learning_rate(float lr) { impl_->optimizer->set_learning_rate(lr); }
+
+Result<float> Trainer::step(const std::vector<Tensor>& feed) {
+  return guard_exceptions([&]() -> Result<float> {
+    Impl& im = *impl_;
+    OPENGE_RETURN_IF_ERROR(im.check_feed(feed, im.feeds.size(), "a training step"));
+    ScopedNumThreads threads(im.num_threads);
+    auto step = im.compiled_step(feed);
+    if (!step.ok()) return step.status();
+    Impl::CompiledStep& s = **step;
+    OPENGE_RETURN_IF_ERROR(s.executable->run_into(im.graph_inputs(feed), s.outputs));
+    const float loss = static_cast<float>(s.outputs[0].scalar_as_double());
+    const size_t n = im.params.size();
+    const std::vector<Tensor> grads(s.outputs.begin() + 1, s.outputs.begin() + 1 + static_cast<std::ptrdiff_t>(n));
+    OPENGE_RETURN_IF_ERROR(im.optimizer->step(im.params, grads));
+    for (size_t i = 0; i < im.state.size(); ++i) {
+      const Tensor& updated = s.outputs[1 + n + i];
+      std::memcpy(im.state[i].raw(), updated.raw(), im.state[i].nbytes());
+    }
+    return loss;
+  }, [&] { return "training step of " + impl_->source; });
+}
+
+Result<std::vector<Tensor>> Trainer::evaluate(const std::vector<Tensor>& inputs) {
+  return guard_exceptions([&]() -> Result<std::vector<Tensor>> {
+    Impl& im = *impl_;
+    OPENGE_RETURN_IF_ERROR(im.check_feed(inputs, im.model.inputs.size(), "evaluate"));
+    ScopedNumThreads threads(im.num_threads);
+    const std::vector<Tensor> all = im.graph_inputs(inputs);
+    const std::vector<Shape> shapes = im.shapes_of(inputs);
+    auto it = im.evaluations.find(shapes);
+    if (it == im.evaluations.end()) {
+      std::vector<std::string> names = im.trainable;
+      names.insert(names.end(), im.state_names.begin(), im.state_names.end());
+      auto graph = autodiff::parameterized_forward_graph(im.model, names);
+      if (!graph.ok()) return graph.status();
+      auto exe = compiler::compile(std::move(graph.value()), im.shapes_of(all), im.compile_options());
+      if (!exe.ok()) return exe.status();
+      it = im.evaluations.emplace(shapes, std::move(exe.value())).first;
+    }
+    return it->second->run(all);
+  }, [&] { return "evaluation of " + impl_->source; });
+}
+
+Result<Tensor> Trainer::parameter(const std::string& name) const {
+  for (size_t i = 0; i < impl_->trainable.size(); ++i)
+    if (impl_->trainable[i] == name) return impl_->params[i].clone();
+  for (size_t i = 0; i < impl_->state_names.size(); ++i)
+    if (impl_->state_names[i] == name) return impl_->state[i].clone();
+  return invalid_argument("'" + name + "' is neither a trained parameter nor a running statistic of the model");
+}
+
+Status Trainer::save(const std::string& onnx_path) const {
+  std::map<std::string, Tensor> values;
+  for (size_t i = 0; i < impl_->trainable.size(); ++i) values[impl_->trainable[i]] = impl_->params[i];
+  for (size_t i = 0; i < impl_->state_names.size(); ++i) values[impl_->state_names[i]] = impl_->state[i];
+  return write_model_with_initializers(impl_->source, values, onnx_path);
+}
+
+}  // namespace openge
