@@ -11,6 +11,7 @@ packages=(
   libssl-dev                              # SHA-256 of the operator compile cache (src/compiler/)
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy     # conformance data and model generators
+  python3-sklearn                        # the handwritten digits the training tests learn (load_digits)
   python3-dev pybind11-dev python3-pytest # the openge Python package (python/) and its tests
   clang libclang-rt-14-dev               # libFuzzer and sanitizers
   chromium fonts-dejavu-core             # headless check + screenshot of the profiling report.html

@@ -15,5 +15,6 @@ int cmd_check(int argc, char** argv);              // tools/cmd_check.cpp
 int cmd_dump(int argc, char** argv);            // tools/cmd_dump.cpp
 int cmd_compare(int argc, char** argv);         // tools/cmd_compare.cpp
 int cmd_compile(int argc, char** argv);         // tools/cmd_compile.cpp
+int cmd_train(int argc, char** argv);           // tools/cmd_train.cpp
 
 }  // namespace openge::cli

@@ -16,6 +16,8 @@ struct Command {
 // One row per subcommand.
 constexpr Command kCommands[] = {
     {"run", openge::cli::cmd_run, "run a model (the bundled demo without --model) and print its outputs"},
+    {"train", openge::cli::cmd_train,
+     "train a model on .npy data (graph_run_mode=1) and save it as ONNX with its trained weights"},
     {"bench", openge::cli::cmd_bench, "measure a model's latency: median, p90, min"},
     {"options", openge::cli::cmd_options, "list every option with its value and source; --explain NAME"},
     {"paths", openge::cli::cmd_paths, "where each artifact goes and which rule chose it"},

@@ -165,6 +165,7 @@ std::vector<char> values_needing_gradient(const Graph& g, const std::vector<int>
 // Every value's kind, dtype and shape for the bound input shapes: inference (with folding, so
 // that shapes computed from constants are known) on a copy, copied back without the constants.
 Status infer_types(Graph& g) {
+  OPENGE_RETURN_IF_ERROR(sort_topologically(g));  // nodes added since (the loss) take their place
   Graph typed = g;
   OPENGE_RETURN_IF_ERROR(infer_and_fold_nodes(typed, kMaxFoldBytesForTypes));
   for (size_t v = 0; v < g.values.size(); ++v) {
@@ -233,7 +234,13 @@ Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector
     if (output < 0) return invalid_argument("the model has no output '" + spec.output + "' for the loss to read");
     if (data_shapes.size() != model_inputs + 1)
       return invalid_argument("a named loss needs the labels' shape after the model's " + std::to_string(model_inputs) + " input shapes");
-    auto l = attach_named_loss(g, spec, output, data_shapes.back());
+    Shape labels_shape = data_shapes.back();
+    if (labels_shape.empty()) {  // derived from the output: its shape (mse), without the class dim (cross entropy)
+      OPENGE_RETURN_IF_ERROR(infer_types(g));
+      labels_shape = g.values[static_cast<size_t>(output)].shape.value_or(Shape{});
+      if (spec.loss == LossKind::kCrossEntropy && labels_shape.size() >= 2) labels_shape.erase(labels_shape.begin() + 1);
+    }
+    auto l = attach_named_loss(g, spec, output, labels_shape);
     if (!l.ok()) return l.status();
     loss = *l;
     OPENGE_RETURN_IF_ERROR(infer_types(g));

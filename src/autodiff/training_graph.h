@@ -47,7 +47,7 @@ struct TrainingGraph {
 };
 
 // `data_shapes`: one concrete shape per model input (graph order) and, for a named loss, the
-// labels' shape last. An error names the op without a gradient rule, a loss that is not a
+// labels' shape last ([] derives it from the output the loss reads). An error names the op without a gradient rule, a loss that is not a
 // scalar, or a trainable name the model lacks.
 Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector<Shape>& data_shapes,
                                            const TrainingSpec& spec);

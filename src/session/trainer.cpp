@@ -173,12 +173,10 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
       // The labels: class indices per sample for cross entropy, the output's shape for mse.
       const TensorInfo& out = impl->outputs.empty() ? TensorInfo{} : impl->outputs[0];
       Shape labels = out.shape;
-      if (*loss == autodiff::LossKind::kCrossEntropy && labels.size() >= 2) labels.erase(labels.begin() + 1);
+      if (*loss == autodiff::LossKind::kCrossEntropy) labels = labels.size() >= 2 ? Shape{labels[0]} : Shape{-1};
       impl->feeds.push_back({impl->spec.labels_input, *loss == autodiff::LossKind::kCrossEntropy ? DType::kInt64 : out.dtype,
                              labels, ValueKind::kTensor});
-      for (int64_t& d : labels)
-        if (d < 0) d = 1;
-      probe.push_back(labels);
+      probe.push_back(Shape{});  // derived from the output's inferred shape
     }
     auto tg = autodiff::build_training_graph(g, probe, impl->spec);
     if (!tg.ok()) return tg.status();

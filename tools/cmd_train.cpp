@@ -1,0 +1,215 @@
+// openge train: trains an ONNX model on .npy data (one file per model input, named after it, and
+// labels.npy) and saves it as an ONNX model with its trained initializers.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "cli_args.h"
+#include "cli_errors.h"
+#include "commands.h"
+#include "openge/trainer.h"
+#include "session_flags.h"
+#include "training/dataset.h"
+#include "training/loss_curve.h"
+
+namespace openge::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<FlagSpec> train_flags() {
+  std::vector<FlagSpec> flags = {
+      {"model", "M.onnx", "the model to train (required)"},
+      {"data", "DIR", "training data: DIR/<input>.npy per model input and DIR/labels.npy, first axis = samples (required)"},
+      {"eval-data", "DIR", "data of the same form to report accuracy on after each epoch (cross_entropy)"},
+      {"loss", "LOSS", "cross_entropy (default), mse, or model (the model computes its own scalar loss)"},
+      {"loss-output", "NAME", "the model output the loss reads (default: the first)"},
+      {"optimizer", "OPT", "sgd (default), momentum, nesterov, adam, adamw or lamb"},
+      {"lr", "X", "learning rate (default 0.01)"},
+      {"momentum", "X", "momentum of momentum / nesterov (default 0.9)"},
+      {"weight-decay", "X", "weight decay (default 0)"},
+      {"batch", "N", "samples per step (default 32)"},
+      {"epochs", "N", "passes over the data (default 1)"},
+      {"seed", "N", "seed of the data order (default 0)"},
+      {"no-shuffle", "", "keep the data in file order"},
+      {"save", "OUT.onnx", "write the trained model here"},
+      {"curve", "PREFIX", "write the loss curve to PREFIX.csv and PREFIX.html (default: OUT.loss beside --save)"},
+  };
+  for (auto& f : session_flag_specs())
+    if (f.name != "profile" && f.name != "profile-options") flags.push_back(f);
+  return flags;
+}
+
+int fail(const Status& s) { return report_error("train", s); }
+
+Result<float> get_float(const Args& args, const std::string& name, float fallback) {
+  if (!args.has(name)) return fallback;
+  const std::string v = args.get(name);
+  try {
+    size_t used = 0;
+    const float f = std::stof(v, &used);
+    if (used == v.size() && std::isfinite(f) && f >= 0) return f;
+  } catch (const std::exception&) {
+  }
+  return invalid_argument("--" + name + " must be a non-negative number, got '" + v + "'");
+}
+
+// Fraction of samples whose highest score is their label (outputs [N, C], labels [N]).
+Result<double> accuracy(Trainer& trainer, const training::Dataset& data, int64_t batch) {
+  training::BatchPlan plan;
+  plan.batch = batch;
+  plan.shuffle = false;
+  int64_t right = 0;
+  const size_t inputs = data.names().size() - 1;  // the labels come last
+  for (const auto& indices : training::epoch_batches(data.size(), plan, 0)) {
+    std::vector<Tensor> feed = data.gather(indices);
+    const Tensor labels = feed.back();
+    feed.resize(inputs);
+    auto out = trainer.evaluate(feed);
+    if (!out.ok()) return out.status();
+    const Tensor& scores = (*out)[0];
+    if (scores.rank() != 2 || scores.dtype() != DType::kFloat32 || scores.dim(0) != labels.numel())
+      return invalid_argument("accuracy needs scores [N, C] in float32 and one label per sample");
+    const std::vector<int64_t> l = labels.to_int64_vector();
+    for (int64_t i = 0; i < scores.dim(0); ++i) {
+      const float* row = scores.data<float>() + i * scores.dim(1);
+      int64_t best = 0;
+      for (int64_t c = 1; c < scores.dim(1); ++c)
+        if (row[c] > row[best]) best = c;
+      right += best == l[static_cast<size_t>(i)];
+    }
+  }
+  return static_cast<double>(right) / static_cast<double>(data.size());
+}
+
+}  // namespace
+
+int cmd_train(int argc, char** argv) {
+  const std::vector<FlagSpec> flags = train_flags();
+  auto args = Args::parse(argc, argv, 2, flags);
+  if (!args.ok()) return fail(args.status());
+  if (args->has("help")) {
+    std::cout << usage("openge train --model M.onnx --data DIR [--loss cross_entropy|mse|model] [--optimizer OPT] "
+                       "[--lr X] [--batch N] [--epochs N] [--save OUT.onnx]",
+                       "Trains the model's float initializers on DIR's samples (graph_run_mode=1, the training\n"
+                       "scenario) and saves the trained model as ONNX. Prints the loss per epoch (and the accuracy on\n"
+                       "--eval-data) and writes the loss curve as CSV and HTML.",
+                       flags);
+    return 0;
+  }
+  std::vector<std::string> problems;
+  auto note = [&](const Status& s) {
+    if (!s.ok()) problems.push_back(s.message());
+  };
+  if (!args->has("model")) problems.push_back("--model is required");
+  if (!args->has("data")) problems.push_back("--data is required");
+  auto batch = args->get_int("batch", 32, 1, 1 << 20);
+  auto epochs = args->get_int("epochs", 1, 1, 1000000);
+  auto seed = args->get_int("seed", 0, 0, 1 << 30);
+  auto lr = get_float(*args, "lr", 0.01f);
+  auto momentum = get_float(*args, "momentum", 0.9f);
+  auto weight_decay = get_float(*args, "weight-decay", 0.0f);
+  note(batch.status());
+  note(epochs.status());
+  note(seed.status());
+  note(lr.status());
+  note(momentum.status());
+  note(weight_decay.status());
+  if (!problems.empty()) {
+    std::string all;
+    for (size_t i = 0; i < problems.size(); ++i) all += (i ? "; " : "") + problems[i];
+    return fail(invalid_argument(all));
+  }
+  CreatedFolder created;
+  auto session = session_options_from_flags("train", *args, created);
+  if (!session) return 1;
+
+  TrainerOptions options;
+  options.session = *session;
+  options.loss = args->get("loss", "cross_entropy");
+  options.loss_output = args->get("loss-output");
+  options.optimizer = args->get("optimizer", "sgd");
+  options.learning_rate = *lr;
+  options.momentum = *momentum;
+  options.weight_decay = *weight_decay;
+  auto trainer = Trainer::open(args->get("model"), options);
+  if (!trainer.ok()) return fail(trainer.status());
+  Trainer& t = **trainer;
+
+  std::vector<std::string> names;
+  for (const TensorInfo& f : t.feeds()) names.push_back(f.name);
+  auto data = training::Dataset::from_npy_dir(args->get("data"), names);
+  if (!data.ok()) return fail(data.status());
+  std::optional<training::Dataset> eval;
+  if (args->has("eval-data")) {
+    auto e = training::Dataset::from_npy_dir(args->get("eval-data"), names);
+    if (!e.ok()) return fail(e.status());
+    eval = std::move(e.value());
+  }
+  const std::string save = args->get("save");
+  const std::string curve = args->get("curve", save.empty() ? "train.loss" : (fs::path(save).replace_extension("").string() + ".loss"));
+
+  training::BatchPlan plan;
+  plan.batch = *batch;
+  plan.seed = static_cast<uint64_t>(*seed);
+  plan.shuffle = !args->has("no-shuffle");
+  training::LossCurve record;
+  const bool terminal = isatty(STDERR_FILENO);
+  std::cout << "training " << args->get("model") << ": " << data->size() << " samples, " << t.trainable().size()
+            << " parameters, optimizer " << options.optimizer << ", lr " << options.learning_rate << ", batch " << *batch
+            << ", " << *epochs << " epochs\n";
+  const auto run_start = std::chrono::steady_clock::now();
+  int64_t step = 0;
+  for (int64_t epoch = 1; epoch <= *epochs; ++epoch) {
+    const auto batches = training::epoch_batches(data->size(), plan, epoch);
+    training::Prefetcher prefetch(*data, batches);
+    double loss_sum = 0, epoch_seconds = 0;
+    int64_t epoch_samples = 0;
+    for (size_t b = 0; b < batches.size(); ++b) {
+      auto feed = prefetch.next();
+      const auto start = std::chrono::steady_clock::now();
+      auto loss = t.step(*feed);
+      if (!loss.ok()) return fail(loss.status());
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      epoch_seconds += seconds;
+      epoch_samples += static_cast<int64_t>(batches[b].size());
+      loss_sum += *loss;
+      record.add_step({epoch, ++step, *loss, static_cast<double>(batches[b].size()) / std::max(seconds, 1e-9)});
+      if (terminal) {
+        const double rate = static_cast<double>(epoch_samples) / std::max(epoch_seconds, 1e-9);
+        const double left = static_cast<double>((*epochs - epoch) * data->size() + (data->size() - epoch_samples)) / rate;
+        std::fprintf(stderr, "\repoch %lld/%d step %zu/%zu loss %.4f  %.0f samples/s  ETA %.0f s   ",
+                     static_cast<long long>(epoch), *epochs, b + 1, batches.size(), *loss, rate, left);
+      }
+    }
+    if (terminal) std::fprintf(stderr, "\r%80s\r", "");
+    training::EpochRecord er{epoch, loss_sum / static_cast<double>(batches.size()), -1};
+    std::printf("epoch %lld/%d: mean loss %.5f, %.0f samples/s", static_cast<long long>(epoch), *epochs, er.mean_loss,
+                static_cast<double>(epoch_samples) / std::max(epoch_seconds, 1e-9));
+    if (eval) {
+      auto acc = accuracy(t, *eval, *batch);
+      if (!acc.ok()) return fail(acc.status().with_context("--eval-data"));
+      er.accuracy = *acc;
+      std::printf(", eval accuracy %.2f %%", 100 * *acc);
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+    record.add_epoch(er);
+  }
+  std::printf("trained %lld steps in %.1f s\n", static_cast<long long>(step),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count());
+  if (Status s = record.write_csv(curve + ".csv"); !s.ok()) return fail(s);
+  if (Status s = record.write_html(curve + ".html", fs::path(args->get("model")).stem().string()); !s.ok()) return fail(s);
+  std::cout << "loss curve: " << curve << ".csv, " << curve << ".html\n";
+  if (!save.empty()) {
+    if (Status s = t.save(save); !s.ok()) return fail(s);
+    std::cout << "trained model: " << save << "\n";
+  }
+  return 0;
+}
+
+}  // namespace openge::cli
