@@ -1,0 +1,198 @@
+// The Trainer (include/openge/trainer.h) on a small MLP written as a real ONNX file: the loss
+// falls, deterministic=1 gives the same bits at 1 and 2 threads (OPT-deterministic), the saved
+// model runs in a Session with the trained outputs, graph_run_mode=0 is refused with what to set.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "openge/session.h"
+#include "openge/trainer.h"
+#include "options/option_builder.h"
+
+namespace openge {
+namespace {
+
+namespace fs = std::filesystem;
+
+void add_initializer(onnx::GraphProto* g, const std::string& name, std::vector<int64_t> dims, std::mt19937& rng) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    t->add_dims(d);
+    n *= d;
+  }
+  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
+  for (int64_t i = 0; i < n; ++i) t->add_float_data(u(rng));
+}
+
+// x [N, 4] -> Gemm 4x16 -> Relu -> Gemm 16x3 -> logits [N, 3]
+std::string write_mlp(const fs::path& dir) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("mlp");
+  auto* x = g->add_input();
+  x->set_name("x");
+  auto* tt = x->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  tt->mutable_shape()->add_dim()->set_dim_param("N");
+  tt->mutable_shape()->add_dim()->set_dim_value(4);
+  std::mt19937 rng(1);
+  add_initializer(g, "w1", {4, 16}, rng);
+  add_initializer(g, "b1", {16}, rng);
+  add_initializer(g, "w2", {16, 3}, rng);
+  add_initializer(g, "b2", {3}, rng);
+  auto node = [&](const char* op, std::vector<std::string> in, const char* out) {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(out);
+    for (auto& i : in) n->add_input(i);
+    n->add_output(out);
+  };
+  node("Gemm", {"x", "w1", "b1"}, "h");
+  node("Relu", {"h"}, "r");
+  node("Gemm", {"r", "w2", "b2"}, "logits");
+  g->add_output()->set_name("logits");
+  fs::create_directories(dir);
+  const std::string path = (dir / "mlp.onnx").string();
+  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+  return path;
+}
+
+// Three Gaussian blobs in 4-D, labelled by blob.
+std::vector<Tensor> blobs(int64_t n, uint32_t seed) {
+  Tensor x(DType::kFloat32, {n, 4});
+  Tensor y(DType::kInt64, {n});
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> noise(0.0f, 0.3f);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t c = i % 3;
+    y.data<int64_t>()[i] = c;
+    for (int64_t d = 0; d < 4; ++d) x.data<float>()[i * 4 + d] = (d == c ? 2.0f : 0.0f) + noise(rng);
+  }
+  return {x, y};
+}
+
+std::shared_ptr<const options::OptionSet> config(std::vector<options::OptionAssignment> flags) {
+  options::OptionInputs in;
+  in.flags = std::move(flags);
+  auto set = options::build_option_set(in);
+  EXPECT_TRUE(set.ok()) << set.status().message();
+  return std::make_shared<const options::OptionSet>(std::move(set.value()));
+}
+
+class TrainerTest : public ::testing::Test {
+ protected:
+  fs::path dir = fs::temp_directory_path() / ("openge_trainer_test_" + std::to_string(::getpid()));
+  void TearDown() override { fs::remove_all(dir); }
+};
+
+TEST_F(TrainerTest, CrossEntropyLossFallsAndEvaluateClassifies) {
+  TrainerOptions o;
+  o.loss = "cross_entropy";
+  o.optimizer = "momentum";
+  o.learning_rate = 0.05f;
+  auto t = Trainer::open(write_mlp(dir), o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ((*t)->trainable(), (std::vector<std::string>{"w1", "b1", "w2", "b2"}));
+  ASSERT_EQ((*t)->feeds().size(), 2u);
+  EXPECT_EQ((*t)->feeds()[1].name, "labels");
+  const std::vector<Tensor> batch = blobs(30, 2);
+  auto first = (*t)->step(batch);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  float last = *first;
+  for (int s = 0; s < 60; ++s) last = *(*t)->step(batch);
+  EXPECT_LT(last, 0.2f * *first);
+  EXPECT_EQ((*t)->steps(), 61);
+  const std::vector<Tensor> test = blobs(60, 9);
+  auto out = (*t)->evaluate({test[0]});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  int right = 0;
+  for (int64_t i = 0; i < 60; ++i) {
+    const float* row = (*out)[0].data<float>() + i * 3;
+    const int64_t best = std::max_element(row, row + 3) - row;
+    right += best == test[1].data<int64_t>()[i];
+  }
+  EXPECT_GE(right, 57);
+}
+
+TEST_F(TrainerTest, SavedModelRunsInASessionWithTheTrainedOutputs) {
+  TrainerOptions o;
+  o.loss = "cross_entropy";
+  o.optimizer = "adam";
+  o.learning_rate = 0.01f;
+  auto t = Trainer::open(write_mlp(dir), o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const std::vector<Tensor> batch = blobs(12, 4);
+  for (int s = 0; s < 5; ++s) ASSERT_TRUE((*t)->step(batch).ok());
+  const std::string saved = (dir / "trained.onnx").string();
+  ASSERT_TRUE((*t)->save(saved).ok());
+  auto session = Session::open(saved);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  auto expected = (*t)->evaluate({batch[0]});
+  auto got = (*session)->run({batch[0]});
+  ASSERT_TRUE(expected.ok() && got.ok());
+  for (int64_t i = 0; i < (*got)[0].numel(); ++i)
+    EXPECT_NEAR((*got)[0].data<float>()[i], (*expected)[0].data<float>()[i], 1e-5f) << i;
+  auto w1 = (*t)->parameter("w1");
+  ASSERT_TRUE(w1.ok());
+  EXPECT_FALSE((*t)->parameter("x").ok());
+}
+
+TEST_F(TrainerTest, OPT_deterministic_1_SameWeightsAtOneAndTwoThreads) {
+  std::vector<std::vector<Tensor>> weights;
+  const std::string model = write_mlp(dir);
+  for (int threads : {1, 2}) {
+    TrainerOptions o;
+    o.loss = "cross_entropy";
+    o.optimizer = "momentum";
+    o.session.num_threads = threads;
+    o.session.config = config({{"deterministic", "1", "test"}});
+    auto t = Trainer::open(model, o);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    const std::vector<Tensor> batch = blobs(64, 5);
+    for (int s = 0; s < 50; ++s) ASSERT_TRUE((*t)->step(batch).ok());
+    std::vector<Tensor> w;
+    for (const std::string& name : (*t)->trainable()) w.push_back(*(*t)->parameter(name));
+    weights.push_back(std::move(w));
+  }
+  for (size_t p = 0; p < weights[0].size(); ++p)
+    EXPECT_EQ(std::memcmp(weights[0][p].raw(), weights[1][p].raw(), weights[0][p].nbytes()), 0) << "parameter " << p;
+}
+
+TEST_F(TrainerTest, OPT_graph_run_mode_0_IsRefusedWithWhatToSet) {
+  TrainerOptions o;
+  o.session.config = config({{"graph_run_mode", "0", "test"}});
+  auto t = Trainer::open(write_mlp(dir), o);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("set graph_run_mode=1"), std::string::npos) << t.status().message();
+}
+
+TEST_F(TrainerTest, BadRequestsNameWhatIsWrong) {
+  TrainerOptions o;
+  o.optimizer = "rmsprop";
+  auto bad = Trainer::open(write_mlp(dir), o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("rmsprop"), std::string::npos);
+  o.optimizer = "sgd";
+  o.loss = "model";  // the MLP has no scalar output
+  bad = Trainer::open(write_mlp(dir), o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("name a loss"), std::string::npos) << bad.status().message();
+  o.loss = "cross_entropy";
+  auto t = Trainer::open(write_mlp(dir), o);
+  ASSERT_TRUE(t.ok());
+  auto step = (*t)->step({blobs(3, 1)[0]});  // the labels are missing
+  ASSERT_FALSE(step.ok());
+  EXPECT_NE(step.status().message().find("x, labels"), std::string::npos) << step.status().message();
+}
+
+}  // namespace
+}  // namespace openge
