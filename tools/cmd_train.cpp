@@ -64,7 +64,7 @@ Result<double> accuracy(Trainer& trainer, const training::Dataset& data, int64_t
   plan.batch = batch;
   plan.shuffle = false;
   int64_t right = 0;
-  const size_t inputs = data.names().size() - 1;  // the labels come last
+  const size_t inputs = trainer.inputs().size();  // the labels come after the model's inputs
   for (const auto& indices : training::epoch_batches(data.size(), plan, 0)) {
     std::vector<Tensor> feed = data.gather(indices);
     const Tensor labels = feed.back();
@@ -145,6 +145,8 @@ int cmd_train(int argc, char** argv) {
   auto data = training::Dataset::from_npy_dir(args->get("data"), names);
   if (!data.ok()) return fail(data.status());
   std::optional<training::Dataset> eval;
+  if (args->has("eval-data") && options.loss != "cross_entropy")
+    return fail(invalid_argument("--eval-data reports classification accuracy: it needs --loss cross_entropy"));
   if (args->has("eval-data")) {
     auto e = training::Dataset::from_npy_dir(args->get("eval-data"), names);
     if (!e.ok()) return fail(e.status());

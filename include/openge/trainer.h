@@ -42,6 +42,8 @@ class Trainer {
 
   // What step() takes: the model's inputs, then the labels for a named loss.
   const std::vector<TensorInfo>& feeds() const;
+  // The model's inputs (what evaluate() takes): the first feeds.
+  const std::vector<TensorInfo>& inputs() const;
   // The model's outputs (what evaluate() returns).
   const std::vector<TensorInfo>& outputs() const;
   // The trained parameters' names, in the order of the optimizer's state.

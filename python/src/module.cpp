@@ -35,6 +35,7 @@ PYBIND11_MODULE(_openge, m) {
   openge::python::load_error_classes();
   openge::python::bind_options(m);
   openge::python::bind_session(m);
+  openge::python::bind_trainer(m);
   openge::python::bind_profiling(m);
   openge::python::bind_dump(m);
 }

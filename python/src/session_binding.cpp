@@ -32,7 +32,8 @@ constexpr DTypeRow kDTypes[] = {
     {DType::kBFloat16, 'u', 2, "uint16"},
 };
 
-// The engine dtype of an array fed to an input declared as `declared`.
+}  // namespace
+
 DType dtype_of(const py::dtype& dt, DType declared) {
   const char kind = dt.kind();
   const int size = static_cast<int>(dt.itemsize());
@@ -72,13 +73,12 @@ py::array to_numpy(Tensor t) {
   return py::array(py::reinterpret_borrow<py::dtype>(dt), shape, {}, kept->raw(), base);
 }
 
-using Assignments = std::vector<std::tuple<std::string, std::string, std::string>>;
-
-// The SessionOptions of option assignments (name, value, origin), options files and the process
-// environment; OptionError listing every problem; the configuration's warnings in `warnings`.
 SessionOptions session_options(const Assignments& assignments, const std::vector<std::string>& option_files,
                                std::optional<int> threads, std::vector<std::string>* warnings) {
-  if (threads && *threads < 0) throw py::value_error("threads must be >= 0 (0: one per core), got " + std::to_string(*threads));
+  // The CLI's bound: a thread team that size is a typo, and far more threads ask OpenMP for more
+  // stacks than the process can map.
+  if (threads && (*threads < 0 || *threads > 1024))
+    throw py::value_error("threads must be in [0, 1024] (0: one per core), got " + std::to_string(*threads));
   options::OptionInputs in;
   for (const auto& [name, value, origin] : assignments) in.flags.push_back({name, value, origin});
   in.option_files = option_files;
@@ -91,6 +91,8 @@ SessionOptions session_options(const Assignments& assignments, const std::vector
   so.config = std::make_shared<const options::OptionSet>(std::move(config.value()));
   return so;
 }
+
+namespace {
 
 // openge.compile: the model compiled into a .oge (include/openge/compile.h); returns the
 // configuration's warnings and the options that shaped the graph.

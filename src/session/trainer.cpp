@@ -55,7 +55,7 @@ struct Trainer::Impl {
   autodiff::TrainingSpec spec;
   std::unique_ptr<training::Optimizer> optimizer;
   int num_threads = 1;
-  std::vector<TensorInfo> feeds, outputs;
+  std::vector<TensorInfo> inputs, feeds, outputs;
   std::vector<std::string> trainable, state_names;
   std::vector<Tensor> params, state;
   std::map<std::vector<Shape>, CompiledStep> steps;
@@ -164,6 +164,7 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
       const Value& value = g.values[static_cast<size_t>(v)];
       impl->feeds.push_back({value.name, value.dtype, value.shape.value_or(Shape{}), value.kind});
     }
+    impl->inputs = impl->feeds;
     for (int v : g.outputs) {
       const Value& value = g.values[static_cast<size_t>(v)];
       impl->outputs.push_back({value.name, value.dtype, value.shape.value_or(Shape{}), value.kind});
@@ -194,6 +195,7 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
 }
 
 const std::vector<TensorInfo>& Trainer::feeds() const { return impl_->feeds; }
+const std::vector<TensorInfo>& Trainer::inputs() const { return impl_->inputs; }
 const std::vector<TensorInfo>& Trainer::outputs() const { return impl_->outputs; }
 const std::vector<std::string>& Trainer::trainable() const { return impl_->trainable; }
 int64_t Trainer::steps() const { return impl_->optimizer->steps(); }
