@@ -40,15 +40,17 @@ const OptionSpec kTable[] = {
     // ---- npu.global_options() fields, page order -------------------------------------------
     {"graph_run_mode", "", "ge.graphRunMode", "", Kind::kInt, "0 (online inference) or 1 (training)", RANGE(0, 1), "1",
      nullptr, nullptr,
-     DOES("decides the defaults of precision_mode and enable_small_channel (openge options shows them); neither "
-          "changes execution yet, see their rows",
+     DOES("1: a Trainer (openge train, openge.Trainer) trains, with BatchNormalization on the batch's statistics; 0 "
+          "refuses a Trainer with what to set (a Session runs inference in either mode). Also decides the defaults of "
+          "precision_mode and enable_small_channel (openge options shows them; src/session/trainer.cpp checks the mode)",
           "src/options/option_builder.cpp"),
      "graph execution mode: 0 online inference, 1 training",
      "enable_small_channel is forced to 1 when 0; precision_mode=force_fp16 needs 0", "OPT-graph_run_mode-1..4"},
     {"deterministic", "", "ge.deterministic", "", Kind::kInt, "0 or 1", RANGE(0, 1), "0", nullptr, nullptr,
      DOES("1: AI Core Conv/MatMul/Gemm/RNN/GRU/LSTM kernels are created and run with a one-thread oneDNN plan, so no thread count "
           "changes how their sums are cut and ordered (they then use one thread); the reference kernels already reduce "
-          "each output on one thread in a fixed order. Every run and every --threads gives the same output bits. "
+          "each output on one thread in a fixed order, and so do the gradient kernels of training. Every run and every "
+          "--threads gives the same output bits, and a training run the same weights. "
           "0: oneDNN plans for the session's threads (faster at 2+ threads; bits may change with the thread count)",
           "src/compiler/kernel_selection.cpp"),
      "deterministic computation: repeated runs give identical outputs", "", "OPT-deterministic-1..5"},
