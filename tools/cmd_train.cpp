@@ -37,6 +37,8 @@ std::vector<FlagSpec> train_flags() {
       {"seed", "N", "seed of the data order (default 0)"},
       {"no-shuffle", "", "keep the data in file order"},
       {"save", "OUT.onnx", "write the trained model here"},
+      {"checkpoint-dir", "D", "write a checkpoint (weights, optimizer state, step) to D after every epoch"},
+      {"resume", "D", "continue from the checkpoint in D: the same steps the uninterrupted run would take"},
       {"curve", "PREFIX", "write the loss curve to PREFIX.csv and PREFIX.html (default: OUT.loss beside --save)"},
   };
   for (auto& f : session_flag_specs())
@@ -164,10 +166,21 @@ int cmd_train(int argc, char** argv) {
   std::cout << "training " << args->get("model") << ": " << data->size() << " samples, " << t.trainable().size()
             << " parameters, optimizer " << options.optimizer << ", lr " << options.learning_rate << ", batch " << *batch
             << ", " << *epochs << " epochs\n";
+  const int64_t per_epoch = static_cast<int64_t>(training::epoch_batches(data->size(), plan, 1).size());
+  int64_t step = 0, first_epoch = 1, skip = 0;
+  if (args->has("resume")) {
+    if (Status s = t.load_checkpoint(args->get("resume")); !s.ok()) return fail(s);
+    step = t.steps();
+    first_epoch = step / per_epoch + 1;
+    skip = step % per_epoch;
+    std::cout << "resumed from " << args->get("resume") << " after step " << step << " (epoch " << first_epoch
+              << ", batch " << skip + 1 << ")\n";
+  }
   const auto run_start = std::chrono::steady_clock::now();
-  int64_t step = 0;
-  for (int64_t epoch = 1; epoch <= *epochs; ++epoch) {
-    const auto batches = training::epoch_batches(data->size(), plan, epoch);
+  for (int64_t epoch = first_epoch; epoch <= *epochs; ++epoch) {
+    auto batches = training::epoch_batches(data->size(), plan, epoch);
+    if (epoch == first_epoch) batches.erase(batches.begin(), batches.begin() + skip);
+    if (batches.empty()) continue;
     training::Prefetcher prefetch(*data, batches);
     double loss_sum = 0, epoch_seconds = 0;
     int64_t epoch_samples = 0;
@@ -201,6 +214,8 @@ int cmd_train(int argc, char** argv) {
     std::printf("\n");
     std::fflush(stdout);
     record.add_epoch(er);
+    if (args->has("checkpoint-dir"))
+      if (Status s = t.save_checkpoint(args->get("checkpoint-dir")); !s.ok()) return fail(s);
   }
   std::printf("trained %lld steps in %.1f s\n", static_cast<long long>(step),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count());

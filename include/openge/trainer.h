@@ -59,6 +59,14 @@ class Trainer {
   // The model with its trained initializers, as an ONNX file any runtime loads.
   Status save(const std::string& onnx_path) const;
 
+  // A checkpoint: parameters, running statistics, optimizer state, step count and learning rate,
+  // one .npy per tensor plus checkpoint.json in folder `dir`, written under a temporary name and
+  // renamed into place (an existing checkpoint there is replaced whole). load_checkpoint()
+  // restores it into a Trainer of the same model and optimizer; the steps that follow are the
+  // ones the uninterrupted run would have taken.
+  Status save_checkpoint(const std::string& dir) const;
+  Status load_checkpoint(const std::string& dir);
+
   int64_t steps() const;
   void set_learning_rate(float lr);
 

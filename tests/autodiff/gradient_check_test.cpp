@@ -178,6 +178,10 @@ const std::vector<GradCase>& cases() {
       {"Split", "one_output_used", 17, [](CaseGraph& c) {
          return c.node("Split", {c.param("x", {5, 2}), c.ints("split", {2}, {2, 3})}, attrs({{"axis", int_attr(0)}}), 2)[1];
        }},
+      {"Slice", "negative_start_two_axes", 17, [](CaseGraph& c) {
+         return c.node("Slice", {c.param("x", {3, 5, 4}), c.ints("starts", {2}, {-4, 1}), c.ints("ends", {2}, {4, 100}),
+                                 c.ints("axes", {2}, {1, 2})})[0];
+       }},
       {"Gather", "embedding_repeats", 17, [](CaseGraph& c) {
          return c.node("Gather", {c.param("table", {5, 3}), c.ints("idx", {2, 3}, {4, 0, 4, -1, 2, 0})})[0];
        }},

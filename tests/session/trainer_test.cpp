@@ -167,6 +167,48 @@ TEST_F(TrainerTest, OPT_deterministic_1_SameWeightsAtOneAndTwoThreads) {
     EXPECT_EQ(std::memcmp(weights[0][p].raw(), weights[1][p].raw(), weights[0][p].nbytes()), 0) << "parameter " << p;
 }
 
+// Resuming from the step-25 checkpoint gives the uninterrupted run's weights bit for bit (Adam:
+// moments and step count are part of the checkpoint).
+TEST_F(TrainerTest, ResumingFromACheckpointContinuesExactly) {
+  const std::string model = write_mlp(dir);
+  TrainerOptions o;
+  o.loss = "cross_entropy";
+  o.optimizer = "adam";
+  o.learning_rate = 0.01f;
+  o.session.num_threads = 1;
+  o.session.config = config({{"deterministic", "1", "test"}});
+  std::vector<std::vector<Tensor>> data;
+  for (uint32_t s = 0; s < 50; ++s) data.push_back(blobs(16, 100 + s));
+  auto whole = Trainer::open(model, o);
+  ASSERT_TRUE(whole.ok());
+  for (const auto& batch : data) ASSERT_TRUE((*whole)->step(batch).ok());
+
+  auto first = Trainer::open(model, o);
+  ASSERT_TRUE(first.ok());
+  for (size_t s = 0; s < 25; ++s) ASSERT_TRUE((*first)->step(data[s]).ok());
+  const std::string ckpt = (dir / "ckpt").string();
+  ASSERT_TRUE((*first)->save_checkpoint(ckpt).ok());
+  ASSERT_TRUE((*first)->save_checkpoint(ckpt).ok()) << "an existing checkpoint is replaced";
+  auto resumed = Trainer::open(model, o);
+  ASSERT_TRUE(resumed.ok());
+  Status loaded = (*resumed)->load_checkpoint(ckpt);
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
+  EXPECT_EQ((*resumed)->steps(), 25);
+  for (size_t s = 25; s < 50; ++s) ASSERT_TRUE((*resumed)->step(data[s]).ok());
+  for (const std::string& name : (*whole)->trainable()) {
+    const Tensor a = *(*whole)->parameter(name), b = *(*resumed)->parameter(name);
+    EXPECT_EQ(std::memcmp(a.raw(), b.raw(), a.nbytes()), 0) << name;
+  }
+  // Another optimizer's checkpoint is refused, naming both.
+  o.optimizer = "sgd";
+  auto other = Trainer::open(model, o);
+  ASSERT_TRUE(other.ok());
+  Status refused = (*other)->load_checkpoint(ckpt);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("optimizer adam"), std::string::npos) << refused.message();
+  EXPECT_FALSE((*other)->load_checkpoint((dir / "missing").string()).ok());
+}
+
 TEST_F(TrainerTest, OPT_graph_run_mode_0_IsRefusedWithWhatToSet) {
   TrainerOptions o;
   o.session.config = config({{"graph_run_mode", "0", "test"}});

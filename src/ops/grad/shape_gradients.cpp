@@ -1,5 +1,7 @@
 // Gradient rules of the ops that move data without arithmetic: views (Reshape and its kin),
 // Transpose, Concat / Split, Gather, Expand, Where and Cast.
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +75,39 @@ Status split_grad(GradientBuilder& gb) {
   return Status::Ok();
 }
 
+// Slice with constant starts, ends, axes and unit steps: the gradient is dY padded with zeros
+// back to the input's shape (Pad's begin pads are the clamped starts).
+Status slice_grad(GradientBuilder& gb) {
+  const Shape x = gb.shape_of(gb.input(0));
+  const int64_t rank = static_cast<int64_t>(x.size());
+  auto constant_ints = [&](size_t i) -> std::optional<std::vector<int64_t>> {
+    if (gb.input(i) < 0) return std::vector<int64_t>{};
+    const Value& v = gb.value(gb.input(i));
+    if (!v.constant) return std::nullopt;
+    return v.constant->to_int64_vector();
+  };
+  const auto starts = constant_ints(1), ends = constant_ints(2), axes_in = constant_ints(3), steps = constant_ints(4);
+  if (!starts || !ends || !axes_in || !steps) return gb.error("starts, ends, axes and steps must be constants to differentiate");
+  std::vector<int64_t> axes = *axes_in;
+  if (axes.empty())
+    for (size_t i = 0; i < starts->size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  std::vector<int64_t> pads(static_cast<size_t>(2 * rank), 0);
+  const Shape y = gb.shape_of(gb.output(0));
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (!steps->empty() && (*steps)[i] != 1) return gb.error("only unit steps have a gradient rule");
+    const int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
+    const int64_t dim = x[static_cast<size_t>(a)];
+    int64_t s = (*starts)[i];
+    if (s < 0) s += dim;
+    s = std::clamp<int64_t>(s, 0, dim);
+    pads[static_cast<size_t>(a)] = s;
+    pads[static_cast<size_t>(a + rank)] = dim - s - y[static_cast<size_t>(a)];
+  }
+  TRY_EMIT(g, gb.emit1("Pad", {gb.grad_of_output(0), gb.int64s(pads)}));
+  gb.set_grad_of_input(0, g);
+  return Status::Ok();
+}
+
 Status gather_grad(GradientBuilder& gb) {
   if (gb.wants_grad_of_input(1)) return gb.error("indices have no gradient");
   Attributes a;
@@ -125,6 +160,7 @@ void add_shape_gradient_rules(std::vector<GradientRule>& rules) {
                                 {"Transpose", transpose_grad},
                                 {"Concat", concat_grad},
                                 {"Split", split_grad},
+                                {"Slice", slice_grad},
                                 {"Gather", gather_grad},
                                 {"Expand", expand_grad},
                                 {"Where", where_grad},

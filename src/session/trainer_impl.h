@@ -1,0 +1,101 @@
+// What a Trainer holds (include/openge/trainer.h): the model, the parameters, running statistics
+// and optimizer between steps, and the compiled graphs per batch shape. Shared by trainer.cpp
+// (steps, evaluation, saving) and trainer_checkpoint.cpp.
+#pragma once
+#include <omp.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autodiff/training_graph.h"
+#include "compiler/pipeline.h"
+#include "logging/log.h"
+#include "openge/trainer.h"
+#include "training/optimizer.h"
+
+namespace openge {
+
+struct Trainer::Impl {
+  struct CompiledStep {
+    std::unique_ptr<Executable> executable;
+    std::vector<Tensor> outputs;  // reused by every step of this shape (run_into)
+  };
+
+  std::string source;
+  Graph model;
+  TrainerOptions options;
+  autodiff::TrainingSpec spec;
+  std::unique_ptr<training::Optimizer> optimizer;
+  int num_threads = 1;
+  std::vector<TensorInfo> inputs, feeds, outputs;
+  std::vector<std::string> trainable, state_names;
+  std::vector<Tensor> params, state;
+  std::map<std::vector<Shape>, CompiledStep> steps;
+  std::map<std::vector<Shape>, std::unique_ptr<Executable>> evaluations;
+
+  CompileOptions compile_options() const {
+    CompileOptions co;
+    co.num_threads = num_threads;
+    co.use_aicore = options.session.use_aicore;
+    co.run_passes = options.session.run_passes;
+    co.config = options.session.config;
+    return co;
+  }
+
+  // Feeds, then parameters, then state: the input order of every graph the trainer compiles.
+  std::vector<Tensor> graph_inputs(const std::vector<Tensor>& feed) const {
+    std::vector<Tensor> in = feed;
+    in.insert(in.end(), params.begin(), params.end());
+    in.insert(in.end(), state.begin(), state.end());
+    return in;
+  }
+
+  std::vector<Shape> shapes_of(const std::vector<Tensor>& tensors) const {
+    std::vector<Shape> shapes;
+    for (const Tensor& t : tensors) shapes.push_back(t.shape());
+    return shapes;
+  }
+
+  Status check_feed(const std::vector<Tensor>& feed, size_t expected, const char* what) const {
+    if (feed.size() != expected)
+      return invalid_argument(std::string(what) + " takes " + std::to_string(expected) + " tensors (" +
+                              [&] {
+                                std::string names;
+                                for (size_t i = 0; i < expected && i < feeds.size(); ++i)
+                                  names += (i ? ", " : "") + feeds[i].name;
+                                return names;
+                              }() +
+                              "), got " + std::to_string(feed.size()));
+    for (size_t i = 0; i < feed.size(); ++i)
+      if (feeds[i].dtype != DType::kUndefined && feed[i].dtype() != feeds[i].dtype)
+        return invalid_argument(std::string(what) + ": '" + feeds[i].name + "' must be " + dtype_name(feeds[i].dtype) +
+                                ", got " + dtype_name(feed[i].dtype()));
+    return Status::Ok();
+  }
+
+  Result<CompiledStep*> compiled_step(const std::vector<Tensor>& feed) {
+    const std::vector<Shape> shapes = shapes_of(feed);
+    auto it = steps.find(shapes);
+    if (it != steps.end()) return &it->second;
+    auto tg = autodiff::build_training_graph(model, shapes, spec);
+    if (!tg.ok()) return tg.status();
+    if (tg->trainable != trainable || tg->state != state_names)
+      return internal_error("the training graph for batch shape " + shape_to_string(shapes[0]) + " trains other parameters");
+    std::vector<Shape> all = shapes;
+    for (const Tensor& t : params) all.push_back(t.shape());
+    for (const Tensor& t : state) all.push_back(t.shape());
+    const double start = omp_get_wtime();
+    auto exe = compiler::compile(std::move(tg->graph), all, compile_options());
+    if (!exe.ok()) return exe.status();
+    OPENGE_LOG_INFO("GE", "training graph for batch " + shape_to_string(shapes[0]) + " compiled in " +
+                              std::to_string(static_cast<int>((omp_get_wtime() - start) * 1000)) + " ms: " +
+                              std::to_string((*exe)->nodes().size()) + " nodes");
+    CompiledStep& step = steps[shapes];
+    step.executable = std::move(exe.value());
+    return &step;
+  }
+};
+
+}  // namespace openge
