@@ -9,6 +9,7 @@
 #include "kernels/fixed_plan_kernel.h"
 #include "kernels/fused_attention_kernel.h"
 #include "kernels/onednn_conv.h"
+#include "kernels/onednn_conv_train.h"
 #include "kernels/onednn_layer_norm.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/onednn_pool.h"
@@ -40,6 +41,7 @@ struct AiCoreRow {
 constexpr AiCoreRow kAiCoreOps[] = {
     {"Conv", onednn::make_conv_kernel, Narrow::kWiden, Reduces::kYes},
     {"FusedConv", onednn::make_conv_kernel, Narrow::kWiden, Reduces::kYes},
+    {"ConvGrad", onednn::make_conv_grad_kernel, Narrow::kAiCpu, Reduces::kYes},
     {"MatMul", onednn::make_matmul_kernel, Narrow::kWiden, Reduces::kYes},
     {"FusedMatMul", onednn::make_matmul_kernel, Narrow::kWiden, Reduces::kYes},
     {"Gemm", onednn::make_gemm_kernel, Narrow::kWiden, Reduces::kYes},

@@ -1,6 +1,7 @@
 #include "kernels/onednn_conv.h"
 
 #include "kernels/onednn_common.h"
+#include "kernels/onednn_conv_train.h"
 #include "kernels/silu_in_place.h"
 #include "ops/activation_format.h"
 #include "ops/op_context.h"
@@ -54,6 +55,8 @@ Result<std::unique_ptr<CompiledKernel>> make_conv_kernel(const KernelRequest& re
   const auto w_shape = static_shape(in[1]);
   const auto y_shape = static_shape(request.outputs[0]);
   const auto dt = to_dnnl(in[0].dtype);
+  // Weights that are an input (training graphs: they change every step) are not packed.
+  if (!fused && !in[1].value && in[1].dtype != DType::kUndefined) return make_runtime_weight_conv_kernel(request);
   if (!x_shape || !w_shape || !y_shape || !dt || w_shape->size() != 4 || !in[1].value ||
       in[1].dtype != in[0].dtype || request.outputs[0].dtype != in[0].dtype)
     return std::unique_ptr<CompiledKernel>();

@@ -47,6 +47,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"ConcatFromSequence", "ConcatFromSequence"},  // sequences, optionals: no Ascend name known
     {"ConstantOfShape", "Fill"},
     {"Conv", "Conv2D"},
+    {"ConvGrad", "Conv2DBackpropFilter"},  // OpenGE's one backward op of Conv: CANN's cube backward op
     {"ConvInteger", "ConvInteger"},
     {"ConvTranspose", "Conv2DTranspose"},
     {"Cos", "Cos"},
