@@ -22,6 +22,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"Abs", "Abs"},
     {"Acos", "Acos"},
     {"Acosh", "Acosh"},
+    {"ActivationGrad", "ReluGrad"},  // OpenGE backward ops (src/ops/grad/): the CANN op of the same work; AI CPU here
     {"Adagrad", "ApplyAdagrad"},  // ai.onnx.preview.training optimizers: CANN's Apply* ops (no ONNX plugin)
     {"Adam", "ApplyAdam"},
     {"Add", "Add"},
@@ -33,7 +34,9 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"Atan", "Atan"},
     {"Atanh", "Atanh"},
     {"AveragePool", "AvgPoolV2"},
+    {"AveragePoolGrad", "AvgPoolGrad"},
     {"BatchNormalization", "BatchNorm"},
+    {"BatchNormalizationGrad", "BNTrainingUpdateGrad"},
     {"Bernoulli", "Bernoulli"},
     {"BitShift", "RightShift"},
     {"BlackmanWindow", "BlackmanWindow"},
@@ -76,6 +79,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"GRU", "DynamicGRUV2"},
     {"Gather", "GatherV2"},
     {"GatherElements", "GatherElements"},
+    {"GatherGrad", "UnsortedSegmentSum"},
     {"GatherND", "GatherNd"},
     {"Gelu", "Gelu"},
     {"Gemm", "MatMulV2"},
@@ -98,6 +102,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"LRN", "LRN"},
     {"LSTM", "DynamicRNN"},
     {"LayerNormalization", "LayerNorm"},
+    {"LayerNormalizationGrad", "LayerNormGrad"},
     {"LeakyRelu", "LeakyRelu"},
     {"LegacyAxisAlign", "Reshape"},  // OpenGE's opset < 7 broadcast axis: B reshaped with trailing 1-dims
     {"Less", "Less"},
@@ -111,6 +116,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"MatMulInteger", "MatMulV2"},
     {"Max", "Maximum"},
     {"MaxPool", "MaxPoolV3"},
+    {"MaxPoolGrad", "MaxPoolGrad"},
     {"MaxRoiPool", "ROIPooling"},
     {"MaxUnpool", "MaxUnpool"},
     {"Mean", "AccumulateNV2"},  // a sum, then a scale
@@ -127,6 +133,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"Nc1hwc0MaxPool", "MaxPoolV3"},
     {"Neg", "Neg"},
     {"NegativeLogLikelihoodLoss", "NLLLoss"},
+    {"NegativeLogLikelihoodLossGrad", "NLLLossGrad"},
     {"NhwcAveragePool", "AvgPoolV2"},          // OpenGE's channels-last forms of the pools
     {"NhwcGlobalAveragePool", "AvgPoolV2"},
     {"NhwcGlobalMaxPool", "MaxPoolV3"},
@@ -192,6 +199,8 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"Slice", "StridedSliceV2"},
     {"Softmax", "SoftmaxV2"},
     {"SoftmaxCrossEntropyLoss", "SoftmaxCrossEntropyLoss"},
+    {"SoftmaxCrossEntropyLossGrad", "SoftmaxCrossEntropyWithLogits"},
+    {"SoftmaxGrad", "SoftmaxGrad"},
     {"Softplus", "Softplus"},
     {"Softsign", "Softsign"},
     {"SpaceToDepth", "SpaceToDepth"},
@@ -202,6 +211,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"StringNormalizer", "StringNormalizer"},  // no Ascend name known
     {"Sub", "Sub"},
     {"Sum", "AccumulateNV2"},
+    {"SumToShape", "ReduceSumD"},
     {"Tan", "Tan"},
     {"Tanh", "Tanh"},
     {"TfIdfVectorizer", "TfIdfVectorizer"},  // no Ascend name known

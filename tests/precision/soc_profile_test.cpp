@@ -200,6 +200,9 @@ TEST(SocProfile, EveryRegisteredOpIsMappedAndProfiled) {
       "StringNormalizer", "TfIdfVectorizer",
       // Training optimizers (ai.onnx.preview.training): no inference profile lists them.
       "Adagrad", "Adam", "Momentum",
+      // The backward ops of training (src/ops/grad/) without an AI Core kernel.
+      "ActivationGrad", "AveragePoolGrad", "BatchNormalizationGrad", "GatherGrad", "LayerNormalizationGrad",
+      "MaxPoolGrad", "NegativeLogLikelihoodLossGrad", "SoftmaxCrossEntropyLossGrad", "SoftmaxGrad", "SumToShape",
       // Made by TbeEltwiseFusionPass after the precision pass: never looked up in a profile.
       "FusedElementwise"};
   std::vector<SocProfile> profiles;
