@@ -32,6 +32,7 @@ std::vector<FlagSpec> train_flags() {
       {"lr", "X", "learning rate (default 0.01)"},
       {"momentum", "X", "momentum of momentum / nesterov (default 0.9)"},
       {"weight-decay", "X", "weight decay (default 0)"},
+      {"loss-scale", "S", "auto (default: dynamic under a float16 precision mode), dynamic, none, or a fixed number"},
       {"batch", "N", "samples per step (default 32)"},
       {"epochs", "N", "passes over the data (default 1)"},
       {"seed", "N", "seed of the data order (default 0)"},
@@ -138,6 +139,7 @@ int cmd_train(int argc, char** argv) {
   options.learning_rate = *lr;
   options.momentum = *momentum;
   options.weight_decay = *weight_decay;
+  options.loss_scale = args->get("loss-scale", "auto");
   auto trainer = Trainer::open(args->get("model"), options);
   if (!trainer.ok()) return fail(trainer.status());
   Trainer& t = **trainer;
@@ -217,8 +219,12 @@ int cmd_train(int argc, char** argv) {
     if (args->has("checkpoint-dir"))
       if (Status s = t.save_checkpoint(args->get("checkpoint-dir")); !s.ok()) return fail(s);
   }
-  std::printf("trained %lld steps in %.1f s\n", static_cast<long long>(step),
+  std::printf("trained %lld steps in %.1f s", static_cast<long long>(step),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count());
+  if (t.skipped_steps() > 0 || t.loss_scale() != 1.0f)
+    std::printf("; loss scale %g, %lld steps skipped for gradient overflow", t.loss_scale(),
+                static_cast<long long>(t.skipped_steps()));
+  std::printf("\n");
   if (Status s = record.write_csv(curve + ".csv"); !s.ok()) return fail(s);
   if (Status s = record.write_html(curve + ".html", fs::path(args->get("model")).stem().string()); !s.ok()) return fail(s);
   std::cout << "loss curve: " << curve << ".csv, " << curve << ".html\n";

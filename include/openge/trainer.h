@@ -33,6 +33,11 @@ struct TrainerOptions {
   float beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f;
   // Initializers to train; empty: every float initializer on a differentiable path to the loss.
   std::vector<std::string> trainable;
+  // Loss scaling (the Loss Scaling notes of precision_mode): "dynamic" multiplies the loss by a
+  // scale (2^16 at first), skips a step whose gradients overflow (Inf/NaN) and halves the scale,
+  // and doubles it after 1000 good steps; "none" trains unscaled; a number is a fixed scale;
+  // "auto": dynamic when the precision mode computes in float16, none otherwise.
+  std::string loss_scale = "auto";
 };
 
 class Trainer {
@@ -67,8 +72,11 @@ class Trainer {
   Status save_checkpoint(const std::string& dir) const;
   Status load_checkpoint(const std::string& dir);
 
-  int64_t steps() const;
+  int64_t steps() const;  // optimizer updates made (skipped steps not counted)
   void set_learning_rate(float lr);
+  // The loss scale now (1 without loss scaling) and how many steps were skipped for overflow.
+  float loss_scale() const;
+  int64_t skipped_steps() const;
 
  private:
   struct Impl;

@@ -28,17 +28,19 @@ class Trainer(_openge.Trainer):
     loss). A named loss adds the feed ``labels`` after the model's inputs.
     optimizer: "sgd", "momentum", "nesterov", "adam", "adamw" or "lamb" (PyTorch's update rules).
     trainable: initializer names to train; empty trains every float initializer that reaches the loss.
+    loss_scale: "auto" (dynamic loss scaling when the precision mode computes in float16), "dynamic",
+    "none" or a fixed number; ``loss_scale`` and ``skipped_steps`` report it as training goes.
     options, threads, options_files: as for ``openge.Session`` (``npu.global_options()`` by default).
     """
 
     def __init__(self, model: PathLike, loss: str = "cross_entropy", optimizer: str = "sgd", lr: float = 0.01,
                  momentum: float = 0.9, weight_decay: float = 0.0, betas: Sequence[float] = (0.9, 0.999),
-                 eps: float = 1e-8, loss_output: str = "", trainable: Sequence[str] = (),
+                 eps: float = 1e-8, loss_output: str = "", trainable: Sequence[str] = (), loss_scale: str = "auto",
                  options: OptionsArg = None, threads: Optional[int] = None,
                  options_files: Sequence[PathLike] = ()) -> None:
         super().__init__(os.fspath(model), _assignments(options), [os.fspath(f) for f in options_files], threads,
                          loss, loss_output, optimizer, float(lr), float(momentum), float(weight_decay),
-                         float(betas[0]), float(betas[1]), float(eps), list(trainable))
+                         float(betas[0]), float(betas[1]), float(eps), list(trainable), str(loss_scale))
         for message in self.option_warnings:
             warnings.warn(message, OptionWarning, stacklevel=2)
         self.feeds: List[TensorInfo] = [TensorInfo(*t) for t in self._feeds()]

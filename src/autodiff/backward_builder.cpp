@@ -111,14 +111,7 @@ Result<int> BackwardBuilder::gradient_of(int v) {
   return contributions_[at][0];
 }
 
-Result<std::vector<int>> BackwardBuilder::run(int loss, const std::vector<int>& params) {
-  const Value& lv = g_.values[static_cast<size_t>(loss)];
-  Tensor one(lv.dtype, *lv.shape);
-  visit_float_dtype(lv.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (int64_t i = 0; i < one.numel(); ++i) one.data<T>()[i] = T(1.0f);
-  });
-  const int seed = constant("loss/grad/seed", std::move(one));  // before indexing: constant() grows the table
+Result<std::vector<int>> BackwardBuilder::run(int loss, int seed, const std::vector<int>& params) {
   contributions_[static_cast<size_t>(loss)].push_back(seed);
 
   const size_t forward_nodes = g_.nodes.size();

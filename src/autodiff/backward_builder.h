@@ -16,8 +16,9 @@ class BackwardBuilder {
   // `need`: per value, whether its gradient is needed (it lies between a parameter and the loss).
   BackwardBuilder(Graph& graph, std::vector<char> need, DifferentiableFn differentiable);
 
-  // Emits the backward nodes into the graph and returns the gradient value of each parameter.
-  Result<std::vector<int>> run(int loss, const std::vector<int>& params);
+  // Emits the backward nodes into the graph and returns the gradient value of each parameter;
+  // `seed` is the gradient of the loss itself (the loss scale: 1 for plain training).
+  Result<std::vector<int>> run(int loss, int seed, const std::vector<int>& params);
 
   // `v` as the output of a node (an Identity when it is a graph input or constant), so that it
   // can be a graph output.

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "autodiff/backward_builder.h"
+#include "ir/dispatch.h"
 #include "ops/gradient.h"
 #include "ops/graph_infer.h"
 #include "ops/op_registry.h"
@@ -279,8 +280,12 @@ Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector
     if (!need[static_cast<size_t>(params[i])])
       return invalid_argument("parameter '" + tg.trainable[i] + "' does not reach the loss through differentiable ops");
 
+  // The loss scale: the gradient the backward pass starts from (dynamic loss scaling of fp16
+  // training multiplies every gradient by it; 1 otherwise).
+  const Value& lv = g.values[static_cast<size_t>(loss)];
+  const int scale = add_input(g, kLossScaleInput, lv.dtype, *lv.shape);
   BackwardBuilder backward(g, need, differentiable_input);
-  auto grads = backward.run(loss, params);
+  auto grads = backward.run(loss, scale, params);
   if (!grads.ok()) return grads.status();
 
   g.outputs.clear();
@@ -289,6 +294,16 @@ Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector
   for (int s : state_outputs) g.outputs.push_back(s);
   g.declared_outputs.assign(g.outputs.size(), Graph::DeclaredType{});
   return tg;
+}
+
+Tensor loss_scale_tensor(const Graph& g, float scale) {
+  const Value& v = g.values[static_cast<size_t>(g.inputs.back())];
+  Tensor t(v.dtype, v.shape.value_or(Shape{}));
+  visit_float_dtype(v.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (int64_t i = 0; i < t.numel(); ++i) t.data<T>()[i] = T(scale);
+  });
+  return t;
 }
 
 Result<Graph> parameterized_forward_graph(const Graph& model, const std::vector<std::string>& parameters) {

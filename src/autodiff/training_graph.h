@@ -3,9 +3,10 @@
 // like any graph (fusion passes, precision, layout, the memory plan over the saved activations).
 //
 // The training graph's inputs, in order: the model's own inputs, the labels (when the loss is
-// named at the API), the trainable parameters, then the state tensors (BatchNormalization's
-// running mean and variance). Its outputs: the loss, one gradient per trainable parameter (same
-// order), then each state tensor's new value. The parameters are inputs, not constants, so that
+// named at the API), the trainable parameters, the state tensors (BatchNormalization's running
+// mean and variance), then the loss scale (the loss's shape and dtype: the gradient the backward
+// pass starts from, so every gradient comes out multiplied by it). Its outputs: the loss, one
+// gradient per trainable parameter (same order), then each state tensor's new value. The parameters are inputs, not constants, so that
 // one compiled graph serves every step while the optimizer changes them.
 #pragma once
 #include <string>
@@ -15,6 +16,8 @@
 #include "openge/status.h"
 
 namespace openge::autodiff {
+
+inline constexpr const char* kLossScaleInput = "loss_scale";
 
 enum class LossKind {
   kModelOutput,   // the model computes its loss: a scalar output (a loss node, or any scalar)
@@ -51,6 +54,10 @@ struct TrainingGraph {
 // scalar, or a trainable name the model lacks.
 Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector<Shape>& data_shapes,
                                            const TrainingSpec& spec);
+
+// The value to feed as the training graph's last input (kLossScaleInput): `scale` in its dtype
+// and shape.
+Tensor loss_scale_tensor(const Graph& training_graph, float scale);
 
 // The model's forward graph with `parameters` (names) and state turned into inputs after its own
 // (same order as a TrainingGraph's), BatchNormalization in inference mode: what evaluation runs

@@ -3,6 +3,7 @@
 // statistics and optimizer state between steps.
 #include "openge/trainer.h"
 
+#include <cmath>
 #include <cstring>
 #include <map>
 
@@ -14,6 +15,7 @@
 #include "frontend/onnx_loader.h"
 #include "logging/log.h"
 #include "options/option_set.h"
+#include "precision/precision_mode.h"
 #include "session/trainer_impl.h"
 
 namespace openge {
@@ -24,6 +26,43 @@ Result<autodiff::LossKind> parse_loss(const std::string& name) {
   if (name == "cross_entropy") return autodiff::LossKind::kCrossEntropy;
   if (name == "mse") return autodiff::LossKind::kMse;
   return invalid_argument("unknown loss '" + name + "'; choose model, cross_entropy or mse");
+}
+
+// Whether every gradient element is finite (the overflow check of dynamic loss scaling).
+bool all_finite(const std::vector<Tensor>& grads) {
+  for (const Tensor& g : grads) {
+    if (g.dtype() != DType::kFloat32) continue;
+    const float* p = g.data<float>();
+    bool finite = true;
+    for (int64_t i = 0; i < g.numel(); ++i) finite &= std::isfinite(p[i]);
+    if (!finite) return false;
+  }
+  return true;
+}
+
+// The loss scaling TrainerOptions::loss_scale asks for under the session's precision mode.
+Result<LossScaler> loss_scaler(const TrainerOptions& options) {
+  LossScaler ls;
+  const std::string& v = options.loss_scale;
+  bool dynamic = v == "dynamic";
+  if (v == "auto" && options.session.config) {
+    auto mode = precision::effective_precision_mode(*options.session.config);
+    if (!mode.ok()) return mode.status();
+    dynamic = !mode->keeps_origin() && mode->low == DType::kFloat16;
+  }
+  if (dynamic) {
+    ls.dynamic = true;
+    ls.scale = LossScaler::kInitial;
+  } else if (v != "auto" && v != "none") {
+    try {
+      size_t used = 0;
+      ls.scale = std::stof(v, &used);
+      if (used != v.size() || !(ls.scale > 0) || !std::isfinite(ls.scale)) throw std::invalid_argument(v);
+    } catch (const std::exception&) {
+      return invalid_argument("loss_scale must be auto, dynamic, none or a positive number, got '" + v + "'");
+    }
+  }
+  return ls;
 }
 
 // Declared input shapes with every unknown dim taken as 1: what open() builds the training graph
@@ -75,6 +114,9 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
     oc.beta2 = options.beta2;
     oc.epsilon = options.epsilon;
     impl->optimizer = std::make_unique<training::Optimizer>(oc);
+    auto scaler = loss_scaler(options);
+    if (!scaler.ok()) return scaler.status();
+    impl->scaler = *scaler;
 
     const Graph& g = impl->model;
     for (int v : g.inputs) {
@@ -106,7 +148,8 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
       if (t.dtype() != DType::kFloat32)
         return unsupported(std::string("parameters are trained in float32; the model has ") + dtype_name(t.dtype()) + " ones");
     OPENGE_LOG_INFO("GE", "trainer for " + model_path + ": " + std::to_string(impl->trainable.size()) + " parameters, " +
-                              std::to_string(impl->state.size()) + " running statistics, optimizer " + options.optimizer);
+                              std::to_string(impl->state.size()) + " running statistics, optimizer " + options.optimizer +
+                              (impl->scaler.dynamic ? ", dynamic loss scaling" : ""));
     return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));
   }, [&] { return "model " + model_path; });
 }
@@ -116,6 +159,8 @@ const std::vector<TensorInfo>& Trainer::inputs() const { return impl_->inputs; }
 const std::vector<TensorInfo>& Trainer::outputs() const { return impl_->outputs; }
 const std::vector<std::string>& Trainer::trainable() const { return impl_->trainable; }
 int64_t Trainer::steps() const { return impl_->optimizer->steps(); }
+float Trainer::loss_scale() const { return impl_->scaler.scale; }
+int64_t Trainer::skipped_steps() const { return impl_->scaler.skipped; }
 void Trainer::set_learning_rate(float lr) { impl_->optimizer->set_learning_rate(lr); }
 
 Result<float> Trainer::step(const std::vector<Tensor>& feed) {
@@ -126,11 +171,31 @@ Result<float> Trainer::step(const std::vector<Tensor>& feed) {
     auto step = im.compiled_step(feed);
     if (!step.ok()) return step.status();
     Impl::CompiledStep& s = **step;
-    OPENGE_RETURN_IF_ERROR(s.executable->run_into(im.graph_inputs(feed), s.outputs));
+    std::vector<Tensor> inputs = im.graph_inputs(feed);
+    inputs.push_back(autodiff::loss_scale_tensor(s.executable->graph(), im.scaler.scale));
+    OPENGE_RETURN_IF_ERROR(s.executable->run_into(inputs, s.outputs));
     const float loss = static_cast<float>(s.outputs[0].scalar_as_double());
     const size_t n = im.params.size();
     const std::vector<Tensor> grads(s.outputs.begin() + 1, s.outputs.begin() + 1 + static_cast<std::ptrdiff_t>(n));
-    OPENGE_RETURN_IF_ERROR(im.optimizer->step(im.params, grads));
+    LossScaler& ls = im.scaler;
+    if (ls.dynamic && !all_finite(grads)) {
+      // Overflow: no update (weights, optimizer state and running statistics stay), a smaller scale.
+      ++ls.skipped;
+      ls.good_steps = 0;
+      OPENGE_LOG_WARNING("GE", "training step " + std::to_string(im.optimizer->steps() + ls.skipped) +
+                                   ": gradients overflow (Inf/NaN) at loss scale " + std::to_string(ls.scale) +
+                                   "; step skipped, loss scale " + std::to_string(ls.scale / 2));
+      ls.scale = std::max(ls.scale / 2, 1.0f);
+      return loss;
+    }
+    OPENGE_RETURN_IF_ERROR(im.optimizer->step(im.params, grads, 1.0f / ls.scale));
+    if (ls.dynamic && ++ls.good_steps == LossScaler::kGrowthInterval) {
+      OPENGE_LOG_INFO("GE", "training step " + std::to_string(im.optimizer->steps()) + ": " +
+                                std::to_string(LossScaler::kGrowthInterval) + " steps without overflow, loss scale " +
+                                std::to_string(ls.scale) + " -> " + std::to_string(ls.scale * 2));
+      ls.scale *= 2;
+      ls.good_steps = 0;
+    }
     for (size_t i = 0; i < im.state.size(); ++i) {
       const Tensor& updated = s.outputs[1 + n + i];
       std::memcpy(im.state[i].raw(), updated.raw(), im.state[i].nbytes());

@@ -68,6 +68,9 @@ Status Trainer::save_checkpoint(const std::string& dir) const {
   manifest["optimizer"] = training::optimizer_name(im.optimizer->config().kind);
   manifest["learning_rate"] = im.optimizer->config().lr;
   manifest["steps"] = im.optimizer->steps();
+  manifest["loss_scale"] = im.scaler.scale;
+  manifest["loss_scale_good_steps"] = im.scaler.good_steps;
+  manifest["skipped_steps"] = im.scaler.skipped;
   manifest["trainable"] = im.trainable;
   manifest["state"] = im.state_names;
   manifest["param_files"] = json::array();
@@ -128,6 +131,9 @@ Status Trainer::load_checkpoint(const std::string& dir) {
   for (size_t i = 0; i < state.size(); ++i) std::memcpy(im.state[i].raw(), state[i].raw(), state[i].nbytes());
   im.optimizer->restore(steps, std::move(opt_state));
   im.optimizer->set_learning_rate(manifest.value("learning_rate", im.optimizer->config().lr));
+  im.scaler.scale = manifest.value("loss_scale", im.scaler.scale);
+  im.scaler.good_steps = manifest.value("loss_scale_good_steps", int64_t{0});
+  im.scaler.skipped = manifest.value("skipped_steps", int64_t{0});
   return Status::Ok();
 }
 

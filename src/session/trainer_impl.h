@@ -17,6 +17,16 @@
 
 namespace openge {
 
+// Dynamic loss scaling: the scale, and when to change it.
+struct LossScaler {
+  static constexpr float kInitial = 65536.0f;      // 2^16
+  static constexpr int64_t kGrowthInterval = 1000;  // good steps before the scale doubles
+  bool dynamic = false;
+  float scale = 1.0f;
+  int64_t good_steps = 0;
+  int64_t skipped = 0;
+};
+
 struct Trainer::Impl {
   struct CompiledStep {
     std::unique_ptr<Executable> executable;
@@ -34,6 +44,8 @@ struct Trainer::Impl {
   std::vector<Tensor> params, state;
   std::map<std::vector<Shape>, CompiledStep> steps;
   std::map<std::vector<Shape>, std::unique_ptr<Executable>> evaluations;
+  // Loss scaling (TrainerOptions::loss_scale): the scale fed as the training graph's last input.
+  LossScaler scaler;
 
   CompileOptions compile_options() const {
     CompileOptions co;
@@ -44,7 +56,8 @@ struct Trainer::Impl {
     return co;
   }
 
-  // Feeds, then parameters, then state: the input order of every graph the trainer compiles.
+  // Feeds, then parameters, then state: the input order of every graph the trainer compiles
+  // (a training graph takes the loss scale after them).
   std::vector<Tensor> graph_inputs(const std::vector<Tensor>& feed) const {
     std::vector<Tensor> in = feed;
     in.insert(in.end(), params.begin(), params.end());
@@ -86,6 +99,7 @@ struct Trainer::Impl {
     std::vector<Shape> all = shapes;
     for (const Tensor& t : params) all.push_back(t.shape());
     for (const Tensor& t : state) all.push_back(t.shape());
+    all.push_back(autodiff::loss_scale_tensor(tg->graph, 1.0f).shape());
     const double start = omp_get_wtime();
     auto exe = compiler::compile(std::move(tg->graph), all, compile_options());
     if (!exe.ok()) return exe.status();

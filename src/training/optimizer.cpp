@@ -18,12 +18,12 @@ constexpr OptimizerName kOptimizers[] = {
 
 constexpr int64_t kCostPerElement = 8;
 
-void sgd(const OptimizerConfig& c, float* w, const float* g, float* buf, int64_t n, bool first) {
+void sgd(const OptimizerConfig& c, float* w, const float* g, float gs, float* buf, int64_t n, bool first) {
   const float lr = c.lr, wd = c.weight_decay, mu = c.momentum;
   const bool use_momentum = c.kind != OptimizerKind::kSgd, nesterov = c.kind == OptimizerKind::kNesterov;
   parallel_for(n, kCostPerElement, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
-      float d = g[i] + wd * w[i];
+      float d = g[i] * gs + wd * w[i];
       if (use_momentum) {
         buf[i] = first ? d : mu * buf[i] + d;
         d = nesterov ? d + mu * buf[i] : buf[i];
@@ -35,7 +35,7 @@ void sgd(const OptimizerConfig& c, float* w, const float* g, float* buf, int64_t
 
 // Adam's moments for one parameter; with `direction` set (LAMB) the update direction is stored
 // instead of applied.
-void adam(const OptimizerConfig& c, int64_t t, float* w, const float* g, float* m, float* v, int64_t n,
+void adam(const OptimizerConfig& c, int64_t t, float* w, const float* g, float gs, float* m, float* v, int64_t n,
           std::vector<float>* direction) {
   const float b1 = c.beta1, b2 = c.beta2, eps = c.epsilon, lr = c.lr, wd = c.weight_decay;
   const float c1 = 1.0f - static_cast<float>(std::pow(static_cast<double>(b1), static_cast<double>(t)));
@@ -44,7 +44,7 @@ void adam(const OptimizerConfig& c, int64_t t, float* w, const float* g, float* 
   const bool decoupled = c.kind == OptimizerKind::kAdamW;
   parallel_for(n, kCostPerElement * 2, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
-      const float gi = l2 ? g[i] + wd * w[i] : g[i];
+      const float gi = l2 ? g[i] * gs + wd * w[i] : g[i] * gs;
       m[i] = b1 * m[i] + (1 - b1) * gi;
       v[i] = b2 * v[i] + (1 - b2) * gi * gi;
       const float step = (m[i] / c1) / (std::sqrt(v[i] / c2) + eps);
@@ -90,7 +90,7 @@ size_t Optimizer::state_per_param() const {
   }
 }
 
-Status Optimizer::step(std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
+Status Optimizer::step(std::vector<Tensor>& params, const std::vector<Tensor>& grads, float grad_scale) {
   if (params.size() != grads.size()) return invalid_argument("the optimizer got " + std::to_string(grads.size()) + " gradients for " + std::to_string(params.size()) + " parameters");
   const size_t per = state_per_param();
   const bool first = steps_ == 0;
@@ -110,16 +110,17 @@ Status Optimizer::step(std::vector<Tensor>& params, const std::vector<Tensor>& g
     const float* gr = g.data<float>();
     const int64_t n = p.numel();
     switch (config_.kind) {
-      case OptimizerKind::kSgd: sgd(config_, w, gr, nullptr, n, first); break;
+      case OptimizerKind::kSgd: sgd(config_, w, gr, grad_scale, nullptr, n, first); break;
       case OptimizerKind::kMomentum:
-      case OptimizerKind::kNesterov: sgd(config_, w, gr, state_[i].data<float>(), n, first); break;
+      case OptimizerKind::kNesterov: sgd(config_, w, gr, grad_scale, state_[i].data<float>(), n, first); break;
       case OptimizerKind::kAdam:
       case OptimizerKind::kAdamW:
-        adam(config_, steps_, w, gr, state_[2 * i].data<float>(), state_[2 * i + 1].data<float>(), n, nullptr);
+        adam(config_, steps_, w, gr, grad_scale, state_[2 * i].data<float>(), state_[2 * i + 1].data<float>(), n, nullptr);
         break;
       case OptimizerKind::kLamb: {
         direction.assign(static_cast<size_t>(n), 0.0f);
-        adam(config_, steps_, w, gr, state_[2 * i].data<float>(), state_[2 * i + 1].data<float>(), n, &direction);
+        adam(config_, steps_, w, gr, grad_scale, state_[2 * i].data<float>(), state_[2 * i + 1].data<float>(), n,
+             &direction);
         const double wn = norm(w, n), rn = norm(direction.data(), n);
         const float trust = wn > 0 && rn > 0 ? static_cast<float>(wn / rn) : 1.0f;
         const float scale = config_.lr * trust;

@@ -39,9 +39,10 @@ class Optimizer {
  public:
   explicit Optimizer(OptimizerConfig config) : config_(config) {}
 
-  // One update of every parameter from its gradient (same order and shapes). The first call
-  // sizes the state.
-  Status step(std::vector<Tensor>& params, const std::vector<Tensor>& grads);
+  // One update of every parameter from its gradient (same order and shapes), each gradient
+  // multiplied by `grad_scale` first (1 / the loss scale of fp16 training). The first call sizes
+  // the state.
+  Status step(std::vector<Tensor>& params, const std::vector<Tensor>& grads, float grad_scale = 1.0f);
 
   const OptimizerConfig& config() const { return config_; }
   void set_learning_rate(float lr) { config_.lr = lr; }

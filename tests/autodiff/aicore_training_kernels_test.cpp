@@ -58,6 +58,9 @@ TEST(AiCoreTrainingKernels, ConvAndConvGradRunOnOneDnnAndAgreeWithTheReference) 
   ASSERT_TRUE(tg.ok()) << tg.status().message();
   std::vector<Shape> shapes;
   for (const Tensor& t : tg->initial_values) shapes.push_back(t.shape());
+  std::vector<Tensor> inputs = tg->initial_values;
+  inputs.push_back(autodiff::loss_scale_tensor(tg->graph, 1.0f));
+  shapes.push_back(inputs.back().shape());
   std::vector<std::vector<Tensor>> results;
   for (bool aicore : {true, false}) {
     CompileOptions co;
@@ -70,7 +73,7 @@ TEST(AiCoreTrainingKernels, ConvAndConvGradRunOnOneDnnAndAgreeWithTheReference) 
         if ((n.node.op_type == "Conv" || n.node.op_type == "ConvGrad") && n.engine == Engine::kAiCore) ++on_aicore;
       EXPECT_EQ(on_aicore, 2) << "Conv with input weights and ConvGrad on the AI Core engine";
     }
-    auto out = (*exe)->run(tg->initial_values);
+    auto out = (*exe)->run(inputs);
     ASSERT_TRUE(out.ok()) << out.status().message();
     results.push_back(std::move(out.value()));
   }

@@ -237,6 +237,8 @@ TEST_P(GradientCheck, MatchesFiniteDifferencesInFloat64) {
   std::vector<Shape> shapes;
   for (const Tensor& t : tg->initial_values) shapes.push_back(t.shape());
   for (const Tensor& t : tg->initial_state) shapes.push_back(t.shape());
+  const Tensor scale = autodiff::loss_scale_tensor(tg->graph, 1.0f);
+  shapes.push_back(scale.shape());
   CompileOptions co;
   co.use_aicore = false;
   co.num_threads = 1;
@@ -246,6 +248,7 @@ TEST_P(GradientCheck, MatchesFiniteDifferencesInFloat64) {
   std::vector<Tensor> inputs;
   for (const Tensor& t : tg->initial_values) inputs.push_back(t.clone());
   for (const Tensor& t : tg->initial_state) inputs.push_back(t.clone());
+  inputs.push_back(scale);
   auto out = (*exe)->run(inputs);
   ASSERT_TRUE(out.ok()) << out.status().message();
   auto loss_at = [&](const std::vector<Tensor>& in) {

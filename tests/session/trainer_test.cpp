@@ -209,6 +209,44 @@ TEST_F(TrainerTest, ResumingFromACheckpointContinuesExactly) {
   EXPECT_FALSE((*other)->load_checkpoint((dir / "missing").string()).ok());
 }
 
+// Loss Scaling (OPT-precision_mode-12): under a float16 precision mode the loss is scaled; a
+// batch that overflows is skipped (no update) and halves the scale; training goes on.
+TEST_F(TrainerTest, OPT_precision_mode_12_DynamicLossScalingSkipsAnOverflowingStep) {
+  TrainerOptions o;
+  o.loss = "cross_entropy";
+  o.optimizer = "momentum";
+  o.learning_rate = 0.05f;
+  o.session.config = config({{"precision_mode", "allow_mix_precision", "test"}});
+  auto t = Trainer::open(write_mlp(dir), o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ((*t)->loss_scale(), 65536.0f) << "auto: dynamic under a float16 mode";
+  const std::vector<Tensor> batch = blobs(30, 2);
+  auto first = (*t)->step(batch);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ((*t)->skipped_steps(), 0);
+  // An input no float16 holds: every gradient overflows.
+  std::vector<Tensor> huge = {batch[0].clone(), batch[1]};
+  for (int64_t i = 0; i < huge[0].numel(); ++i) huge[0].data<float>()[i] = 1e30f;
+  const Tensor before = *(*t)->parameter("w1");
+  ASSERT_TRUE((*t)->step(huge).ok());
+  EXPECT_EQ((*t)->skipped_steps(), 1);
+  EXPECT_EQ((*t)->loss_scale(), 32768.0f);
+  EXPECT_EQ((*t)->steps(), 1) << "the skipped step made no update";
+  const Tensor after = *(*t)->parameter("w1");
+  EXPECT_EQ(std::memcmp(before.raw(), after.raw(), before.nbytes()), 0);
+  float last = *first;
+  for (int s = 0; s < 60; ++s) last = *(*t)->step(batch);
+  EXPECT_LT(last, 0.2f * *first) << "training converges after the skipped step";
+  // Plain float32: no scaling.
+  TrainerOptions plain;
+  plain.loss = "cross_entropy";
+  auto p = Trainer::open(write_mlp(dir), plain);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ((*p)->loss_scale(), 1.0f);
+  plain.loss_scale = "-3";
+  EXPECT_FALSE(Trainer::open(write_mlp(dir), plain).ok());
+}
+
 TEST_F(TrainerTest, OPT_graph_run_mode_0_IsRefusedWithWhatToSet) {
   TrainerOptions o;
   o.session.config = config({{"graph_run_mode", "0", "test"}});

@@ -17,6 +17,13 @@ CASES = {
     "mlp": ("train", "test", 0.95, ["--optimizer", "momentum", "--lr", "0.05", "--epochs", "10"]),
     "cnn": ("train_cnn", "test_cnn", 0.97, ["--optimizer", "momentum", "--lr", "0.05", "--epochs", "8"]),
     "mlp_adam": ("train", "test", 0.95, ["--optimizer", "adam", "--lr", "0.003", "--epochs", "10"]),
+    # bf16 mixed precision (page 002's allow_mix_precision_bf16 on the Ascend910B profile): the
+    # cube ops and their gradients compute in bfloat16, parameters stay float32.
+    "mlp_bf16": ("train", "test", 0.95, ["--optimizer", "momentum", "--lr", "0.05", "--epochs", "10", "--option",
+                                         "precision_mode=allow_mix_precision_bf16", "--option", "soc_version=Ascend910B"]),
+    "cnn_bf16": ("train_cnn", "test_cnn", 0.97, ["--optimizer", "momentum", "--lr", "0.05", "--epochs", "8", "--option",
+                                                 "precision_mode=allow_mix_precision_bf16", "--option",
+                                                 "soc_version=Ascend910B"]),
 }
 
 
@@ -41,6 +48,7 @@ def main():
         run([sys.executable, os.path.join(HERE, "make_digits.py"), data])
     train_dir, test_dir, required, flags = CASES[args.case]
     model = os.path.join(data, args.case.split("_")[0] + ".onnx")
+    options = [f for i, f in enumerate(flags) if f == "--option" or (i > 0 and flags[i - 1] == "--option")]
     out = os.path.join(args.work, args.case)
     os.makedirs(out, exist_ok=True)
     saved = os.path.join(out, "trained.onnx")
@@ -59,7 +67,7 @@ def main():
 
     outputs = os.path.join(out, "outputs")
     run([args.openge, "run", "--model", saved, "--input", "image=" + os.path.join(data, test_dir, "image.npy"),
-         "--outputs", outputs, "--threads", args.threads])
+         "--outputs", outputs, "--threads", args.threads] + options)
     logits = np.load(os.path.join(outputs, "output_0.npy"))
     labels = np.load(os.path.join(data, test_dir, "labels.npy"))
     accuracy = float((logits.argmax(axis=1) == labels).mean())
