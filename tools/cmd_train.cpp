@@ -42,8 +42,7 @@ std::vector<FlagSpec> train_flags() {
       {"resume", "D", "continue from the checkpoint in D: the same steps the uninterrupted run would take"},
       {"curve", "PREFIX", "write the loss curve to PREFIX.csv and PREFIX.html (default: OUT.loss beside --save)"},
   };
-  for (auto& f : session_flag_specs())
-    if (f.name != "profile" && f.name != "profile-options") flags.push_back(f);
+  for (auto& f : session_flag_specs()) flags.push_back(f);
   return flags;
 }
 
@@ -143,6 +142,7 @@ int cmd_train(int argc, char** argv) {
   auto trainer = Trainer::open(args->get("model"), options);
   if (!trainer.ok()) return fail(trainer.status());
   Trainer& t = **trainer;
+  created.keep = true;
 
   std::vector<std::string> names;
   for (const TensorInfo& f : t.feeds()) names.push_back(f.name);
@@ -231,6 +231,15 @@ int cmd_train(int argc, char** argv) {
   if (!save.empty()) {
     if (Status s = t.save(save); !s.ok()) return fail(s);
     std::cout << "trained model: " << save << "\n";
+  }
+  if (const std::string dir = t.profiling_dir(); !dir.empty()) {
+    if (Status s = t.finish_profiling(); !s.ok()) return fail(s.with_context("profiling"));
+    std::cout << "profiling data: " << dir << " (every step an iteration; report: " << dir
+              << "/mindstudio_profiler_output/report.html)\n";
+  }
+  if (const std::string dir = t.dump_dir(); !dir.empty()) {
+    if (Status s = t.flush_dump(); !s.ok()) return fail(s.with_context("dump"));
+    std::cout << "dump: " << dir << "\n";
   }
   return 0;
 }

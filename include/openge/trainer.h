@@ -74,6 +74,15 @@ class Trainer {
 
   int64_t steps() const;  // optimizer updates made (skipped steps not counted)
   void set_learning_rate(float lr);
+  // Profiling (profiling_config in TrainerOptions.session.config): every step is an iteration of
+  // the collection folder, its step trace with FP start (the first forward op, or fp_point) and
+  // BP end (the last backward op, or bp_point); "" when profiling is off. Data Dump: every step
+  // is an iteration, dump_step selects them. As for a Session (include/openge/session.h).
+  std::string profiling_dir() const;
+  Status finish_profiling();
+  std::string dump_dir() const;
+  Status flush_dump();
+
   // The loss scale now (1 without loss scaling) and how many steps were skipped for overflow.
   float loss_scale() const;
   int64_t skipped_steps() const;

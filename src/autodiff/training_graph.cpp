@@ -164,7 +164,10 @@ std::vector<char> values_needing_gradient(const Graph& g, const std::vector<int>
 }
 
 // Every value's kind, dtype and shape for the bound input shapes: inference (with folding, so
-// that shapes computed from constants are known) on a copy, copied back without the constants.
+// that shapes computed from constants are known) on a copy, copied back. Folded values come back
+// only when they are not floating point: the shape arithmetic of exported models (Slice bounds,
+// Reshape targets) that gradient rules read; a float constant may have been computed from the
+// parameters, which change every step.
 Status infer_types(Graph& g) {
   OPENGE_RETURN_IF_ERROR(sort_topologically(g));  // nodes added since (the loss) take their place
   Graph typed = g;
@@ -176,6 +179,7 @@ Status infer_types(Graph& g) {
     dst.kind = src.kind;
     dst.dtype = src.dtype;
     dst.shape = src.shape;
+    if (src.constant && !is_float(src.dtype)) dst.constant = src.constant;
   }
   return Status::Ok();
 }
@@ -253,12 +257,14 @@ Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector
   tg.loss_name = loss_value.name;
   tg.data_inputs = g.inputs.size();
 
-  // Which initializers train: the named ones, else every float one a gradient reaches.
+  // Which initializers train: the named ones, else every float one a gradient reaches (the
+  // model's initializers only: constants of Constant nodes are part of the computation).
   tg.trainable = spec.trainable;
   if (tg.trainable.empty()) {
     std::vector<int> candidates;
-    for (size_t v = 0; v < g.values.size(); ++v)
-      if (is_initializer(g.values[v]) && is_float(g.values[v].dtype)) candidates.push_back(static_cast<int>(v));
+    for (int v : g.initializers)
+      if (is_initializer(g.values[static_cast<size_t>(v)]) && is_float(g.values[static_cast<size_t>(v)].dtype))
+        candidates.push_back(v);
     const std::vector<char> need = values_needing_gradient(g, candidates, loss);
     for (int v : candidates)
       if (need[static_cast<size_t>(v)]) tg.trainable.push_back(g.values[static_cast<size_t>(v)].name);

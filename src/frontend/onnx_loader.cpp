@@ -133,6 +133,7 @@ class Loader {
       value.dtype = tensor->dtype();
       value.shape = tensor->shape();
       value.constant = std::move(tensor.value());
+      graph_.initializers.push_back(v);
       if (weights_owner) std::string().swap(*weights_owner->mutable_initializer(k)->mutable_raw_data());
     }
     if (g.sparse_initializer_size() > 0) return unsupported("sparse initializers are not supported");

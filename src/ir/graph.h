@@ -90,6 +90,9 @@ struct Graph {
   std::vector<Node> nodes;
   std::vector<int> inputs;       // graph inputs that are not initializers
   std::vector<int> outputs;
+  // The model's initializers (its weights), in file order. Constant nodes' values are constants
+  // too but not listed: training learns initializers only.
+  std::vector<int> initializers;
   // What the model file declares for each graph output (dtype kUndefined / no shape when it
   // says nothing); compilation checks the inferred types against it.
   struct DeclaredType {

@@ -21,7 +21,7 @@
 #include "profiling/profiler.h"
 #include "compiler/pipeline.h"
 #include "session/external_weights.h"
-#include "session/observer_pair.h"
+#include "session/observed_run.h"
 #include "compiler/packed_constant_release.h"
 #include "compiler/precision_report.h"
 #include "session/shape_cache.h"
@@ -281,29 +281,11 @@ Status Session::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
     exe = cached.value();
   }
   RunStats stats;
-  Status ran;
-  std::unique_ptr<RunObserver> dump_observer = impl_->dumper ? impl_->dumper->begin_iteration(*exe) : nullptr;
   if (profiler) {
-    {
-      std::lock_guard<std::mutex> lock(impl_->profiled_mutex);
-      impl_->profiled.insert(exe);
-    }
-    const int64_t execute_start = profiling::steady_now_ns();
-    auto iteration = profiler->begin_iteration(exe.get(), exe->nodes().size());
-    std::optional<ObserverPair> both;
-    if (dump_observer) both.emplace(iteration.get(), dump_observer.get());
-    ran = exe->run_into(inputs, outputs, &stats, both ? &*both : static_cast<RunObserver*>(iteration.get()));
-    // Recorded before the iteration closes so that it lands on this iteration's timeline.
-    profiler->record_api("ModelExecute", execute_start, profiling::steady_now_ns());
-    Status recorded = profiler->end_iteration(std::move(iteration), ran.ok());
-    if (ran.ok() && !recorded.ok()) return recorded.with_context("profiling");
-  } else {
-    ran = exe->run_into(inputs, outputs, &stats, dump_observer.get());
+    std::lock_guard<std::mutex> lock(impl_->profiled_mutex);
+    impl_->profiled.insert(exe);
   }
-  if (impl_->dumper) {
-    Status dumped = impl_->dumper->end_iteration(std::move(dump_observer));
-    if (ran.ok() && !dumped.ok()) return dumped.with_context("dump_config.dump_path");
-  }
+  Status ran = run_observed(*exe, inputs, outputs, profiler, impl_->dumper.get(), &stats, "ModelExecute");
   if (info && ran.ok()) {
     info->arena_bytes = stats.arena_bytes;
     info->peak_dynamic_bytes = stats.peak_dynamic_bytes;

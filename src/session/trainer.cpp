@@ -5,7 +5,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <map>
+#include <optional>
 
 #include <omp.h>
 
@@ -16,6 +18,8 @@
 #include "logging/log.h"
 #include "options/option_set.h"
 #include "precision/precision_mode.h"
+#include "profiling/clock.h"
+#include "session/observed_run.h"
 #include "session/trainer_impl.h"
 
 namespace openge {
@@ -94,6 +98,21 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
     auto kind = training::parse_optimizer(options.optimizer);
     if (!kind.ok()) return kind.status();
     if (!(options.learning_rate > 0)) return invalid_argument("the learning rate must be > 0, got " + std::to_string(options.learning_rate));
+    // Profiling and dump configurations fail before the model is read, as for a Session.
+    std::unique_ptr<profiling::Profiler> profiler;
+    std::optional<dump::DumpConfig> dumping;
+    if (options.session.config) {
+      if (profiling::profiling_enabled(*options.session.config)) {
+        auto pc = profiling::profiler_config_from_options(*options.session.config);
+        if (!pc.ok()) return pc.status();
+        auto created = profiling::Profiler::create(std::move(pc.value()));
+        if (!created.ok()) return created.status();
+        profiler = std::move(created.value());
+      }
+      auto dc = dump::dump_config_from_options(*options.session.config);
+      if (!dc.ok()) return dc.status();
+      dumping = std::move(dc.value());
+    }
     auto graph = load_onnx(model_path);
     if (!graph.ok()) return graph.status();
 
@@ -114,6 +133,11 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
     oc.beta2 = options.beta2;
     oc.epsilon = options.epsilon;
     impl->optimizer = std::make_unique<training::Optimizer>(oc);
+    impl->profiler = std::move(profiler);
+    if (dumping) {
+      const std::string name = impl->model.name.empty() ? std::filesystem::path(model_path).stem().string() : impl->model.name;
+      impl->dumper = std::make_unique<dump::DataDumper>(std::move(*dumping), name);
+    }
     auto scaler = loss_scaler(options);
     if (!scaler.ok()) return scaler.status();
     impl->scaler = *scaler;
@@ -160,6 +184,10 @@ const std::vector<TensorInfo>& Trainer::outputs() const { return impl_->outputs;
 const std::vector<std::string>& Trainer::trainable() const { return impl_->trainable; }
 int64_t Trainer::steps() const { return impl_->optimizer->steps(); }
 float Trainer::loss_scale() const { return impl_->scaler.scale; }
+std::string Trainer::profiling_dir() const { return impl_->profiler ? impl_->profiler->collection_dir() : ""; }
+Status Trainer::finish_profiling() { return impl_->profiler ? impl_->profiler->finish() : Status::Ok(); }
+std::string Trainer::dump_dir() const { return impl_->dumper ? impl_->dumper->session_dir() : ""; }
+Status Trainer::flush_dump() { return impl_->dumper ? impl_->dumper->flush() : Status::Ok(); }
 int64_t Trainer::skipped_steps() const { return impl_->scaler.skipped; }
 void Trainer::set_learning_rate(float lr) { impl_->optimizer->set_learning_rate(lr); }
 
@@ -173,7 +201,8 @@ Result<float> Trainer::step(const std::vector<Tensor>& feed) {
     Impl::CompiledStep& s = **step;
     std::vector<Tensor> inputs = im.graph_inputs(feed);
     inputs.push_back(autodiff::loss_scale_tensor(s.executable->graph(), im.scaler.scale));
-    OPENGE_RETURN_IF_ERROR(s.executable->run_into(inputs, s.outputs));
+    OPENGE_RETURN_IF_ERROR(
+        run_observed(*s.executable, inputs, s.outputs, im.profiler.get(), im.dumper.get(), nullptr, "TrainingStep"));
     const float loss = static_cast<float>(s.outputs[0].scalar_as_double());
     const size_t n = im.params.size();
     const std::vector<Tensor> grads(s.outputs.begin() + 1, s.outputs.begin() + 1 + static_cast<std::ptrdiff_t>(n));
@@ -188,7 +217,9 @@ Result<float> Trainer::step(const std::vector<Tensor>& feed) {
       ls.scale = std::max(ls.scale / 2, 1.0f);
       return loss;
     }
+    const int64_t update_start = im.profiler ? profiling::steady_now_ns() : 0;
     OPENGE_RETURN_IF_ERROR(im.optimizer->step(im.params, grads, 1.0f / ls.scale));
+    if (im.profiler) im.profiler->record_api("OptimizerUpdate", update_start, profiling::steady_now_ns());
     if (ls.dynamic && ++ls.good_steps == LossScaler::kGrowthInterval) {
       OPENGE_LOG_INFO("GE", "training step " + std::to_string(im.optimizer->steps()) + ": " +
                                 std::to_string(LossScaler::kGrowthInterval) + " steps without overflow, loss scale " +

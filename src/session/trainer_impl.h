@@ -11,6 +11,8 @@
 
 #include "autodiff/training_graph.h"
 #include "compiler/pipeline.h"
+#include "dump/data_dumper.h"
+#include "profiling/profiler.h"
 #include "logging/log.h"
 #include "openge/trainer.h"
 #include "training/optimizer.h"
@@ -46,6 +48,10 @@ struct Trainer::Impl {
   std::map<std::vector<Shape>, std::unique_ptr<Executable>> evaluations;
   // Loss scaling (TrainerOptions::loss_scale): the scale fed as the training graph's last input.
   LossScaler scaler;
+  // Profiling and Data Dump of the steps (profiling_config / dump_config): every step is an
+  // iteration. Declared after the compiled graphs, so destroyed first: their records point into them.
+  std::unique_ptr<profiling::Profiler> profiler;
+  std::unique_ptr<dump::DataDumper> dumper;
 
   CompileOptions compile_options() const {
     CompileOptions co;

@@ -37,7 +37,9 @@ struct CaseGraph {
     std::uniform_real_distribution<double> u(lo, hi);
     for (int64_t i = 0; i < t.numel(); ++i) t.data<double>()[i] = u(rng);
     params.push_back(name);
-    return value(name, std::move(t));
+    const int v = value(name, std::move(t));
+    g.initializers.push_back(v);
+    return v;
   }
   int ints(const std::string& name, Shape shape, std::vector<int64_t> v) {
     Tensor t(DType::kInt64, std::move(shape));
@@ -149,6 +151,11 @@ const std::vector<GradCase>& cases() {
                        attrs({{"axis", int_attr(-1)}}))[0];
        }},
       {"Dropout", "inference", 17, [](CaseGraph& c) { return c.node("Dropout", {c.param("x", {3, 4})})[0]; }},
+      {"Dropout", "training_ratio_0", 17, [](CaseGraph& c) {
+         Tensor ratio(DType::kFloat64, {}), on(DType::kBool, {});
+         on.data<bool>()[0] = true;
+         return c.node("Dropout", {c.param("x", {3, 4}), c.value("ratio", ratio), c.value("training", on)})[0];
+       }},
       {"SoftmaxCrossEntropyLoss", "mean_ignore_index", 17, [](CaseGraph& c) {
          return c.node("SoftmaxCrossEntropyLoss", {c.param("scores", {4, 5}), c.ints("labels", {4}, {1, 4, 2, 0})},
                        attrs({{"ignore_index", int_attr(2)}}))[0];

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
+#include <sstream>
 
 #include "openge/session.h"
 #include "openge/trainer.h"
@@ -247,7 +249,70 @@ TEST_F(TrainerTest, OPT_precision_mode_12_DynamicLossScalingSkipsAnOverflowingSt
   EXPECT_FALSE(Trainer::open(write_mlp(dir), plain).ok());
 }
 
-TEST_F(TrainerTest, OPT_graph_run_mode_0_IsRefusedWithWhatToSet) {
+// Every training step is a profiling iteration whose step trace has FP start (the first forward
+// op, auto-detected) before BP end (the last backward op) before the iteration end.
+TEST_F(TrainerTest, OPT_profiling_config_profiling_options_training_trace_1_StepTracePerTrainingStep) {
+  const fs::path out = dir / "prof";
+  fs::create_directories(out);
+  TrainerOptions o;
+  o.loss = "cross_entropy";
+  o.session.config = config({{"profiling_config.enable_profiling", "True", "test"},
+                             {"profiling_config.profiling_options",
+                              "{\"output\":\"" + out.string() + "\",\"training_trace\":\"on\",\"task_trace\":\"on\"}", "test"}});
+  auto t = Trainer::open(write_mlp(dir), o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const std::vector<Tensor> batch = blobs(12, 3);
+  for (int s = 0; s < 3; ++s) ASSERT_TRUE((*t)->step(batch).ok());
+  ASSERT_TRUE((*t)->finish_profiling().ok());
+  int traced = 0;
+  for (const auto& e : fs::recursive_directory_iterator((*t)->profiling_dir())) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with("step_trace_") || e.path().extension() != ".csv") continue;
+    std::ifstream in(e.path());
+    std::string header, row;
+    std::getline(in, header);
+    while (std::getline(in, row)) {
+      // Device_id, Iteration ID, FP Start, BP End, Iteration End, ...
+      std::vector<double> cells;
+      std::stringstream ss(row);
+      for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(std::atof(cell.c_str()));
+      ASSERT_GE(cells.size(), 5u) << row;
+      EXPECT_GT(cells[2], 0) << row;
+      EXPECT_LT(cells[2], cells[3]) << "FP start before BP end: " << row;
+      EXPECT_LE(cells[3], cells[4]) << "BP end before the iteration end: " << row;
+      ++traced;
+    }
+  }
+  EXPECT_EQ(traced, 3) << "one step-trace row per training step";
+}
+
+// dump_step counts training steps: "1" dumps the second step only, backward ops included.
+TEST_F(TrainerTest, OPT_dump_config_dump_step_1_SelectsTrainingSteps) {
+  const fs::path out = dir / "dump";
+  fs::create_directories(out);
+  TrainerOptions o;
+  o.loss = "cross_entropy";
+  o.session.config = config({{"dump_config.enable_dump", "True", "test"},
+                             {"dump_config.dump_path", out.string(), "test"},
+                             {"dump_config.dump_step", "1", "test"}});
+  auto t = Trainer::open(write_mlp(dir), o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const std::vector<Tensor> batch = blobs(12, 3);
+  for (int s = 0; s < 3; ++s) ASSERT_TRUE((*t)->step(batch).ok());
+  ASSERT_TRUE((*t)->flush_dump().ok());
+  std::set<std::string> iterations;
+  bool backward = false;
+  for (const auto& e : fs::recursive_directory_iterator((*t)->dump_dir())) {
+    if (!e.is_regular_file()) continue;
+    iterations.insert(e.path().parent_path().filename().string());
+    backward = backward || e.path().filename().string().starts_with("ConvGrad") ||
+               e.path().filename().string().find("_grad_") != std::string::npos;
+  }
+  EXPECT_EQ(iterations, std::set<std::string>{"1"});
+  EXPECT_TRUE(backward) << "the backward pass is dumped too";
+}
+
+TEST_F(TrainerTest, OPT_graph_run_mode_2_OnlineInferenceRefusesATrainerWithWhatToSet) {
   TrainerOptions o;
   o.session.config = config({{"graph_run_mode", "0", "test"}});
   auto t = Trainer::open(write_mlp(dir), o);

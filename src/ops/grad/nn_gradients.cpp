@@ -108,13 +108,13 @@ Status layer_norm_grad(GradientBuilder& gb) {
   return give_outputs(gb, *g);
 }
 
-// Dropout runs as in inference (identity) unless a constant training_mode turns it on.
+// Dropout is the identity unless a constant training_mode turns it on with a ratio above 0 (the
+// forward kernel refuses random dropout too).
 Status dropout_grad(GradientBuilder& gb) {
-  const int training = gb.input(2);
-  if (training >= 0) {
-    const Value& v = gb.value(training);
-    if (!v.constant || v.constant->scalar_as_double() != 0) return gb.error("no gradient rule for random dropout yet");
-  }
+  const int training = gb.input(2), ratio = gb.input(1);
+  const bool on = training >= 0 && (!gb.value(training).constant || gb.value(training).constant->scalar_as_double() != 0);
+  const bool zero_ratio = ratio >= 0 && gb.value(ratio).constant && gb.value(ratio).constant->scalar_as_double() == 0;
+  if (on && !zero_ratio) return gb.error("no gradient rule for random dropout yet (ratio 0 or training_mode false train)");
   gb.set_grad_of_input(0, gb.grad_of_output(0));
   return Status::Ok();
 }

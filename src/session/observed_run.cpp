@@ -1,0 +1,36 @@
+#include "session/observed_run.h"
+
+#include <optional>
+
+#include "dump/data_dumper.h"
+#include "profiling/clock.h"
+#include "profiling/profiler.h"
+#include "session/observer_pair.h"
+
+namespace openge {
+
+Status run_observed(const Executable& exe, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                    profiling::Profiler* profiler, dump::DataDumper* dumper, RunStats* stats, const char* api_name) {
+  Status ran;
+  std::unique_ptr<RunObserver> dump_observer = dumper ? dumper->begin_iteration(exe) : nullptr;
+  if (profiler) {
+    const int64_t execute_start = profiling::steady_now_ns();
+    auto iteration = profiler->begin_iteration(&exe, exe.nodes().size());
+    std::optional<ObserverPair> both;
+    if (dump_observer) both.emplace(iteration.get(), dump_observer.get());
+    ran = exe.run_into(inputs, outputs, stats, both ? &*both : static_cast<RunObserver*>(iteration.get()));
+    // Recorded before the iteration closes so that it lands on this iteration's timeline.
+    profiler->record_api(api_name, execute_start, profiling::steady_now_ns());
+    Status recorded = profiler->end_iteration(std::move(iteration), ran.ok());
+    if (ran.ok() && !recorded.ok()) return recorded.with_context("profiling");
+  } else {
+    ran = exe.run_into(inputs, outputs, stats, dump_observer.get());
+  }
+  if (dumper) {
+    Status dumped = dumper->end_iteration(std::move(dump_observer));
+    if (ran.ok() && !dumped.ok()) return dumped.with_context("dump_config.dump_path");
+  }
+  return ran;
+}
+
+}  // namespace openge

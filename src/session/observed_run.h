@@ -1,0 +1,19 @@
+// One run of a compiled graph under the artifacts a configuration asked for: the profiler's
+// iteration (timeline, op summary, step trace) and the Data Dump's, both at once when both are
+// on. What a Session's run and a Trainer's step share.
+#pragma once
+#include <vector>
+
+#include "runtime/executable.h"
+
+namespace openge {
+namespace profiling { class Profiler; }
+namespace dump { class DataDumper; }
+
+// Runs `exe` into `outputs`; `profiler` and `dumper` may be null. `api_name` is the host API the
+// profile records the run as (runtime_api). The run's error comes first; an artifact error
+// after a good run is returned with the option it concerns.
+Status run_observed(const Executable& exe, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                    profiling::Profiler* profiler, dump::DataDumper* dumper, RunStats* stats, const char* api_name);
+
+}  // namespace openge
