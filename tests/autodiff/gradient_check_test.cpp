@@ -131,6 +131,15 @@ const std::vector<GradCase>& cases() {
          return c.node("MaxPool", {c.param("x", {2, 3, 6, 5})},
                        attrs({{"kernel_shape", ints_attr({3, 2})}, {"strides", ints_attr({2, 2})}, {"pads", ints_attr({1, 0, 1, 1})}}))[0];
        }},
+      {"MaxPool", "1d_generic_walker", 17, [](CaseGraph& c) {
+         return c.node("MaxPool", {c.param("x", {2, 3, 7})},
+                       attrs({{"kernel_shape", ints_attr({3})}, {"strides", ints_attr({2})}, {"pads", ints_attr({1, 1})}}))[0];
+       }},
+      {"AveragePool", "3d_generic_walker", 17, [](CaseGraph& c) {
+         return c.node("AveragePool", {c.param("x", {1, 2, 3, 4, 3})},
+                       attrs({{"kernel_shape", ints_attr({2, 2, 2})}, {"pads", ints_attr({1, 0, 1, 0, 1, 1})},
+                              {"count_include_pad", int_attr(1)}}))[0];
+       }},
       {"AveragePool", "count_include_pad", 17, [](CaseGraph& c) {
          return c.node("AveragePool", {c.param("x", {2, 2, 5, 5})},
                        attrs({{"kernel_shape", ints_attr({3, 3})}, {"pads", ints_attr({1, 1, 1, 1})}, {"count_include_pad", int_attr(1)}}))[0];

@@ -37,6 +37,47 @@ void pool_grad_typed(KernelContext& ctx, const WindowGeometry& g) {
   const int64_t planes = xt.dim(0) * xt.dim(1);
   const int64_t in_plane = shape_numel(g.input), out_plane = g.output_size();
   const WindowTaps taps = window_taps(g);
+  if (g.rank() == 2) {  // the common case, as plain loops over the same taps the walker visits
+    const int64_t oh_n = g.output[0], ow_n = g.output[1], iw = g.input[1];
+    const int64_t dh = g.dilations[0], dw = g.dilations[1];
+    parallel_for(planes, out_plane * std::max<int64_t>(1, g.kernel_size()), [&](int64_t begin, int64_t end) {
+      for (int64_t p = begin; p < end; ++p) {
+        const T* xp = x + p * in_plane;
+        Acc* dxp = dx + p * in_plane;
+        const Acc* dyp = dy.data() + p * out_plane;
+        for (int64_t oh = 0; oh < oh_n; ++oh) {
+          const int64_t h0 = taps.first[0][static_cast<size_t>(oh)], hn = taps.count[0][static_cast<size_t>(oh)];
+          for (int64_t ow = 0; ow < ow_n; ++ow) {
+            const int64_t w0 = taps.first[1][static_cast<size_t>(ow)], wn = taps.count[1][static_cast<size_t>(ow)];
+            const Acc grad = dyp[oh * ow_n + ow];
+            if constexpr (kMax) {
+              V best = std::numeric_limits<V>::lowest();
+              int64_t best_off = -1;
+              for (int64_t a = 0; a < hn; ++a)
+                for (int64_t b = 0; b < wn; ++b) {
+                  const int64_t off = (h0 + a * dh) * iw + w0 + b * dw;
+                  const V v = static_cast<V>(xp[off]);
+                  if (best_off < 0 || v > best) {
+                    best = v;
+                    best_off = off;
+                  }
+                }
+              if (best_off >= 0) dxp[best_off] += grad;
+            } else {
+              const int64_t n = include_pad ? taps.padded_count[0][static_cast<size_t>(oh)] * taps.padded_count[1][static_cast<size_t>(ow)]
+                                            : hn * wn;
+              if (n <= 0) continue;
+              const Acc share = grad / static_cast<Acc>(n);
+              for (int64_t a = 0; a < hn; ++a)
+                for (int64_t b = 0; b < wn; ++b) dxp[(h0 + a * dh) * iw + w0 + b * dw] += share;
+            }
+          }
+        }
+      }
+    });
+    out.finish();
+    return;
+  }
   const PlaneWalker walk(g, taps);
   parallel_for(planes, out_plane * std::max<int64_t>(1, g.kernel_size()), [&](int64_t begin, int64_t end) {
     std::vector<int64_t> o(g.rank());
