@@ -75,6 +75,8 @@ struct GradCase {
 const std::vector<GradCase>& cases() {
   static const std::vector<GradCase> list = {
       {"Add", "broadcast", 17, [](CaseGraph& c) { return c.node("Add", {c.param("a", {2, 3, 4}), c.param("b", {3, 1})})[0]; }},
+      {"Add", "bias_over_leading_dims", 17,
+       [](CaseGraph& c) { return c.node("Add", {c.param("a", {2, 3, 4}), c.param("b", {4})})[0]; }},
       {"Sub", "broadcast", 17, [](CaseGraph& c) { return c.node("Sub", {c.param("a", {4}), c.param("b", {2, 4})})[0]; }},
       {"Mul", "broadcast", 17, [](CaseGraph& c) { return c.node("Mul", {c.param("a", {2, 1, 3}), c.param("b", {4, 3})})[0]; }},
       {"Div", "broadcast", 17, [](CaseGraph& c) { return c.node("Div", {c.param("a", {2, 3}), c.param("b", {3}, 1, 2)})[0]; }},
@@ -96,8 +98,10 @@ const std::vector<GradCase>& cases() {
                        attrs({{"transB", int_attr(1)}}))[0];
        }},
       {"MatMul", "2d", 17, [](CaseGraph& c) { return c.node("MatMul", {c.param("a", {3, 4}), c.param("b", {4, 2})})[0]; }},
-      {"MatMul", "batched_broadcast", 17,
+      {"MatMul", "batched_times_matrix", 17,
        [](CaseGraph& c) { return c.node("MatMul", {c.param("a", {2, 3, 4}), c.param("b", {4, 5})})[0]; }},
+      {"MatMul", "batched_broadcast", 17,
+       [](CaseGraph& c) { return c.node("MatMul", {c.param("a", {2, 1, 3, 4}), c.param("b", {3, 4, 5})})[0]; }},
       {"ReduceSum", "axes_input", 17, [](CaseGraph& c) {
          return c.node("ReduceSum", {c.param("x", {2, 3, 4}), c.ints("axes", {1}, {1})}, attrs({{"keepdims", int_attr(0)}}))[0];
        }},

@@ -41,14 +41,16 @@ Status gather_grad_kernel(KernelContext& ctx) {
     if (i < -extent || i >= extent) return ctx.error("index " + std::to_string(i) + " is out of range [" + std::to_string(-extent) + ", " + std::to_string(extent) + ")");
   const AccView<double> dy(ctx.input(0));
   std::vector<double> acc(static_cast<size_t>(out.numel()), 0.0);
-  parallel_for(outer * inner, count * 2, [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      const int64_t o = r / inner, in = r % inner;
+  // Each thread owns a block of the inner (row) positions and adds the gathered rows into it in
+  // index order: contiguous rows, the same sums at any thread count.
+  parallel_for(inner, outer * count * 2, [&](int64_t b, int64_t e) {
+    for (int64_t o = 0; o < outer; ++o)
       for (int64_t k = 0; k < count; ++k) {
         const int64_t at = idx[static_cast<size_t>(k)] < 0 ? idx[static_cast<size_t>(k)] + extent : idx[static_cast<size_t>(k)];
-        acc[static_cast<size_t>((o * extent + at) * inner + in)] += dy[(o * count + k) * inner + in];
+        double* dst = acc.data() + (o * extent + at) * inner;
+        const double* src = dy.data() + (o * count + k) * inner;
+        for (int64_t j = b; j < e; ++j) dst[j] += src[j];
       }
-    }
   });
   visit_float_dtype(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

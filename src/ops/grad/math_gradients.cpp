@@ -162,6 +162,24 @@ Status matmul_grad(GradientBuilder& gb) {
     }
     return Status::Ok();
   }
+  if (rb == 2) {
+    // Activations [..., M, K] times a weight matrix [K, N] (a Linear layer): the batch dims fold
+    // into the rows, so each gradient is one Gemm and no batched product is summed afterwards.
+    const Shape as = gb.shape_of(a);
+    const int64_t k = as.back(), n = gb.shape_of(b)[1];
+    TRY_EMIT(dy2, gb.emit1("Reshape", {dy, gb.int64s({-1, n})}));
+    if (gb.wants_grad_of_input(0)) {
+      TRY_EMIT(g2, gb.emit1("Gemm", {dy2, b}, gemm_attrs(false, true, 1.0f)));
+      TRY_EMIT(g, gb.emit1("Reshape", {g2, gb.int64s(as)}));
+      gb.set_grad_of_input(0, g);
+    }
+    if (gb.wants_grad_of_input(1)) {
+      TRY_EMIT(a2, gb.emit1("Reshape", {a, gb.int64s({-1, k})}));
+      TRY_EMIT(g, gb.emit1("Gemm", {a2, dy2}, gemm_attrs(true, false, 1.0f)));
+      gb.set_grad_of_input(1, g);
+    }
+    return Status::Ok();
+  }
   if (gb.wants_grad_of_input(0)) {
     TRY_EMIT(bt, transpose_last2(gb, b));
     TRY_EMIT(g, gb.emit1("MatMul", {dy, bt}));

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "base/parallel.h"
 #include "ir/dispatch.h"
 #include "ops/grad/grad_ops.h"
 #include "ops/nn_common.h"
@@ -31,8 +32,37 @@ Status infer_sum_to_shape(InferContext& ctx) {
   return Status::Ok();
 }
 
+// The common form: only leading dims are summed away (a bias's gradient, [B, S, H] -> [H]): rows
+// of `inner` values added in order, the inner loop vectorised.
+template <class T>
+bool sum_leading_dims(const Tensor& x, Tensor& y) {
+  const Shape& xs = x.shape();
+  const Shape& ys = y.shape();
+  const size_t lead = xs.size() - ys.size();
+  size_t first_kept = lead;  // the reduced dims must be lead's and the target's leading 1s
+  while (first_kept < xs.size() && ys[first_kept - lead] == 1 && xs[first_kept] != 1) ++first_kept;
+  for (size_t d = first_kept; d < xs.size(); ++d)
+    if (ys[d - lead] != xs[d]) return false;
+  int64_t inner = 1;
+  for (size_t d = first_kept; d < xs.size(); ++d) inner *= xs[d];
+  const int64_t outer = inner == 0 ? 0 : x.numel() / inner;
+  using F = float_or_self_t<T>;
+  const T* xp = x.data<T>();
+  std::vector<double> acc(static_cast<size_t>(inner), 0.0);
+  parallel_for(inner, outer * 2, [&](int64_t b, int64_t e) {
+    for (int64_t r = 0; r < outer; ++r) {
+      const T* row = xp + r * inner;
+      for (int64_t j = b; j < e; ++j) acc[static_cast<size_t>(j)] += static_cast<double>(static_cast<F>(row[j]));
+    }
+  });
+  T* out = y.data<T>();
+  for (int64_t i = 0; i < inner; ++i) out[i] = nn_store<T>(static_cast<nn_acc_t<T>>(acc[static_cast<size_t>(i)]));
+  return true;
+}
+
 template <class T>
 void sum_to_shape_typed(const Tensor& x, Tensor& y) {
+  if (sum_leading_dims<T>(x, y)) return;
   const Shape& xs = x.shape();
   const Shape& ys = y.shape();
   const size_t rank = xs.size(), lead = rank - ys.size();
