@@ -47,19 +47,6 @@ bool differentiable_input(const Graph& g, const Node& node, size_t i) {
 
 bool is_initializer(const Value& v) { return v.constant.has_value() && v.producer < 0; }
 
-Status sort_topologically(Graph& g) {
-  auto order = g.topological_order();
-  if (!order.ok()) return order.status();
-  std::vector<Node> sorted;
-  sorted.reserve(g.nodes.size());
-  for (int n : *order) sorted.push_back(std::move(g.nodes[static_cast<size_t>(n)]));
-  g.nodes = std::move(sorted);
-  for (size_t n = 0; n < g.nodes.size(); ++n)
-    for (int out : g.nodes[n].outputs)
-      if (out >= 0) g.values[static_cast<size_t>(out)].producer = static_cast<int>(n);
-  return Status::Ok();
-}
-
 int add_input(Graph& g, const std::string& name, DType dtype, Shape shape) {
   const int v = g.add_value(name);
   g.values[static_cast<size_t>(v)].dtype = dtype;

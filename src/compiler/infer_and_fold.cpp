@@ -17,16 +17,7 @@ constexpr size_t kMaxFoldBytes = size_t{64} << 20;
 
 Status ExecutableBuilder::infer_and_fold() {
   Graph& g = exe_->graph_;
-  auto order = g.topological_order();
-  if (!order.ok()) return order.status();
-  std::vector<Node> sorted;
-  sorted.reserve(g.nodes.size());
-  for (int n : *order) sorted.push_back(std::move(g.nodes[static_cast<size_t>(n)]));
-  g.nodes = std::move(sorted);
-  for (size_t n = 0; n < g.nodes.size(); ++n)
-    for (int out : g.nodes[n].outputs)
-      if (out >= 0) g.values[static_cast<size_t>(out)].producer = static_cast<int>(n);
-
+  OPENGE_RETURN_IF_ERROR(sort_topologically(g));
   return infer_and_fold_nodes(g, kMaxFoldBytes);
 }
 

@@ -26,6 +26,19 @@ void input_infos(const Graph& g, const Node& node, std::vector<ValueInfo>& infos
   }
 }
 
+Status sort_topologically(Graph& g) {
+  auto order = g.topological_order();
+  if (!order.ok()) return order.status();
+  std::vector<Node> sorted;
+  sorted.reserve(g.nodes.size());
+  for (int n : *order) sorted.push_back(std::move(g.nodes[static_cast<size_t>(n)]));
+  g.nodes = std::move(sorted);
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    for (int out : g.nodes[n].outputs)
+      if (out >= 0) g.values[static_cast<size_t>(out)].producer = static_cast<int>(n);
+  return Status::Ok();
+}
+
 Status infer_and_fold_nodes(Graph& g, size_t max_fold_bytes) {
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const Node& node = g.nodes[n];

@@ -16,6 +16,10 @@ namespace openge {
 ValueInfo info_of(const Value& v);
 void input_infos(const Graph& g, const Node& node, std::vector<ValueInfo>& infos, std::vector<const ValueInfo*>& ptrs);
 
+// Puts g.nodes in topological order and sets each output value's producer; an error names a node
+// on a cycle.
+Status sort_topologically(Graph& g);
+
 // For nodes already in topological order: sets each output value's kind, dtype, shape and, for
 // a foldable node, its constant. Results larger than `max_fold_bytes` are not folded; neither
 // are nodes with subgraphs nor unseeded random ones. An error names the node.

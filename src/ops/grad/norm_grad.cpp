@@ -4,6 +4,7 @@
 // per-channel mean and population variance (BatchNormalization in training mode), or each row's
 // over the normalized dims. With x̂ = (x - mean) · inv_std and m values per statistic:
 //   dB = Σ dY,  dScale = Σ dY · x̂,  dX = inv_std / m · (m · g - Σ g - x̂ · Σ g · x̂),  g = dY · scale
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -26,6 +27,20 @@ Status infer_norm_grad(InferContext& ctx) {
     else ctx.set_output_dtype(o, dt);
   }
   return Status::Ok();
+}
+
+// Outputs 1 and 2 (dScale, dB), where asked for, from their double sums.
+void write_parameter_grads(KernelContext& ctx, const std::vector<double>& dscale, const std::vector<double>& dbias) {
+  for (size_t o : {size_t{1}, size_t{2}}) {
+    if (!ctx.has_output(o)) continue;
+    Tensor& out = ctx.output(o);
+    const std::vector<double>& src = o == 1 ? dscale : dbias;
+    visit_float_dtype(out.dtype(), [&](auto tag) {
+      using S = typename decltype(tag)::type;
+      const int64_t n = std::min<int64_t>(out.numel(), static_cast<int64_t>(src.size()));
+      for (int64_t i = 0; i < n; ++i) out.data<S>()[i] = nn_store<S>(static_cast<nn_acc_t<S>>(src[static_cast<size_t>(i)]));
+    });
+  }
 }
 
 // The reduction layout: `groups` statistics, each over `outer` x `inner` values at
@@ -77,15 +92,7 @@ void batch_norm_grad_typed(KernelContext& ctx) {
         }
     }
   });
-  for (size_t o : {size_t{1}, size_t{2}}) {
-    if (!ctx.has_output(o)) continue;
-    Tensor& out = ctx.output(o);
-    const std::vector<double>& src = o == 1 ? dscale : dbias;
-    visit_float_dtype(out.dtype(), [&](auto tag) {
-      using S = typename decltype(tag)::type;
-      for (int64_t i = 0; i < c && i < out.numel(); ++i) out.data<S>()[i] = nn_store<S>(static_cast<nn_acc_t<S>>(src[static_cast<size_t>(i)]));
-    });
-  }
+  write_parameter_grads(ctx, dscale, dbias);
 }
 
 template <class T>
@@ -144,15 +151,7 @@ Status layer_norm_grad_typed(KernelContext& ctx) {
         dscale[static_cast<size_t>(j)] += g * (static_cast<F>(x[r * d + j]) - mean[static_cast<size_t>(r)]) * inv[static_cast<size_t>(r)];
       }
   });
-  for (size_t o : {size_t{1}, size_t{2}}) {
-    if (!ctx.has_output(o)) continue;
-    Tensor& out = ctx.output(o);
-    const std::vector<double>& src = o == 1 ? dscale : dbias;
-    visit_float_dtype(out.dtype(), [&](auto tag) {
-      using S = typename decltype(tag)::type;
-      for (int64_t i = 0; i < d && i < out.numel(); ++i) out.data<S>()[i] = nn_store<S>(static_cast<nn_acc_t<S>>(src[static_cast<size_t>(i)]));
-    });
-  }
+  write_parameter_grads(ctx, dscale, dbias);
   return Status::Ok();
 }
 
