@@ -7,6 +7,8 @@ cd "$(dirname "$0")"
 scripts/setup.sh
 # Every include follows the layer table of docs/ARCHITECTURE.md (seconds; before the long builds).
 python3 scripts/check_layers.py
+# No issue numbers in code comments: they say the reason instead.
+python3 scripts/check_comments.py
 # Sanitizer build first: the Release tree's hostile-model suite also runs this CLI.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DOPENGE_SANITIZE=ON >/dev/null
 ninja -C build-asan -j"$(nproc)" openge openge_tests

@@ -1,4 +1,4 @@
-"""Cold vs warm online compile through the operator compile cache (issue 11 acceptance: warm
+"""Cold vs warm online compile through the operator compile cache (warm
 <= 0.2 s; force recompiles; disable never touches the cache folder).
 
 For each model and round, one fresh `openge bench --runs 1 --warmup 0` process per setting, the

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Time to first run: a model compiled from its .onnx at the first run, against the same model
-loaded from a .oge that `openge compile` wrote (issue 11 item 5).
+loaded from a .oge that `openge compile` wrote.
 
 For each model: `openge compile` once (timed), then alternately `openge run --model M.onnx` and
 `openge run --model M.oge` (one run each, same input, same threads), ROUNDS times; reports the

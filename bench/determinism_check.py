@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """deterministic=1 on real models: N process runs at each thread count, every output's bytes hashed;
-the check passes when all runs at all thread counts give one hash (OPT-deterministic, issue 9 item 7).
+the check passes when all runs at all thread counts give one hash (OPT-deterministic).
 
 Usage: /usr/bin/python3 bench/determinism_check.py --models-dir DIR [--models resnet50 bert_float]
            [--runs 20] [--threads 1 2] [--option deterministic=1] [--openge build/openge]

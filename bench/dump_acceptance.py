@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 10's Data Dump acceptance on a real model (ResNet-50), through the CLI:
+"""The Data Dump acceptance on a real model (ResNet-50), through the CLI:
 
   1. round trip: every op dumped (dump_mode=all, one iteration) and converted to .npy; every
      input of every op is byte for byte the model input, an output of an earlier op or a weight

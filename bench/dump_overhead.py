@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 10 item 3's cost of a Data Dump: `openge bench` of a model undumped and with every op's
+"""The cost of a Data Dump: `openge bench` of a model undumped and with every op's
 outputs dumped for the timed iterations (dump_step=1-N, the warm-up run is iteration 0), in
 interleaved pairs, at each thread count. Per pair: the ratio of the per-run medians (latency) and
 the ratio of the totals, where the dumped total is the timed runs plus the final flush of what is

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Generated vector kernels vs the kernels they replace (issue 11 acceptance), on chains of
+"""Generated vector kernels vs the kernels they replace, on chains of
 elementwise ops that TbeEltwiseFusionPass turns into one FusedElementwise node:
   bn_relu     [1,64,112,112]  Relu(x * s_c + b_c), s and b per channel ([64,1,1])
   silu        [1,96,56,56]    x * Sigmoid(x)

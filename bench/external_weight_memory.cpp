@@ -1,5 +1,5 @@
-// Resident memory of N sessions of one model in one process, with or without external_weight
-// (issue 10 item 7): each session is opened and run once (so its compiled graph and kernels
+// Resident memory of N sessions of one model in one process, with or without external_weight:
+// each session is opened and run once (so its compiled graph and kernels
 // exist), then the process's VmRSS (/proc/self/status) and Pss (/proc/self/smaps_rollup, which
 // splits each shared page among its mappings) are read. Run once per configuration, each in a
 // fresh process.

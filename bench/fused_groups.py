@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Which fused vector-op groups the online compiler builds for each model (issue 11): one
+"""Which fused vector-op groups the online compiler builds for each model: one
 `openge run` per model with jit_compile=true and op_debug_level=4 (which writes every kernel's
 _compute.json, its ops and operands, into debug_dir/kernel_meta), the default SoC and passes.
 Prints per model: FusedElementwise nodes (TbeEltwiseFusionPass's effect_times in

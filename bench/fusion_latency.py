@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Fused vs unfused latency (issue 11 acceptance), side by side with ONNX Runtime, interleaved.
+"""Fused vs unfused latency, side by side with ONNX Runtime, interleaved.
 
 Per model and round, one `openge bench` process per configuration, then ONNX Runtime:
   fused    the defaults (every fusion pass on; jit_compile=auto: fused vector ops compiled online)

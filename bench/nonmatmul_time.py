@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Where a transformer's non-matmul time goes, fused vs all fusions off (issue 11 acceptance:
+"""Where a transformer's non-matmul time goes, fused vs all fusions off (the goal:
 BERT's non-matmul time — LayerNorm, GELU, Softmax, Transposes, residual adds — at least 2x lower
 with the fusions than without), from the profiler's per-iteration op_statistic CSVs.
 

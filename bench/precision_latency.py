@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Precision modes on real models (issue 9 acceptance): latency of OpenGE under several option sets
+"""Precision modes on real models: latency of OpenGE under several option sets
 next to ONNX Runtime fp32, and the accuracy of each option set against ONNX Runtime's fp32 output.
 
 Latency: for each model and thread count, `rounds` rounds; in each round every configuration

@@ -1,5 +1,5 @@
 """Runs one model through `openge run` and through openge.Session in this process, on the same
-input, and checks the outputs are the same bytes (issue 12: "ResNet-50 and BERT-base run from
+input, and checks the outputs are the same bytes ("ResNet-50 and BERT-base run from
 Python with outputs identical to the CLI's"). For models too large for the test suite, such as
 BERT-base from ../shared/bench/export_models.py; ResNet-50 is covered by python/tests.
 

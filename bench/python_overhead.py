@@ -2,7 +2,7 @@
 Linear+ReLU, batch 1; made here with onnx.helper, or --model bench/models/mlp.onnx),
 run through openge.Session.run in this process and through `openge bench` (the C++ Session::run
 in a loop), alternating R rounds of N timed runs each; the result is the median of the
-per-round medians and their ratio (issue 12: <= 1.05).
+per-round medians and their ratio (<= 1.05).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/python_overhead.py --openge build/openge \
         [--rounds 7] [--runs 400] [--threads 1] [--batch 1] [--sizes 784,1024,1024,10] [--model M.onnx]

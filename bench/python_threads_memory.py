@@ -1,4 +1,4 @@
-"""Issue 12 acceptance: Python threads sharing one Session, and a run loop's memory.
+"""Python threads sharing one Session, and a run loop's memory.
 
 1. Threads: one openge.Session (threads=1: one intra-op thread) of an MLP (Gemm+Relu, made here
    with onnx.helper), run 4 Python threads x 50 runs against 1 thread x 200 runs, rounds

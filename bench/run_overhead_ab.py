@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Per-run latency of two `openge` builds on the same models, interleaved (A, B, A, B ...), for
-changes to the run-time overhead (issue 13 item 1: prepared kernels, allocation-free runs).
+changes to the run-time overhead (prepared kernels, allocation-free runs).
 Each round runs `openge bench --json` once per build, model and thread count; the table gives
 the median over rounds of each build's per-round median, and B/A.
 

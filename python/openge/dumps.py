@@ -1,5 +1,5 @@
 """The CLI's Data Dump tools as Python values: ``openge dump convert DIR --to npy`` and
-``openge compare A B`` (issue 10 items 3 and 9), over the same engine functions."""
+``openge compare A B``, over the same engine functions."""
 from __future__ import annotations
 
 import os

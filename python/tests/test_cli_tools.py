@@ -1,4 +1,4 @@
-"""The CLI's dump convert / compare and explain-precision from Python (issue 12 item 4): the same
+"""The CLI's dump convert / compare and explain-precision from Python: the same
 engine functions give the same values the CLI prints or writes, the comparison's numbers agree
 with NumPy on the converted tensors, and bad input raises the package's exceptions with the
 CLI's message. Every public name has a docstring and an entry in the typed stub."""

@@ -1,6 +1,6 @@
 // The OpenMP thread count of one compile or run, without touching anyone else's: OpenMP's
 // nthreads setting belongs to the calling thread, and the caller's own OpenMP code must find it
-// as it left it (issue 8 item 7).
+// as it left it.
 #pragma once
 
 namespace openge {

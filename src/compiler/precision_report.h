@@ -1,4 +1,4 @@
-// The per-node precision report (issue 9 item 8): what the precision pass decided for each node
+// The per-node precision report: what the precision pass decided for each node
 // of a compiled graph, with the engine that runs it. Session::precision_report(), `openge
 // explain-precision --json` and the file written beside the graph dumps all come from here.
 #pragma once

@@ -1,4 +1,4 @@
-// The HTML page of `openge compare` (issue 10 item 9), written beside its CSV: a per-op plot of
+// The HTML page of `openge compare`, written beside its CSV: a per-op plot of
 // cosine similarity and max relative error in execution order with the threshold and the first
 // op over it marked, and the per-op table. Self-contained (inline CSS and SVG, no script, no
 // network), so it opens from a copied folder or an archive.

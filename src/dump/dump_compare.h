@@ -1,4 +1,4 @@
-// `openge compare A B` (issue 10 item 9): op-by-op comparison of two Data Dumps of the same
+// `openge compare A B`: op-by-op comparison of two Data Dumps of the same
 // model (e.g. float32 against allow_mix_precision). Dump files are matched by iteration and op
 // name (task ids shift when the precision pass inserts Casts); each output slot present in both
 // is compared as float64: cosine similarity, max absolute error, and max relative error

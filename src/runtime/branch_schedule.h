@@ -1,4 +1,4 @@
-// Two independent branches at once (issue 13 item 4): in a run at 2 or more threads, nodes too
+// Two independent branches at once: in a run at 2 or more threads, nodes too
 // small for a team of threads (compiler/op_grain.h) leave the other core idle. Where the graph has
 // independent branches of such nodes (the two expand convolutions of a fire module, the heads of
 // a detector, the two directions of a tagger), a step runs one branch on the calling thread and

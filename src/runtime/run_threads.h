@@ -1,5 +1,5 @@
-// Whether a small graph's runs use the thread team at all (issue 13 item 4: "a 2-thread run is
-// never slower than the 1-thread run"). The grain (compiler/op_grain.h) decides per node from
+// Whether a small graph's runs use the thread team at all (a 2-thread run must never be slower
+// than the 1-thread run). The grain (compiler/op_grain.h) decides per node from
 // estimates; on a machine whose cores share no cache, a small model whose nodes alternate between
 // the team and the calling thread moves its activations between the cores at every switch, and
 // the team's nodes then save less than that costs (bench/RESULTS.md, "cores without a shared

@@ -1,4 +1,4 @@
-// `openge explain-precision` as one call (issue 9 item 8, its Python side issue 12 item 4): the
+// `openge explain-precision` as one call: the
 // session runs once (a Session compiles at its first run, and running proves the chosen kernels
 // work), then reports every node's compute dtype, engine and the precision rule that decided.
 #pragma once

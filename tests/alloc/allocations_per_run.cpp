@@ -1,4 +1,4 @@
-// A run of a static-shape model allocates nothing (issue 13 item 1; docs/DECISIONS.md,
+// A run of a static-shape model allocates nothing (docs/DECISIONS.md,
 // "Allocation-free runs"): after a warm-up run, a Session::run into the previous run's outputs
 // is counted with the allocator of this binary (alloc_counter.h), on every thread, and fails on
 // any allocation but those oneDNN makes inside its own execution (reported). A failure names each

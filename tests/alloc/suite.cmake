@@ -1,4 +1,4 @@
-# Allocations per run (issue 13 item 1): a binary of its own, because it replaces the process's
+# Allocations per run: a binary of its own, because it replaces the process's
 # allocator to count (tests/alloc/alloc_counter.h). Not in sanitizer builds: they own malloc.
 set(OPENGE_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with the onnx and numpy modules (tests)")
 if(NOT OPENGE_SANITIZE)

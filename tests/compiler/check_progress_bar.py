@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The online compiler's progress bar (issue 11 item 6): drawn on stderr when stderr is a terminal
+"""The online compiler's progress bar: drawn on stderr when stderr is a terminal
 (here a pseudo-terminal, as `script` gives one), counting kernels compiled and cached of the total;
 never written when stderr is a pipe or a file, so logs and CI output stay clean.
 

@@ -1,4 +1,4 @@
-// Weights held once (issue 13 item 5): a compiled graph drops the constants its kernels packed,
+// Weights held once: a compiled graph drops the constants its kernels packed,
 // and a Session of a fixed-shape model hands its graph to that one compile. The expected products
 // are computed here by a plain triple loop in double precision.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-# The online compiler's progress bar through the CLI (issue 11 item 6): drawn when stderr is a
+# The online compiler's progress bar through the CLI: drawn when stderr is a
 # terminal (a pseudo-terminal here), counting compiled and cached kernels; absent on a pipe.
 set(OPENGE_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with the onnx and numpy modules (tests)")
 add_test(NAME openge_compile_progress_bar

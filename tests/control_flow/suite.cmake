@@ -1,4 +1,4 @@
-# Control flow (issue 8): a model PyTorch exports from a scripted for loop and while loop (Loop
+# Control flow: a model PyTorch exports from a scripted for loop and while loop (Loop
 # nodes with growing loop-carried state and an If nested in a Loop body) runs through `openge run`
 # and matches PyTorch's output. Without torch, the committed export and expectation are used.
 set(OPENGE_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with the onnx and numpy modules (tests)")

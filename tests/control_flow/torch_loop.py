@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """A model exported by PyTorch from a scripted for loop and while loop runs in OpenGE and matches
-PyTorch's output (issue 8: control flow).
+PyTorch's output.
 
 The module (LoopModel below) is scripted with torch.jit.script, so its loops become ONNX Loop
 nodes: the for loop carries a tensor that grows every iteration (torch.cat) and reads the outer

@@ -1,4 +1,4 @@
-# deterministic=1 (OPT-deterministic, issue 9 item 7): a small real model whose Conv, MatMul,
+# deterministic=1 (OPT-deterministic): a small real model whose Conv, MatMul,
 # Gemm, Softmax, ReduceMean and GlobalAveragePool reduce in parallel gives the same output bytes on
 # every run at 1, 2 and 16 threads. The ResNet-50 / BERT-base check is bench/determinism_check.py.
 set(OPENGE_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with the onnx and numpy modules (tests)")

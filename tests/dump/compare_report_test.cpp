@@ -1,4 +1,4 @@
-// The HTML page of `openge compare` (issue 10 item 9): what it holds, checked on a comparison made
+// The HTML page of `openge compare`: what it holds, checked on a comparison made
 // by hand. Plot coordinates are worked out by hand from the geometry the page documents (plot
 // x from 80 to 1080, panels 180 high, the error panel's top at 28 + 180 + 56 = 264).
 #include <gtest/gtest.h>

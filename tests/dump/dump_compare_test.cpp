@@ -1,4 +1,4 @@
-// `openge compare` (issue 10 item 9): op-by-op comparison of two Data Dumps. Expected errors and
+// `openge compare`: op-by-op comparison of two Data Dumps. Expected errors and
 // cosines are worked out by hand from the tensors written here.
 #include <gtest/gtest.h>
 

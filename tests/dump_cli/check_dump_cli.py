@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Data Dump and overflow detection through the CLI, end to end (issue 10 items 3 and 4).
+"""Data Dump and overflow detection through the CLI, end to end .
 
   - OPT-dump_config.dump_data-2: the stats CSV of every op of the demo model matches NumPy's
     statistics of the tensors a tensor dump of the same run converts to (`openge dump convert`);

@@ -1,4 +1,4 @@
-# Data Dump and overflow detection through the CLI (issue 10 items 3 and 4): stats CSV against
+# Data Dump and overflow detection through the CLI : stats CSV against
 # NumPy on the converted tensors, an fp16 overflow reported at its node only and cleared by the
 # generated modify_mixlist, bad dump folders refused.
 set(OPENGE_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with the onnx and numpy modules (tests)")

@@ -128,7 +128,7 @@ TEST(InitializerSplit, TruncatedOrCorruptBytesAreRefusedAsBefore) {
   EXPECT_FALSE(split_initializer_bytes(overlong_at_end.data(), overlong_at_end.size()).has_value());
 }
 
-// Issue 13 item 5: a large model's load peaks at about its weights, not weights + file + protobuf.
+// a large model's load peaks at about its weights, not weights + file + protobuf.
 TEST(InitializerSplit, ALargeModelLoadsWithoutHoldingItsWeightsTwice) {
   const int64_t k = 2048, n = 8192;  // a 64 MiB weight
   const onnx::ModelProto m = matmul_model(k, n);

@@ -56,7 +56,7 @@ std::vector<Dump> dumps_in(const std::string& dir) {
   for (const auto& e : fs::directory_iterator(dir)) {
     std::smatch m;
     const std::string file = e.path().filename().string();
-    if (file.ends_with("_PrecisionReport.json")) continue;  // the precision report beside them (issue 9 item 8)
+    if (file.ends_with("_PrecisionReport.json")) continue;  // the precision report beside them
     if (file == "fusion_result.json") continue;  // FE's statistics share the working directory (ENV-32)
     EXPECT_TRUE(std::regex_match(file, m, name)) << "unexpected file " << file;
     if (m.empty()) continue;

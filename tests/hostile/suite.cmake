@@ -1,4 +1,4 @@
-# Hostile models whose tensor sizes are computed from data (issue 8): 1,000 seeded ConstantOfShape /
+# Hostile models whose tensor sizes are computed from data: 1,000 seeded ConstantOfShape /
 # Expand / Tile / Range / Reshape / Resize / Pad / Concat chains with huge, negative, overflowing
 # and zero dims, in constant, run-time and derived forms, each run by `openge run` under a low
 # RLIMIT_AS; each must end with exit 0 or 1 and one error line naming a node, never a signal.

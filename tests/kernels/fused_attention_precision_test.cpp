@@ -1,4 +1,4 @@
-// FusedAttention under the precision modes (issue 11 item 4). The fusion runs before the precision
+// FusedAttention under the precision modes. The fusion runs before the precision
 // pass, which types FusedAttention as the MatMul it took over (a cube op): under a bf16 or fp16
 // mode its operands are cast to that dtype and the AI Core kernel runs widened, like the other
 // cube ops (operands widened exactly to float32, one float32 attention with the scores and

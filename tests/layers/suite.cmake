@@ -6,3 +6,9 @@ add_test(NAME layer_check COMMAND ${OPENGE_PYTHON} ${PROJECT_SOURCE_DIR}/scripts
 add_test(NAME layer_check_catches_planted_include
          COMMAND ${OPENGE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_planted_include.py ${PROJECT_SOURCE_DIR})
 set_tests_properties(layer_check layer_check_catches_planted_include PROPERTIES TIMEOUT 120 LABELS layers)
+# No issue numbers in code comments (scripts/check_comments.py), and the check sees a planted one.
+add_test(NAME comment_check COMMAND ${OPENGE_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/check_comments.py
+                                    --root ${PROJECT_SOURCE_DIR})
+add_test(NAME comment_check_catches_planted_issue_number
+         COMMAND ${OPENGE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_planted_comment.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(comment_check comment_check_catches_planted_issue_number PROPERTIES TIMEOUT 120 LABELS layers)

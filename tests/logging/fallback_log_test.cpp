@@ -1,4 +1,4 @@
-// Issue 10 item 1: a fallback from the AI Core engine to the AI CPU lands in the log. MaxPool has
+// a fallback from the AI Core engine to the AI CPU lands in the log. MaxPool has
 // an AI Core (oneDNN) kernel, which covers 2-D pooling only; a 1-D MaxPool (a rank-3 input) makes
 // that kernel refuse the node, and the AI CPU reference kernel runs it. The test writes such a
 // model as a real .onnx file, runs it, and finds the fallback's line in the plog file under

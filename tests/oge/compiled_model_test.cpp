@@ -279,7 +279,7 @@ TEST(CompiledModel, WriteFailureLeavesNoFile) {
   EXPECT_FALSE(fs::exists(missing_dir));
 }
 
-// Issue 13 item 5 for compiled models: a .oge is mapped and its weights copied from the file's
+// Cold-start memory for compiled models: a .oge is mapped and its weights copied from the file's
 // pages into their tensors (those pages given back as they go), never read into a buffer and
 // parsed whole (which peaked at three times the file).
 TEST(CompiledModel, ALargeOgeLoadsWithoutHoldingItsWeightsTwice) {

@@ -1,4 +1,4 @@
-# openge compile / openge run --model M.oge through the CLI (issue 11 item 5): the demo model's
+# openge compile / openge run --model M.oge through the CLI: the demo model's
 # outputs from its .oge are byte-identical to those from its .onnx, a conflicting option and a
 # truncated .oge are one error line and a non-zero exit, and a failed compile leaves no file.
 set(OPENGE_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with the onnx and numpy modules (tests)")

@@ -1,4 +1,4 @@
-# ASCEND_OPP_PATH (MISC-20, issue 9 item 1 "users may edit or add profiles"): a SoC profile added
+# ASCEND_OPP_PATH (MISC-20 "users may edit or add profiles"): a SoC profile added
 # under a custom opp folder is selected with soc_version and changes the precision pass's
 # decisions; bad folders and unknown SoCs are one clear error.
 set(OPENGE_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with the onnx and numpy modules (tests)")

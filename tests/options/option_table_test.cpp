@@ -164,7 +164,7 @@ TEST(OptEnableSmallChannel, OPT_enable_small_channel_3_ForcedOnInOnlineInference
   EXPECT_TRUE(has_warning(r, "enable_small_channel=0 is ignored"));
 }
 
-// ---- deprecations (E.1, issue 3) ------------------------------------------------------------
+// ---- deprecations (E.1) ------------------------------------------------------------
 TEST(OptDeprecated, MISC_1_DeprecatedFieldsAcceptedWithCannWarning) {
   const std::pair<const char*, const char*> kCases[] = {
       {"graph_memory_max_size", "Please do not configure this option in the future."},

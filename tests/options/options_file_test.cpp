@@ -1,5 +1,5 @@
 // Options files: JSON and TF-adapter lines, every configuration example of the seed pages
-// accepted verbatim (issue 3 acceptance), and file:line:column errors.
+// accepted verbatim, and file:line:column errors.
 #include <gtest/gtest.h>
 
 #include "options/options_file.h"

@@ -1,4 +1,4 @@
-// The CNN patterns compiled for real (issue 13 item 3): a Conv -> Sigmoid -> Mul (Swish) and a
+// The CNN patterns compiled for real: a Conv -> Sigmoid -> Mul (Swish) and a
 // Conv -> HardSigmoid -> Mul (HardSwish) block, compiled with TbeConvElemwiseFusionPass on (one
 // oneDNN convolution with the activation as its post-op, in NHWC) and switched off through
 // fusion_switch_file (the Sigmoid / HardSigmoid and Mul stay as nodes, on their reference kernels); both must give the same

@@ -1,4 +1,4 @@
-// The patterns of modern mobile CNNs (issue 13 items 2 and 3): self-gated activations (Swish /
+// The patterns of modern mobile CNNs : self-gated activations (Swish /
 // SiLU as Mul(y, Sigmoid(y)), HardSwish as Mul(y, HardSigmoid(y))) and HardSigmoid fused into the
 // convolution, and the whole-graph layout plan that keeps squeeze-and-excitation blocks, residual
 // Adds and fire-module Concats in NHWC. Every fused graph is compared with the unfused graph on

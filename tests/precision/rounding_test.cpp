@@ -1,5 +1,5 @@
-// fp16/bf16 conversions of include/openge/half.h against independent references (issue 9,
-// acceptance "rounding bit-exact"; DESIGN.md Numerics): NumPy over the exhaustive subset that
+// fp16/bf16 conversions of include/openge/half.h against independent references (rounding
+// bit-exact; DESIGN.md Numerics): NumPy over the exhaustive subset that
 // tests/precision/rounding_reference.py documents (digests in rounding_reference.txt), the
 // CPU's F16C conversion over all 2^32 fp32 patterns, and hand-computed edge cases.
 #include <gtest/gtest.h>

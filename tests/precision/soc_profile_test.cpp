@@ -1,4 +1,4 @@
-// SoC profiles (issue 9 item 1; MISC-20, OPT-modify_mixlist-9, OPT-op_precision_mode-7): the
+// SoC profiles (MISC-20, OPT-modify_mixlist-9, OPT-op_precision_mode-7): the
 // shipped opp/ data, the ONNX -> Ascend IR mapping (AMB-14), and the loader's errors.
 #include "precision/soc_profile.h"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Precision modes through the CLI, end to end (issue 9 acceptance).
+"""Precision modes through the CLI, end to end.
 
   - must_keep_origin_dtype gives the same output bytes as no precision option (OPT-precision_mode-9);
   - allow_fp32_to_fp16, allow_mix_precision and allow_mix_precision_bf16 change ResNet-50's output

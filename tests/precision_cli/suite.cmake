@@ -1,4 +1,4 @@
-# Precision modes through the CLI on real models (issue 9 acceptance): byte equality under
+# Precision modes through the CLI on real models: byte equality under
 # must_keep_origin_dtype, cosine >= 0.999 on ResNet-50 for the lowered modes, fp16 overflow to inf
 # under force_fp16, and the explain-precision report. Reuses the profiling suite's seeded ResNet-50.
 set(OPENGE_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with the onnx and numpy modules (tests)")

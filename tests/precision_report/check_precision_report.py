@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The precision report beside the graph dumps (issue 9 item 8, docs/DECISIONS.md).
+"""The precision report beside the graph dumps.
 
 With DUMP_GE_GRAPH on, a compile of the demo model under allow_mix_precision_bf16 writes
 ge_onnx_<index>_graph_<id>_PrecisionReport.json into the graph-dump folder (DUMP_GRAPH_PATH here),

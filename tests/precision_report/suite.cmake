@@ -1,4 +1,4 @@
-# The per-node precision report written beside the graph dumps (issue 9 item 8).
+# The per-node precision report written beside the graph dumps.
 set(OPENGE_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with the onnx and numpy modules (tests)")
 add_test(NAME PrecisionReport_WrittenBesideTheGraphDumps
          COMMAND ${OPENGE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_precision_report.py

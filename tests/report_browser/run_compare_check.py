@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""`openge compare`'s HTML page in headless Chromium (issue 10 item 9), end to end through the CLI:
+"""`openge compare`'s HTML page in headless Chromium, end to end through the CLI:
 dumps the bundled demo model once in float32 and once under allow_mix_precision, compares them
 with --output FILE.csv, and checks that the page was written beside the CSV and renders its plot,
 its table and the marker of the first op over the threshold (check_report_in_chromium.py --kind

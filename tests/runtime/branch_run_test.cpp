@@ -1,4 +1,4 @@
-// Two independent branches at once in a run at 2 threads (runtime/branch_schedule.h, issue 13
+// Two independent branches at once in a run at 2 threads (runtime/branch_schedule.h
 // item 4): the compile pairs the branches of one-thread nodes, a run starts a second thread for
 // them, the outputs are the 1-thread run's bits (each branch's buffers are its own for the whole
 // step), and an observed run takes the branches one after the other.

@@ -1,4 +1,4 @@
-// Concat in place (issue 13 item 2; Executable::place_concat_inputs): a Concat over contiguous
+// Concat in place (Executable::place_concat_inputs): a Concat over contiguous
 // slices whose inputs only it reads has them written straight into its output and does not run;
 // the result is the concatenation computed by hand, the arena is smaller by the inputs' bytes, and
 // inputs that something else also reads, or slices that are not contiguous, keep the copy.
