@@ -187,7 +187,10 @@ int cmd_train(int argc, char** argv) {
     double loss_sum = 0, epoch_seconds = 0;
     int64_t epoch_samples = 0;
     for (size_t b = 0; b < batches.size(); ++b) {
-      auto feed = prefetch.next();
+      training::BatchTiming timing;
+      auto feed = prefetch.next(&timing);
+      t.record_batch_timing(static_cast<int64_t>(batches[b].size()), timing.gather_seconds, timing.wait_seconds,
+                            timing.was_ready);
       const auto start = std::chrono::steady_clock::now();
       auto loss = t.step(*feed);
       if (!loss.ok()) return fail(loss.status());

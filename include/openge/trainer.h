@@ -82,6 +82,10 @@ class Trainer {
   Status finish_profiling();
   std::string dump_dir() const;
   Status flush_dump();
+  // Tells the profile how the next step's batch came from the data pipeline (seconds gathering
+  // it, seconds the step waited for it, whether it was ready before the step asked): the
+  // data-preprocessing profile, dp_*.csv. No-op when profiling is off.
+  void record_batch_timing(int64_t samples, double gather_seconds, double wait_seconds, bool was_ready);
 
   // The loss scale now (1 without loss scaling) and how many steps were skipped for overflow.
   float loss_scale() const;

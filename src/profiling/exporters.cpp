@@ -307,6 +307,15 @@ std::string step_trace_csv(const IterationRecord& it, const ExportContext& ctx) 
   return csv.text();
 }
 
+std::string data_preprocess_csv(const std::vector<DataBatchRecord>& batches, const ExportContext& ctx) {
+  CsvBuilder csv({"Device_id", "Timestamp(us)", "Action", "Source", "Cached Buffer Size", "Samples",
+                  "Gather Time(us)", "Wait Time(us)"});
+  for (const DataBatchRecord& b : batches)
+    csv.row({std::to_string(ctx.config->device_id), abs_us(ctx, b.taken_ns), "Dequeue", "openge.Prefetcher",
+             std::to_string(b.cached), std::to_string(b.samples), format_us(b.gather_ns), format_us(b.wait_ns)});
+  return csv.text();
+}
+
 namespace {
 
 // AI CPU ops whose whole work is moving bytes (a copy with a new layout or selection): their
@@ -419,6 +428,22 @@ std::string task_args(const IterationRecord& it, const TaskRecord& t, const Expo
   return a;
 }
 
+// A training step (a graph autodiff built, whose backward nodes are named "<forward node>/grad/..."):
+// its forward, backward and update phases as lanes of their own under the step trace; the update
+// is the time after the last backward task (the optimizer, src/session/trainer.cpp).
+void add_training_phases(TraceBuilder& tb, const IterationRecord& it, const std::string& args) {
+  size_t first_backward = it.tasks.size();
+  for (size_t i = 0; i < it.tasks.size() && first_backward == it.tasks.size(); ++i)
+    if (task_op_name(it.tasks[i]).find("/grad/") != std::string::npos) first_backward = i;
+  if (first_backward == 0 || first_backward == it.tasks.size()) return;
+  const uint64_t lane = (uint64_t{1} << 20) + it.model_id;
+  tb.thread(kStepTrace, lane, "Training phases (model " + std::to_string(it.model_id) + ")");
+  tb.complete(kStepTrace, lane, "Forward", it.tasks.front().start_ns, it.tasks[first_backward - 1].end_ns, "Forward", args);
+  tb.complete(kStepTrace, lane, "Backward", it.tasks[first_backward].start_ns, it.tasks.back().end_ns, "Backward", args);
+  if (it.end_ns > it.tasks.back().end_ns)
+    tb.complete(kStepTrace, lane, "Update", it.tasks.back().end_ns, it.end_ns, "Update", args);
+}
+
 void add_step_trace(TraceBuilder& tb, const IterationRecord& it, const ExportContext& ctx) {
   const StepTrace st = compute_step_trace(it, *ctx.config);
   const uint64_t tid = it.model_id;
@@ -431,6 +456,7 @@ void add_step_trace(TraceBuilder& tb, const IterationRecord& it, const ExportCon
   if (st.fp_start >= 0) {
     tb.complete(kStepTrace, tid, "FP_BP Time", st.fp_start, st.bp_end, "FP_BP Time", args);
     tb.complete(kStepTrace, tid, "Iteration Refresh", st.bp_end, it.end_ns, "Iteration Refresh", args);
+    add_training_phases(tb, it, args);
   }
 }
 

@@ -47,6 +47,9 @@ std::string op_summary_csv(const IterationRecord& it, const ExportContext& ctx);
 std::string op_statistic_csv(const IterationRecord& it, const ExportContext& ctx);
 std::string task_time_csv(const IterationRecord& it, const ExportContext& ctx);
 std::string step_trace_csv(const IterationRecord& it, const ExportContext& ctx);
+// dp_*.csv (docs/FORMATS.md, "Profiling: data preprocessing"): one row per batch a training step
+// took from its data pipeline.
+std::string data_preprocess_csv(const std::vector<DataBatchRecord>& batches, const ExportContext& ctx);
 std::string aicpu_csv(const IterationRecord& it, const ExportContext& ctx);
 // l2=on (PROF-20): per task the last-level cache read hit rate; N/A where no counters exist.
 std::string l2_cache_csv(const IterationRecord& it, const ExportContext& ctx);

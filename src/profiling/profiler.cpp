@@ -194,6 +194,11 @@ Status Profiler::end_iteration(std::unique_ptr<Iteration> iteration, bool ok) {
   return Status::Ok();
 }
 
+void Profiler::record_data_batch(const DataBatchRecord& batch) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  data_batches_.push_back(batch);
+}
+
 void Profiler::record_api(const std::string& name, int64_t start_ns, int64_t end_ns) {
   if (!config_.runtime_api) return;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -241,7 +246,7 @@ Status Profiler::write_file_locked(const std::string& path, const std::string& c
 }
 
 Status Profiler::write_pending_locked() {
-  if (pending_.empty() && apis_.empty() && markers_.empty()) return Status::Ok();
+  if (pending_.empty() && apis_.empty() && markers_.empty() && data_batches_.empty()) return Status::Ok();
   ExportContext ctx;
   ctx.config = &config_;
   ctx.anchor = anchor_;
@@ -265,6 +270,7 @@ Status Profiler::write_pending_locked() {
     };
     auto apis = take(apis_, [](const ApiRecord& a) { return a.end_ns; });
     auto markers = take(markers_, [](const MarkerRecord& m) { return m.end_ns; });
+    auto batches = take(data_batches_, [](const DataBatchRecord& b) { return b.taken_ns; });
     auto host = take(samples, [](const HostSample& h) { return h.time_ns; });
     const std::string sfx = file_suffix(config_.device_id, it.model_id, it.iteration_id);
     auto write = [&](const std::string& name, const std::string& text) {
@@ -273,6 +279,7 @@ Status Profiler::write_pending_locked() {
     write("msprof" + sfx + ".json", msprof_json(it, apis, markers, host, ctx));
     write("step_trace" + sfx + ".json", step_trace_json(it, ctx));
     write("step_trace" + sfx + ".csv", step_trace_csv(it, ctx));
+    if (!batches.empty()) write("dp" + sfx + ".csv", data_preprocess_csv(batches, ctx));
     if (config_.task_level != TaskLevel::kOff) {
       write("task_time" + sfx + ".json", task_time_json(it, ctx));
       write("task_time" + sfx + ".csv", task_time_csv(it, ctx));

@@ -72,6 +72,9 @@ class Profiler {
   Status range_pop();
   void mark(const std::string& message);
 
+  // A training batch's data-pipeline times (dp_*.csv of the iteration that takes it).
+  void record_data_batch(const DataBatchRecord& batch);
+
   // Writes everything pending, the end info and the HTML report. Idempotent.
   Status flush();
   Status finish();
@@ -102,6 +105,7 @@ class Profiler {
   size_t pending_tasks_ = 0;
   std::vector<ApiRecord> apis_;
   std::vector<MarkerRecord> markers_;
+  std::vector<DataBatchRecord> data_batches_;
   std::map<uint64_t, std::vector<MarkerRecord>> open_ranges_;  // per thread
   std::vector<std::string> written_;  // exported files, for the report and tests
   std::vector<std::string> notes_;    // recorded in the info file (dropped files, N/A reasons)

@@ -44,6 +44,15 @@ struct ApiRecord {
   uint64_t thread_id = 0;
 };
 
+// One batch of a training data pipeline (the data-preprocessing profile, dp_*.csv): when the
+// step took it, how long gathering it took and how long the step waited for it.
+struct DataBatchRecord {
+  int64_t taken_ns = 0;
+  int64_t gather_ns = 0, wait_ns = 0;
+  int64_t samples = 0;
+  int64_t cached = 0;  // batches ready in the pipeline's buffer when the step asked (0 or 1)
+};
+
 // A user marker (msproftx): a pushed/popped range or a single mark.
 struct MarkerRecord {
   std::string message;

@@ -10,7 +10,8 @@
 namespace openge {
 
 Status run_observed(const Executable& exe, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
-                    profiling::Profiler* profiler, dump::DataDumper* dumper, RunStats* stats, const char* api_name) {
+                    profiling::Profiler* profiler, dump::DataDumper* dumper, RunStats* stats, const char* api_name,
+                    const std::function<Status()>& after_run) {
   Status ran;
   std::unique_ptr<RunObserver> dump_observer = dumper ? dumper->begin_iteration(exe) : nullptr;
   if (profiler) {
@@ -21,10 +22,12 @@ Status run_observed(const Executable& exe, const std::vector<Tensor>& inputs, st
     ran = exe.run_into(inputs, outputs, stats, both ? &*both : static_cast<RunObserver*>(iteration.get()));
     // Recorded before the iteration closes so that it lands on this iteration's timeline.
     profiler->record_api(api_name, execute_start, profiling::steady_now_ns());
+    if (ran.ok() && after_run) ran = after_run();
     Status recorded = profiler->end_iteration(std::move(iteration), ran.ok());
     if (ran.ok() && !recorded.ok()) return recorded.with_context("profiling");
   } else {
     ran = exe.run_into(inputs, outputs, stats, dump_observer.get());
+    if (ran.ok() && after_run) ran = after_run();
   }
   if (dumper) {
     Status dumped = dumper->end_iteration(std::move(dump_observer));

@@ -186,6 +186,12 @@ int64_t Trainer::steps() const { return impl_->optimizer->steps(); }
 float Trainer::loss_scale() const { return impl_->scaler.scale; }
 std::string Trainer::profiling_dir() const { return impl_->profiler ? impl_->profiler->collection_dir() : ""; }
 Status Trainer::finish_profiling() { return impl_->profiler ? impl_->profiler->finish() : Status::Ok(); }
+void Trainer::record_batch_timing(int64_t samples, double gather_seconds, double wait_seconds, bool was_ready) {
+  if (!impl_->profiler) return;
+  impl_->profiler->record_data_batch({profiling::steady_now_ns(), static_cast<int64_t>(gather_seconds * 1e9),
+                                      static_cast<int64_t>(wait_seconds * 1e9), samples, was_ready ? 1 : 0});
+}
+
 std::string Trainer::dump_dir() const { return impl_->dumper ? impl_->dumper->session_dir() : ""; }
 Status Trainer::flush_dump() { return impl_->dumper ? impl_->dumper->flush() : Status::Ok(); }
 int64_t Trainer::skipped_steps() const { return impl_->scaler.skipped; }
@@ -201,37 +207,40 @@ Result<float> Trainer::step(const std::vector<Tensor>& feed) {
     Impl::CompiledStep& s = **step;
     std::vector<Tensor> inputs = im.graph_inputs(feed);
     inputs.push_back(autodiff::loss_scale_tensor(s.executable->graph(), im.scaler.scale));
-    OPENGE_RETURN_IF_ERROR(
-        run_observed(*s.executable, inputs, s.outputs, im.profiler.get(), im.dumper.get(), nullptr, "TrainingStep"));
-    const float loss = static_cast<float>(s.outputs[0].scalar_as_double());
-    const size_t n = im.params.size();
-    const std::vector<Tensor> grads(s.outputs.begin() + 1, s.outputs.begin() + 1 + static_cast<std::ptrdiff_t>(n));
-    LossScaler& ls = im.scaler;
-    if (ls.dynamic && !all_finite(grads)) {
-      // Overflow: no update (weights, optimizer state and running statistics stay), a smaller scale.
-      ++ls.skipped;
-      ls.good_steps = 0;
-      OPENGE_LOG_WARNING("GE", "training step " + std::to_string(im.optimizer->steps() + ls.skipped) +
-                                   ": gradients overflow (Inf/NaN) at loss scale " + std::to_string(ls.scale) +
-                                   "; step skipped, loss scale " + std::to_string(ls.scale / 2));
-      ls.scale = std::max(ls.scale / 2, 1.0f);
-      return loss;
-    }
-    const int64_t update_start = im.profiler ? profiling::steady_now_ns() : 0;
-    OPENGE_RETURN_IF_ERROR(im.optimizer->step(im.params, grads, 1.0f / ls.scale));
-    if (im.profiler) im.profiler->record_api("OptimizerUpdate", update_start, profiling::steady_now_ns());
-    if (ls.dynamic && ++ls.good_steps == LossScaler::kGrowthInterval) {
-      OPENGE_LOG_INFO("GE", "training step " + std::to_string(im.optimizer->steps()) + ": " +
-                                std::to_string(LossScaler::kGrowthInterval) + " steps without overflow, loss scale " +
-                                std::to_string(ls.scale) + " -> " + std::to_string(ls.scale * 2));
-      ls.scale *= 2;
-      ls.good_steps = 0;
-    }
-    for (size_t i = 0; i < im.state.size(); ++i) {
-      const Tensor& updated = s.outputs[1 + n + i];
-      std::memcpy(im.state[i].raw(), updated.raw(), im.state[i].nbytes());
-    }
-    return loss;
+    // The update runs inside the step's profiling iteration: its Iteration Refresh.
+    auto update = [&]() -> Status {
+      const size_t n = im.params.size();
+      const std::vector<Tensor> grads(s.outputs.begin() + 1, s.outputs.begin() + 1 + static_cast<std::ptrdiff_t>(n));
+      LossScaler& ls = im.scaler;
+      if (ls.dynamic && !all_finite(grads)) {
+        // Overflow: no update (weights, optimizer state and running statistics stay), a smaller scale.
+        ++ls.skipped;
+        ls.good_steps = 0;
+        OPENGE_LOG_WARNING("GE", "training step " + std::to_string(im.optimizer->steps() + ls.skipped) +
+                                     ": gradients overflow (Inf/NaN) at loss scale " + std::to_string(ls.scale) +
+                                     "; step skipped, loss scale " + std::to_string(ls.scale / 2));
+        ls.scale = std::max(ls.scale / 2, 1.0f);
+        return Status::Ok();
+      }
+      const int64_t update_start = im.profiler ? profiling::steady_now_ns() : 0;
+      OPENGE_RETURN_IF_ERROR(im.optimizer->step(im.params, grads, 1.0f / ls.scale));
+      for (size_t i = 0; i < im.state.size(); ++i) {
+        const Tensor& updated = s.outputs[1 + n + i];
+        std::memcpy(im.state[i].raw(), updated.raw(), im.state[i].nbytes());
+      }
+      if (im.profiler) im.profiler->record_api("OptimizerUpdate", update_start, profiling::steady_now_ns());
+      if (ls.dynamic && ++ls.good_steps == LossScaler::kGrowthInterval) {
+        OPENGE_LOG_INFO("GE", "training step " + std::to_string(im.optimizer->steps()) + ": " +
+                                  std::to_string(LossScaler::kGrowthInterval) + " steps without overflow, loss scale " +
+                                  std::to_string(ls.scale) + " -> " + std::to_string(ls.scale * 2));
+        ls.scale *= 2;
+        ls.good_steps = 0;
+      }
+      return Status::Ok();
+    };
+    OPENGE_RETURN_IF_ERROR(run_observed(*s.executable, inputs, s.outputs, im.profiler.get(), im.dumper.get(), nullptr,
+                                        "TrainingStep", update));
+    return static_cast<float>(s.outputs[0].scalar_as_double());
   }, [&] { return "training step of " + impl_->source; });
 }
 

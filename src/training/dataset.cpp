@@ -113,6 +113,7 @@ std::optional<std::vector<Tensor>> Prefetcher::next(BatchTiming* timing) {
   if (consumed_ >= batches_.size()) return std::nullopt;
   const auto start = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(mutex_);
+  const bool was_ready = ready_.has_value();
   cv_.wait(lock, [&] { return ready_.has_value(); });
   std::optional<std::vector<Tensor>> batch = std::move(ready_);
   ready_.reset();
@@ -120,6 +121,7 @@ std::optional<std::vector<Tensor>> Prefetcher::next(BatchTiming* timing) {
   if (timing) {
     timing->gather_seconds = ready_gather_seconds_;
     timing->wait_seconds = seconds_since(start);
+    timing->was_ready = was_ready;
   }
   cv_.notify_all();
   return batch;

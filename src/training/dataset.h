@@ -49,6 +49,7 @@ std::vector<std::vector<int64_t>> epoch_batches(int64_t samples, const BatchPlan
 struct BatchTiming {
   double gather_seconds = 0;
   double wait_seconds = 0;
+  bool was_ready = false;  // gathered before the consumer asked for it
 };
 
 // Gathers the batches of an epoch on a thread of its own, one ahead of the consumer.

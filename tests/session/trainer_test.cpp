@@ -251,7 +251,7 @@ TEST_F(TrainerTest, OPT_precision_mode_12_DynamicLossScalingSkipsAnOverflowingSt
 
 // Every training step is a profiling iteration whose step trace has FP start (the first forward
 // op, auto-detected) before BP end (the last backward op) before the iteration end.
-TEST_F(TrainerTest, OPT_profiling_config_profiling_options_training_trace_1_StepTracePerTrainingStep) {
+TEST_F(TrainerTest, OPT_profiling_config_profiling_options_training_trace_1_StepTracePerTrainingStep_PROF_18) {
   const fs::path out = dir / "prof";
   fs::create_directories(out);
   TrainerOptions o;
@@ -262,11 +262,30 @@ TEST_F(TrainerTest, OPT_profiling_config_profiling_options_training_trace_1_Step
   auto t = Trainer::open(write_mlp(dir), o);
   ASSERT_TRUE(t.ok()) << t.status().message();
   const std::vector<Tensor> batch = blobs(12, 3);
-  for (int s = 0; s < 3; ++s) ASSERT_TRUE((*t)->step(batch).ok());
+  for (int s = 0; s < 3; ++s) {
+    (*t)->record_batch_timing(12, 0.001, 0.0, true);
+    ASSERT_TRUE((*t)->step(batch).ok());
+  }
   ASSERT_TRUE((*t)->finish_profiling().ok());
-  int traced = 0;
+  int traced = 0, data_rows = 0, phase_lanes = 0;
   for (const auto& e : fs::recursive_directory_iterator((*t)->profiling_dir())) {
     const std::string name = e.path().filename().string();
+    if (name.starts_with("dp_") && e.path().extension() == ".csv") {  // PROF-18: one row per batch taken
+      std::ifstream in(e.path());
+      std::string header, row;
+      std::getline(in, header);
+      EXPECT_EQ(header, "Device_id,Timestamp(us),Action,Source,Cached Buffer Size,Samples,Gather Time(us),Wait Time(us)");
+      while (std::getline(in, row)) {
+        EXPECT_NE(row.find("Dequeue,openge.Prefetcher,1,12,1000.000"), std::string::npos) << row;
+        ++data_rows;
+      }
+    }
+    if (name.starts_with("msprof_") && e.path().extension() == ".json") {
+      std::ifstream in(e.path());
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      for (const char* lane : {"\"name\":\"Forward\"", "\"name\":\"Backward\"", "\"name\":\"Update\""})
+        phase_lanes += text.find(lane) != std::string::npos;
+    }
     if (!name.starts_with("step_trace_") || e.path().extension() != ".csv") continue;
     std::ifstream in(e.path());
     std::string header, row;
@@ -284,6 +303,8 @@ TEST_F(TrainerTest, OPT_profiling_config_profiling_options_training_trace_1_Step
     }
   }
   EXPECT_EQ(traced, 3) << "one step-trace row per training step";
+  EXPECT_EQ(data_rows, 3) << "PROF-18: one dp_*.csv row per batch";
+  EXPECT_EQ(phase_lanes, 9) << "forward, backward and update lanes in each step's timeline";
 }
 
 // dump_step counts training steps: "1" dumps the second step only, backward ops included.
