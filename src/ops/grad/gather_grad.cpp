@@ -2,6 +2,7 @@
 // data's shape (attribute `shape`) with each gathered slice's gradient added back at its index
 // (negative indices count from the end, as in Gather). Attribute `axis` as the forward's. Rows
 // are added in index order, one thread per block of inner slices: deterministic.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -39,23 +40,27 @@ Status gather_grad_kernel(KernelContext& ctx) {
   if (ctx.input(0).numel() != outer * count * inner) return ctx.error("dY does not match the gathered shape");
   for (int64_t i : idx)
     if (i < -extent || i >= extent) return ctx.error("index " + std::to_string(i) + " is out of range [" + std::to_string(-extent) + ", " + std::to_string(extent) + ")");
-  const AccView<double> dy(ctx.input(0));
-  std::vector<double> acc(static_cast<size_t>(out.numel()), 0.0);
-  // Each thread owns a block of the inner (row) positions and adds the gathered rows into it in
-  // index order: contiguous rows, the same sums at any thread count.
-  parallel_for(inner, outer * count * 2, [&](int64_t b, int64_t e) {
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t k = 0; k < count; ++k) {
-        const int64_t at = idx[static_cast<size_t>(k)] < 0 ? idx[static_cast<size_t>(k)] + extent : idx[static_cast<size_t>(k)];
-        double* dst = acc.data() + (o * extent + at) * inner;
-        const double* src = dy.data() + (o * count + k) * inner;
-        for (int64_t j = b; j < e; ++j) dst[j] += src[j];
-      }
-  });
+  // Summed in the compute type of the reference kernels (float; double for float64), straight
+  // into the output: no temporary the size of the table.
   visit_float_dtype(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    T* dst = out.data<T>();
-    for (int64_t i = 0; i < out.numel(); ++i) dst[i] = nn_store<T>(static_cast<nn_acc_t<T>>(acc[static_cast<size_t>(i)]));
+    using Acc = nn_acc_t<T>;
+    const AccView<Acc> dy(ctx.input(0));
+    AccOutput<T, Acc> acc_out(out);
+    Acc* acc = acc_out.data();
+    std::fill(acc, acc + out.numel(), Acc(0));
+    // Each thread owns a block of the inner (row) positions and adds the gathered rows into it in
+    // index order: contiguous rows, the same sums at any thread count.
+    parallel_for(inner, outer * count * 2, [&](int64_t b, int64_t e) {
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t k = 0; k < count; ++k) {
+          const int64_t at = idx[static_cast<size_t>(k)] < 0 ? idx[static_cast<size_t>(k)] + extent : idx[static_cast<size_t>(k)];
+          Acc* dst = acc + (o * extent + at) * inner;
+          const Acc* src = dy.data() + (o * count + k) * inner;
+          for (int64_t j = b; j < e; ++j) dst[j] += src[j];
+        }
+    });
+    acc_out.finish();
   });
   return Status::Ok();
 }
