@@ -289,6 +289,78 @@ Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector
   return tg;
 }
 
+namespace {
+
+constexpr std::string_view kTrainingDomain = "ai.onnx.preview.training";
+
+bool is_gradient_node(const Node& n) { return n.op_type == "Gradient" && n.domain == kTrainingDomain; }
+
+Tensor ones_like(const Value& v) {
+  Tensor t(v.dtype, v.shape.value_or(Shape{}));
+  visit_float_dtype(v.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (int64_t i = 0; i < t.numel(); ++i) t.data<T>()[i] = T(1.0f);
+  });
+  return t;
+}
+
+}  // namespace
+
+bool has_gradient_nodes(const Graph& graph) {
+  return std::any_of(graph.nodes.begin(), graph.nodes.end(), is_gradient_node);
+}
+
+Result<Graph> expand_gradient_nodes(Graph g, const std::vector<Shape>& input_shapes) {
+  if (!has_gradient_nodes(g)) return g;
+  OPENGE_RETURN_IF_ERROR(bind_data_shapes(g, input_shapes, g.inputs.size()));
+  while (true) {
+    auto it = std::find_if(g.nodes.begin(), g.nodes.end(), is_gradient_node);
+    if (it == g.nodes.end()) break;
+    const Node gradient = *it;
+    g.nodes.erase(it);
+    const std::string label = "Gradient '" + gradient.name + "'";
+    const Attribute* xs_attr = gradient.attrs.find("xs");
+    const std::vector<std::string> xs = xs_attr ? xs_attr->strings : std::vector<std::string>{};
+    const std::string y = gradient.attrs.get_string("y", "");
+    if (xs.empty() || y.empty()) return invalid_model(label + ": attributes xs and y are required");
+    if (gradient.outputs.size() != xs.size())
+      return invalid_model(label + ": one output per name in xs (" + std::to_string(xs.size()) + "), got " +
+                           std::to_string(gradient.outputs.size()));
+    OPENGE_RETURN_IF_ERROR(sort_topologically(g));
+    OPENGE_RETURN_IF_ERROR(infer_types(g));
+    const int yv = g.find_value(y);
+    if (yv < 0 || !is_float(g.values[static_cast<size_t>(yv)].dtype))
+      return invalid_model(label + ": y '" + y + "' is not a float value of the graph");
+    std::vector<int> params;
+    for (const std::string& x : xs) {
+      const int v = g.find_value(x);
+      if (v < 0) return invalid_model(label + ": xs names '" + x + "', which is not a value of the graph");
+      params.push_back(v);
+    }
+    std::vector<char> need = values_needing_gradient(g, params, yv);
+    const int seed = g.add_value(gradient.name + "/seed");
+    g.values[static_cast<size_t>(seed)].dtype = g.values[static_cast<size_t>(yv)].dtype;
+    g.values[static_cast<size_t>(seed)].shape = g.values[static_cast<size_t>(yv)].shape;
+    g.values[static_cast<size_t>(seed)].constant = ones_like(g.values[static_cast<size_t>(yv)]);
+    need.resize(g.values.size(), 0);
+    std::vector<int> grads;
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (need[static_cast<size_t>(params[i])]) continue;
+      return invalid_model(label + ": y '" + y + "' does not depend on '" + xs[i] + "' through differentiable ops");
+    }
+    BackwardBuilder backward(g, need, differentiable_input);
+    auto computed = backward.run(yv, seed, params);
+    if (!computed.ok()) return computed.status().with_context(label);
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (gradient.outputs[i] < 0) continue;
+      g.nodes.push_back(Node{gradient.name + "/" + xs[i], "Identity", "", {(*computed)[i]}, {gradient.outputs[i]}, {}, {},
+                             false, ""});
+    }
+  }
+  OPENGE_RETURN_IF_ERROR(sort_topologically(g));
+  return g;
+}
+
 Tensor loss_scale_tensor(const Graph& g, float scale) {
   const Value& v = g.values[static_cast<size_t>(g.inputs.back())];
   Tensor t(v.dtype, v.shape.value_or(Shape{}));

@@ -55,6 +55,14 @@ struct TrainingGraph {
 Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector<Shape>& data_shapes,
                                            const TrainingSpec& spec);
 
+// The ONNX preview-training domain's Gradient op on the same machinery: every Gradient node
+// (attributes xs: the values to differentiate with respect to, y: the value differentiated, zs:
+// inputs held constant) is replaced by the backward nodes computing d sum(y) / d x for each x in
+// xs, its outputs produced from them. `input_shapes` bind the graph's inputs for the inference
+// the rules need. A graph without Gradient nodes is returned as it was.
+Result<Graph> expand_gradient_nodes(Graph graph, const std::vector<Shape>& input_shapes);
+bool has_gradient_nodes(const Graph& graph);
+
 // The value to feed as the training graph's last input (kLossScaleInput): `scale` in its dtype
 // and shape.
 Tensor loss_scale_tensor(const Graph& training_graph, float scale);

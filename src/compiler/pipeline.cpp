@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include "aoe/tuned_selection.h"
+#include "autodiff/training_graph.h"
 #include "base/guard.h"
 #include "base/omp_threads.h"
 #include "compiler/compile_log.h"
@@ -139,6 +140,12 @@ Result<std::unique_ptr<Executable>> compile(Graph graph, const std::vector<Shape
         if (options.stages == CompileStages::kAll && options.run_passes && !options.aoe_passes_off &&
             !options.aoe_lookup_only && options.config && options.config->get("aoe_config.aoe_mode") == "1")
           return tune_subgraphs(std::move(graph), input_shapes, options, report);
+        // ai.onnx.preview.training's Gradient: replaced by the backward nodes autodiff builds.
+        if (autodiff::has_gradient_nodes(graph)) {
+          auto expanded = autodiff::expand_gradient_nodes(std::move(graph), input_shapes);
+          if (!expanded.ok()) return expanded.status();
+          graph = std::move(expanded.value());
+        }
         ExecutableBuilder builder(std::move(graph), options);
         auto exe = builder.build(input_shapes);
         if (exe.ok() && report) *report = std::move(builder.report());

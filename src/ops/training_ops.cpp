@@ -146,11 +146,25 @@ Status training_kernel(KernelContext& ctx) {
   return Status::Ok();
 }
 
+// Gradient (attributes xs, y, zs): the gradients of y with respect to the values xs names, one
+// output each. The compile pipeline replaces every Gradient node by the nodes that compute them
+// (autodiff::expand_gradient_nodes) before inference, so these two only report a node that was
+// not expanded.
+Status gradient_not_expanded(const Node& node) {
+  return internal_error("Gradient '" + node.name + "' reached " +
+                        "execution unexpanded: the compile pipeline replaces it by its backward nodes");
+}
+Status gradient_infer(InferContext& ctx) { return gradient_not_expanded(ctx.node()); }
+Status gradient_kernel(KernelContext& ctx) { return gradient_not_expanded(ctx.node()); }
+
 }  // namespace
 
 void register_training_ops(std::vector<OpSchema>& table) {
   for (const char* op : {"Adagrad", "Adam", "Momentum"})
     table.push_back(OpSchema{op, 5, -1, 2, INT_MAX, training_infer, training_kernel, false, false, false, kTrainingDomain});
+  table.push_back(OpSchema{"Gradient", 0, -1, 1, INT_MAX, gradient_infer, gradient_kernel, false, false, false,
+                           kTrainingDomain});
 }
+
 
 }  // namespace openge

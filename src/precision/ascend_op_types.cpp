@@ -86,6 +86,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"GlobalAveragePool", "AvgPoolV2"},  // global_pooling=true
     {"GlobalLpPool", "GlobalLpPool"},
     {"GlobalMaxPool", "MaxPoolV3"},      // global_pooling=true
+    {"Gradient", "Gradient"},  // ai.onnx.preview.training: expanded into backward nodes before any profile is read
     {"Greater", "Greater"},
     {"GreaterOrEqual", "GreaterEqual"},
     {"GridSample", "GridSampler2D"},

@@ -199,7 +199,7 @@ TEST(SocProfile, EveryRegisteredOpIsMappedAndProfiled) {
       "SplitToSequence", "ConcatFromSequence", "Optional", "OptionalHasElement", "OptionalGetElement",
       "StringNormalizer", "TfIdfVectorizer",
       // Training optimizers (ai.onnx.preview.training): no inference profile lists them.
-      "Adagrad", "Adam", "Momentum",
+      "Adagrad", "Adam", "Momentum", "Gradient",
       // The backward ops of training (src/ops/grad/) without an AI Core kernel.
       "ActivationGrad", "AveragePoolGrad", "BatchNormalizationGrad", "GatherGrad", "LayerNormalizationGrad",
       "MaxPoolGrad", "NegativeLogLikelihoodLossGrad", "SoftmaxCrossEntropyLossGrad", "SoftmaxGrad", "SumToShape",
