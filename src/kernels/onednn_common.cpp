@@ -43,8 +43,11 @@ dnnl::memory::dims to_dims(const Shape& s) { return dnnl::memory::dims(s.begin()
 
 std::optional<Shape> static_shape(const ValueInfo& info) {
   if (!info.shape_known) return std::nullopt;
+  // A zero-sized dim (a dynamic batch of 0): oneDNN 2.6 divides by it while blocking some
+  // primitives (SIGFPE in matmul), so no AI Core kernel is built; the reference kernel writes the
+  // empty output.
   for (int64_t d : info.shape)
-    if (d < 0) return std::nullopt;
+    if (d <= 0) return std::nullopt;
   return info.shape;
 }
 

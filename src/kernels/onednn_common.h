@@ -28,7 +28,8 @@ std::optional<dnnl::memory::data_type> to_dnnl(DType t);
 dnnl::memory::dims to_dims(const Shape& s);
 // The memory tag of an N x C x H x W activation stored in `f` (NC1HWC0 is oneDNN's nChw16c).
 dnnl::memory::format_tag activation_tag(ActivationFormat f);
-// Static and fully known (every dim >= 0) shape of an input/output, or nullopt.
+// Static, fully known and non-empty (every dim > 0) shape of an input/output, or nullopt: a
+// zero-sized tensor never reaches a oneDNN primitive.
 std::optional<Shape> static_shape(const ValueInfo& info);
 
 // Appends the eltwise post-op for `act` (no-op for kNone).
