@@ -489,7 +489,9 @@ OpCacheIni parse_op_cache_ini(std::string_view text, const std::string& file) {
     if (number && val.size() > 18) number = false;
     if (number) v = std::stoll(std::string(val));
     if (key == "max_op_cache_size") {
-      if (!number || v < 1) return err(val.empty() ? body : val, "ascend_max_op_cache_size must be a positive number of MB");
+      if (!number || v < 1 || v > kMaxOpCacheSizeMb)
+        return err(val.empty() ? body : val, "ascend_max_op_cache_size must be a number of MB in [1, " +
+                                                 std::to_string(kMaxOpCacheSizeMb) + "]");
       out.max_op_cache_size_mb = v;
     } else if (key == "remain_cache_size_ratio") {
       if (!number || v < 1 || v > 100)

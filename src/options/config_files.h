@@ -15,6 +15,10 @@
 
 namespace openge::options {
 
+// The largest compile-cache size in MB whose byte count an int64 holds (2^43 - 1 MB, 8 EiB): larger
+// values are refused instead of wrapping negative (which made every store empty the cache).
+inline constexpr int64_t kMaxOpCacheSizeMb = (int64_t{1} << 43) - 1;
+
 // Whole file as text; at most 16 MiB. Errors name the file and say what is wrong.
 Result<std::string> read_text_file(const std::string& path);
 
@@ -72,7 +76,7 @@ Result<AoeTuningConfig> parse_aoe_config(std::string_view text, const std::strin
 // ascend_max_op_cache_size / ascend_remain_cache_size_ratio (or the names without "ascend_").
 // The file takes effect only when both values are valid; otherwise `problems` says why.
 struct OpCacheIni {
-  std::optional<int64_t> max_op_cache_size_mb;
+  std::optional<int64_t> max_op_cache_size_mb;  // 1 .. kMaxOpCacheSizeMb
   std::optional<int> remain_cache_size_ratio;
   std::vector<std::string> problems;  // "file:line:column: reason"
   bool effective() const { return max_op_cache_size_mb && remain_cache_size_ratio && problems.empty(); }

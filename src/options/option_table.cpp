@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "base/size_limit.h"
+#include "options/config_files.h"
 #include "options/did_you_mean.h"
 
 namespace openge::options {
@@ -444,7 +445,7 @@ const OptionSpec kTable[] = {
           "src/precision/precision_pass.cpp"),
      "operator package (opp) folder: SoC profiles and implementation modes",
      "replaces the installed opp/ (it must hold every profile soc_version may name)", "MISC-20 OPT-modify_mixlist-9"},
-    {"ASCEND_MAX_OP_CACHE_SIZE", "", "", "ASCEND_MAX_OP_CACHE_SIZE", Kind::kInt, "MB, >= 1", RANGE(1, kNoMax), "",
+    {"ASCEND_MAX_OP_CACHE_SIZE", "", "", "ASCEND_MAX_OP_CACHE_SIZE", Kind::kInt, "MB, >= 1", RANGE(1, kMaxOpCacheSizeMb), "",
      nullptr, nullptr,
      DOES("when the cache folder has no valid op_cache.ini: after each kernel it stores, the compile cache ages its "
           "SoC folder once it is over this many MB, removing entries unused for 30 minutes, least recently used "

@@ -264,6 +264,12 @@ TEST(OptOpCompilerCacheMode, OPT_op_compiler_cache_mode_12_BothValuesMustBeValid
   EXPECT_TRUE(parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=10\nremain_cache_size_ratio=1\n", "i").effective());
   EXPECT_TRUE(parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=10\nremain_cache_size_ratio=100\n", "i").effective());
   EXPECT_FALSE(parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=10\nremain_cache_size_ratio=0\n", "i").effective());
+  // A size whose byte count no int64 holds is refused, not wrapped negative (it emptied the cache).
+  EXPECT_TRUE(parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=8796093022207\nremain_cache_size_ratio=50\n", "i").effective());
+  const auto huge = parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=8796093022208\nremain_cache_size_ratio=50\n", "i");
+  EXPECT_FALSE(huge.effective());
+  ASSERT_FALSE(huge.problems.empty());
+  EXPECT_NE(huge.problems[0].find("[1, 8796093022207]"), std::string::npos) << huge.problems[0];
   EXPECT_FALSE(parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=10\nremain_cache_size_ratio=101\n", "i").effective());
   EXPECT_FALSE(parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=10\n", "i").effective());
   EXPECT_FALSE(parse_op_cache_ini("ascend_max_op_cache_size=10\nascend_remain_cache_size_ratio=5\n", "i").effective());
