@@ -12,7 +12,9 @@
 namespace openge {
 
 Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO does not wait for a writer (it is refused below as not a regular
+  // file); a regular file's reads ignore the flag.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return io_error(path + ": cannot open: " + std::strerror(errno));
   struct stat st{};
   if (::fstat(fd, &st) != 0) {

@@ -420,6 +420,10 @@ Result<OgeModel> read_oge_file(const std::string& path) {
 
 bool file_looks_like_oge(const std::string& path) {
   if (looks_like_oge(nullptr, 0, path)) return true;
+  // Only a regular file is peeked at: opening a FIFO would wait for a writer. The loader then
+  // reports what the path is.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
   std::ifstream in(path, std::ios::binary);
   char head[kMarkerWindow];
   in.read(head, sizeof head);
