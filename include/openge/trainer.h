@@ -20,10 +20,11 @@ namespace openge {
 struct TrainerOptions {
   // Threads, engines, passes and the npu.global_options() configuration, as for a Session.
   SessionOptions session;
-  // "model": the model computes its loss (a loss node, or its one scalar output); "cross_entropy":
-  // SoftmaxCrossEntropyLoss of the output against int64 class labels; "mse": mean squared error
-  // against labels of the output's shape. A named loss adds the input `labels` after the model's.
-  std::string loss = "model";
+  // "cross_entropy" (the default, as in openge train and openge.Trainer): SoftmaxCrossEntropyLoss
+  // of the output against int64 class labels; "mse": mean squared error against labels of the
+  // output's shape; "model": the model computes its loss (a loss node, or its one scalar output).
+  // A named loss adds the input `labels` after the model's.
+  std::string loss = "cross_entropy";
   std::string loss_output;  // the output the loss reads (or is); "": the first output
   // "sgd", "momentum", "nesterov", "adam", "adamw", "lamb" (training/optimizer.h has the rules).
   std::string optimizer = "sgd";
