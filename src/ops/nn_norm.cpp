@@ -105,24 +105,36 @@ Status infer_batch_norm(InferContext& ctx) {
   return Status::Ok();
 }
 
-// Per-channel batch mean and population variance over N and the spatial dims, in double.
+// Per-channel batch mean and population variance over N and the spatial dims, in double: one
+// channel per parallel item, its rows added in order (the same sums at any thread count).
 template <class T>
 void batch_moments(const Tensor& xt, int64_t groups, int64_t inner, std::vector<double>& mean, std::vector<double>& var) {
+  using F = float_or_self_t<T>;
   const T* x = xt.data<T>();
   const int64_t rows = groups == 0 ? 0 : xt.numel() / (groups * inner);
   mean.assign(static_cast<size_t>(groups), 0.0);
   var.assign(static_cast<size_t>(groups), 0.0);
   const double n = static_cast<double>(rows * inner);
-  for (int64_t r = 0; r < rows * groups; ++r)
-    for (int64_t i = 0; i < inner; ++i)
-      mean[static_cast<size_t>(r % groups)] += static_cast<double>(static_cast<float_or_self_t<T>>(x[r * inner + i]));
-  for (double& m : mean) m = n > 0 ? m / n : 0.0;
-  for (int64_t r = 0; r < rows * groups; ++r)
-    for (int64_t i = 0; i < inner; ++i) {
-      const double d = static_cast<double>(static_cast<float_or_self_t<T>>(x[r * inner + i])) - mean[static_cast<size_t>(r % groups)];
-      var[static_cast<size_t>(r % groups)] += d * d;
+  parallel_for(groups, rows * inner * 4, [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      double sum = 0;
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* row = x + (r * groups + c) * inner;
+        for (int64_t i = 0; i < inner; ++i) sum += static_cast<double>(static_cast<F>(row[i]));
+      }
+      const double m = n > 0 ? sum / n : 0.0;
+      double sq = 0;
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* row = x + (r * groups + c) * inner;
+        for (int64_t i = 0; i < inner; ++i) {
+          const double d = static_cast<double>(static_cast<F>(row[i])) - m;
+          sq += d * d;
+        }
+      }
+      mean[static_cast<size_t>(c)] = m;
+      var[static_cast<size_t>(c)] = n > 0 ? sq / n : 0.0;
     }
-  for (double& v : var) v = n > 0 ? v / n : 0.0;
+  });
 }
 
 template <class T>
