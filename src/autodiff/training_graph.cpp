@@ -226,9 +226,10 @@ Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector
     if (output < 0) return invalid_argument("the model has no output '" + spec.output + "' for the loss to read");
     if (data_shapes.size() != model_inputs + 1)
       return invalid_argument("a named loss needs the labels' shape after the model's " + std::to_string(model_inputs) + " input shapes");
+    // The output's inferred type decides the labels' dtype (mse) and, when not given, their shape.
+    OPENGE_RETURN_IF_ERROR(infer_types(g));
     Shape labels_shape = data_shapes.back();
     if (labels_shape.empty()) {  // derived from the output: its shape (mse), without the class dim (cross entropy)
-      OPENGE_RETURN_IF_ERROR(infer_types(g));
       labels_shape = g.values[static_cast<size_t>(output)].shape.value_or(Shape{});
       if (spec.loss == LossKind::kCrossEntropy && labels_shape.size() >= 2) labels_shape.erase(labels_shape.begin() + 1);
     }

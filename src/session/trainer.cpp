@@ -164,6 +164,11 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
     }
     auto tg = autodiff::build_training_graph(g, probe, impl->spec);
     if (!tg.ok()) return tg.status();
+    if (*loss != autodiff::LossKind::kModelOutput) {
+      // The labels' dtype as the training graph infers it (an output without a declared type).
+      const Value& labels = tg->graph.values[static_cast<size_t>(tg->graph.inputs[tg->data_inputs - 1])];
+      impl->feeds.back().dtype = labels.dtype;
+    }
     impl->trainable = tg->trainable;
     impl->state_names = tg->state;
     for (const Tensor& t : tg->initial_values) impl->params.push_back(t.clone());

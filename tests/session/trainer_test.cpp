@@ -125,6 +125,28 @@ TEST_F(TrainerTest, CrossEntropyLossFallsAndEvaluateClassifies) {
   EXPECT_GE(right, 57);
 }
 
+// mse: the labels take the output's shape; the MLP learns a fixed linear map of its inputs.
+TEST_F(TrainerTest, MseLossLearnsARegressionTarget) {
+  TrainerOptions o;
+  o.loss = "mse";
+  o.optimizer = "adam";
+  o.learning_rate = 0.01f;
+  auto t = Trainer::open(write_mlp(dir), o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ((*t)->feeds().size(), 2u);
+  EXPECT_EQ((*t)->feeds()[1].dtype, DType::kFloat32);
+  const Tensor x = blobs(32, 6)[0];
+  Tensor target(DType::kFloat32, {32, 3});
+  for (int64_t i = 0; i < 32; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      target.data<float>()[i * 3 + j] = 0.5f * x.data<float>()[i * 4 + j] - 0.25f * x.data<float>()[i * 4 + 3];
+  auto first = (*t)->step({x, target});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  float last = *first;
+  for (int s = 0; s < 150; ++s) last = *(*t)->step({x, target});
+  EXPECT_LT(last, 0.05f * *first) << "mean squared error after 150 steps";
+}
+
 TEST_F(TrainerTest, SavedModelRunsInASessionWithTheTrainedOutputs) {
   TrainerOptions o;
   o.loss = "cross_entropy";
