@@ -115,6 +115,15 @@ const std::vector<GradCase>& cases() {
          return c.node("LeakyRelu", {c.param("x", {3, 4})}, attrs({{"alpha", float_attr(0.2f)}}))[0];
        }},
       {"Erf", "", 17, [](CaseGraph& c) { return c.node("Erf", {c.param("x", {3, 4})})[0]; }},
+      {"Clip", "opset6_attributes", 6, [](CaseGraph& c) {
+         return c.node("Clip", {c.param("x", {3, 4})}, attrs({{"min", float_attr(-0.4f)}, {"max", float_attr(0.5f)}}))[0];
+       }},
+      {"Clip", "relu6_like", 17, [](CaseGraph& c) {
+         Tensor lo(DType::kFloat64, {}), hi(DType::kFloat64, {});
+         lo.data<double>()[0] = -0.5;
+         hi.data<double>()[0] = 0.6;
+         return c.node("Clip", {c.param("x", {3, 4}), c.value("lo", lo), c.value("hi", hi)})[0];
+       }},
       {"Softmax", "axis1", 17, [](CaseGraph& c) {
          return c.node("Softmax", {c.param("x", {2, 3, 4})}, attrs({{"axis", int_attr(1)}}))[0];
        }},

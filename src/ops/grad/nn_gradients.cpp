@@ -26,6 +26,36 @@ Status tanh_grad(GradientBuilder& gb) { return activation_grad<true>(gb, "tanh")
 Status leaky_relu_grad(GradientBuilder& gb) { return activation_grad<false>(gb, "leaky_relu"); }
 Status erf_grad(GradientBuilder& gb) { return activation_grad<false>(gb, "erf"); }
 
+// Clip (min and max as inputs, opset 11 on; ReLU6 is Clip(0, 6)): the gradient passes where the
+// input lies strictly inside the bounds (PyTorch's hardtanh backward), zero elsewhere.
+Status clip_grad(GradientBuilder& gb) {
+  if (gb.wants_grad_of_input(1) || gb.wants_grad_of_input(2)) return gb.error("no gradient for the bounds");
+  const int x = gb.input(0), dy = gb.grad_of_output(0);
+  // Before opset 11 the bounds are the attributes min and max (absent: unbounded).
+  int bounds[3] = {-1, gb.input(1), gb.input(2)};
+  if (gb.graph().opset < 11)
+    for (size_t b = 1; b < 3; ++b)
+      if (const Attribute* a = gb.node().attrs.find(b == 1 ? "min" : "max")) bounds[b] = gb.scalar(gb.dtype_of(x), a->f);
+  int inside = -1;
+  for (size_t b = 1; b < 3; ++b) {
+    if (bounds[b] < 0) continue;
+    TRY_EMIT(cmp, gb.emit1(b == 1 ? "Greater" : "Less", {x, bounds[b]}));
+    if (inside < 0) {
+      inside = cmp;
+    } else {
+      TRY_EMIT(both, gb.emit1("And", {inside, cmp}));
+      inside = both;
+    }
+  }
+  if (inside < 0) {  // no bounds: the identity
+    gb.set_grad_of_input(0, dy);
+    return Status::Ok();
+  }
+  TRY_EMIT(g, gb.emit1("Where", {inside, dy, gb.scalar(gb.dtype_of(dy), 0.0)}));
+  gb.set_grad_of_input(0, g);
+  return Status::Ok();
+}
+
 // Softmax and LogSoftmax: before opset 13 the axis flattens the dims from it on (default 1).
 template <bool kLog>
 Status softmax_grad(GradientBuilder& gb) {
@@ -143,6 +173,7 @@ void add_nn_gradient_rules(std::vector<GradientRule>& rules) {
                                 {"Tanh", tanh_grad},
                                 {"LeakyRelu", leaky_relu_grad},
                                 {"Erf", erf_grad},
+                                {"Clip", clip_grad},
                                 {"Softmax", softmax_grad<false>},
                                 {"LogSoftmax", softmax_grad<true>},
                                 {"Conv", conv_grad},
