@@ -100,6 +100,11 @@ const std::vector<GradCase>& cases() {
       {"MatMul", "2d", 17, [](CaseGraph& c) { return c.node("MatMul", {c.param("a", {3, 4}), c.param("b", {4, 2})})[0]; }},
       {"MatMul", "batched_times_matrix", 17,
        [](CaseGraph& c) { return c.node("MatMul", {c.param("a", {2, 3, 4}), c.param("b", {4, 5})})[0]; }},
+      {"MatMul", "vector_times_batched", 17,
+       [](CaseGraph& c) { return c.node("MatMul", {c.param("a", {4}), c.param("b", {2, 4, 3})})[0]; }},
+      {"MatMul", "matrix_times_vector", 17,
+       [](CaseGraph& c) { return c.node("MatMul", {c.param("a", {3, 4}), c.param("b", {4})})[0]; }},
+      {"MatMul", "dot", 17, [](CaseGraph& c) { return c.node("MatMul", {c.param("a", {5}), c.param("b", {5})})[0]; }},
       {"MatMul", "batched_broadcast", 17,
        [](CaseGraph& c) { return c.node("MatMul", {c.param("a", {2, 1, 3, 4}), c.param("b", {3, 4, 5})})[0]; }},
       {"ReduceSum", "axes_input", 17, [](CaseGraph& c) {

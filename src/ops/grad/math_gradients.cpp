@@ -144,13 +144,52 @@ Result<int> transpose_last2(GradientBuilder& gb, int v) {
   return gb.emit1("Transpose", {v}, std::move(a));
 }
 
+// `v` summed to `target` (the dims broadcasting added or stretched), `v` itself when equal.
+Result<int> sum_to(GradientBuilder& gb, int v, const Shape& target) {
+  if (gb.shape_of(v) == target) return v;
+  Attributes attrs;
+  attrs.set("shape", ints_attr(target));
+  return gb.emit1("SumToShape", {v}, std::move(attrs), "openge");
+}
+
+// MatMul with a 1-D operand: ONNX makes a vector A a row [1, K] and a vector B a column [K, 1]
+// and drops that dim from Y. The gradients are those of the matrix product, reshaped back.
+Status matmul_vector_grad(GradientBuilder& gb) {
+  const int dy = gb.grad_of_output(0);
+  const int a = gb.input(0), b = gb.input(1);
+  const Shape as = gb.shape_of(a), bs = gb.shape_of(b);
+  Shape as2 = as, bs2 = bs, ys2 = gb.shape_of(gb.output(0));
+  if (as.size() == 1) as2 = {1, as[0]};
+  if (bs.size() == 1) bs2 = {bs[0], 1};
+  if (as.size() == 1) ys2.insert(ys2.end() - (bs.size() == 1 ? 0 : 1), 1);
+  if (bs.size() == 1) ys2.push_back(1);
+  TRY_EMIT(a2, gb.emit1("Reshape", {a, gb.int64s(as2)}));
+  TRY_EMIT(b2, gb.emit1("Reshape", {b, gb.int64s(bs2)}));
+  TRY_EMIT(dy2, gb.emit1("Reshape", {dy, gb.int64s(ys2)}));
+  if (gb.wants_grad_of_input(0)) {
+    TRY_EMIT(bt, transpose_last2(gb, b2));
+    TRY_EMIT(p, gb.emit1("MatMul", {dy2, bt}));
+    TRY_EMIT(s, sum_to(gb, p, as2));
+    TRY_EMIT(g, gb.emit1("Reshape", {s, gb.int64s(as)}));
+    gb.set_grad_of_input(0, g);
+  }
+  if (gb.wants_grad_of_input(1)) {
+    TRY_EMIT(at, transpose_last2(gb, a2));
+    TRY_EMIT(p, gb.emit1("MatMul", {at, dy2}));
+    TRY_EMIT(s, sum_to(gb, p, bs2));
+    TRY_EMIT(g, gb.emit1("Reshape", {s, gb.int64s(bs)}));
+    gb.set_grad_of_input(1, g);
+  }
+  return Status::Ok();
+}
+
 // Y = A · B over batches: dA = dY · Bᵀ, dB = Aᵀ · dY, each summed back over the batch dims it
 // was broadcast along. Two 2-D operands use Gemm's transpose flags instead of Transpose nodes.
 Status matmul_grad(GradientBuilder& gb) {
   const int dy = gb.grad_of_output(0);
   const int a = gb.input(0), b = gb.input(1);
   const size_t ra = gb.shape_of(a).size(), rb = gb.shape_of(b).size();
-  if (ra < 2 || rb < 2) return gb.error("no gradient for a 1-D operand yet (reshape it to a matrix)");
+  if (ra < 2 || rb < 2) return matmul_vector_grad(gb);
   if (ra == 2 && rb == 2) {
     if (gb.wants_grad_of_input(0)) {
       TRY_EMIT(g, gb.emit1("Gemm", {dy, b}, gemm_attrs(false, true, 1.0f)));
