@@ -8,12 +8,15 @@
 
 namespace openge {
 
-Result<int> sum_to_input(GradientBuilder& gb, int grad, size_t input) {
-  const Shape& target = gb.shape_of(gb.input(input));
-  if (gb.shape_of(grad) == target) return grad;
+Result<int> sum_to_shape(GradientBuilder& gb, int v, const Shape& target) {
+  if (gb.shape_of(v) == target) return v;
   Attributes attrs;
   attrs.set("shape", ints_attr(target));
-  return gb.emit1("SumToShape", {grad}, std::move(attrs), kGradDomain);
+  return gb.emit1("SumToShape", {v}, std::move(attrs), kGradDomain);
+}
+
+Result<int> sum_to_input(GradientBuilder& gb, int grad, size_t input) {
+  return sum_to_shape(gb, grad, gb.shape_of(gb.input(input)));
 }
 
 void register_gradient_rules(std::vector<OpSchema>& table) {

@@ -23,8 +23,10 @@ void add_math_gradient_rules(std::vector<GradientRule>& rules);   // Add … Mat
 void add_nn_gradient_rules(std::vector<GradientRule>& rules);     // activations, Conv, pools, norms, losses
 void add_shape_gradient_rules(std::vector<GradientRule>& rules);  // Reshape … Concat Split Gather Cast
 
-// `grad` (the gradient of an output that broadcasting produced from forward input `input`)
-// summed back to that input's shape; `grad` itself when the shapes already agree.
+// `v` summed to `target` over the dims broadcasting added or stretched (SumToShape); `v` itself
+// when the shapes already agree.
+Result<int> sum_to_shape(GradientBuilder& gb, int v, const Shape& target);
+// The same to forward input `input`'s shape.
 Result<int> sum_to_input(GradientBuilder& gb, int grad, size_t input);
 
 }  // namespace openge

@@ -144,14 +144,6 @@ Result<int> transpose_last2(GradientBuilder& gb, int v) {
   return gb.emit1("Transpose", {v}, std::move(a));
 }
 
-// `v` summed to `target` (the dims broadcasting added or stretched), `v` itself when equal.
-Result<int> sum_to(GradientBuilder& gb, int v, const Shape& target) {
-  if (gb.shape_of(v) == target) return v;
-  Attributes attrs;
-  attrs.set("shape", ints_attr(target));
-  return gb.emit1("SumToShape", {v}, std::move(attrs), "openge");
-}
-
 // MatMul with a 1-D operand: ONNX makes a vector A a row [1, K] and a vector B a column [K, 1]
 // and drops that dim from Y. The gradients are those of the matrix product, reshaped back.
 Status matmul_vector_grad(GradientBuilder& gb) {
@@ -169,14 +161,14 @@ Status matmul_vector_grad(GradientBuilder& gb) {
   if (gb.wants_grad_of_input(0)) {
     TRY_EMIT(bt, transpose_last2(gb, b2));
     TRY_EMIT(p, gb.emit1("MatMul", {dy2, bt}));
-    TRY_EMIT(s, sum_to(gb, p, as2));
+    TRY_EMIT(s, sum_to_shape(gb, p, as2));
     TRY_EMIT(g, gb.emit1("Reshape", {s, gb.int64s(as)}));
     gb.set_grad_of_input(0, g);
   }
   if (gb.wants_grad_of_input(1)) {
     TRY_EMIT(at, transpose_last2(gb, a2));
     TRY_EMIT(p, gb.emit1("MatMul", {at, dy2}));
-    TRY_EMIT(s, sum_to(gb, p, bs2));
+    TRY_EMIT(s, sum_to_shape(gb, p, bs2));
     TRY_EMIT(g, gb.emit1("Reshape", {s, gb.int64s(bs)}));
     gb.set_grad_of_input(1, g);
   }
