@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "ir/attribute_values.h"
 #include "ops/opset_forms.h"
 
 namespace openge {
@@ -15,13 +16,6 @@ Attributes without(const Attributes& attrs, std::initializer_list<std::string_vi
     if (!drop) kept.set(name, a);
   }
   return kept;
-}
-
-Attribute int_attribute(int64_t v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInt;
-  a.i = v;
-  return a;
 }
 
 class OldFormRewriter {
@@ -52,7 +46,7 @@ class OldFormRewriter {
         node.attrs = without(node.attrs, {form.attribute});
         return Status::Ok();
       case OldFormKind::kDefaultAttribute:
-        if (!node.attrs.has(attr)) node.attrs.set(attr, int_attribute(form.value));
+        if (!node.attrs.has(attr)) node.attrs.set(attr, int_attr(form.value));
         return Status::Ok();
       case OldFormKind::kDefaultFloatAttribute:
         if (!node.attrs.has(attr)) {
@@ -78,7 +72,7 @@ class OldFormRewriter {
       case OldFormKind::kTestModeAsTraining: {
         const bool training = node.attrs.get_int(attr, 0) == 0;
         node.attrs = without(node.attrs, {form.attribute});
-        node.attrs.set("training_mode", int_attribute(training ? 1 : 0));
+        node.attrs.set("training_mode", int_attr(training ? 1 : 0));
         return Status::Ok();
       }
       case OldFormKind::kSlopeOfOneValue: return slope_of_one_value(i);
@@ -97,7 +91,7 @@ class OldFormRewriter {
     onnx::TensorProto_DataType type{};
     if (!onnx::TensorProto_DataType_Parse(a->s, &type) || type == onnx::TensorProto::UNDEFINED)
       return fail(i, "'" + attr + "' names the type '" + a->s + "', which is not an ONNX tensor type (FLOAT, INT64, …)");
-    node.attrs.set(attr, int_attribute(static_cast<int64_t>(type)));
+    node.attrs.set(attr, int_attr(static_cast<int64_t>(type)));
     return Status::Ok();
   }
 

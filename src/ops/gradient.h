@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/attribute_values.h"  // int_attr … for the rules
 #include "ir/graph.h"
 #include "openge/status.h"
 
@@ -61,11 +62,5 @@ class GradientBuilder {
 
 // Emits the gradient nodes of builder.node(); an error for a form the rule cannot differentiate.
 using GradientFn = Status (*)(GradientBuilder&);
-
-// Attribute constructors for rules and passes.
-Attribute int_attr(int64_t v);
-Attribute float_attr(float v);
-Attribute ints_attr(std::vector<int64_t> v);
-Attribute string_attr(std::string v);
 
 }  // namespace openge

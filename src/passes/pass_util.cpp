@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ir/attribute_values.h"
+
 namespace openge::passes {
 
 const Node* producer(const Graph& g, int v) {
@@ -99,19 +101,9 @@ void erase_nodes(Graph& g, const std::vector<bool>& dead) {
     if (v.producer >= 0) v.producer = remap[static_cast<size_t>(v.producer)];
 }
 
-void set_int_attr(Node& n, const std::string& name, int64_t v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInt;
-  a.i = v;
-  n.attrs.set(name, a);
-}
+void set_int_attr(Node& n, const std::string& name, int64_t v) { n.attrs.set(name, int_attr(v)); }
 
-void set_float_attr(Node& n, const std::string& name, float v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kFloat;
-  a.f = v;
-  n.attrs.set(name, a);
-}
+void set_float_attr(Node& n, const std::string& name, float v) { n.attrs.set(name, float_attr(v)); }
 
 Result<PassResult> fuse_anchored_patterns(Graph& g, const char* anchor, const PatternFinder& find) {
   PassResult result;
