@@ -23,10 +23,33 @@ Status infer_pool_grad(InferContext& ctx) {
   return Status::Ok();
 }
 
+// One output position's gradient `grad` given back to the input: to the window's first maximum
+// (MaxPool) or spread over its taps divided by `count` (AveragePool). `for_each_tap(fn)` calls
+// fn(offset) for every valid tap of the window, in the forward kernel's order.
+template <bool kMax, class T, class Acc, class Taps>
+void give_window(const T* xp, Acc* dxp, Acc grad, int64_t count, Taps&& for_each_tap) {
+  using V = float_or_self_t<T>;
+  if constexpr (kMax) {
+    V best = std::numeric_limits<V>::lowest();
+    int64_t best_off = -1;
+    for_each_tap([&](int64_t off) {
+      const V v = static_cast<V>(xp[off]);
+      if (best_off < 0 || v > best) {  // the first maximum, as the forward chose it
+        best = v;
+        best_off = off;
+      }
+    });
+    if (best_off >= 0) dxp[best_off] += grad;
+  } else {
+    if (count <= 0) return;
+    const Acc share = grad / static_cast<Acc>(count);
+    for_each_tap([&](int64_t off) { dxp[off] += share; });
+  }
+}
+
 template <class T, bool kMax>
 void pool_grad_typed(KernelContext& ctx, const WindowGeometry& g) {
   using Acc = nn_acc_t<T>;
-  using V = float_or_self_t<T>;
   const Tensor& xt = ctx.input(1);
   const T* x = xt.data<T>();
   const AccView<Acc> dy(ctx.input(0));
@@ -37,74 +60,35 @@ void pool_grad_typed(KernelContext& ctx, const WindowGeometry& g) {
   const int64_t planes = xt.dim(0) * xt.dim(1);
   const int64_t in_plane = shape_numel(g.input), out_plane = g.output_size();
   const WindowTaps taps = window_taps(g);
-  if (g.rank() == 2) {  // the common case, as plain loops over the same taps the walker visits
-    const int64_t oh_n = g.output[0], ow_n = g.output[1], iw = g.input[1];
-    const int64_t dh = g.dilations[0], dw = g.dilations[1];
-    parallel_for(planes, out_plane * std::max<int64_t>(1, g.kernel_size()), [&](int64_t begin, int64_t end) {
-      for (int64_t p = begin; p < end; ++p) {
-        const T* xp = x + p * in_plane;
-        Acc* dxp = dx + p * in_plane;
-        const Acc* dyp = dy.data() + p * out_plane;
-        for (int64_t oh = 0; oh < oh_n; ++oh) {
-          const int64_t h0 = taps.first[0][static_cast<size_t>(oh)], hn = taps.count[0][static_cast<size_t>(oh)];
-          for (int64_t ow = 0; ow < ow_n; ++ow) {
-            const int64_t w0 = taps.first[1][static_cast<size_t>(ow)], wn = taps.count[1][static_cast<size_t>(ow)];
-            const Acc grad = dyp[oh * ow_n + ow];
-            if constexpr (kMax) {
-              V best = std::numeric_limits<V>::lowest();
-              int64_t best_off = -1;
-              for (int64_t a = 0; a < hn; ++a)
-                for (int64_t b = 0; b < wn; ++b) {
-                  const int64_t off = (h0 + a * dh) * iw + w0 + b * dw;
-                  const V v = static_cast<V>(xp[off]);
-                  if (best_off < 0 || v > best) {
-                    best = v;
-                    best_off = off;
-                  }
-                }
-              if (best_off >= 0) dxp[best_off] += grad;
-            } else {
-              const int64_t n = include_pad ? taps.padded_count[0][static_cast<size_t>(oh)] * taps.padded_count[1][static_cast<size_t>(ow)]
-                                            : hn * wn;
-              if (n <= 0) continue;
-              const Acc share = grad / static_cast<Acc>(n);
-              for (int64_t a = 0; a < hn; ++a)
-                for (int64_t b = 0; b < wn; ++b) dxp[(h0 + a * dh) * iw + w0 + b * dw] += share;
-            }
-          }
-        }
-      }
-    });
-    out.finish();
-    return;
-  }
   const PlaneWalker walk(g, taps);
+  const bool two_d = g.rank() == 2;  // the common case: plain loops over the taps the walker visits
   parallel_for(planes, out_plane * std::max<int64_t>(1, g.kernel_size()), [&](int64_t begin, int64_t end) {
     std::vector<int64_t> o(g.rank());
     for (int64_t p = begin; p < end; ++p) {
       const T* xp = x + p * in_plane;
       Acc* dxp = dx + p * in_plane;
-      std::fill(o.begin(), o.end(), 0);
-      for (int64_t i = 0; i < out_plane; ++i) {
-        const Acc grad = dy[p * out_plane + i];
-        if constexpr (kMax) {
-          V best = std::numeric_limits<V>::lowest();
-          int64_t best_off = -1;
-          walk.for_each_tap(o, [&](int64_t off) {
-            const V v = static_cast<V>(xp[off]);
-            if (best_off < 0 || v > best) {
-              best = v;
-              best_off = off;
-            }
-          });
-          if (best_off >= 0) dxp[best_off] += grad;
-        } else {
-          const int64_t n = include_pad ? walk.padded_taps(o) : walk.valid_taps(o);
-          if (n > 0) {
-            const Acc share = grad / static_cast<Acc>(n);
-            walk.for_each_tap(o, [&](int64_t off) { dxp[off] += share; });
+      const Acc* dyp = dy.data() + p * out_plane;
+      if (two_d) {
+        const int64_t ow_n = g.output[1], iw = g.input[1], dh = g.dilations[0], dw = g.dilations[1];
+        for (int64_t oh = 0; oh < g.output[0]; ++oh) {
+          const size_t uh = static_cast<size_t>(oh);
+          const int64_t h0 = taps.first[0][uh], hn = taps.count[0][uh];
+          for (int64_t ow = 0; ow < ow_n; ++ow) {
+            const size_t uw = static_cast<size_t>(ow);
+            const int64_t w0 = taps.first[1][uw], wn = taps.count[1][uw];
+            const int64_t count = include_pad ? taps.padded_count[0][uh] * taps.padded_count[1][uw] : hn * wn;
+            give_window<kMax>(xp, dxp, dyp[oh * ow_n + ow], count, [&](auto&& fn) {
+              for (int64_t a = 0; a < hn; ++a)
+                for (int64_t b = 0; b < wn; ++b) fn((h0 + a * dh) * iw + w0 + b * dw);
+            });
           }
         }
+        continue;
+      }
+      std::fill(o.begin(), o.end(), 0);
+      for (int64_t i = 0; i < out_plane; ++i) {
+        const int64_t count = include_pad ? walk.padded_taps(o) : walk.valid_taps(o);
+        give_window<kMax>(xp, dxp, dyp[i], count, [&](auto&& fn) { walk.for_each_tap(o, fn); });
         odometer_next(o, g.output);
       }
     }
