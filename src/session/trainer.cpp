@@ -210,8 +210,12 @@ Result<float> Trainer::step(const std::vector<Tensor>& feed) {
     auto step = im.compiled_step(feed);
     if (!step.ok()) return step.status();
     Impl::CompiledStep& s = **step;
+    if (!s.loss_scale.defined() || s.loss_scale_value != im.scaler.scale) {
+      s.loss_scale = autodiff::loss_scale_tensor(s.executable->graph(), im.scaler.scale);
+      s.loss_scale_value = im.scaler.scale;
+    }
     std::vector<Tensor> inputs = im.graph_inputs(feed);
-    inputs.push_back(autodiff::loss_scale_tensor(s.executable->graph(), im.scaler.scale));
+    inputs.push_back(s.loss_scale);
     // The update runs inside the step's profiling iteration: its Iteration Refresh.
     auto update = [&]() -> Status {
       const size_t n = im.params.size();

@@ -33,6 +33,8 @@ struct Trainer::Impl {
   struct CompiledStep {
     std::unique_ptr<Executable> executable;
     std::vector<Tensor> outputs;  // reused by every step of this shape (run_into)
+    Tensor loss_scale;            // the last input, refilled only when the scale changes
+    float loss_scale_value = 0;
   };
 
   std::string source;
