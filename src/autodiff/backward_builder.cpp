@@ -77,18 +77,7 @@ Result<std::vector<int>> BackwardBuilder::emit(const std::string& name, std::str
     node.outputs.push_back(v);
   }
   // Types at once: the rules of the nodes before this one may read them.
-  std::vector<ValueInfo> infos;
-  std::vector<const ValueInfo*> ptrs;
-  input_infos(g_, node, infos, ptrs);
-  InferContext ctx(node, g_.opset, ptrs, node.outputs.size());
-  OPENGE_RETURN_IF_ERROR(run_infer(*schema, ctx));
-  for (size_t o = 0; o < node.outputs.size(); ++o) {
-    if (node.outputs[o] < 0) continue;
-    Value& v = g_.values[static_cast<size_t>(node.outputs[o])];
-    v.kind = ctx.output(o).kind;
-    v.dtype = ctx.output(o).dtype;
-    if (ctx.output(o).shape_known) v.shape = ctx.output(o).shape;
-  }
+  OPENGE_RETURN_IF_ERROR(infer_node_types(g_, node));
   std::vector<int> outputs = node.outputs;
   g_.nodes.push_back(std::move(node));
   contributions_.resize(g_.values.size());

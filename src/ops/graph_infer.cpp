@@ -39,38 +39,52 @@ Status sort_topologically(Graph& g) {
   return Status::Ok();
 }
 
+Status infer_node_types(Graph& g, const Node& node, std::vector<Tensor>* folded) {
+  const OpSchema* schema = find_op_schema(node.op_type);
+  if (!schema) return unsupported("node " + node.op_type + " '" + node.name + "': op is not supported");
+  std::vector<ValueInfo> infos;
+  std::vector<const ValueInfo*> ptrs;
+  input_infos(g, node, infos, ptrs);
+  InferContext ctx(node, g.opset, ptrs, node.outputs.size());
+  OPENGE_RETURN_IF_ERROR(run_infer(*schema, ctx));
+  for (size_t o = 0; o < node.outputs.size(); ++o) {
+    if (node.outputs[o] < 0) continue;
+    Value& v = g.values[static_cast<size_t>(node.outputs[o])];
+    const ValueInfo& info = ctx.output(o);
+    v.kind = info.kind;
+    v.dtype = info.dtype;
+    v.shape = info.shape_known ? std::optional<Shape>(info.shape) : std::nullopt;
+  }
+  if (folded) *folded = ctx.folded();
+  return Status::Ok();
+}
+
 Status infer_and_fold_nodes(Graph& g, size_t max_fold_bytes) {
-  for (size_t n = 0; n < g.nodes.size(); ++n) {
-    const Node& node = g.nodes[n];
-    const OpSchema* schema = find_op_schema(node.op_type);
-    if (!schema) return unsupported("node " + g.node_label(static_cast<int>(n)) + ": op is not supported");
-    std::vector<ValueInfo> infos;
-    std::vector<const ValueInfo*> ptrs;
-    input_infos(g, node, infos, ptrs);
+  std::vector<Tensor> known;
+  for (const Node& node : g.nodes) {
+    OPENGE_RETURN_IF_ERROR(infer_node_types(g, node, &known));
+    std::vector<const Tensor*> inputs;
     bool all_constant = true;
-    for (size_t i = 0; i < node.inputs.size(); ++i)
-      if (node.inputs[i] >= 0) all_constant = all_constant && infos[i].value;
-    InferContext ctx(node, g.opset, ptrs, node.outputs.size());
-    OPENGE_RETURN_IF_ERROR(run_infer(*schema, ctx));
+    for (int in : node.inputs) {
+      const Tensor* value = in >= 0 && g.values[static_cast<size_t>(in)].constant ? &*g.values[static_cast<size_t>(in)].constant
+                                                                                  : nullptr;
+      if (in >= 0) all_constant = all_constant && value;
+      inputs.push_back(value);
+    }
     size_t out_bytes = 0;
     bool holds_no_constant = false;
     for (size_t o = 0; o < node.outputs.size(); ++o) {
       if (node.outputs[o] < 0) continue;
       Value& v = g.values[static_cast<size_t>(node.outputs[o])];
-      const ValueInfo& info = ctx.output(o);
-      v.kind = info.kind;
-      v.dtype = info.dtype;
-      v.shape = info.shape_known ? std::optional<Shape>(info.shape) : std::nullopt;
       // Constants are tensors of numbers (graph dumps write them as initializers).
-      if (info.kind != ValueKind::kTensor || info.dtype == DType::kString) holds_no_constant = true;
-      if (o < ctx.folded().size() && ctx.folded()[o].defined()) v.constant = ctx.folded()[o];
-      if (info.shape_known) out_bytes += static_cast<size_t>(shape_numel(info.shape)) * dtype_size(info.dtype);
+      if (v.kind != ValueKind::kTensor || v.dtype == DType::kString) holds_no_constant = true;
+      if (o < known.size() && known[o].defined()) v.constant = known[o];
+      if (v.shape) out_bytes += static_cast<size_t>(shape_numel(*v.shape)) * dtype_size(v.dtype);
     }
+    const OpSchema* schema = find_op_schema(node.op_type);
     const bool foldable = !schema->fold_only_when_seeded || node.attrs.find("seed");
     // A control-flow node is never folded here: its subgraphs run only through the executor.
     if (all_constant && foldable && !holds_no_constant && out_bytes <= max_fold_bytes && !has_subgraph(node)) {
-      std::vector<const Tensor*> inputs;
-      for (const ValueInfo* p : ptrs) inputs.push_back(p ? p->value : nullptr);
       auto folded = evaluate_node(node, g.opset, inputs);
       if (!folded.ok()) return folded.status();
       for (size_t o = 0; o < node.outputs.size(); ++o)

@@ -20,6 +20,11 @@ void input_infos(const Graph& g, const Node& node, std::vector<ValueInfo>& infos
 // on a cycle.
 Status sort_topologically(Graph& g);
 
+// Runs `node`'s inference against the types `g` holds for its inputs and writes each output
+// value's kind, dtype and shape (unknown: none); `folded`, when given, receives the output values
+// inference itself knows (Shape of a static input …). An error names the node.
+Status infer_node_types(Graph& g, const Node& node, std::vector<Tensor>* folded = nullptr);
+
 // For nodes already in topological order: sets each output value's kind, dtype, shape and, for
 // a foldable node, its constant. Results larger than `max_fold_bytes` are not folded; neither
 // are nodes with subgraphs nor unseeded random ones. An error names the node.
