@@ -5,30 +5,11 @@
 
 #include <cmath>
 
+#include "frontend/model_proto_builder.h"
 #include "openge/session.h"
 
 namespace openge {
 namespace {
-
-void add_input(onnx::GraphProto* g, const char* name) {
-  auto* v = g->add_input();
-  v->set_name(name);
-  auto* tt = v->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto::FLOAT);
-  tt->mutable_shape()->add_dim()->set_dim_value(2);
-  tt->mutable_shape()->add_dim()->set_dim_value(3);
-}
-
-onnx::NodeProto* add_node(onnx::GraphProto* g, const char* op, std::vector<std::string> in, std::vector<std::string> out,
-                          const char* domain = "") {
-  auto* n = g->add_node();
-  n->set_op_type(op);
-  n->set_domain(domain);
-  n->set_name(out[0]);
-  for (auto& i : in) n->add_input(i);
-  for (auto& o : out) n->add_output(o);
-  return n;
-}
 
 // y = sum(tanh(x * w)), and Gradient(xs = [x, w], y = y) -> dx, dw.
 std::string gradient_model() {
@@ -40,16 +21,16 @@ std::string gradient_model() {
   training->set_version(1);
   auto* g = m.mutable_graph();
   g->set_name("gradient");
-  add_input(g, "x");
-  add_input(g, "w");
-  add_node(g, "Mul", {"x", "w"}, {"p"});
-  add_node(g, "Tanh", {"p"}, {"t"});
-  auto* sum = add_node(g, "ReduceSum", {"t"}, {"y"});
+  test::add_float_input(g, "x", {2, 3});
+  test::add_float_input(g, "w", {2, 3});
+  test::add_node(g, "Mul", {"x", "w"}, {"p"});
+  test::add_node(g, "Tanh", {"p"}, {"t"});
+  auto* sum = test::add_node(g, "ReduceSum", {"t"}, {"y"});
   auto* keep = sum->add_attribute();
   keep->set_name("keepdims");
   keep->set_type(onnx::AttributeProto::INT);
   keep->set_i(0);
-  auto* grad = add_node(g, "Gradient", {"x", "w"}, {"dx", "dw"}, "ai.onnx.preview.training");
+  auto* grad = test::add_node(g, "Gradient", {"x", "w"}, {"dx", "dw"}, "ai.onnx.preview.training");
   auto* xs = grad->add_attribute();
   xs->set_name("xs");
   xs->set_type(onnx::AttributeProto::STRINGS);

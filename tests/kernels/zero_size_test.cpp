@@ -3,22 +3,11 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include "frontend/model_proto_builder.h"
 #include "openge/session.h"
 
 namespace openge {
 namespace {
-
-void add_weight(onnx::GraphProto* g, const std::string& name, std::vector<int64_t> dims) {
-  auto* t = g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
-  int64_t n = 1;
-  for (int64_t d : dims) {
-    t->add_dims(d);
-    n *= d;
-  }
-  for (int64_t i = 0; i < n; ++i) t->add_float_data(0.5f);
-}
 
 // x [N, 4] -> MatMul, Gemm; image [N, 2, 5, 5] -> Conv 3x3, MaxPool.
 std::string model() {
@@ -27,30 +16,15 @@ std::string model() {
   m.add_opset_import()->set_version(17);
   auto* g = m.mutable_graph();
   g->set_name("zero_batch");
-  auto input = [&](const char* name, std::vector<int64_t> dims) {
-    auto* v = g->add_input();
-    v->set_name(name);
-    auto* tt = v->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(onnx::TensorProto::FLOAT);
-    tt->mutable_shape()->add_dim()->set_dim_param("N");
-    for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-  };
-  input("x", {4});
-  input("image", {2, 5, 5});
-  add_weight(g, "w", {4, 3});
-  add_weight(g, "k", {3, 2, 3, 3});
-  auto node = [&](const char* op, std::vector<std::string> in, const char* out) {
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(out);
-    for (auto& i : in) n->add_input(i);
-    n->add_output(out);
-    return n;
-  };
-  node("MatMul", {"x", "w"}, "mm");
-  node("Gemm", {"x", "w"}, "gemm");
-  node("Conv", {"image", "k"}, "conv");
-  auto* pool = node("MaxPool", {"image"}, "pool");
+  test::add_float_input(g, "x", {-1, 4});
+  test::add_float_input(g, "image", {-1, 2, 5, 5});
+  auto half = [](int64_t) { return 0.5f; };
+  test::add_float_initializer(g, "w", {4, 3}, half);
+  test::add_float_initializer(g, "k", {3, 2, 3, 3}, half);
+  test::add_node(g, "MatMul", {"x", "w"}, {"mm"});
+  test::add_node(g, "Gemm", {"x", "w"}, {"gemm"});
+  test::add_node(g, "Conv", {"image", "k"}, {"conv"});
+  auto* pool = test::add_node(g, "MaxPool", {"image"}, {"pool"});
   auto* ks = pool->add_attribute();
   ks->set_name("kernel_shape");
   ks->set_type(onnx::AttributeProto::INTS);

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "frontend/model_proto_builder.h"
 #include "openge/session.h"
 #include "openge/trainer.h"
 #include "options/option_builder.h"
@@ -20,19 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void add_initializer(onnx::GraphProto* g, const std::string& name, std::vector<int64_t> dims, std::mt19937& rng) {
-  auto* t = g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
-  int64_t n = 1;
-  for (int64_t d : dims) {
-    t->add_dims(d);
-    n *= d;
-  }
-  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
-  for (int64_t i = 0; i < n; ++i) t->add_float_data(u(rng));
-}
-
 // x [N, 4] -> Gemm 4x16 -> Relu -> Gemm 16x3 -> logits [N, 3]
 std::string write_mlp(const fs::path& dir) {
   onnx::ModelProto m;
@@ -40,27 +28,17 @@ std::string write_mlp(const fs::path& dir) {
   m.add_opset_import()->set_version(17);
   auto* g = m.mutable_graph();
   g->set_name("mlp");
-  auto* x = g->add_input();
-  x->set_name("x");
-  auto* tt = x->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto::FLOAT);
-  tt->mutable_shape()->add_dim()->set_dim_param("N");
-  tt->mutable_shape()->add_dim()->set_dim_value(4);
+  test::add_float_input(g, "x", {-1, 4});
   std::mt19937 rng(1);
-  add_initializer(g, "w1", {4, 16}, rng);
-  add_initializer(g, "b1", {16}, rng);
-  add_initializer(g, "w2", {16, 3}, rng);
-  add_initializer(g, "b2", {3}, rng);
-  auto node = [&](const char* op, std::vector<std::string> in, const char* out) {
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(out);
-    for (auto& i : in) n->add_input(i);
-    n->add_output(out);
-  };
-  node("Gemm", {"x", "w1", "b1"}, "h");
-  node("Relu", {"h"}, "r");
-  node("Gemm", {"r", "w2", "b2"}, "logits");
+  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
+  auto random = [&](int64_t) { return u(rng); };
+  test::add_float_initializer(g, "w1", {4, 16}, random);
+  test::add_float_initializer(g, "b1", {16}, random);
+  test::add_float_initializer(g, "w2", {16, 3}, random);
+  test::add_float_initializer(g, "b2", {3}, random);
+  test::add_node(g, "Gemm", {"x", "w1", "b1"}, {"h"});
+  test::add_node(g, "Relu", {"h"}, {"r"});
+  test::add_node(g, "Gemm", {"r", "w2", "b2"}, {"logits"});
   g->add_output()->set_name("logits");
   fs::create_directories(dir);
   const std::string path = (dir / "mlp.onnx").string();
