@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev
   libspdlog-dev                           # the engine's logger (src/logging/)
   libssl-dev                              # SHA-256 of the operator compile cache (src/compiler/)
+  openmpi-bin libopenmpi-dev              # data-parallel training: mpirun and the collectives (src/distributed/)
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy     # conformance data and model generators
   python3-sklearn                        # the handwritten digits the training tests learn (load_digits)

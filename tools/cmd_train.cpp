@@ -11,6 +11,8 @@
 #include "cli_args.h"
 #include "cli_errors.h"
 #include "commands.h"
+#include "distributed/gradient_buckets.h"
+#include "distributed/world.h"
 #include "openge/trainer.h"
 #include "session_flags.h"
 #include "training/dataset.h"
@@ -33,20 +35,28 @@ std::vector<FlagSpec> train_flags() {
       {"momentum", "X", "momentum of momentum / nesterov (default 0.9)"},
       {"weight-decay", "X", "weight decay (default 0)"},
       {"loss-scale", "S", "auto (default: dynamic under a float16 precision mode), dynamic, none, or a fixed number"},
-      {"batch", "N", "samples per step (default 32)"},
+      {"batch", "N", "samples per step (default 32); under mpirun the global batch, shared among the ranks"},
       {"epochs", "N", "passes over the data (default 1)"},
       {"seed", "N", "seed of the data order (default 0)"},
       {"no-shuffle", "", "keep the data in file order"},
       {"save", "OUT.onnx", "write the trained model here"},
       {"checkpoint-dir", "D", "write a checkpoint (weights, optimizer state, step) to D after every epoch"},
       {"resume", "D", "continue from the checkpoint in D: the same steps the uninterrupted run would take"},
+      {"split-by-index", "I,J,...", "under mpirun: gradient all-reduce buckets ending at these gradient indices "
+                                    "(set_split_strategy_by_idx)"},
+      {"split-by-size", "P,Q,...", "under mpirun: gradient all-reduce buckets of these percentages of the gradient "
+                                   "bytes (set_split_strategy_by_size; default 96.54,3.46)"},
       {"curve", "PREFIX", "write the loss curve to PREFIX.csv and PREFIX.html (default: OUT.loss beside --save)"},
   };
   for (auto& f : session_flag_specs()) flags.push_back(f);
   return flags;
 }
 
-int fail(const Status& s) { return report_error("train", s); }
+int fail(const Status& s) {
+  // Under mpirun the other ranks wait for this one: the job ends with it (MPI_Abort at exit).
+  if (distributed::started_by_mpi_launcher()) distributed::mark_job_failed();
+  return report_error("train", s);
+}
 
 Result<float> get_float(const Args& args, const std::string& name, float fallback) {
   if (!args.has(name)) return fallback;
@@ -139,6 +149,16 @@ int cmd_train(int argc, char** argv) {
   options.momentum = *momentum;
   options.weight_decay = *weight_decay;
   options.loss_scale = args->get("loss-scale", "auto");
+  if (args->has("split-by-index")) {
+    auto split = distributed::parse_split_indices(args->get("split-by-index"));
+    if (!split.ok()) return fail(split.status().with_context("--split-by-index"));
+    options.split_by_index = *split;
+  }
+  if (args->has("split-by-size")) {
+    auto split = distributed::parse_split_sizes(args->get("split-by-size"));
+    if (!split.ok()) return fail(split.status().with_context("--split-by-size"));
+    options.split_by_size = *split;
+  }
   auto trainer = Trainer::open(args->get("model"), options);
   if (!trainer.ok()) return fail(trainer.status());
   Trainer& t = **trainer;
@@ -164,10 +184,18 @@ int cmd_train(int argc, char** argv) {
   plan.seed = static_cast<uint64_t>(*seed);
   plan.shuffle = !args->has("no-shuffle");
   training::LossCurve record;
-  const bool terminal = isatty(STDERR_FILENO);
-  std::cout << "training " << args->get("model") << ": " << data->size() << " samples, " << t.trainable().size()
-            << " parameters, optimizer " << options.optimizer << ", lr " << options.learning_rate << ", batch " << *batch
-            << ", " << *epochs << " epochs\n";
+  // Under mpirun every rank trains on its shard of each global batch; rank 0 speaks and writes.
+  const int rank = t.rank(), ranks = t.world_size();
+  const bool speaks = rank == 0;
+  if (*batch < ranks)
+    return fail(invalid_argument("--batch " + std::to_string(*batch) + " is the global batch, shared among " +
+                                 std::to_string(ranks) + " ranks: give at least one sample per rank"));
+  const bool terminal = speaks && isatty(STDERR_FILENO);
+  if (speaks)
+    std::cout << "training " << args->get("model") << ": " << data->size() << " samples, " << t.trainable().size()
+              << " parameters, optimizer " << options.optimizer << ", lr " << options.learning_rate << ", batch "
+              << *batch << ", " << *epochs << " epochs"
+              << (ranks > 1 ? ", " + std::to_string(ranks) + " ranks (data-parallel)" : std::string()) << "\n";
   const int64_t per_epoch = static_cast<int64_t>(training::epoch_batches(data->size(), plan, 1).size());
   int64_t step = 0, first_epoch = 1, skip = 0;
   if (args->has("resume")) {
@@ -175,13 +203,19 @@ int cmd_train(int argc, char** argv) {
     step = t.steps();
     first_epoch = step / per_epoch + 1;
     skip = step % per_epoch;
-    std::cout << "resumed from " << args->get("resume") << " after step " << step << " (epoch " << first_epoch
-              << ", batch " << skip + 1 << ")\n";
+    if (speaks)
+      std::cout << "resumed from " << args->get("resume") << " after step " << step << " (epoch " << first_epoch
+                << ", batch " << skip + 1 << ")\n";
   }
   const auto run_start = std::chrono::steady_clock::now();
   for (int64_t epoch = first_epoch; epoch <= *epochs; ++epoch) {
     auto batches = training::epoch_batches(data->size(), plan, epoch);
     if (epoch == first_epoch) batches.erase(batches.begin(), batches.begin() + skip);
+    if (ranks > 1) {
+      // A last global batch smaller than the rank count would leave a rank without samples.
+      if (!batches.empty() && static_cast<int64_t>(batches.back().size()) < ranks) batches.pop_back();
+      for (auto& b : batches) b = training::shard_of_batch(b, rank, ranks);
+    }
     if (batches.empty()) continue;
     training::Prefetcher prefetch(*data, batches);
     double loss_sum = 0, epoch_seconds = 0;
@@ -196,9 +230,11 @@ int cmd_train(int argc, char** argv) {
       if (!loss.ok()) return fail(loss.status());
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       epoch_seconds += seconds;
-      epoch_samples += static_cast<int64_t>(batches[b].size());
+      // Samples of the global batch (every rank's shard): the rates are the job's.
+      const int64_t samples = static_cast<int64_t>(batches[b].size()) * ranks;
+      epoch_samples += samples;
       loss_sum += *loss;
-      record.add_step({epoch, ++step, *loss, static_cast<double>(batches[b].size()) / std::max(seconds, 1e-9)});
+      record.add_step({epoch, ++step, *loss, static_cast<double>(samples) / std::max(seconds, 1e-9)});
       if (terminal) {
         const double rate = static_cast<double>(epoch_samples) / std::max(epoch_seconds, 1e-9);
         const double left = static_cast<double>((*epochs - epoch) * data->size() + (data->size() - epoch_samples)) / rate;
@@ -208,30 +244,33 @@ int cmd_train(int argc, char** argv) {
     }
     if (terminal) std::fprintf(stderr, "\r%80s\r", "");
     training::EpochRecord er{epoch, loss_sum / static_cast<double>(batches.size()), -1};
-    std::printf("epoch %lld/%d: mean loss %.5f, %.0f samples/s", static_cast<long long>(epoch), *epochs, er.mean_loss,
+    if (speaks) std::printf("epoch %lld/%d: mean loss %.5f, %.0f samples/s", static_cast<long long>(epoch), *epochs, er.mean_loss,
                 static_cast<double>(epoch_samples) / std::max(epoch_seconds, 1e-9));
-    if (eval) {
+    if (eval && speaks) {
       auto acc = accuracy(t, *eval, *batch);
       if (!acc.ok()) return fail(acc.status().with_context("--eval-data"));
       er.accuracy = *acc;
       std::printf(", eval accuracy %.2f %%", 100 * *acc);
     }
-    std::printf("\n");
+    if (speaks) std::printf("\n");
     std::fflush(stdout);
     record.add_epoch(er);
     if (args->has("checkpoint-dir"))
       if (Status s = t.save_checkpoint(args->get("checkpoint-dir")); !s.ok()) return fail(s);
   }
-  std::printf("trained %lld steps in %.1f s", static_cast<long long>(step),
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count());
-  if (t.skipped_steps() > 0 || t.loss_scale() != 1.0f)
-    std::printf("; loss scale %g, %lld steps skipped for gradient overflow", t.loss_scale(),
-                static_cast<long long>(t.skipped_steps()));
-  std::printf("\n");
-  if (Status s = record.write_csv(curve + ".csv"); !s.ok()) return fail(s);
-  if (Status s = record.write_html(curve + ".html", fs::path(args->get("model")).stem().string()); !s.ok()) return fail(s);
-  std::cout << "loss curve: " << curve << ".csv, " << curve << ".html\n";
-  if (!save.empty()) {
+  if (speaks) {
+    std::printf("trained %lld steps in %.1f s", static_cast<long long>(step),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count());
+    if (t.skipped_steps() > 0 || t.loss_scale() != 1.0f)
+      std::printf("; loss scale %g, %lld steps skipped for gradient overflow", t.loss_scale(),
+                  static_cast<long long>(t.skipped_steps()));
+    std::printf("\n");
+    if (Status s = record.write_csv(curve + ".csv"); !s.ok()) return fail(s);
+    if (Status s = record.write_html(curve + ".html", fs::path(args->get("model")).stem().string()); !s.ok())
+      return fail(s);
+    std::cout << "loss curve: " << curve << ".csv, " << curve << ".html\n";
+  }
+  if (!save.empty() && speaks) {
     if (Status s = t.save(save); !s.ok()) return fail(s);
     std::cout << "trained model: " << save << "\n";
   }

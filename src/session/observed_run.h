@@ -14,10 +14,11 @@ namespace dump { class DataDumper; }
 // Runs `exe` into `outputs`; `profiler` and `dumper` may be null. `api_name` is the host API the
 // profile records the run as (runtime_api). `after_run`, when given, runs after a good run and
 // inside the iteration (a training step's optimizer update: the step trace's Iteration Refresh).
+// `also`, when given, observes the run too (a data-parallel step's gradient hand-over).
 // The run's error comes first; an artifact error after a good run is returned with the option it
 // concerns.
 Status run_observed(const Executable& exe, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
                     profiling::Profiler* profiler, dump::DataDumper* dumper, RunStats* stats, const char* api_name,
-                    const std::function<Status()>& after_run = nullptr);
+                    const std::function<Status()>& after_run = nullptr, RunObserver* also = nullptr);
 
 }  // namespace openge

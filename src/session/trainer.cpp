@@ -13,6 +13,7 @@
 
 #include "base/guard.h"
 #include "base/omp_threads.h"
+#include "distributed/world.h"
 #include "frontend/model_writer.h"
 #include "frontend/onnx_loader.h"
 #include "logging/log.h"
@@ -88,11 +89,13 @@ Trainer::Trainer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Trainer::~Trainer() = default;
 
 Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, const TrainerOptions& options) {
-  return guard_exceptions([&]() -> Result<std::unique_ptr<Trainer>> {
+  auto opened = guard_exceptions([&]() -> Result<std::unique_ptr<Trainer>> {
     if (options.session.config && options.session.config->graph_run_mode() != 1)
       return invalid_argument("graph_run_mode is " + std::to_string(options.session.config->graph_run_mode()) +
                               " (online inference), and a Trainer trains: set graph_run_mode=1 (its default) or "
                               "run the model with a Session");
+    auto world = distributed::join_world();
+    if (!world.ok()) return world.status();
     auto loss = parse_loss(options.loss);
     if (!loss.ok()) return loss.status();
     auto kind = training::parse_optimizer(options.optimizer);
@@ -105,6 +108,8 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
       if (profiling::profiling_enabled(*options.session.config)) {
         auto pc = profiling::profiler_config_from_options(*options.session.config);
         if (!pc.ok()) return pc.status();
+        // Each rank profiles as its device: the local rank, unless device_id says otherwise.
+        if (world->data_parallel() && !options.session.config->user_set("device_id")) pc->device_id = world->local_rank;
         auto created = profiling::Profiler::create(std::move(pc.value()));
         if (!created.ok()) return created.status();
         profiler = std::move(created.value());
@@ -112,6 +117,8 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
       auto dc = dump::dump_config_from_options(*options.session.config);
       if (!dc.ok()) return dc.status();
       dumping = std::move(dc.value());
+      if (dumping && world->data_parallel() && !options.session.config->user_set("device_id"))
+        dumping->device_id = world->local_rank;
     }
     auto graph = load_onnx(model_path);
     if (!graph.ok()) return graph.status();
@@ -176,17 +183,40 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
     for (const Tensor& t : impl->params)
       if (t.dtype() != DType::kFloat32)
         return unsupported(std::string("parameters are trained in float32; the model has ") + dtype_name(t.dtype()) + " ones");
+    impl->world = *world;
+    const DataParallelSettings dps =
+        data_parallel_settings(options.session.config.get(), options.split_by_index, options.split_by_size);
+    if (world->data_parallel()) {
+      auto dp = DataParallel::create(*world, dps, impl->params, impl->state);
+      if (!dp.ok()) return dp.status();
+      impl->data_parallel = std::move(dp.value());
+      OPENGE_RETURN_IF_ERROR(impl->data_parallel->broadcast_from_root(impl->params, impl->state));
+      if (dps.tailing && impl->scaler.dynamic)
+        OPENGE_LOG_WARNING("GE", "is_tailing_optimization waits for every bucket under dynamic loss scaling: a step "
+                                 "whose gradients overflow must be skipped on every parameter");
+    }
     OPENGE_LOG_INFO("GE", "trainer for " + model_path + ": " + std::to_string(impl->trainable.size()) + " parameters, " +
                               std::to_string(impl->state.size()) + " running statistics, optimizer " + options.optimizer +
-                              (impl->scaler.dynamic ? ", dynamic loss scaling" : ""));
+                              (impl->scaler.dynamic ? ", dynamic loss scaling" : "") +
+                              (world->data_parallel()
+                                   ? ", rank " + std::to_string(world->rank) + " of " + std::to_string(world->size) +
+                                         ", " + std::to_string(impl->data_parallel->bucket_count()) +
+                                         " gradient buckets, hcom_parallel " + (dps.overlap ? "on" : "off") +
+                                         ", is_tailing_optimization " + (dps.tailing ? "on" : "off")
+                                   : std::string()));
     return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));
   }, [&] { return "model " + model_path; });
+  // A rank that cannot train leaves the others waiting for it: the job ends with it.
+  if (!opened.ok() && distributed::started_by_mpi_launcher()) distributed::mark_job_failed();
+  return opened;
 }
 
 const std::vector<TensorInfo>& Trainer::feeds() const { return impl_->feeds; }
 const std::vector<TensorInfo>& Trainer::inputs() const { return impl_->inputs; }
 const std::vector<TensorInfo>& Trainer::outputs() const { return impl_->outputs; }
 const std::vector<std::string>& Trainer::trainable() const { return impl_->trainable; }
+int Trainer::rank() const { return impl_->world.rank; }
+int Trainer::world_size() const { return impl_->world.size; }
 int64_t Trainer::steps() const { return impl_->optimizer->steps(); }
 float Trainer::loss_scale() const { return impl_->scaler.scale; }
 std::string Trainer::profiling_dir() const { return impl_->profiler ? impl_->profiler->collection_dir() : ""; }
@@ -203,7 +233,7 @@ int64_t Trainer::skipped_steps() const { return impl_->scaler.skipped; }
 void Trainer::set_learning_rate(float lr) { impl_->optimizer->set_learning_rate(lr); }
 
 Result<float> Trainer::step(const std::vector<Tensor>& feed) {
-  return guard_exceptions([&]() -> Result<float> {
+  auto stepped = guard_exceptions([&]() -> Result<float> {
     Impl& im = *impl_;
     OPENGE_RETURN_IF_ERROR(im.check_feed(feed, im.feeds.size(), "a training step"));
     ScopedNumThreads threads(im.num_threads);
@@ -216,13 +246,48 @@ Result<float> Trainer::step(const std::vector<Tensor>& feed) {
     }
     std::vector<Tensor> inputs = im.graph_inputs(feed);
     inputs.push_back(s.loss_scale);
+    DataParallel* dp = im.data_parallel.get();
+    RunObserver* hand_over = nullptr;
+    if (dp) {
+      auto tap = dp->begin_step(*s.executable, feed.empty() || feed[0].rank() == 0 ? 1 : feed[0].dim(0));
+      if (!tap.ok()) return tap.status();
+      hand_over = *tap;
+    }
+    float loss = 0;
     // The update runs inside the step's profiling iteration: its Iteration Refresh.
     auto update = [&]() -> Status {
       const size_t n = im.params.size();
-      const std::vector<Tensor> grads(s.outputs.begin() + 1, s.outputs.begin() + 1 + static_cast<std::ptrdiff_t>(n));
       LossScaler& ls = im.scaler;
-      if (ls.dynamic && !all_finite(grads)) {
-        // Overflow: no update (weights, optimizer state and running statistics stay), a smaller scale.
+      bool overflow = false, begun = false;
+      int64_t update_start = -1;
+      // Parameters [first, last] from their (mean) gradients; the first call checks for overflow
+      // when the loss is scaled dynamically (it then covers every parameter) and counts the step.
+      auto apply = [&](size_t first, size_t last, const std::vector<Tensor>& grads) -> Status {
+        if (!begun) {
+          if (ls.dynamic && !all_finite(grads)) {
+            overflow = true;
+            return Status::Ok();
+          }
+          im.optimizer->begin_step(im.params);
+          begun = true;
+          if (im.profiler) update_start = profiling::steady_now_ns();
+        }
+        for (size_t i = first; i <= last && i < n; ++i)
+          OPENGE_RETURN_IF_ERROR(im.optimizer->update(i, im.params[i], grads[i], 1.0f / ls.scale));
+        return Status::Ok();
+      };
+      if (dp) {
+        OPENGE_RETURN_IF_ERROR(dp->finish_step(s.outputs, !ls.dynamic, [&](size_t first, size_t last) {
+          return apply(first, last, dp->reduced_gradients());
+        }));
+        loss = dp->mean_loss();
+      } else {
+        const std::vector<Tensor> grads(s.outputs.begin() + 1, s.outputs.begin() + 1 + static_cast<std::ptrdiff_t>(n));
+        if (n > 0) OPENGE_RETURN_IF_ERROR(apply(0, n - 1, grads));
+        loss = static_cast<float>(s.outputs[0].scalar_as_double());
+      }
+      if (overflow) {
+        // No update (weights, optimizer state and running statistics stay), a smaller scale.
         ++ls.skipped;
         ls.good_steps = 0;
         OPENGE_LOG_WARNING("GE", "training step " + std::to_string(im.optimizer->steps() + ls.skipped) +
@@ -231,13 +296,12 @@ Result<float> Trainer::step(const std::vector<Tensor>& feed) {
         ls.scale = std::max(ls.scale / 2, 1.0f);
         return Status::Ok();
       }
-      const int64_t update_start = im.profiler ? profiling::steady_now_ns() : 0;
-      OPENGE_RETURN_IF_ERROR(im.optimizer->step(im.params, grads, 1.0f / ls.scale));
       for (size_t i = 0; i < im.state.size(); ++i) {
         const Tensor& updated = s.outputs[1 + n + i];
         std::memcpy(im.state[i].raw(), updated.raw(), im.state[i].nbytes());
       }
-      if (im.profiler) im.profiler->record_api("OptimizerUpdate", update_start, profiling::steady_now_ns());
+      if (im.profiler && update_start >= 0)
+        im.profiler->record_api("OptimizerUpdate", update_start, profiling::steady_now_ns());
       if (ls.dynamic && ++ls.good_steps == LossScaler::kGrowthInterval) {
         OPENGE_LOG_INFO("GE", "training step " + std::to_string(im.optimizer->steps()) + ": " +
                                   std::to_string(LossScaler::kGrowthInterval) + " steps without overflow, loss scale " +
@@ -248,9 +312,12 @@ Result<float> Trainer::step(const std::vector<Tensor>& feed) {
       return Status::Ok();
     };
     OPENGE_RETURN_IF_ERROR(run_observed(*s.executable, inputs, s.outputs, im.profiler.get(), im.dumper.get(), nullptr,
-                                        "TrainingStep", update));
-    return static_cast<float>(s.outputs[0].scalar_as_double());
+                                        "TrainingStep", update, hand_over));
+    return loss;
   }, [&] { return "training step of " + impl_->source; });
+  // A rank whose step failed leaves the others waiting in a collective: the job ends with it.
+  if (!stepped.ok() && impl_->data_parallel) distributed::mark_job_failed();
+  return stepped;
 }
 
 Result<std::vector<Tensor>> Trainer::evaluate(const std::vector<Tensor>& inputs) {
@@ -283,6 +350,7 @@ Result<Tensor> Trainer::parameter(const std::string& name) const {
 }
 
 Status Trainer::save(const std::string& onnx_path) const {
+  if (impl_->world.rank != 0) return Status::Ok();  // every rank holds the same parameters
   std::map<std::string, Tensor> values;
   for (size_t i = 0; i < impl_->trainable.size(); ++i) values[impl_->trainable[i]] = impl_->params[i];
   for (size_t i = 0; i < impl_->state_names.size(); ++i) values[impl_->state_names[i]] = impl_->state[i];

@@ -12,6 +12,7 @@
 
 #include "io/atomic_file.h"
 #include "io/npy.h"
+#include "distributed/world.h"
 #include "session/trainer_impl.h"
 
 namespace openge {
@@ -54,6 +55,20 @@ Status read_tensors(const fs::path& dir, const json& list, std::vector<Tensor>& 
 }  // namespace
 
 Status Trainer::save_checkpoint(const std::string& dir) const {
+  const Impl& im = *impl_;
+  // Under mpirun: every rank has finished its step before rank 0 writes, and none goes on before
+  // the checkpoint is in place (every rank holds the same parameters and optimizer state).
+  if (im.data_parallel) {
+    OPENGE_RETURN_IF_ERROR(im.data_parallel->barrier("checkpoint " + dir));
+    Status written = im.world.rank == 0 ? write_checkpoint(dir) : Status::Ok();
+    OPENGE_RETURN_IF_ERROR(im.data_parallel->barrier("checkpoint " + dir + " in place"));
+    if (!written.ok()) distributed::mark_job_failed();
+    return written;
+  }
+  return write_checkpoint(dir);
+}
+
+Status Trainer::write_checkpoint(const std::string& dir) const {
   const Impl& im = *impl_;
   const fs::path target(dir);
   const fs::path tmp = target.string() + ".tmp." + std::to_string(::getpid());

@@ -13,6 +13,7 @@
 #include "compiler/pipeline.h"
 #include "dump/data_dumper.h"
 #include "profiling/profiler.h"
+#include "session/data_parallel.h"
 #include "logging/log.h"
 #include "openge/trainer.h"
 #include "training/optimizer.h"
@@ -50,6 +51,9 @@ struct Trainer::Impl {
   std::map<std::vector<Shape>, std::unique_ptr<Executable>> evaluations;
   // Loss scaling (TrainerOptions::loss_scale): the scale fed as the training graph's last input.
   LossScaler scaler;
+  // Data parallelism under mpirun (null in a world of one): the gradient all-reduce and its thread.
+  distributed::World world;
+  std::unique_ptr<DataParallel> data_parallel;
   // Profiling and Data Dump of the steps (profiling_config / dump_config): every step is an
   // iteration. Declared after the compiled graphs, so destroyed first: their records point into them.
   std::unique_ptr<profiling::Profiler> profiler;

@@ -127,4 +127,10 @@ std::optional<std::vector<Tensor>> Prefetcher::next(BatchTiming* timing) {
   return batch;
 }
 
+std::vector<int64_t> shard_of_batch(const std::vector<int64_t>& global_batch, int rank, int ranks) {
+  const int64_t n = static_cast<int64_t>(global_batch.size());
+  const int64_t begin = n * rank / ranks, end = n * (rank + 1) / ranks;
+  return {global_batch.begin() + begin, global_batch.begin() + end};
+}
+
 }  // namespace openge::training

@@ -44,6 +44,11 @@ struct BatchPlan {
 };
 std::vector<std::vector<int64_t>> epoch_batches(int64_t samples, const BatchPlan& plan, int64_t epoch);
 
+// Rank `rank`'s part of a global batch in data-parallel training: a contiguous slice, the slices
+// of the ranks differing by at most one sample. The global order is the epoch's, so a run sees
+// the same samples per step whatever the rank count.
+std::vector<int64_t> shard_of_batch(const std::vector<int64_t>& global_batch, int rank, int ranks);
+
 // How long the data stages took (the data-preprocessing profile): per batch, the seconds spent
 // gathering it and the seconds the consumer waited for it.
 struct BatchTiming {

@@ -90,45 +90,51 @@ size_t Optimizer::state_per_param() const {
   }
 }
 
-Status Optimizer::step(std::vector<Tensor>& params, const std::vector<Tensor>& grads, float grad_scale) {
-  if (params.size() != grads.size()) return invalid_argument("the optimizer got " + std::to_string(grads.size()) + " gradients for " + std::to_string(params.size()) + " parameters");
+void Optimizer::begin_step(const std::vector<Tensor>& params) {
   const size_t per = state_per_param();
-  const bool first = steps_ == 0;
   if (state_.size() != params.size() * per) {
     state_.clear();
     for (const Tensor& p : params)
       for (size_t k = 0; k < per; ++k) state_.emplace_back(p.dtype(), p.shape());
   }
   ++steps_;
-  std::vector<float> direction;
-  for (size_t i = 0; i < params.size(); ++i) {
-    Tensor& p = params[i];
-    const Tensor& g = grads[i];
-    if (p.dtype() != DType::kFloat32 || g.dtype() != DType::kFloat32 || p.numel() != g.numel())
-      return invalid_argument("parameter " + std::to_string(i) + ": the optimizer updates float32 parameters from gradients of the same shape");
-    float* w = p.data<float>();
-    const float* gr = g.data<float>();
-    const int64_t n = p.numel();
-    switch (config_.kind) {
-      case OptimizerKind::kSgd: sgd(config_, w, gr, grad_scale, nullptr, n, first); break;
-      case OptimizerKind::kMomentum:
-      case OptimizerKind::kNesterov: sgd(config_, w, gr, grad_scale, state_[i].data<float>(), n, first); break;
-      case OptimizerKind::kAdam:
-      case OptimizerKind::kAdamW:
-        adam(config_, steps_, w, gr, grad_scale, state_[2 * i].data<float>(), state_[2 * i + 1].data<float>(), n, nullptr);
-        break;
-      case OptimizerKind::kLamb: {
-        direction.assign(static_cast<size_t>(n), 0.0f);
-        adam(config_, steps_, w, gr, grad_scale, state_[2 * i].data<float>(), state_[2 * i + 1].data<float>(), n,
-             &direction);
-        const double wn = norm(w, n), rn = norm(direction.data(), n);
-        const float trust = wn > 0 && rn > 0 ? static_cast<float>(wn / rn) : 1.0f;
-        const float scale = config_.lr * trust;
-        for (int64_t k = 0; k < n; ++k) w[k] -= scale * direction[static_cast<size_t>(k)];
-        break;
-      }
+}
+
+Status Optimizer::update(size_t i, Tensor& p, const Tensor& g, float grad_scale) {
+  if (p.dtype() != DType::kFloat32 || g.dtype() != DType::kFloat32 || p.numel() != g.numel())
+    return invalid_argument("parameter " + std::to_string(i) + ": the optimizer updates float32 parameters from gradients of the same shape");
+  if (i * state_per_param() >= state_.size() && state_per_param() > 0)
+    return internal_error("optimizer update of parameter " + std::to_string(i) + " before begin_step sized its state");
+  const bool first = steps_ == 1;
+  float* w = p.data<float>();
+  const float* gr = g.data<float>();
+  const int64_t n = p.numel();
+  switch (config_.kind) {
+    case OptimizerKind::kSgd: sgd(config_, w, gr, grad_scale, nullptr, n, first); break;
+    case OptimizerKind::kMomentum:
+    case OptimizerKind::kNesterov: sgd(config_, w, gr, grad_scale, state_[i].data<float>(), n, first); break;
+    case OptimizerKind::kAdam:
+    case OptimizerKind::kAdamW:
+      adam(config_, steps_, w, gr, grad_scale, state_[2 * i].data<float>(), state_[2 * i + 1].data<float>(), n, nullptr);
+      break;
+    case OptimizerKind::kLamb: {
+      direction_.assign(static_cast<size_t>(n), 0.0f);
+      adam(config_, steps_, w, gr, grad_scale, state_[2 * i].data<float>(), state_[2 * i + 1].data<float>(), n,
+           &direction_);
+      const double wn = norm(w, n), rn = norm(direction_.data(), n);
+      const float trust = wn > 0 && rn > 0 ? static_cast<float>(wn / rn) : 1.0f;
+      const float scale = config_.lr * trust;
+      for (int64_t k = 0; k < n; ++k) w[k] -= scale * direction_[static_cast<size_t>(k)];
+      break;
     }
   }
+  return Status::Ok();
+}
+
+Status Optimizer::step(std::vector<Tensor>& params, const std::vector<Tensor>& grads, float grad_scale) {
+  if (params.size() != grads.size()) return invalid_argument("the optimizer got " + std::to_string(grads.size()) + " gradients for " + std::to_string(params.size()) + " parameters");
+  begin_step(params);
+  for (size_t i = 0; i < params.size(); ++i) OPENGE_RETURN_IF_ERROR(update(i, params[i], grads[i], grad_scale));
   return Status::Ok();
 }
 

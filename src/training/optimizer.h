@@ -43,6 +43,12 @@ class Optimizer {
   // multiplied by `grad_scale` first (1 / the loss scale of fp16 training). The first call sizes
   // the state.
   Status step(std::vector<Tensor>& params, const std::vector<Tensor>& grads, float grad_scale = 1.0f);
+  // The same in parts, for updates that start before every gradient is known (data-parallel
+  // training updates each gradient bucket as soon as its all-reduce ends): begin_step counts the
+  // step and sizes the state; update(i, …) updates parameter i. step() is begin_step then update
+  // of every parameter in order.
+  void begin_step(const std::vector<Tensor>& params);
+  Status update(size_t i, Tensor& param, const Tensor& grad, float grad_scale);
 
   const OptimizerConfig& config() const { return config_; }
   void set_learning_rate(float lr) { config_.lr = lr; }
@@ -60,6 +66,7 @@ class Optimizer {
   OptimizerConfig config_;
   int64_t steps_ = 0;
   std::vector<Tensor> state_;
+  std::vector<float> direction_;  // LAMB's update direction of one parameter
 };
 
 }  // namespace openge::training

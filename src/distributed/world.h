@@ -1,0 +1,41 @@
+// The processes of a data-parallel job. Open MPI is the distributed engine: `mpirun -np N openge
+// train …` (or `mpirun -np N python3 script.py`) starts the ranks, on one host or on the hosts
+// of a hostfile, and MPI says which rank each process is. A process that no launcher started is
+// a world of one and never touches MPI.
+#pragma once
+#include <string>
+
+#include "openge/status.h"
+
+namespace openge::distributed {
+
+struct World {
+  int rank = 0;        // MPI_COMM_WORLD rank
+  int size = 1;        // ranks in the job
+  int local_rank = 0;  // rank among the ranks of this host: the device_id of CANN's rank table
+  int local_size = 1;
+  bool data_parallel() const { return size > 1; }
+};
+
+// Whether an MPI launcher started this process (mpirun / mpiexec put the rank in the environment).
+bool started_by_mpi_launcher();
+
+// The world of this process: a world of one unless an MPI launcher started it, in which case MPI
+// is initialised (once per process, with MPI_THREAD_MULTIPLE: the communication thread makes the
+// collective calls) and finalised at exit. CANN's RANK_ID / RANK_SIZE, when set, must agree with
+// MPI's rank and size.
+Result<World> join_world();
+
+// The agreement check of join_world, on given values (null: the variable is unset).
+Status check_rank_environment(const World& world, const char* rank_id, const char* rank_size);
+
+// Ends the whole job after a failure that leaves the other ranks waiting in a collective: prints
+// `message` on stderr (one line, with the rank) and calls MPI_Abort, which makes the launcher
+// stop every rank. Never returns.
+[[noreturn]] void abort_job(const World& world, const std::string& message);
+
+// Marks the job failed: at exit MPI is aborted rather than finalised (a finalize would wait for
+// ranks that wait for this one).
+void mark_job_failed();
+
+}  // namespace openge::distributed
