@@ -19,10 +19,10 @@ struct Layer {
   const char* name;
   bool host;
 };
-enum LayerId { kCann = 0, kHardware, kStepTrace, kTx, kCpuUsage, kMemUsage, kAiCore, kAiCpu };
+enum LayerId { kCann = 0, kHardware, kStepTrace, kTx, kCpuUsage, kMemUsage, kAiCore, kAiCpu, kCommunication };
 const Layer kLayers[] = {{"CANN", true},         {"Ascend Hardware", false}, {"Step Trace", false},
                          {"MsprofTx", true},     {"CPU Usage", true},        {"Memory Usage", true},
-                         {"AI Core", false},     {"AI CPU", false}};
+                         {"AI Core", false},     {"AI CPU", false},          {"Communication", false}};
 
 int64_t layer_pid(const ExportContext& ctx, LayerId layer) {
   const int device = kLayers[layer].host ? 31 : (ctx.config->device_id & 31);
@@ -296,14 +296,30 @@ std::string task_time_csv(const IterationRecord& it, const ExportContext& ctx) {
   return csv.text();
 }
 
+static std::vector<const CollectiveRecord*> gradient_reduces(const IterationRecord& it) {
+  std::vector<const CollectiveRecord*> reduces;
+  for (const CollectiveRecord& c : it.collectives)
+    if (c.name == "allReduce" && c.bucket >= 0) reduces.push_back(&c);
+  return reduces;
+}
+
 std::string step_trace_csv(const IterationRecord& it, const ExportContext& ctx) {
   const StepTrace st = compute_step_trace(it, *ctx.config);
-  CsvBuilder csv({"Device_id", "Iteration ID", "FP Start(us)", "BP End(us)", "Iteration End(us)", "Iteration Time(us)",
-                  "FP to BP Time(us)", "Iteration Refresh(us)", "Data Aug Bound(us)", "Model ID"});
-  csv.row({std::to_string(ctx.config->device_id), std::to_string(it.iteration_id),
-           st.fp_start < 0 ? kNA : abs_us(ctx, st.fp_start), st.bp_end < 0 ? kNA : abs_us(ctx, st.bp_end),
-           abs_us(ctx, st.iteration_end), format_us(st.iteration_time), us_or_na(st.fp_to_bp), us_or_na(st.refresh),
-           us_or_na(st.data_aug_bound), std::to_string(it.model_id)});
+  std::vector<std::string> header = {"Device_id", "Iteration ID", "FP Start(us)", "BP End(us)", "Iteration End(us)",
+                                     "Iteration Time(us)", "FP to BP Time(us)", "Iteration Refresh(us)",
+                                     "Data Aug Bound(us)", "Model ID"};
+  std::vector<std::string> row = {std::to_string(ctx.config->device_id), std::to_string(it.iteration_id),
+                                  st.fp_start < 0 ? kNA : abs_us(ctx, st.fp_start),
+                                  st.bp_end < 0 ? kNA : abs_us(ctx, st.bp_end), abs_us(ctx, st.iteration_end),
+                                  format_us(st.iteration_time), us_or_na(st.fp_to_bp), us_or_na(st.refresh),
+                                  us_or_na(st.data_aug_bound), std::to_string(it.model_id)};
+  // One pair of columns per gradient all-reduce of the step (data-parallel training).
+  for (const CollectiveRecord* c : gradient_reduces(it)) {
+    header.insert(header.end(), {"Reduce Start(us)", "Reduce Duration(us)"});
+    row.insert(row.end(), {abs_us(ctx, c->start_ns), format_us(c->end_ns - c->start_ns)});
+  }
+  CsvBuilder csv(header);
+  csv.row(row);
   return csv.text();
 }
 
@@ -444,9 +460,27 @@ void add_training_phases(TraceBuilder& tb, const IterationRecord& it, const std:
     tb.complete(kStepTrace, lane, "Update", it.tasks.back().end_ns, it.end_ns, "Update", args);
 }
 
+std::string collective_args(const CollectiveRecord& c) {
+  return "\"Iteration ID\":" + std::to_string(c.step) + ",\"bucket\":" + std::to_string(c.bucket) +
+         ",\"size(Byte)\":" + std::to_string(c.bytes) + ",\"rank\":" + std::to_string(c.rank) + ",\"rank size\":" +
+         std::to_string(c.ranks) + ",\"algorithm\":" + json_string(c.algorithm) + ",\"operation\":" + json_string(c.what);
+}
+
+// The communication thread's operations, one lane for this rank.
+void add_communication(TraceBuilder& tb, const IterationRecord& it) {
+  for (const CollectiveRecord& c : it.collectives) {
+    const uint64_t lane = static_cast<uint64_t>(c.rank);
+    tb.thread(kCommunication, lane, "Communication (rank " + std::to_string(c.rank) + ")");
+    tb.complete(kCommunication, lane, c.name + (c.bucket >= 0 ? " bucket " + std::to_string(c.bucket) : ""),
+                c.start_ns, c.end_ns, "communication", collective_args(c));
+  }
+}
+
 void add_step_trace(TraceBuilder& tb, const IterationRecord& it, const ExportContext& ctx) {
   const StepTrace st = compute_step_trace(it, *ctx.config);
   const uint64_t tid = it.model_id;
+  for (const CollectiveRecord* c : gradient_reduces(it))
+    tb.complete(kStepTrace, tid, "Reduce", c->start_ns, c->end_ns, "Reduce", collective_args(*c));
   tb.thread(kStepTrace, tid, "Model " + std::to_string(it.model_id));
   const std::string args = "\"Iteration ID\":" + std::to_string(it.iteration_id) + ",\"Model ID\":" +
                            std::to_string(it.model_id);
@@ -474,6 +508,7 @@ std::string msprof_json(const IterationRecord& it, const std::vector<ApiRecord>&
   for (const TaskRecord& t : it.tasks)
     tb.complete(kHardware, it.stream_id, task_op_name(t), t.start_ns, t.end_ns, "", task_args(it, t, ctx));
   add_step_trace(tb, it, ctx);
+  add_communication(tb, it);
   for (const MarkerRecord& m : markers) {
     tb.thread(kTx, m.thread_id, "Thread " + std::to_string(m.thread_id));
     if (m.is_range)
@@ -498,6 +533,12 @@ std::string task_time_json(const IterationRecord& it, const ExportContext& ctx) 
     tb.thread(layer, it.stream_id, "Stream " + std::to_string(it.stream_id));
     tb.complete(layer, it.stream_id, task_op_name(t), t.start_ns, t.end_ns, "", task_args(it, t, ctx));
   }
+  return tb.finish();
+}
+
+std::string hccl_json(const IterationRecord& it, const ExportContext& ctx) {
+  TraceBuilder tb(ctx);
+  add_communication(tb, it);
   return tb.finish();
 }
 

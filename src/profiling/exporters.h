@@ -62,6 +62,9 @@ std::string msprof_json(const IterationRecord& it, const std::vector<ApiRecord>&
                         const ExportContext& ctx);
 std::string task_time_json(const IterationRecord& it, const ExportContext& ctx);
 std::string step_trace_json(const IterationRecord& it, const ExportContext& ctx);
+// hccl_{device}_{model}_{iter}.json (PROF-10, hccl=on): the step's collectives on this rank's
+// communication lane, each with its bucket, bytes, ranks and the MPI call that made it.
+std::string hccl_json(const IterationRecord& it, const ExportContext& ctx);
 
 // Helpers shared with the report.
 const char* task_type(const TaskRecord& task);  // "AI_CORE" / "AI_CPU"

@@ -167,6 +167,11 @@ void Profiler::Iteration::on_outputs_start() { copy_start_ns_ = steady_now_ns();
 
 void Profiler::Iteration::on_outputs_end(size_t) { copy_end_ns_ = steady_now_ns(); }
 
+void Profiler::record_collective(CollectiveRecord collective) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!finished_) collectives_.push_back(std::move(collective));
+}
+
 Status Profiler::end_iteration(std::unique_ptr<Iteration> iteration, bool ok) {
   if (!iteration) return Status::Ok();
   IterationRecord& r = iteration->record_;
@@ -187,6 +192,8 @@ Status Profiler::end_iteration(std::unique_ptr<Iteration> iteration, bool ok) {
     ++o.count;
     o.total_ns += t.end_ns - t.start_ns;
   }
+  r.collectives = std::move(collectives_);
+  collectives_.clear();
   step_times_.push_back({r.iteration_id, r.end_ns - r.start_ns});
   pending_tasks_ += r.tasks.size();
   pending_.push_back(std::move(r));
@@ -280,6 +287,7 @@ Status Profiler::write_pending_locked() {
     write("step_trace" + sfx + ".json", step_trace_json(it, ctx));
     write("step_trace" + sfx + ".csv", step_trace_csv(it, ctx));
     if (!batches.empty()) write("dp" + sfx + ".csv", data_preprocess_csv(batches, ctx));
+    if (config_.hccl && !it.collectives.empty()) write("hccl" + sfx + ".json", hccl_json(it, ctx));
     if (config_.task_level != TaskLevel::kOff) {
       write("task_time" + sfx + ".json", task_time_json(it, ctx));
       write("task_time" + sfx + ".csv", task_time_csv(it, ctx));

@@ -72,6 +72,10 @@ class Profiler {
   Status range_pop();
   void mark(const std::string& message);
 
+  // A collective of a data-parallel step (hccl_*.json with hccl=on; the timeline's communication
+  // lane and the step trace's reduce spans always): it joins the iteration that ends next.
+  void record_collective(CollectiveRecord collective);
+
   // A training batch's data-pipeline times (dp_*.csv of the iteration that takes it).
   void record_data_batch(const DataBatchRecord& batch);
 
@@ -106,6 +110,7 @@ class Profiler {
   std::vector<ApiRecord> apis_;
   std::vector<MarkerRecord> markers_;
   std::vector<DataBatchRecord> data_batches_;
+  std::vector<CollectiveRecord> collectives_;  // not yet in an iteration
   std::map<uint64_t, std::vector<MarkerRecord>> open_ranges_;  // per thread
   std::vector<std::string> written_;  // exported files, for the report and tests
   std::vector<std::string> notes_;    // recorded in the info file (dropped files, N/A reasons)

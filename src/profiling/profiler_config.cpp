@@ -13,7 +13,6 @@ struct NoEffectRow {
   const char* reason;
 };
 const NoEffectRow kNoCpuEffect[] = {
-    {"hccl", "no collective communication runs on the CPU engine; no hccl_*.json is written"},
     {"dvpp_freq", "the CPU has no DVPP (video/image pre-processing) unit"},
     {"llc_profiling", "last-level-cache bandwidth sampling is not measurable per process on this engine"},
     {"sys_io_sampling_freq", "no NIC/RoCE traffic is produced by the engine"},
@@ -37,6 +36,7 @@ Status fill_from(const options::ProfilingOptions& p, ProfilerConfig& c) {
   c.training_trace = on(p, "training_trace");
   c.fp_point = p.get("fp_point");
   c.bp_point = p.get("bp_point");
+  c.hccl = on(p, "hccl");
   c.aicpu = on(p, "aicpu");  // anything but "on" is off (OPT-...aicpu-2)
   c.runtime_api = on(p, "runtime_api");
   c.msproftx = on(p, "msproftx");

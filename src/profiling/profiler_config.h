@@ -26,6 +26,7 @@ struct ProfilerConfig {
   TaskLevel task_level = TaskLevel::kL1;
   bool training_trace = false;     // fills FP/BP columns of step_trace (DISC-11)
   std::string fp_point, bp_point;  // "" = automatic (first / last task of the iteration)
+  bool hccl = false;               // hccl_*.json of the collectives (PROF-10)
   bool aicpu = false;              // AI CPU rows in op_summary/op_statistic + aicpu_*.csv (PROF-13)
   bool runtime_api = false;        // host API records (load, compile, run) on the CANN layer
   bool msproftx = false;           // user markers (range push/pop, mark)

@@ -71,6 +71,19 @@ struct HostSample {
   int64_t process_rss_kb = -1;
 };
 
+// One collective operation of data-parallel training (hccl_*.json, the communication lane, the
+// step trace's reduce spans), as the communication thread ran it.
+struct CollectiveRecord {
+  std::string name;       // "allReduce", "broadcast", "barrier"
+  std::string what;       // e.g. "gradient bucket 1"
+  std::string algorithm;  // the MPI call that made it
+  int bucket = -1;        // gradient bucket; -1 for the others
+  int rank = 0, ranks = 1;
+  int64_t step = 0;
+  int64_t bytes = 0;
+  int64_t start_ns = 0, end_ns = 0;
+};
+
 struct IterationRecord {
   uint32_t model_id = 0;
   uint32_t iteration_id = 0;  // 1-based per model
@@ -79,6 +92,7 @@ struct IterationRecord {
   int64_t previous_end_ns = -1;  // end of the model's previous iteration (-1: first)
   bool ok = true;
   std::vector<TaskRecord> tasks;
+  std::vector<CollectiveRecord> collectives;  // data-parallel steps: the step's communication
 };
 
 }  // namespace openge::profiling

@@ -281,6 +281,11 @@ Result<float> Trainer::step(const std::vector<Tensor>& feed) {
           return apply(first, last, dp->reduced_gradients());
         }));
         loss = dp->mean_loss();
+        // The step's collectives (and, on the first step, the set-up broadcast) join its profile.
+        for (distributed::CollectiveEvent& e : dp->take_events())
+          if (im.profiler)
+            im.profiler->record_collective({std::move(e.name), std::move(e.what), std::move(e.algorithm), e.bucket,
+                                            im.world.rank, im.world.size, e.step, e.bytes, e.start_ns, e.end_ns});
       } else {
         const std::vector<Tensor> grads(s.outputs.begin() + 1, s.outputs.begin() + 1 + static_cast<std::ptrdiff_t>(n));
         if (n > 0) OPENGE_RETURN_IF_ERROR(apply(0, n - 1, grads));

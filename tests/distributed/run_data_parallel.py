@@ -14,6 +14,10 @@ Cases (--case):
                    missing rank; no half-written checkpoint.
   killed_rank      a rank killed with SIGKILL at a random moment: the job ends within
                    HCCL_EXEC_TIMEOUT + 5 s; no half-written checkpoint.
+  profiling        a profiled 2-rank run with hccl=on: each rank writes its own collection folder
+                   (device_0, device_1) with hccl_*.json per step holding every gradient bucket's
+                   all-reduce, a communication lane in msprof_*.json and one Reduce column pair per
+                   bucket in step_trace_*.csv.
 mpirun runs as root only with OMPI_ALLOW_RUN_AS_ROOT (CI runs as root); --oversubscribe lets 4
 ranks share 2 cores.
 """
@@ -200,12 +204,49 @@ def case_failed_rank(args, sig):
     print("%d rounds: every job ended within HCCL_EXEC_TIMEOUT + 5 s, no half-written checkpoint" % args.rounds)
 
 
+def case_profiling(args):
+    import csv
+    import glob
+    import json
+    out_dir = os.path.join(args.work, "prof")
+    if os.path.isdir(out_dir):
+        import shutil
+        shutil.rmtree(out_dir)
+    os.makedirs(out_dir)
+    options = json.dumps({"output": out_dir, "training_trace": "on", "task_trace": "on", "hccl": "on"})
+    run(train_command(args, 2, os.path.join(args.work, "prof.onnx"),
+                      ["--profile", "--profile-options", options, "--split-by-index", "1,3"], epochs=1))
+    folders = sorted(glob.glob(os.path.join(out_dir, "PROF_*")))
+    devices = sorted(os.path.basename(d) for f in folders for d in glob.glob(os.path.join(f, "device_*")))
+    if len(folders) != 2 or devices != ["device_0", "device_1"]:
+        sys.exit("FAILED: expected one collection folder per rank with device_0 and device_1, got %s / %s" % (folders, devices))
+    for folder in folders:
+        output = os.path.join(folder, "mindstudio_profiler_output")
+        steps = sorted(glob.glob(os.path.join(output, "hccl_*_1_*.json")))
+        if len(steps) < 3:
+            sys.exit("FAILED: %s has %d hccl_*.json files for the training graph" % (output, len(steps)))
+        for path in steps:
+            events = [e for e in json.load(open(path)) if e.get("ph") == "X"]
+            buckets = sorted(e["args"]["bucket"] for e in events if e["args"]["bucket"] >= 0)
+            if buckets != [0, 1] or any(e["args"]["size(Byte)"] <= 0 or e["dur"] < 0 for e in events):
+                sys.exit("FAILED: %s: expected the all-reduces of buckets 0 and 1 with sizes, got %s" % (path, events))
+            suffix = os.path.basename(path)[len("hccl"):-len(".json")]
+            timeline = json.load(open(os.path.join(output, "msprof%s.json" % suffix)))
+            lanes = [e["args"]["name"] for e in timeline if e.get("name") == "thread_name"]
+            if not any(l.startswith("Communication (rank") for l in lanes):
+                sys.exit("FAILED: msprof%s.json has no communication lane: %s" % (suffix, lanes))
+            header = next(csv.reader(open(os.path.join(output, "step_trace%s.csv" % suffix))))
+            if header.count("Reduce Start(us)") != 2 or header.count("Reduce Duration(us)") != 2:
+                sys.exit("FAILED: step_trace%s.csv: expected 2 reduce spans, header %s" % (suffix, header))
+    print("2 ranks profiled: hccl_*.json, communication lanes and reduce spans in both collection folders")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--openge", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--case", required=True,
-                    choices=["weights_match", "deterministic", "resume", "stopped_rank", "killed_rank"])
+                    choices=["weights_match", "deterministic", "resume", "stopped_rank", "killed_rank", "profiling"])
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
@@ -222,8 +263,10 @@ def main():
         case_resume(args)
     elif args.case == "stopped_rank":
         case_failed_rank(args, signal.SIGSTOP)
-    else:
+    elif args.case == "killed_rank":
         case_failed_rank(args, signal.SIGKILL)
+    else:
+        case_profiling(args)
     print("PASSED")
 
 
