@@ -47,6 +47,11 @@ Communicator::Communicator(const World& world, Timeouts timeouts)
 Communicator::~Communicator() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    // A failed rank with operations in flight would wait for them up to HCCL_EXEC_TIMEOUT: end
+    // the job now (its error was reported where it happened).
+    if (job_failed() && !queue_.empty())
+      abort_job(world_, "this rank failed with " + std::to_string(queue_.size()) +
+                            " collective operation(s) in flight; ending the job");
     stop_ = true;
   }
   posted_.notify_all();

@@ -93,6 +93,7 @@ Result<World> join_world() {
 }
 
 void mark_job_failed() { g_failed.store(true); }
+bool job_failed() { return g_failed.load(); }
 
 void abort_job(const World& world, const std::string& message) {
   g_failed.store(true);

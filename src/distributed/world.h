@@ -37,5 +37,6 @@ Status check_rank_environment(const World& world, const char* rank_id, const cha
 // Marks the job failed: at exit MPI is aborted rather than finalised (a finalize would wait for
 // ranks that wait for this one).
 void mark_job_failed();
+bool job_failed();
 
 }  // namespace openge::distributed

@@ -196,7 +196,10 @@ const OptionSpec kTable[] = {
      "overflow detection mode",
      "read only when enable_dump_debug is True", "OPT-dump_config.dump_debug_mode-1..4"},
     {"hcom_parallel", "", "ge.hcomParallel", "", Kind::kBool, "True or False", NORANGE, "True", nullptr, nullptr,
-     NO_CPU("OpenGE runs on one host without collective communication"),
+     DOES("data-parallel training under mpirun: True starts each gradient bucket's all-reduce on the communication "
+          "thread as soon as the backward pass has produced its last gradient, overlapping the rest of the backward "
+          "pass; False all-reduces every bucket after the backward pass",
+          "src/session/data_parallel.cpp"),
      "run Allreduce in parallel with forward/backward", "", "OPT-hcom_parallel-1..2"},
     {"enable_small_channel", "", "ge.enableSmallChannel", "", Kind::kInt, "0 or 1", RANGE(0, 1), "",
      small_channel_default, nullptr, NO_CPU("oneDNN picks its own layouts for small-channel convolutions"),
@@ -222,7 +225,11 @@ const OptionSpec kTable[] = {
      "parallelism of the AICPU/AICORE engines (NMT networks)", "per-engine default 1",
      "OPT-stream_max_parallel_num-1..4"},
     {"is_tailing_optimization", "", "ge.exec.isTailingOptimization", "", Kind::kBool, "True or False", NORANGE, "False",
-     nullptr, nullptr, NO_CPU("no distributed gradient aggregation runs on a CPU engine"),
+     nullptr, nullptr,
+     DOES("data-parallel training under mpirun: True runs the optimizer update of each gradient bucket as soon as its "
+          "all-reduce ends, while the last buckets' all-reduces are still in flight (not under dynamic loss scaling, "
+          "whose overflow check needs every gradient first); False updates after every all-reduce",
+          "src/session/data_parallel.cpp"),
      "communication-tail optimization (Bert, distributed training)", "", "OPT-is_tailing_optimization-1..3"},
     {"enable_scope_fusion_passes", "", "ge.exec.enableScopeFusionPasses", "", Kind::kNameList,
      "registered scope fusion rule names separated by ,", NORANGE, "", nullptr, nullptr,
@@ -311,7 +318,10 @@ const OptionSpec kTable[] = {
      "should exceed HCCL_EXEC_TIMEOUT in cluster training", "OPT-stream_sync_timeout-1..3 MISC-17 AMB-33"},
     {"event_sync_timeout", "", "event_sync_timeout", "", Kind::kTimeoutMs, "-1 (no timeout) or a positive number of ms",
      NORANGE, "-1", nullptr, nullptr,
-     NO_CPU("OpenGE executes one stream per run, so there are no events between streams to wait for"),
+     DOES("data-parallel training: bounds each wait of a training step for the communication thread (a gradient "
+          "bucket's or the loss's all-reduce); past it the step fails naming the operation and the job ends; -1 "
+          "waits without limit (HCCL_EXEC_TIMEOUT still bounds the collective itself)",
+          "src/session/data_parallel.cpp"),
      "event synchronization timeout (ms)", "", "OPT-event_sync_timeout-1..2 MISC-17"},
     {"jit_compile", "", "ge.jit_compile", "", Kind::kEnum, "auto|true|false", NORANGE, "auto", nullptr, nullptr,
      DOES("true: the vector-op groups of TbeEltwiseFusionPass get kernels generated as C++ and built with the system "
@@ -484,8 +494,17 @@ const OptionSpec kTable[] = {
      "C++ compiler of online compilation", "g++ when unset", ""},
     {"HCCL_EXEC_TIMEOUT", "", "", "HCCL_EXEC_TIMEOUT", Kind::kInt, "seconds in [0,17340]", RANGE(0, 17340), "", nullptr,
      nullptr,
-     NO_CPU("no collective communication runs on a CPU engine; it is only checked against stream_sync_timeout"),
+     DOES("data-parallel training: a collective (gradient bucket all-reduce, barrier) still unfinished this many "
+          "seconds after it started ends the job through MPI_Abort with one line naming the operation, its bucket "
+          "and step and the ranks that never arrived; unset: 1836 s; 0: no limit",
+          "src/session/data_parallel.cpp"),
      "collective communication timeout (s)", "stream_sync_timeout should exceed it", "OPT-stream_sync_timeout-3"},
+    {"HCCL_CONNECT_TIMEOUT", "", "", "HCCL_CONNECT_TIMEOUT", Kind::kInt, "seconds in [120,7200]", RANGE(120, 7200), "",
+     nullptr, nullptr,
+     DOES("data-parallel training: bounds the set-up collectives (rank 0's initial weights broadcast to every rank); "
+          "past it the job ends naming the ranks that never arrived; unset: 120 s",
+          "src/session/data_parallel.cpp"),
+     "collective communication set-up timeout (s)", "", ""},
 };
 
 std::string_view leaf_of(std::string_view name) {

@@ -14,6 +14,9 @@ Cases (--case):
                    missing rank; no half-written checkpoint.
   killed_rank      a rank killed with SIGKILL at a random moment: the job ends within
                    HCCL_EXEC_TIMEOUT + 5 s; no half-written checkpoint.
+  event_timeout    as stopped_rank with event_sync_timeout=500 and HCCL_EXEC_TIMEOUT=60: the
+                   training step's wait for the communication thread fails first, naming
+                   event_sync_timeout, and the job ends.
   profiling        a profiled 2-rank run with hccl=on: each rank writes its own collection folder
                    (device_0, device_1) with hccl_*.json per step holding every gradient bucket's
                    all-reduce, a communication lane in msprof_*.json and one Reduce column pair per
@@ -157,12 +160,16 @@ def checkpoint_consistent(ckpt):
     return True
 
 
-def case_failed_rank(args, sig):
-    timeout_s = 3
+def case_failed_rank(args, sig, event_timeout_ms=None):
+    timeout_s = 3 if event_timeout_ms is None else 60
+    limit_s = timeout_s + 5 if event_timeout_ms is None else event_timeout_ms / 1000.0 + 5
     rng = random.Random(args.seed)
     for round_ in range(args.rounds):
         ckpt = os.path.join(args.work, "fault_ckpt_%d" % round_)
-        cmd = train_command(args, 2, os.path.join(args.work, "fault.onnx"), ["--checkpoint-dir", ckpt], epochs=100000)
+        extra = ["--checkpoint-dir", ckpt]
+        if event_timeout_ms is not None:
+            extra += ["--option", "event_sync_timeout=%d" % event_timeout_ms]
+        cmd = train_command(args, 2, os.path.join(args.work, "fault.onnx"), extra, epochs=100000)
         env = mpi_env()
         env["HCCL_EXEC_TIMEOUT"] = str(timeout_s)
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -179,11 +186,11 @@ def case_failed_rank(args, sig):
         os.kill(victim, sig)
         hit = time.time()
         try:
-            out, _ = proc.communicate(timeout=timeout_s + 5 + 10)
+            out, _ = proc.communicate(timeout=limit_s + 10)
         except subprocess.TimeoutExpired:
             proc.kill()
             os.kill(victim, signal.SIGKILL)
-            sys.exit("FAILED: round %d: the job still runs %d s after a rank got %s" % (round_, timeout_s + 15, sig.name))
+            sys.exit("FAILED: round %d: the job still runs %d s after a rank got %s" % (round_, limit_s + 10, sig.name))
         took = time.time() - hit
         try:
             os.kill(victim, signal.SIGKILL)  # a stopped rank the launcher did not take down
@@ -193,15 +200,19 @@ def case_failed_rank(args, sig):
               % (round_, sig.name, hit - (deadline - 30), took, proc.returncode))
         if proc.returncode == 0:
             sys.exit("FAILED: round %d: the job exited 0 after a rank got %s\n%s" % (round_, sig.name, out[-2000:]))
-        if took > timeout_s + 5:
-            sys.exit("FAILED: round %d: the job took %.1f s to end (limit %d s)\n%s" % (round_, took, timeout_s + 5, out[-2000:]))
-        if sig == signal.SIGSTOP:
+        if took > limit_s:
+            sys.exit("FAILED: round %d: the job took %.1f s to end (limit %.1f s)\n%s" % (round_, took, limit_s, out[-2000:]))
+        if event_timeout_ms is not None:
+            if "event_sync_timeout" not in out:
+                sys.exit("FAILED: round %d: no event_sync_timeout message:\n%s" % (round_, out[-3000:]))
+        elif sig == signal.SIGSTOP:
             if "HCCL_EXEC_TIMEOUT" not in out or ("rank(s) 1 never arrived" not in out and "every rank arrived" not in out):
                 sys.exit("FAILED: round %d: no message naming the timed-out operation and the missing rank:\n%s"
                          % (round_, out[-3000:]))
         if not checkpoint_consistent(ckpt):
             sys.exit("FAILED: round %d: a half-written checkpoint in %s" % (round_, ckpt))
-    print("%d rounds: every job ended within HCCL_EXEC_TIMEOUT + 5 s, no half-written checkpoint" % args.rounds)
+    print("%d rounds: every job ended within %s + 5 s, no half-written checkpoint"
+          % (args.rounds, "HCCL_EXEC_TIMEOUT" if event_timeout_ms is None else "event_sync_timeout"))
 
 
 def case_profiling(args):
@@ -246,7 +257,8 @@ def main():
     ap.add_argument("--openge", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--case", required=True,
-                    choices=["weights_match", "deterministic", "resume", "stopped_rank", "killed_rank", "profiling"])
+                    choices=["weights_match", "deterministic", "resume", "stopped_rank", "killed_rank", "event_timeout",
+                             "profiling"])
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
@@ -265,6 +277,8 @@ def main():
         case_failed_rank(args, signal.SIGSTOP)
     elif args.case == "killed_rank":
         case_failed_rank(args, signal.SIGKILL)
+    elif args.case == "event_timeout":
+        case_failed_rank(args, signal.SIGSTOP, event_timeout_ms=500)
     else:
         case_profiling(args)
     print("PASSED")

@@ -23,6 +23,7 @@
 #include <sstream>
 
 #include "openge/session.h"
+#include "openge/trainer.h"
 #include "options/option_table.h"
 #include "options_test_util.h"
 #include "paths/artifact_paths.h"
@@ -117,6 +118,15 @@ std::vector<Scenario> implemented_option_scenarios(const TempDir& d) {
           {"debug_dir", d.dir("inputs/debug")},
           {"CXX", "g++"},
       },
+      {
+          // Data-parallel training (session/data_parallel.cpp): read when a Trainer opens, acting
+          // under mpirun (tests/distributed/).
+          {"hcom_parallel", "False"},
+          {"is_tailing_optimization", "True"},
+          {"event_sync_timeout", "60000"},
+          {"HCCL_EXEC_TIMEOUT", "30"},
+          {"HCCL_CONNECT_TIMEOUT", "300"},
+      },
   };
 }
 
@@ -169,6 +179,13 @@ DemoRun run_demo(const TempDir& d, const std::map<std::string, std::string>& val
   auto outputs = (*session)->run(inputs);
   EXPECT_TRUE(outputs.ok()) << outputs.status().message();
   EXPECT_TRUE((*session)->finish_profiling().ok());
+  if (values.count("hcom_parallel")) {
+    // The training scenario: a Trainer of the demo model reads its options when it opens.
+    TrainerOptions to;
+    to.session = so;
+    auto trainer = Trainer::open(kDemoModel, to);
+    EXPECT_TRUE(trainer.ok()) << trainer.status().message();
+  }
   out.reads = out.config->options_read();
   return out;
 }

@@ -106,6 +106,9 @@ TEST(OptionsCli, ExplainSaysTheEffectAndTheConsumer) {
   EXPECT_TRUE(has(r, "effect:       implemented: 2, operator tuning: ")) << r.out;
   EXPECT_TRUE(has(r, "consumer:     src/aoe/tuned_selection.cpp")) << r.out;
   r = openge("options --explain hcom_parallel");
+  EXPECT_TRUE(has(r, "effect:       implemented: data-parallel training under mpirun")) << r.out;
+  EXPECT_TRUE(has(r, "consumer:     src/session/data_parallel.cpp")) << r.out;
+  r = openge("options --explain stream_max_parallel_num");
   EXPECT_TRUE(has(r, "effect:       no effect on CPU: ")) << r.out;
 }
 
