@@ -31,16 +31,24 @@ class Trainer(_openge.Trainer):
     loss_scale: "auto" (dynamic loss scaling when the precision mode computes in float16), "dynamic",
     "none" or a fixed number; ``loss_scale`` and ``skipped_steps`` report it as training goes.
     options, threads, options_files: as for ``openge.Session`` (``npu.global_options()`` by default).
+
+    Data-parallel training: started by ``mpirun -np N python3 script.py``, each process is one rank
+    (``rank``, ``world_size``); the parameters start as rank 0's, each ``step`` takes this rank's
+    shard of the batch and the gradients are averaged over the ranks, so every rank keeps the same
+    parameters. ``fit`` shards each global batch itself. split_by_index / split_by_size cut the
+    gradients into all-reduce buckets as the TF adapter's set_split_strategy_by_idx / _by_size.
     """
 
     def __init__(self, model: PathLike, loss: str = "cross_entropy", optimizer: str = "sgd", lr: float = 0.01,
                  momentum: float = 0.9, weight_decay: float = 0.0, betas: Sequence[float] = (0.9, 0.999),
                  eps: float = 1e-8, loss_output: str = "", trainable: Sequence[str] = (), loss_scale: str = "auto",
                  options: OptionsArg = None, threads: Optional[int] = None,
-                 options_files: Sequence[PathLike] = ()) -> None:
+                 options_files: Sequence[PathLike] = (), split_by_index: Sequence[int] = (),
+                 split_by_size: Sequence[float] = ()) -> None:
         super().__init__(os.fspath(model), _assignments(options), [os.fspath(f) for f in options_files], threads,
                          loss, loss_output, optimizer, float(lr), float(momentum), float(weight_decay),
-                         float(betas[0]), float(betas[1]), float(eps), list(trainable), str(loss_scale))
+                         float(betas[0]), float(betas[1]), float(eps), list(trainable), str(loss_scale),
+                         [int(i) for i in split_by_index], [float(p) for p in split_by_size])
         for message in self.option_warnings:
             warnings.warn(message, OptionWarning, stacklevel=2)
         self.feeds: List[TensorInfo] = [TensorInfo(*t) for t in self._feeds()]
@@ -58,7 +66,8 @@ class Trainer(_openge.Trainer):
             seed: int = 0) -> List[float]:
         """Trains on arrays whose first axis counts samples ({feed name: array}), in batches of
         batch_size (the last may be smaller), the order drawn from (seed, epoch). Returns each
-        epoch's mean loss."""
+        epoch's mean loss. Under mpirun batch_size is the global batch: each rank steps on its
+        contiguous slice of it (a last batch smaller than the rank count is dropped)."""
         names = [f.name for f in self.feeds]
         missing = [n for n in names if n not in data]
         if missing:
@@ -70,6 +79,11 @@ class Trainer(_openge.Trainer):
             losses = []
             for start in range(0, count, batch_size):
                 idx = order[start:start + batch_size]
+                if self.world_size > 1:
+                    if len(idx) < self.world_size:
+                        continue
+                    n = len(idx)
+                    idx = idx[n * self.rank // self.world_size:n * (self.rank + 1) // self.world_size]
                 losses.append(self.step({n: numpy.ascontiguousarray(data[n][idx]) for n in names}))
             means.append(float(numpy.mean(losses)))
         return means

@@ -18,7 +18,8 @@ class PyTrainer {
   PyTrainer(const std::string& model, const Assignments& assignments, const std::vector<std::string>& option_files,
             std::optional<int> threads, const std::string& loss, const std::string& loss_output,
             const std::string& optimizer, float lr, float momentum, float weight_decay, float beta1, float beta2,
-            float epsilon, const std::vector<std::string>& trainable, const std::string& loss_scale) {
+            float epsilon, const std::vector<std::string>& trainable, const std::string& loss_scale,
+            const std::vector<int64_t>& split_by_index, const std::vector<double>& split_by_size) {
     TrainerOptions o;
     o.session = session_options(assignments, option_files, threads, &warnings_);
     o.loss = loss;
@@ -32,6 +33,8 @@ class PyTrainer {
     o.epsilon = epsilon;
     o.trainable = trainable;
     o.loss_scale = loss_scale;
+    o.split_by_index = split_by_index;
+    o.split_by_size = split_by_size;
     Result<std::unique_ptr<Trainer>> opened = Status::Ok();
     {
       py::gil_scoped_release unlocked;
@@ -124,6 +127,7 @@ class PyTrainer {
   }
   std::vector<std::string> trainable() const { return trainer_->trainable(); }
   int64_t steps() const { return trainer_->steps(); }
+  const Trainer& get() const { return *trainer_; }
   float loss_scale() const { return trainer_->loss_scale(); }
   int64_t skipped_steps() const { return trainer_->skipped_steps(); }
   void set_learning_rate(float lr) { trainer_->set_learning_rate(lr); }
@@ -144,7 +148,8 @@ void bind_trainer(py::module_& m) {
   py::class_<PyTrainer>(m, "Trainer")
       .def(py::init<const std::string&, const Assignments&, const std::vector<std::string>&, std::optional<int>,
                     const std::string&, const std::string&, const std::string&, float, float, float, float, float, float,
-                    const std::vector<std::string>&, const std::string&>())
+                    const std::vector<std::string>&, const std::string&, const std::vector<int64_t>&,
+                    const std::vector<double>&>())
       .def("step", &PyTrainer::step)
       .def("evaluate", &PyTrainer::evaluate)
       .def("parameter", &PyTrainer::parameter)
@@ -152,6 +157,8 @@ void bind_trainer(py::module_& m) {
       .def("set_learning_rate", &PyTrainer::set_learning_rate)
       .def_property_readonly("trainable", &PyTrainer::trainable)
       .def_property_readonly("steps", &PyTrainer::steps)
+      .def_property_readonly("rank", [](const PyTrainer& t) { return t.get().rank(); })
+      .def_property_readonly("world_size", [](const PyTrainer& t) { return t.get().world_size(); })
       .def_property_readonly("loss_scale", &PyTrainer::loss_scale)
       .def_property_readonly("skipped_steps", &PyTrainer::skipped_steps)
       .def_property_readonly("option_warnings", &PyTrainer::warnings)

@@ -65,3 +65,34 @@ def test_bad_requests_raise_the_package_errors(digits):
         trainer.step({"image": train["image"][:4]})
     with pytest.raises(ValueError, match=r"threads must be in \[0, 1024\]"):
         openge.Trainer(folder / "mlp.onnx", threads=65536)
+
+
+# Run by test_data_parallel_fit_under_mpirun on each rank: fit on the digits, then the parameters
+# to OUT/rank<r>.npz.
+MPI_SCRIPT = """
+import sys, numpy, openge
+folder, out = sys.argv[1], sys.argv[2]
+load = lambda split: {"image": numpy.load(f"{folder}/{split}/image.npy"), "labels": numpy.load(f"{folder}/{split}/labels.npy")}
+trainer = openge.Trainer(f"{folder}/mlp.onnx", optimizer="momentum", lr=0.05, threads=1, split_by_size=[50, 50])
+trainer.fit(load("train"), epochs=2, batch_size=64, seed=3)
+numpy.savez(f"{out}/rank{trainer.rank}.npz", world_size=trainer.world_size, **trainer.parameters())
+"""
+
+
+def test_data_parallel_fit_under_mpirun_matches_one_process(digits, tmp_path):
+    folder, train, _ = digits
+    script = tmp_path / "fit.py"
+    script.write_text(MPI_SCRIPT)
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    run = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", sys.executable, str(script), str(folder), str(tmp_path)],
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-3000:]
+    ranks = [numpy.load(tmp_path / f"rank{r}.npz") for r in range(2)]
+    assert int(ranks[0]["world_size"]) == 2
+    one = openge.Trainer(folder / "mlp.onnx", optimizer="momentum", lr=0.05, threads=1)
+    assert one.rank == 0 and one.world_size == 1
+    one.fit(train, epochs=2, batch_size=64, seed=3)
+    for name, value in one.parameters().items():
+        assert ranks[0][name].tobytes() == ranks[1][name].tobytes(), name  # every rank holds the same weights
+        assert numpy.abs(ranks[0][name] - value).max() <= 1e-5, name
