@@ -17,6 +17,9 @@ Cases (--case):
   event_timeout    as stopped_rank with event_sync_timeout=500 and HCCL_EXEC_TIMEOUT=60: the
                    training step's wait for the communication thread fails first, naming
                    event_sync_timeout, and the job ends.
+  namespaces       2 ranks in two network namespaces joined by a veth pair (made here; needs root
+                   and iproute2) train over TCP to the bytes of 2 ranks over TCP on loopback.
+                   Exits 77 (ctest: skipped, not passed) where namespaces cannot be made.
   profiling        a profiled 2-rank run with hccl=on: each rank writes its own collection folder
                    (device_0, device_1) with hccl_*.json per step holding every gradient bucket's
                    all-reduce, a communication lane in msprof_*.json and one Reduce column pair per
@@ -252,13 +255,68 @@ def case_profiling(args):
     print("2 ranks profiled: hccl_*.json, communication lanes and reduce spans in both collection folders")
 
 
+def case_namespaces(args):
+    tag = "oge%d" % (os.getpid() % 100000)
+    ns = [tag + "a", tag + "b"]
+    veth = [tag + "v0", tag + "v1"]
+    net = "10.%d.%d" % (77 + os.getpid() % 50, os.getpid() % 200)
+    setup = [["ip", "netns", "add", ns[0]], ["ip", "netns", "add", ns[1]],
+             ["ip", "link", "add", veth[0], "type", "veth", "peer", "name", veth[1]]]
+    for i in range(2):
+        setup += [["ip", "link", "set", veth[i], "netns", ns[i]],
+                  ["ip", "-n", ns[i], "addr", "add", "%s.%d/24" % (net, i + 1), "dev", veth[i]],
+                  ["ip", "-n", ns[i], "link", "set", veth[i], "up"],
+                  ["ip", "-n", ns[i], "link", "set", "lo", "up"]]
+    try:
+        for cmd in setup:
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if r.returncode != 0:
+                print("NOT RUN: cannot make network namespaces here (%s: %s); run as root with iproute2"
+                      % (" ".join(cmd), r.stdout.strip()))
+                sys.exit(77)
+        # mpirun runs in the first namespace and starts each rank's daemon in its namespace through
+        # an rsh agent that enters it (as ssh would reach another host).
+        agent = os.path.join(args.work, "netns_agent.sh")
+        with open(agent, "w") as f:
+            f.write('#!/bin/sh\nhost=$1; shift\nexec ip netns exec "$host" /bin/sh -c "$*"\n')
+        os.chmod(agent, 0o755)
+        hosts = os.path.join(args.work, "netns_hosts")
+        with open(hosts, "w") as f:
+            f.write("%s slots=1\n%s slots=1\n" % (ns[0], ns[1]))
+        tcp = ["--mca", "btl", "tcp,self"]
+        over_veth = os.path.join(args.work, "veth.onnx")
+        cmd = train_command(args, 0, over_veth)
+        cmd = ["ip", "netns", "exec", ns[0], "mpirun", "--hostfile", hosts, "--mca", "plm_rsh_agent", agent] + tcp + \
+              ["--mca", "btl_tcp_if_include", net + ".0/24", "--mca", "oob_tcp_if_include", net + ".0/24",
+               "-x", "OMPI_ALLOW_RUN_AS_ROOT", "-x", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "-np", "2"] + cmd
+        run(cmd, timeout=300)
+        sent = subprocess.run(["ip", "-n", ns[1], "-s", "link", "show", veth[1]], stdout=subprocess.PIPE,
+                              text=True).stdout
+        loopback = os.path.join(args.work, "loopback.onnx")
+        cmd = train_command(args, 2, loopback)
+        run(cmd[:1] + tcp + cmd[1:], timeout=300)
+        if not same_bytes(weights(over_veth), weights(loopback)):
+            sys.exit("FAILED: 2 ranks over the veth pair end %.3g from 2 ranks on loopback"
+                     % max_diff(weights(over_veth), weights(loopback)))
+        lines = sent.splitlines()
+        received = int(lines[lines.index(next(l for l in lines if l.strip().startswith("RX:"))) + 1].split()[0])
+        # The gradients of 46 steps (about 34 kB each) crossed the pair.
+        if received < 46 * 34000:
+            sys.exit("FAILED: only %d bytes crossed the veth pair; the ranks did not talk through it\n%s" % (received, sent))
+        print("2 ranks in two network namespaces over a veth pair (%d bytes received by the second): the loopback "
+              "run's weights, bit for bit" % received)
+    finally:
+        for n in ns:
+            subprocess.run(["ip", "netns", "del", n], stderr=subprocess.DEVNULL)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--openge", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--case", required=True,
                     choices=["weights_match", "deterministic", "resume", "stopped_rank", "killed_rank", "event_timeout",
-                             "profiling"])
+                             "namespaces", "profiling"])
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
@@ -277,6 +335,8 @@ def main():
         case_failed_rank(args, signal.SIGSTOP)
     elif args.case == "killed_rank":
         case_failed_rank(args, signal.SIGKILL)
+    elif args.case == "namespaces":
+        case_namespaces(args)
     elif args.case == "event_timeout":
         case_failed_rank(args, signal.SIGSTOP, event_timeout_ms=500)
     else:
