@@ -258,6 +258,13 @@ int cmd_train(int argc, char** argv) {
     if (args->has("checkpoint-dir"))
       if (Status s = t.save_checkpoint(args->get("checkpoint-dir")); !s.ok()) return fail(s);
   }
+  if (speaks && ranks > 1) {
+    std::string split;
+    for (int64_t i : t.gradient_split()) split += (split.empty() ? "" : ",") + std::to_string(i);
+    std::printf("%d ranks; gradient split by index %s (%zu all-reduce buckets)%s\n", ranks, split.c_str(),
+                t.gradient_split().size(),
+                t.tuning_gradient_split() ? "; aoe_mode 4 had not measured every candidate split: train longer" : "");
+  }
   if (speaks) {
     std::printf("trained %lld steps in %.1f s", static_cast<long long>(step),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count());

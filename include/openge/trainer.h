@@ -7,6 +7,7 @@
 //   for (...) { auto loss = (*trainer)->step({images, labels}); }
 //   (*trainer)->save("trained.onnx");
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,6 +82,12 @@ class Trainer {
   // parameters start as rank 0's on every rank.
   int rank() const;
   int world_size() const;
+  // The gradient split in use, as set_split_strategy_by_idx takes it (each all-reduce bucket's
+  // last gradient index; empty without data parallelism), and whether aoe_config.aoe_mode=4 is
+  // still measuring candidate splits (it measures the steps after the first, a few per
+  // candidate, then keeps the fastest and stores it in the AOE knowledge base).
+  std::vector<int64_t> gradient_split() const;
+  bool tuning_gradient_split() const;
 
   // A checkpoint: parameters, running statistics, optimizer state, step count and learning rate,
   // one .npy per tensor plus checkpoint.json in folder `dir`, written under a temporary name and

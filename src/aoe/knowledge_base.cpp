@@ -82,6 +82,15 @@ std::string knowledge_key(const KernelRequest& request, int threads) {
   return key + " threads " + std::to_string(threads) + " " + platform_id();
 }
 
+std::string gradient_split_key(const std::vector<std::string>& params, const std::vector<int64_t>& elements, int ranks,
+                               int threads) {
+  std::string text;
+  for (size_t i = 0; i < params.size() && i < elements.size(); ++i)
+    text += params[i] + " " + std::to_string(elements[i]) + "\n";
+  return std::string(kGradientSplitEntry) + " sha256:" + sha256_hex(text) + " ranks " + std::to_string(ranks) +
+         " threads " + std::to_string(threads) + " " + platform_id();
+}
+
 std::string subgraph_key(const Graph& graph, int threads) {
   // Values are named by index: names differ between exports of one model.
   std::string text;
@@ -138,6 +147,20 @@ KnowledgeBase KnowledgeBase::load(const std::string& path) {
     std::optional<KernelVariant> variant;
     if (e.is_object() && e.contains("variant") && e["variant"].is_string())
       variant = parse_kernel_variant(e["variant"].get<std::string>());
+    // A gradient split has no kernel variant: its bucket ends instead.
+    const bool split = e.is_object() && e.value("op_type", "") == kGradientSplitEntry;
+    if (split) {
+      bool ints = e.contains("split_by_idx") && e["split_by_idx"].is_array() && !e["split_by_idx"].empty();
+      if (ints)
+        for (const json& i : e["split_by_idx"]) ints = ints && i.is_number_integer();
+      if (!ints) {
+        kb.problem_ = "entry '" + key + "' is a gradient split without a split_by_idx list of gradient indices";
+        kb.entries_.clear();
+        return kb;
+      }
+      for (const json& i : e["split_by_idx"]) entry.split_by_index.push_back(i.get<int64_t>());
+      variant = KernelVariant{};
+    }
     if (!variant || !e.contains("op_type") || !e["op_type"].is_string() || !e.contains("default_us") ||
         !e["default_us"].is_number() || !e.contains("tuned_us") || !e["tuned_us"].is_number()) {
       kb.problem_ = "entry '" + key + "' is not an op_type / variant / default_us / tuned_us record";
@@ -172,10 +195,11 @@ const KnowledgeEntry* KnowledgeBase::find(const std::string& key) const {
 std::string KnowledgeBase::serialize(const std::map<std::string, KnowledgeEntry>& entries) {
   json e = json::object();
   for (const auto& [key, entry] : entries) {
-    e[key] = {{"op_type", entry.op_type},
-              {"variant", to_string(entry.variant)},
-              {"default_us", entry.default_us},
-              {"tuned_us", entry.tuned_us}};
+    e[key] = {{"op_type", entry.op_type}, {"default_us", entry.default_us}, {"tuned_us", entry.tuned_us}};
+    if (entry.op_type == kGradientSplitEntry)
+      e[key]["split_by_idx"] = entry.split_by_index;
+    else
+      e[key]["variant"] = to_string(entry.variant);
     if (!entry.passes_off.empty()) e[key]["passes_off"] = entry.passes_off;
   }
   json doc = {{"format", kFormat}, {"version", kVersion}, {"entries", e}, {"digest", entries_digest(e)}};

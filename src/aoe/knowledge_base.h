@@ -25,15 +25,17 @@ namespace openge::options { class OptionSet; }
 namespace openge::aoe {
 
 struct KnowledgeEntry {
-  std::string op_type;      // kSubgraphEntry for a whole graph's entry (aoe_mode 1)
+  std::string op_type;      // kSubgraphEntry for a whole graph's entry (aoe_mode 1), kGradientSplitEntry (aoe_mode 4)
   KernelVariant variant;    // operators: the winning variant
   std::vector<std::string> passes_off;  // subgraphs: the passes the winner compiles without
   double default_us = 0;  // the default variant's median time when it was measured
   double tuned_us = 0;    // the winner's
+  std::vector<int64_t> split_by_index;  // gradient splits: each bucket's last gradient index
 };
 
 inline constexpr const char* kKnowledgeBaseFile = "aoe_knowledge_base.json";
 inline constexpr const char* kSubgraphEntry = "Subgraph";
+inline constexpr const char* kGradientSplitEntry = "GradientSplit";
 
 // The key of a node's kernel at `threads` threads on this platform (node names are not in it).
 std::string knowledge_key(const KernelRequest& request, int threads);
@@ -41,6 +43,10 @@ std::string knowledge_key(const KernelRequest& request, int threads);
 // pass: its structure, attributes, dtypes and shapes (not names, not constant data), the thread
 // count and the platform.
 std::string subgraph_key(const Graph& graph, int threads);
+// The key of a data-parallel training job's gradient split (aoe_mode 4): its trained parameters
+// (names and sizes, in order), the rank count, the threads per rank and the platform.
+std::string gradient_split_key(const std::vector<std::string>& params, const std::vector<int64_t>& elements, int ranks,
+                               int threads);
 // This CPU's features and the oneDNN version, as the keys carry them.
 const std::string& platform_id();
 

@@ -44,7 +44,7 @@ KernelVariant resolved_default(const KernelRequest& request, bool grain_single) 
 
 }  // namespace
 
-Result<TuningSettings> read_tuning_settings(const options::OptionSet* config, int repetitions) {
+Result<TuningSettings> read_tuning_settings(const options::OptionSet* config, int repetitions, bool training_graph) {
   TuningSettings s;
   if (repetitions > 0) s.repetitions = repetitions;
   if (!config) return s;
@@ -53,11 +53,12 @@ Result<TuningSettings> read_tuning_settings(const options::OptionSet* config, in
   s.aoe_data = paths::resolve_artifact(paths::ArtifactKind::kAoeData, *config, paths::RunIds::current());
   const std::string mode = config->get("aoe_config.aoe_mode");
   if (mode.empty()) return s;
+  if (mode == "4" && training_graph) return s;  // the Trainer tunes the gradient split
   if (mode == "4")
     return invalid_argument(
-        "aoe_config.aoe_mode=4 (gradient-split tuning) needs a training graph whose gradients are aggregated "
-        "with allreduce; OpenGE compiles ONNX inference graphs, which have none: use aoe_mode 2 (operator "
-        "tuning) or leave aoe_config.aoe_mode unset");
+        "aoe_config.aoe_mode=4 (gradient-split tuning) tunes how data-parallel training all-reduces its "
+        "gradients; an inference run has none: train under mpirun (mpirun -np N openge train ...), or use "
+        "aoe_mode 2 (operator tuning), or leave aoe_config.aoe_mode unset");
   s.mode = mode == "1" ? 1 : 2;
   if (config->has_value("aoe_config.aoe_config_file")) {
     const std::string path = resolve_against(config->cwd(), config->get("aoe_config.aoe_config_file"));

@@ -6,7 +6,8 @@
 //   selected by aoe_config_file (tune_ops_name / tune_ops_type; every node without one), is
 //   measured with every candidate variant on its real shapes; the fastest is built and stored.
 // - aoe_mode 1 (subgraph tuning) is compiler::tune_subgraphs (compiler/aoe_tuning.cpp);
-//   aoe_mode 4 (gradient split) is refused by read_tuning_settings().
+//   aoe_mode 4 (gradient-split tuning) is a Trainer's, measured over data-parallel training steps
+//   (session/data_parallel.cpp); a compile tunes nothing for it.
 #pragma once
 #include <functional>
 #include <map>
@@ -33,10 +34,11 @@ struct TuningSettings {
 
 // Reads aoe_config.aoe_mode, aoe_config.work_path (through the aoe_data chain, which also
 // holds the knowledge base) and aoe_config.aoe_config_file.
-// `repetitions` > 0 overrides the default (tests keep measurements short). aoe_mode 4 is an
-// error: gradient-split tuning needs a training graph with gradient aggregation, which an ONNX
-// inference graph never has (docs/DECISIONS.md).
-Result<TuningSettings> read_tuning_settings(const options::OptionSet* config, int repetitions);
+// `repetitions` > 0 overrides the default (tests keep measurements short). aoe_mode 4 tunes
+// nothing at compile: for a Trainer's graph (`training_graph`) the Trainer tunes the gradient
+// split; for any other graph it is an error (inference has no gradients to aggregate).
+Result<TuningSettings> read_tuning_settings(const options::OptionSet* config, int repetitions,
+                                            bool training_graph = false);
 
 class TunedSelection {
  public:

@@ -111,6 +111,21 @@ std::string subgraph_record_json(const TuningStats& stats, const std::string& mo
   return doc.dump(1) + "\n";
 }
 
+std::string gradient_split_record_json(const TuningStats& stats, const std::string& model_name,
+                                       const std::string& timestamp) {
+  json candidates = json::array();
+  for (const auto& c : stats.split_candidates)
+    candidates.push_back({{"split_by_idx", c.split_by_index}, {"step_performance(ms)", rounded(c.step_ms, 0.001)}});
+  json gdat = {{"gdat_tuning_result", "tuning successful"},
+               {"knowledge_base", {{"path", stats.knowledge_base_path}, {"status", kb_status(stats)}}},
+               {"rank_size", stats.ranks},
+               {"candidates", candidates},
+               {"split_by_idx", stats.split_by_index}};
+  json report = json::array({{{"basic", basic_json(stats, model_name, timestamp)}}, {{"GDAT", gdat}}});
+  json doc = {{report_key(timestamp), report}};
+  return doc.dump(1) + "\n";
+}
+
 namespace {
 
 Result<std::string> write_record(const std::string& kind, const TuningStats& stats, const std::string& model_name,
@@ -134,6 +149,11 @@ Result<std::string> write_tuning_record(const TuningStats& stats, const std::str
 Result<std::string> write_subgraph_record(const TuningStats& stats, const std::string& model_name,
                                           const paths::ResolvedPath& aoe_data) {
   return write_record("sgat", stats, model_name, aoe_data, subgraph_record_json);
+}
+
+Result<std::string> write_gradient_split_record(const TuningStats& stats, const std::string& model_name,
+                                                const paths::ResolvedPath& aoe_data) {
+  return write_record("gdat", stats, model_name, aoe_data, gradient_split_record_json);
 }
 
 }  // namespace openge::aoe

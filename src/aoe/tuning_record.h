@@ -26,4 +26,12 @@ std::string subgraph_record_json(const TuningStats& stats, const std::string& mo
 Result<std::string> write_subgraph_record(const TuningStats& stats, const std::string& model_name,
                                           const paths::ResolvedPath& aoe_data);
 
+// aoe_mode 4: aoe_result_gdat_<timestamp>_pid<pid>.json, {"report_...": [{"basic": ...},
+// {"GDAT": {every split measured with its step time, the split chosen as set_split_strategy_by_idx
+// takes it, the rank count, knowledge base}}]}.
+std::string gradient_split_record_json(const TuningStats& stats, const std::string& model_name,
+                                       const std::string& timestamp);
+Result<std::string> write_gradient_split_record(const TuningStats& stats, const std::string& model_name,
+                                                const paths::ResolvedPath& aoe_data);
+
 }  // namespace openge::aoe

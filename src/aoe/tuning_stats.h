@@ -2,6 +2,7 @@
 // (aoe_mode 2), each operator's measurement. Executable::tuning_stats() hands it out; the
 // tuning record (tuning_record.h) is written from it.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,15 @@ struct TuningStats {
   bool subgraph_hit = false;
   std::vector<std::string> passes_off;
   std::vector<SubgraphCandidate> subgraph_candidates;
+  // aoe_mode 4 (gradient-split tuning of data-parallel training): each measured split with its
+  // median step time (the ranks' mean), and the split chosen.
+  struct SplitCandidate {
+    std::vector<int64_t> split_by_index;
+    double step_ms = 0;
+  };
+  std::vector<SplitCandidate> split_candidates;
+  std::vector<int64_t> split_by_index;
+  int ranks = 0;
   std::string record_path;            // the aoe_result_*.json written, "" if none
 };
 

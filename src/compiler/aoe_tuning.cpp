@@ -128,7 +128,7 @@ void ExecutableBuilder::read_tuned_passes(const options::OptionSet& config) {
 Result<std::unique_ptr<Executable>> tune_subgraphs(Graph graph, const std::vector<Shape>& input_shapes,
                                                    const CompileOptions& options, CompileReport* report) {
   const double start = now_seconds();
-  auto settings = aoe::read_tuning_settings(options.config.get(), options.aoe_repetitions);
+  auto settings = aoe::read_tuning_settings(options.config.get(), options.aoe_repetitions, options.training_graph);
   if (!settings.ok()) return settings.status().with_context("model " + graph.source);
   const std::string model = std::filesystem::path(graph.source).stem().string();
   const Graph pristine = graph;  // constants are shared, not copied

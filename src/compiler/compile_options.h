@@ -43,6 +43,9 @@ struct CompileOptions {
   // The knowledge base is read but nothing is tuned, whatever aoe_mode says (subgraphs of If /
   // Loop / Scan, compiled while the model runs).
   bool aoe_lookup_only = false;
+  // A Trainer's graph: aoe_mode 4 (gradient-split tuning) is the Trainer's own, measured over
+  // training steps (session/data_parallel.cpp); the compile tunes nothing for it.
+  bool training_graph = false;
   // Whether the runs use the thread team at all (compiler/thread_plan.h): timed at compile for a
   // small graph with a measured grain, or fixed by the caller.
   ThreadPlanChoice thread_plan = ThreadPlanChoice::kCalibrate;

@@ -112,7 +112,7 @@ Result<std::unique_ptr<Executable>> ExecutableBuilder::build(const std::vector<S
   release_packed_constants_ = options.release_packed_constants && !exe_->failure_hook_ && !dump.active();
   // AOE (aoe_config.*): the knowledge base's variants, and operator tuning under aoe_mode 2.
   const double select_start = now_seconds();
-  auto tuning_settings = aoe::read_tuning_settings(options.config.get(), options.aoe_repetitions);
+  auto tuning_settings = aoe::read_tuning_settings(options.config.get(), options.aoe_repetitions, options.training_graph);
   if (!tuning_settings.ok()) return tuning_settings.status().with_context("model " + g.source);
   if (options.aoe_lookup_only) tuning_settings->mode = 0;
   aoe::TunedSelection tuning(std::move(tuning_settings.value()), exe_->num_threads_);

@@ -1,5 +1,6 @@
 #include "distributed/gradient_buckets.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -76,6 +77,28 @@ Result<std::vector<Bucket>> plan_buckets(const std::vector<int64_t>& elements, c
     next = last + 1;
   }
   return buckets;
+}
+
+std::vector<int64_t> split_indices(const std::vector<Bucket>& buckets) {
+  std::vector<int64_t> ends;
+  for (const Bucket& b : buckets) ends.push_back(static_cast<int64_t>(b.last));
+  return ends;
+}
+
+std::vector<std::vector<int64_t>> split_candidates(const std::vector<int64_t>& elements) {
+  std::vector<std::vector<int64_t>> out;
+  const int64_t n = static_cast<int64_t>(elements.size());
+  if (n == 0) return out;
+  std::vector<std::vector<double>> shares = {{100.0}, default_split_by_size()};
+  for (int64_t k : {2, 4, 8, 16})
+    if (k <= n) shares.emplace_back(static_cast<size_t>(k), 100.0 / static_cast<double>(k));
+  for (const auto& by_size : shares) {
+    auto plan = plan_buckets(elements, {{}, by_size});
+    if (!plan.ok()) continue;
+    std::vector<int64_t> ends = split_indices(*plan);
+    if (std::find(out.begin(), out.end(), ends) == out.end()) out.push_back(std::move(ends));
+  }
+  return out;
 }
 
 Result<std::vector<int64_t>> parse_split_indices(const std::string& text) {

@@ -36,6 +36,14 @@ struct Bucket {
 // value and the rule it breaks.
 Result<std::vector<Bucket>> plan_buckets(const std::vector<int64_t>& elements, const SplitStrategy& strategy);
 
+// The split a plan stands for, as set_split_strategy_by_idx takes it (each bucket's last index).
+std::vector<int64_t> split_indices(const std::vector<Bucket>& buckets);
+
+// What gradient-split tuning (aoe_mode 4) measures, as index lists, each once: one bucket, HCCL's
+// default, and equal shares of the bytes in 2, 4, 8 and 16 buckets (as many as there are
+// gradients at most).
+std::vector<std::vector<int64_t>> split_candidates(const std::vector<int64_t>& elements);
+
 // "20,100,159" / "60,20,20" (the CLI's and Python's spelling of the lists).
 Result<std::vector<int64_t>> parse_split_indices(const std::string& text);
 Result<std::vector<double>> parse_split_sizes(const std::string& text);

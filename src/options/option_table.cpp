@@ -267,7 +267,11 @@ const OptionSpec kTable[] = {
           "pass that rewrote it (and without the channels-last layout pass, and with NHWC in place of its NC1HWC0 "
           "regions), one at a time; the fastest whole run "
           "wins, is stored in the knowledge base for this graph (later compiles skip the same passes) and "
-          "recorded in aoe_result_sgat_*.json. 4, gradient-split tuning: an error, it needs a training graph",
+          "recorded in aoe_result_sgat_*.json. 4, gradient-split tuning of data-parallel training (a Trainer under "
+          "mpirun): the steps after the first measure candidate gradient splits (one bucket, HCCL's default, equal "
+          "shares in 2-16 buckets), 3 steps each; the fastest by the ranks' mean median step time is kept, stored "
+          "in the knowledge base (later jobs of the same model, ranks and threads take it) and recorded in "
+          "aoe_result_gdat_*.json with every candidate's time; a Session refuses 4 (inference has no gradients)",
           "src/aoe/tuned_selection.cpp"),
      "AOE tuning mode: 1 subgraph, 2 operator, 4 gradient split (unset: no tuning)",
      "feature in aoe_config_file: deeper_opat needs 2, nonhomo_split needs 1", "OPT-aoe_config.aoe_mode-1..6 AMB-10"},

@@ -103,7 +103,8 @@ const char* artifact_written_only(ArtifactKind k) {
     case ArtifactKind::kCompileCache:
       return "when a kernel is compiled online with op_compiler_cache_mode enable or force and no debug setting";
     case ArtifactKind::kCollectCompile: return "when NPU_COLLECT_PATH is set and kernels are compiled online";
-    case ArtifactKind::kAoeData: return "when a model is compiled with aoe_config.aoe_mode 1 or 2 (a tuning run)";
+    case ArtifactKind::kAoeData:
+      return "when a model is compiled with aoe_config.aoe_mode 1 or 2, or trained under mpirun with 4 (a tuning run)";
     default: return nullptr;
   }
 }

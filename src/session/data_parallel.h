@@ -17,12 +17,15 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "distributed/communicator.h"
 #include "distributed/gradient_buckets.h"
 #include "distributed/world.h"
 #include "openge/tensor.h"
+#include "paths/artifact_paths.h"
 #include "runtime/executable.h"
 
 namespace openge {
@@ -32,6 +35,15 @@ struct DataParallelSettings {
   bool tailing = false;  // is_tailing_optimization
   distributed::SplitStrategy split;
   distributed::Timeouts timeouts;
+  // aoe_config.aoe_mode 4, gradient-split tuning: the first steps after the first measure each
+  // candidate split (distributed::split_candidates) for a few steps; the fastest (the ranks' mean
+  // of the median step times) is kept, stored in the AOE knowledge base and recorded in
+  // aoe_result_gdat_*.json. Any later job of the same model, rank count and threads without a
+  // split of its own takes the split from the knowledge base.
+  bool tune_split = false;
+  paths::ResolvedPath aoe_data{paths::ArtifactKind::kAoeData, "", false, "", ""};  // path "": no knowledge base
+  std::string model_name;
+  int threads = 1;
 };
 
 namespace options { class OptionSet; }
@@ -41,11 +53,15 @@ namespace options { class OptionSet; }
 DataParallelSettings data_parallel_settings(const options::OptionSet* config, std::vector<int64_t> split_by_index,
                                             std::vector<double> split_by_size);
 
+// Gradient-split tuning steps per candidate split.
+inline constexpr int kSplitTuningStepsPerCandidate = 3;
+
 class DataParallel {
  public:
   // `params` are the trained parameters (float32), in the trainer's order; `state_count` the
   // running statistics that follow the gradients in the training graph's outputs.
   static Result<std::unique_ptr<DataParallel>> create(const distributed::World& world, DataParallelSettings settings,
+                                                      const std::vector<std::string>& param_names,
                                                       const std::vector<Tensor>& params,
                                                       const std::vector<Tensor>& state);
   ~DataParallel();
@@ -53,6 +69,10 @@ class DataParallel {
   const distributed::World& world() const { return comm_->world(); }
   const DataParallelSettings& settings() const { return settings_; }
   size_t bucket_count() const { return buckets_.size(); }
+  // The split in use, as set_split_strategy_by_idx takes it.
+  std::vector<int64_t> split_by_index() const { return distributed::split_indices(buckets_); }
+  // Whether gradient-split tuning (aoe_mode 4) is still measuring.
+  bool tuning_split() const { return tuning_.has_value(); }
 
   // Rank 0's parameters and running statistics, copied into every rank's (before the first step).
   Status broadcast_from_root(std::vector<Tensor>& params, std::vector<Tensor>& state);
@@ -83,13 +103,29 @@ class DataParallel {
 
  private:
   class GradientTap;
+  struct SplitTuning {
+    std::vector<std::vector<int64_t>> candidates;
+    size_t current = 0;
+    std::vector<double> step_ms;  // the current candidate's steps
+    std::vector<double> medians;  // per measured candidate, the ranks' mean
+    double start_seconds = 0;
+  };
   DataParallel() = default;
   void copy_gradient(size_t param, const Tensor& gradient);
   void post_ready_buckets();
+  // Cuts the gradients into these buckets (between steps only).
+  Status use_split(const distributed::SplitStrategy& split);
+  // After a step of `seconds`: the tuning's bookkeeping, the next candidate or the verdict.
+  Status after_tuning_step(double seconds);
+  Status finish_tuning();
 
   DataParallelSettings settings_;
   std::unique_ptr<distributed::Communicator> comm_;
   std::vector<distributed::Bucket> buckets_;
+  std::vector<Shape> param_shapes_;
+  std::string split_key_;  // the knowledge base's key of this job's gradient split
+  std::optional<SplitTuning> tuning_;
+  double step_start_ = 0;
   std::vector<std::vector<float>> bucket_data_;
   std::vector<size_t> bucket_of_;     // per parameter
   std::vector<Tensor> reduced_;       // per parameter: a view of its bucket's data

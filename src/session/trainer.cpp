@@ -186,8 +186,14 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
     impl->world = *world;
     const DataParallelSettings dps =
         data_parallel_settings(options.session.config.get(), options.split_by_index, options.split_by_size);
+    if (dps.tune_split && !world->data_parallel())
+      OPENGE_LOG_WARNING("GE", "aoe_config.aoe_mode=4 tunes how data-parallel training all-reduces its gradients; "
+                               "this process trains alone (start it with mpirun -np N): nothing to tune");
     if (world->data_parallel()) {
-      auto dp = DataParallel::create(*world, dps, impl->params, impl->state);
+      DataParallelSettings settings = dps;
+      settings.threads = impl->num_threads;
+      settings.model_name = std::filesystem::path(model_path).stem().string();
+      auto dp = DataParallel::create(*world, settings, impl->trainable, impl->params, impl->state);
       if (!dp.ok()) return dp.status();
       impl->data_parallel = std::move(dp.value());
       OPENGE_RETURN_IF_ERROR(impl->data_parallel->broadcast_from_root(impl->params, impl->state));
@@ -217,6 +223,10 @@ const std::vector<TensorInfo>& Trainer::outputs() const { return impl_->outputs;
 const std::vector<std::string>& Trainer::trainable() const { return impl_->trainable; }
 int Trainer::rank() const { return impl_->world.rank; }
 int Trainer::world_size() const { return impl_->world.size; }
+std::vector<int64_t> Trainer::gradient_split() const {
+  return impl_->data_parallel ? impl_->data_parallel->split_by_index() : std::vector<int64_t>{};
+}
+bool Trainer::tuning_gradient_split() const { return impl_->data_parallel && impl_->data_parallel->tuning_split(); }
 int64_t Trainer::steps() const { return impl_->optimizer->steps(); }
 float Trainer::loss_scale() const { return impl_->scaler.scale; }
 std::string Trainer::profiling_dir() const { return impl_->profiler ? impl_->profiler->collection_dir() : ""; }

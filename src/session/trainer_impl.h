@@ -65,6 +65,7 @@ struct Trainer::Impl {
     co.use_aicore = options.session.use_aicore;
     co.run_passes = options.session.run_passes;
     co.config = options.session.config;
+    co.training_graph = true;
     return co;
   }
 

@@ -3,8 +3,12 @@
 #include "distributed/gradient_buckets.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "distributed/world.h"
+#include "aoe/knowledge_base.h"
 
 namespace openge::distributed {
 namespace {
@@ -64,6 +68,20 @@ TEST(GradientBuckets, ListsParseAndBadEntriesAreNamed) {
   EXPECT_FALSE(parse_split_sizes("").ok());
 }
 
+TEST(GradientBuckets, TuningCandidatesAreDistinctSplitsEndingAtTheLastGradient) {
+  std::vector<int64_t> sizes(20, 1000);
+  const auto candidates = split_candidates(sizes);
+  ASSERT_GE(candidates.size(), 4u);
+  EXPECT_EQ(candidates.front(), (std::vector<int64_t>{19}));  // one bucket
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    EXPECT_EQ(candidates[i].back(), 19) << i;
+    EXPECT_TRUE(plan_buckets(sizes, {candidates[i], {}}).ok()) << i;
+    for (size_t j = 0; j < i; ++j) EXPECT_NE(candidates[i], candidates[j]) << i << " repeats " << j;
+  }
+  // Never more buckets than gradients.
+  for (const auto& c : split_candidates({5, 5})) EXPECT_LE(c.size(), 2u);
+}
+
 TEST(RankEnvironment, RankIdAndRankSizeMustAgreeWithMpi) {
   World w;
   w.rank = 1;
@@ -77,6 +95,28 @@ TEST(RankEnvironment, RankIdAndRankSizeMustAgreeWithMpi) {
   ASSERT_FALSE(size.ok());
   EXPECT_NE(size.message().find("RANK_SIZE=8"), std::string::npos) << size.message();
   EXPECT_FALSE(check_rank_environment(w, "one", nullptr).ok());
+}
+
+TEST(GradientBuckets, OPT_aoe_config_aoe_mode_5_TunedSplitSurvivesTheKnowledgeBase) {
+  const std::string dir = ::testing::TempDir() + "/kb_split_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string key = aoe::gradient_split_key({"w", "b"}, {10, 2}, 4, 1);
+  EXPECT_NE(key, aoe::gradient_split_key({"w", "b"}, {10, 2}, 2, 1));  // the rank count is part of it
+  aoe::KnowledgeBase kb = aoe::KnowledgeBase::load(dir + "/" + aoe::kKnowledgeBaseFile);
+  aoe::KnowledgeEntry e;
+  e.op_type = aoe::kGradientSplitEntry;
+  e.split_by_index = {0, 1};
+  e.default_us = 2000;
+  e.tuned_us = 1500;
+  kb.put(key, e);
+  ASSERT_TRUE(kb.save().ok());
+  const aoe::KnowledgeBase again = aoe::KnowledgeBase::load(dir + "/" + aoe::kKnowledgeBaseFile);
+  EXPECT_EQ(again.problem(), "");
+  const aoe::KnowledgeEntry* found = again.find(key);
+  ASSERT_NE(found, nullptr);
+  EXPECT_EQ(found->split_by_index, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(found->tuned_us, 1500);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

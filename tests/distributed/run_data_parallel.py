@@ -20,6 +20,10 @@ Cases (--case):
   namespaces       2 ranks in two network namespaces joined by a veth pair (made here; needs root
                    and iproute2) train over TCP to the bytes of 2 ranks over TCP on loopback.
                    Exits 77 (ctest: skipped, not passed) where namespaces cannot be made.
+  split_tuning     aoe_mode 4 on 2 ranks: the record aoe_result_gdat_*.json lists every candidate split
+                   with its step time and the fastest, the knowledge base holds it, the run uses
+                   it, and a later job without aoe_mode takes it from the knowledge base; the
+                   weights still match one process.
   profiling        a profiled 2-rank run with hccl=on: each rank writes its own collection folder
                    (device_0, device_1) with hccl_*.json per step holding every gradient bucket's
                    all-reduce, a communication lane in msprof_*.json and one Reduce column pair per
@@ -310,13 +314,57 @@ def case_namespaces(args):
             subprocess.run(["ip", "netns", "del", n], stderr=subprocess.DEVNULL)
 
 
+def case_split_tuning(args):
+    import glob
+    import json
+    import re
+    aoe = os.path.join(args.work, "aoe")
+    if os.path.isdir(aoe):
+        import shutil
+        shutil.rmtree(aoe)
+    os.makedirs(aoe)
+    tuned = os.path.join(args.work, "tuned.onnx")
+    log = run(train_command(args, 2, tuned, ["--option", "aoe_config.aoe_mode=4", "--option",
+                                              "aoe_config.work_path=" + aoe], epochs=2))
+    records = glob.glob(os.path.join(aoe, "aoe_result_gdat_*.json"))
+    if len(records) != 1:
+        sys.exit("FAILED: expected one aoe_result_gdat_*.json in %s, found %s\n%s" % (aoe, records, log[-2000:]))
+    report = next(iter(json.load(open(records[0])).values()))
+    gdat = report[1]["GDAT"]
+    times = {tuple(c["split_by_idx"]): c["step_performance(ms)"] for c in gdat["candidates"]}
+    if len(times) < 3 or any(t <= 0 for t in times.values()):
+        sys.exit("FAILED: the record measured %s" % times)
+    best = tuple(gdat["split_by_idx"])
+    if times[best] != min(times.values()):
+        sys.exit("FAILED: the record keeps %s (%.3f ms) though %s" % (best, times[best], times))
+    used = re.search(r"gradient split by index ([0-9,]+)", log)
+    if not used or tuple(int(i) for i in used.group(1).split(",")) != best:
+        sys.exit("FAILED: the run ended on split %s, the record chose %s\n%s" % (used and used.group(1), best, log[-1500:]))
+    kb = json.load(open(os.path.join(aoe, "aoe_knowledge_base.json")))
+    entries = [e for e in kb["entries"].values() if e["op_type"] == "GradientSplit"]
+    if len(entries) != 1 or tuple(entries[0]["split_by_idx"]) != best:
+        sys.exit("FAILED: the knowledge base holds %s, expected the split %s" % (entries, best))
+    later = run(train_command(args, 2, os.path.join(args.work, "later.onnx"),
+                              ["--option", "aoe_config.work_path=" + aoe], epochs=1))
+    again = re.search(r"gradient split by index ([0-9,]+)", later)
+    if not again or tuple(int(i) for i in again.group(1).split(",")) != best:
+        sys.exit("FAILED: a later job used split %s, not the stored %s" % (again and again.group(1), best))
+    ref = os.path.join(args.work, "tuning_ref.onnx")
+    run(train_command(args, 0, ref, epochs=2))
+    d = max_diff(weights(ref), weights(tuned))
+    if not d <= TOLERANCE:
+        sys.exit("FAILED: the tuned 2-rank run ends %.3g from one process" % d)
+    print("aoe_mode 4: %d splits measured %s, kept %s; stored and reused; weights within %.3g of one process"
+          % (len(times), times, best, d))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--openge", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--case", required=True,
                     choices=["weights_match", "deterministic", "resume", "stopped_rank", "killed_rank", "event_timeout",
-                             "namespaces", "profiling"])
+                             "namespaces", "split_tuning", "profiling"])
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
@@ -335,6 +383,8 @@ def main():
         case_failed_rank(args, signal.SIGSTOP)
     elif args.case == "killed_rank":
         case_failed_rank(args, signal.SIGKILL)
+    elif args.case == "split_tuning":
+        case_split_tuning(args)
     elif args.case == "namespaces":
         case_namespaces(args)
     elif args.case == "event_timeout":
