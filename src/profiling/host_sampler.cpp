@@ -2,7 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
+#include <optional>
+#include <utility>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -49,9 +53,15 @@ int64_t meminfo_kb(const std::string& text, const char* key) {
 
 }  // namespace
 
-HostSampler::HostSampler(bool cpu, bool mem, int freq_hz)
-    : cpu_(cpu), mem_(mem), period_ns_(1000000000LL / std::max(1, freq_hz)) {
-  sample_now();  // baseline for the first CPU percentage
+HostSampler::HostSampler(bool cpu, bool mem, int freq_hz, int nic_freq_hz)
+    : cpu_(cpu),
+      mem_(mem),
+      period_ns_(cpu || mem ? 1000000000LL / std::max(1, freq_hz) : 0),
+      nic_period_ns_(nic_freq_hz > 0 ? 1000000000LL / nic_freq_hz : 0) {
+  if (period_ns_) sample_now();          // baseline for the first CPU percentage
+  if (nic_period_ns_) sample_nic_now();  // baseline for the first rates
+  next_host_ns_ = steady_now_ns() + period_ns_;
+  next_nic_ns_ = steady_now_ns() + nic_period_ns_;
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -69,13 +79,79 @@ void HostSampler::stop() {
 void HostSampler::loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
-    wake_.wait_for(lock, std::chrono::nanoseconds(period_ns_), [this] { return stopping_; });
+    // Wake for whichever of the two samples is due first.
+    int64_t next = INT64_MAX;
+    if (period_ns_) next = std::min(next, next_host_ns_);
+    if (nic_period_ns_) next = std::min(next, next_nic_ns_);
+    if (next == INT64_MAX) break;
+    wake_.wait_for(lock, std::chrono::nanoseconds(std::max<int64_t>(0, next - steady_now_ns())),
+                   [this] { return stopping_; });
     if (stopping_) break;
+    const int64_t now = steady_now_ns();
     lock.unlock();
-    HostSample s = sample_now();
+    std::optional<HostSample> host;
+    std::vector<NicSample> nic;
+    if (period_ns_ && now >= next_host_ns_) {
+      host = sample_now();
+      next_host_ns_ = now + period_ns_;
+    }
+    if (nic_period_ns_ && now >= next_nic_ns_) {
+      nic = sample_nic_now();
+      next_nic_ns_ = now + nic_period_ns_;
+    }
     lock.lock();
-    samples_.push_back(s);
+    if (host) samples_.push_back(*host);
+    nic_samples_.insert(nic_samples_.end(), nic.begin(), nic.end());
   }
+}
+
+std::vector<NicSample> HostSampler::sample_nic_now() {
+  // /proc/net/dev: two header lines, then "iface: rx bytes packets errs drop fifo frame compressed
+  // multicast tx bytes packets errs drop ...".
+  std::ifstream f("/proc/net/dev");
+  std::string line;
+  std::vector<NicSample> out;
+  const int64_t now = steady_now_ns();
+  const double seconds = last_nic_time_ns_ ? static_cast<double>(now - last_nic_time_ns_) / 1e9 : 0;
+  for (int n = 0; std::getline(f, line); ++n) {
+    const auto colon = line.find(':');
+    if (n < 2 || colon == std::string::npos) continue;
+    std::string name = line.substr(0, colon);
+    name.erase(0, name.find_first_not_of(' '));
+    std::istringstream fields(line.substr(colon + 1));
+    uint64_t v[16] = {};
+    int got = 0;
+    while (got < 16 && fields >> v[got]) ++got;
+    if (got < 12) continue;
+    const NicCounters c{v[0], v[1], v[2], v[3], v[8], v[9], v[10], v[11]};
+    auto last = last_nic_.find(name);
+    if (last != last_nic_.end() && seconds > 0) {
+      const NicCounters& p = last->second;
+      auto delta = [](uint64_t a, uint64_t b) { return a >= b ? static_cast<double>(a - b) : 0.0; };
+      auto percent = [](double part, double all) { return all > 0 ? 100.0 * part / all : 0.0; };
+      NicSample s;
+      s.time_ns = now;
+      s.interface = name;
+      s.rx_mb_per_s = delta(c.rx_bytes, p.rx_bytes) / seconds / 1e6;
+      s.tx_mb_per_s = delta(c.tx_bytes, p.tx_bytes) / seconds / 1e6;
+      const double rx_packets = delta(c.rx_packets, p.rx_packets), tx_packets = delta(c.tx_packets, p.tx_packets);
+      s.rx_packets_per_s = rx_packets / seconds;
+      s.tx_packets_per_s = tx_packets / seconds;
+      s.rx_error_percent = percent(delta(c.rx_errors, p.rx_errors), rx_packets);
+      s.rx_dropped_percent = percent(delta(c.rx_dropped, p.rx_dropped), rx_packets);
+      s.tx_error_percent = percent(delta(c.tx_errors, p.tx_errors), tx_packets);
+      s.tx_dropped_percent = percent(delta(c.tx_dropped, p.tx_dropped), tx_packets);
+      out.push_back(std::move(s));
+    }
+    last_nic_[name] = c;
+  }
+  last_nic_time_ns_ = now;
+  return out;
+}
+
+std::vector<NicSample> HostSampler::take_nic() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::exchange(nic_samples_, {});
 }
 
 HostSample HostSampler::sample_now() {

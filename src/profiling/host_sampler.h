@@ -1,10 +1,13 @@
 // host_sys / host_sys_usage: system and per-process CPU and memory read from /proc at
-// host_sys_usage_freq Hz by one sleeping background thread (it does no compute, so it does not
-// compete with the OpenMP pool).
+// host_sys_usage_freq Hz, and sys_io_sampling_freq: every network interface's counters of
+// /proc/net/dev at its own rate, by one sleeping background thread (it does no compute, so it
+// does not compete with the OpenMP pool).
 #pragma once
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -14,18 +17,29 @@ namespace openge::profiling {
 
 class HostSampler {
  public:
-  HostSampler(bool cpu, bool mem, int freq_hz);
+  // nic_freq_hz 0: no NIC samples.
+  HostSampler(bool cpu, bool mem, int freq_hz, int nic_freq_hz = 0);
   ~HostSampler();
   void stop();
   // Samples taken since the last call.
   std::vector<HostSample> take();
+  std::vector<NicSample> take_nic();
   // One sample relative to the previous one (exposed for tests).
   HostSample sample_now();
+  std::vector<NicSample> sample_nic_now();
 
  private:
   void loop();
   bool cpu_, mem_;
-  int64_t period_ns_;
+  int64_t period_ns_, nic_period_ns_;
+  int64_t next_host_ns_ = 0, next_nic_ns_ = 0;
+  struct NicCounters {
+    uint64_t rx_bytes = 0, rx_packets = 0, rx_errors = 0, rx_dropped = 0;
+    uint64_t tx_bytes = 0, tx_packets = 0, tx_errors = 0, tx_dropped = 0;
+  };
+  std::map<std::string, NicCounters> last_nic_;
+  int64_t last_nic_time_ns_ = 0;
+  std::vector<NicSample> nic_samples_;
   uint64_t last_total_ = 0, last_idle_ = 0, last_proc_ = 0;
   int64_t last_time_ns_ = 0;
   std::mutex mutex_;

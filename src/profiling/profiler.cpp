@@ -97,8 +97,9 @@ Result<std::unique_ptr<Profiler>> Profiler::create(ProfilerConfig config) {
     if (!p->l2_counters_->available())
       p->notes_.push_back("l2=on: l2_cache Hit Rate is N/A: " + p->l2_counters_->status());
   }
-  if (p->config_.host_cpu || p->config_.host_mem)
-    p->host_ = std::make_unique<HostSampler>(p->config_.host_cpu, p->config_.host_mem, p->config_.host_sys_usage_freq);
+  if (p->config_.host_cpu || p->config_.host_mem || p->config_.sys_io_sampling_freq > 0)
+    p->host_ = std::make_unique<HostSampler>(p->config_.host_cpu, p->config_.host_mem, p->config_.host_sys_usage_freq,
+                                             p->config_.sys_io_sampling_freq);
   return p;
 }
 
@@ -348,12 +349,30 @@ std::string Profiler::info_json_locked() const {
   return j;
 }
 
+std::string Profiler::nic_csv() const {
+  std::string csv = "Device_id,Timestamp(us),Interface,Rx Bandwidth(MB/s),Tx Bandwidth(MB/s),rxPacket/s,txPacket/s,"
+                    "rxError rate(%),rxDropped rate(%),txError rate(%),txDropped rate(%)\n";
+  char buf[256];
+  for (const NicSample& s : nic_samples_) {
+    std::snprintf(buf, sizeof buf, ",%.3f,%.3f,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f\n", s.rx_mb_per_s, s.tx_mb_per_s,
+                  s.rx_packets_per_s, s.tx_packets_per_s, s.rx_error_percent, s.rx_dropped_percent, s.tx_error_percent,
+                  s.tx_dropped_percent);
+    csv += "host," + format_us(anchor_.to_epoch_ns(s.time_ns)) + "," + s.interface + buf;
+  }
+  return csv;
+}
+
 Status Profiler::finish() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (finished_) return Status::Ok();
   if (host_) host_->stop();
   Status status = write_pending_locked();
   finished_ = true;
+  if (host_) {
+    std::vector<NicSample> nic = host_->take_nic();
+    nic_samples_.insert(nic_samples_.end(), nic.begin(), nic.end());
+  }
+  if (status.ok() && config_.sys_io_sampling_freq > 0) status = write_file_locked(output_dir() + "/nic.csv", nic_csv());
   if (!host_samples_.empty()) {
     std::string cpu = "Device_id,Timestamp(us),Total Usage(%),Process Usage(%)\n";
     std::string mem = "Device_id,Timestamp(us),Memory Usage(%),Process RSS(KB)\n";

@@ -94,6 +94,8 @@ class Profiler {
   Status write_pending_locked();
   Status write_file_locked(const std::string& path, const std::string& contents);
   std::string info_json_locked() const;
+  // nic.csv (sys_io_sampling_freq): one row per interface and sample.
+  std::string nic_csv() const;
 
   ProfilerConfig config_;
   ClockAnchor anchor_;
@@ -119,6 +121,7 @@ class Profiler {
   std::unique_ptr<CounterSet> l2_counters_;  // l2=on
   std::unique_ptr<HostSampler> host_;
   std::vector<HostSample> host_samples_;
+  std::vector<NicSample> nic_samples_;
   std::vector<ReportTask> timeline_;  // the last written iteration, for the report
   std::string timeline_label_;
   bool finished_ = false;

@@ -15,7 +15,6 @@ struct NoEffectRow {
 const NoEffectRow kNoCpuEffect[] = {
     {"dvpp_freq", "the CPU has no DVPP (video/image pre-processing) unit"},
     {"llc_profiling", "last-level-cache bandwidth sampling is not measurable per process on this engine"},
-    {"sys_io_sampling_freq", "no NIC/RoCE traffic is produced by the engine"},
     {"sys_interconnection_freq", "no HCCS/PCIe/inter-chip links exist on a CPU"},
     {"sys_hardware_mem_freq", "DDR/HBM bandwidth counters are not readable per process"},
     {"instr_profiling_freq", "AI Core instruction sampling has no CPU counterpart"},
@@ -55,6 +54,7 @@ Status fill_from(const options::ProfilingOptions& p, ProfilerConfig& c) {
   apply_host_sys(p.get("host_sys"), c);
   apply_host_sys(p.get("host_sys_usage"), c);
   if (p.has("host_sys_usage_freq")) c.host_sys_usage_freq = std::stoi(p.get("host_sys_usage_freq"));
+  if (p.has("sys_io_sampling_freq")) c.sys_io_sampling_freq = std::stoi(p.get("sys_io_sampling_freq"));
   for (const auto& row : kNoCpuEffect)
     if (p.has(row.key) && p.get(row.key) != "off") c.no_cpu_effect.emplace_back(row.key, row.reason);
   return Status::Ok();

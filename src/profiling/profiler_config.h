@@ -40,6 +40,7 @@ struct ProfilerConfig {
   std::optional<uint64_t> storage_limit_bytes_override;  // tests: a limit below the 200 MB minimum
   bool host_cpu = false, host_mem = false;    // host_sys / host_sys_usage
   int host_sys_usage_freq = 50;               // Hz
+  int sys_io_sampling_freq = 0;               // Hz of the NIC samples (nic.csv); 0: none
   // Keys accepted and recorded but with no CPU analogue (AMB-1): key -> why.
   std::vector<std::pair<std::string, std::string>> no_cpu_effect;
   options::ProfilingOptions raw;  // every key as the user wrote it (recorded in the info file)

@@ -84,6 +84,16 @@ struct CollectiveRecord {
   int64_t start_ns = 0, end_ns = 0;
 };
 
+// One network interface between two samples (sys_io_sampling_freq): the NIC counters of
+// /proc/net/dev as rates; data-parallel training's MPI traffic crosses them (lo on one host).
+struct NicSample {
+  int64_t time_ns = 0;
+  std::string interface;
+  double rx_mb_per_s = 0, tx_mb_per_s = 0;
+  double rx_packets_per_s = 0, tx_packets_per_s = 0;
+  double rx_error_percent = 0, rx_dropped_percent = 0, tx_error_percent = 0, tx_dropped_percent = 0;
+};
+
 struct IterationRecord {
   uint32_t model_id = 0;
   uint32_t iteration_id = 0;  // 1-based per model

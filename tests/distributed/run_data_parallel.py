@@ -256,7 +256,23 @@ def case_profiling(args):
             header = next(csv.reader(open(os.path.join(output, "step_trace%s.csv" % suffix))))
             if header.count("Reduce Start(us)") != 2 or header.count("Reduce Duration(us)") != 2:
                 sys.exit("FAILED: step_trace%s.csv: expected 2 reduce spans, header %s" % (suffix, header))
-    print("2 ranks profiled: hccl_*.json, communication lanes and reduce spans in both collection folders")
+    # sys_io_sampling_freq: the interfaces' counters; over TCP on one host the ranks' traffic crosses lo.
+    nic_dir = os.path.join(args.work, "prof_nic")
+    if os.path.isdir(nic_dir):
+        import shutil
+        shutil.rmtree(nic_dir)
+    os.makedirs(nic_dir)
+    options = json.dumps({"output": nic_dir, "task_trace": "off", "sys_io_sampling_freq": "100"})
+    cmd = train_command(args, 2, os.path.join(args.work, "prof_nic.onnx"), ["--profile", "--profile-options", options],
+                        epochs=3)
+    run(cmd[:1] + ["--mca", "btl", "tcp,self"] + cmd[1:])
+    for path in glob.glob(os.path.join(nic_dir, "PROF_*", "mindstudio_profiler_output", "nic.csv")):
+        rows = list(csv.DictReader(open(path)))
+        lo = [float(r["Rx Bandwidth(MB/s)"]) for r in rows if r["Interface"] == "lo"]
+        if not lo or max(lo) <= 0:
+            sys.exit("FAILED: %s shows no traffic on lo during a 2-rank TCP run (%d rows)" % (path, len(rows)))
+    print("2 ranks profiled: hccl_*.json, communication lanes and reduce spans in both collection folders; "
+          "nic.csv shows the ranks' TCP traffic on lo")
 
 
 def case_namespaces(args):

@@ -11,7 +11,7 @@ set(OPENGE_DATA_PARALLEL_CASES
     "event_timeout:OPT_event_sync_timeout_1_MISC_17"
     "namespaces:TcpAcrossNetworkNamespaces"
     "split_tuning:OPT_aoe_config_aoe_mode_4_5"
-    "profiling:PROF_10_PROF_21_OPT_profiling_config.profiling_options.hccl_1")
+    "profiling:PROF_10_PROF_21_OPT_profiling_config.profiling_options.hccl_1_sys_io_sampling_freq_1")
 foreach(entry ${OPENGE_DATA_PARALLEL_CASES})
   string(REPLACE ":" ";" parts ${entry})
   list(GET parts 0 case)

@@ -46,9 +46,11 @@ TEST(ProfilerConfig, KeysWithoutCpuMeaningAreRecordedWithAReason) {  // AMB-1
     keys.insert(k);
     EXPECT_FALSE(why.empty());
   }
-  // hccl has its meaning: data-parallel training's collectives (hccl_*.json).
-  EXPECT_EQ(keys, (std::set<std::string>{"dvpp_freq", "sys_io_sampling_freq"}));
+  // hccl and sys_io_sampling_freq have their meaning: data-parallel training's collectives
+  // (hccl_*.json) and the network interfaces' counters (nic.csv).
+  EXPECT_EQ(keys, (std::set<std::string>{"dvpp_freq"}));
   EXPECT_TRUE(c->hccl);
+  EXPECT_EQ(c->sys_io_sampling_freq, 5);
 }
 
 TEST(ProfilerConfig, FromEnvironmentUsesTheOutputKey) {  // PROF-1..4
