@@ -50,8 +50,8 @@ TEST(OptRanges, EveryIntRangeAtItsBoundaries) {
     EXPECT_FALSE(accepted({{s.name, ""}})) << s.name;
     ++checked;
   }
-  EXPECT_EQ(checked, 18);  // 7 fields, device_id, max_tensor_bytes, compiled_shape_cache_size, threading_grain_cycles
-                           // and 7 environment variables
+  EXPECT_EQ(checked, 19);  // 7 fields, device_id, max_tensor_bytes, compiled_shape_cache_size, threading_grain_cycles
+                           // and 8 environment variables (HCCL_CONNECT_TIMEOUT the last added)
 }
 
 TEST(OptEnums, EveryEnumValueAcceptedAndOthersRejected) {
