@@ -37,7 +37,7 @@ std::vector<FlagSpec> train_flags() {
       {"loss-scale", "S", "auto (default: dynamic under a float16 precision mode), dynamic, none, or a fixed number"},
       {"batch", "N", "samples per step (default 32); under mpirun the global batch, shared among the ranks"},
       {"epochs", "N", "passes over the data (default 1)"},
-      {"seed", "N", "seed of the data order (default 0)"},
+      {"seed", "N", "seed of the data order and of dropout's masks (default 0)"},
       {"no-shuffle", "", "keep the data in file order"},
       {"save", "OUT.onnx", "write the trained model here"},
       {"checkpoint-dir", "D", "write a checkpoint (weights, optimizer state, step) to D after every epoch"},
@@ -149,6 +149,7 @@ int cmd_train(int argc, char** argv) {
   options.momentum = *momentum;
   options.weight_decay = *weight_decay;
   options.loss_scale = args->get("loss-scale", "auto");
+  options.seed = *seed;  // the data order's and the dropout masks' seed
   if (args->has("split-by-index")) {
     auto split = distributed::parse_split_indices(args->get("split-by-index"));
     if (!split.ok()) return fail(split.status().with_context("--split-by-index"));

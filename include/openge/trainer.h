@@ -33,6 +33,8 @@ struct TrainerOptions {
   float momentum = 0.9f;
   float weight_decay = 0.0f;
   float beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f;
+  // Seeds the masks of training-mode Dropout (each step's from this seed and the step's number).
+  int64_t seed = 0;
   // Initializers to train; empty: every float initializer on a differentiable path to the loss.
   std::vector<std::string> trainable;
   // Loss scaling (the Loss Scaling notes of precision_mode): "dynamic" multiplies the loss by a

@@ -31,6 +31,7 @@ class Trainer(_openge.Trainer):
     loss_scale: "auto" (dynamic loss scaling when the precision mode computes in float16), "dynamic",
     "none" or a fixed number; ``loss_scale`` and ``skipped_steps`` report it as training goes.
     options, threads, options_files: as for ``openge.Session`` (``npu.global_options()`` by default).
+    seed: the masks of training-mode Dropout (each step's drawn from the seed and the step number).
 
     Data-parallel training: started by ``mpirun -np N python3 script.py``, each process is one rank
     (``rank``, ``world_size``); the parameters start as rank 0's, each ``step`` takes this rank's
@@ -44,11 +45,11 @@ class Trainer(_openge.Trainer):
                  eps: float = 1e-8, loss_output: str = "", trainable: Sequence[str] = (), loss_scale: str = "auto",
                  options: OptionsArg = None, threads: Optional[int] = None,
                  options_files: Sequence[PathLike] = (), split_by_index: Sequence[int] = (),
-                 split_by_size: Sequence[float] = ()) -> None:
+                 split_by_size: Sequence[float] = (), seed: int = 0) -> None:
         super().__init__(os.fspath(model), _assignments(options), [os.fspath(f) for f in options_files], threads,
                          loss, loss_output, optimizer, float(lr), float(momentum), float(weight_decay),
                          float(betas[0]), float(betas[1]), float(eps), list(trainable), str(loss_scale),
-                         [int(i) for i in split_by_index], [float(p) for p in split_by_size])
+                         [int(i) for i in split_by_index], [float(p) for p in split_by_size], int(seed))
         for message in self.option_warnings:
             warnings.warn(message, OptionWarning, stacklevel=2)
         self.feeds: List[TensorInfo] = [TensorInfo(*t) for t in self._feeds()]

@@ -19,7 +19,7 @@ class PyTrainer {
             std::optional<int> threads, const std::string& loss, const std::string& loss_output,
             const std::string& optimizer, float lr, float momentum, float weight_decay, float beta1, float beta2,
             float epsilon, const std::vector<std::string>& trainable, const std::string& loss_scale,
-            const std::vector<int64_t>& split_by_index, const std::vector<double>& split_by_size) {
+            const std::vector<int64_t>& split_by_index, const std::vector<double>& split_by_size, int64_t seed) {
     TrainerOptions o;
     o.session = session_options(assignments, option_files, threads, &warnings_);
     o.loss = loss;
@@ -35,6 +35,7 @@ class PyTrainer {
     o.loss_scale = loss_scale;
     o.split_by_index = split_by_index;
     o.split_by_size = split_by_size;
+    o.seed = seed;
     Result<std::unique_ptr<Trainer>> opened = Status::Ok();
     {
       py::gil_scoped_release unlocked;
@@ -149,7 +150,7 @@ void bind_trainer(py::module_& m) {
       .def(py::init<const std::string&, const Assignments&, const std::vector<std::string>&, std::optional<int>,
                     const std::string&, const std::string&, const std::string&, float, float, float, float, float, float,
                     const std::vector<std::string>&, const std::string&, const std::vector<int64_t>&,
-                    const std::vector<double>&>())
+                    const std::vector<double>&, int64_t>())
       .def("step", &PyTrainer::step)
       .def("evaluate", &PyTrainer::evaluate)
       .def("parameter", &PyTrainer::parameter)

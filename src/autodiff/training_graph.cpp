@@ -7,6 +7,7 @@
 
 #include "autodiff/backward_builder.h"
 #include "ir/dispatch.h"
+#include "ops/grad/grad_ops.h"
 #include "ops/gradient.h"
 #include "ops/graph_infer.h"
 #include "ops/op_registry.h"
@@ -70,6 +71,46 @@ std::vector<std::pair<int, int>> batch_norm_to_training(Graph& g) {
     }
   }
   return state;
+}
+
+// Dropout nodes that train (opset 12+: a constant training_mode that is true and a constant ratio
+// above 0) become TrainingDropout on the step seed, each with its own salt. Returns the step seed
+// value, not yet an input (-1: nothing drops).
+Result<int> dropout_to_training(Graph& g) {
+  int seed = -1;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    Node& node = g.nodes[n];
+    if (node.op_type != "Dropout" || !node.domain.empty() || g.opset < 12) continue;
+    const int mode = node.inputs.size() > 2 ? node.inputs[2] : -1;
+    if (mode < 0) continue;
+    const Value& mv = g.values[static_cast<size_t>(mode)];
+    if (!mv.constant)
+      return invalid_argument("Dropout '" + node.name + "': training_mode must be a constant (true or false) to train");
+    if (mv.constant->scalar_as_double() == 0) continue;
+    double ratio = 0.5;
+    if (node.inputs.size() > 1 && node.inputs[1] >= 0) {
+      const Value& rv = g.values[static_cast<size_t>(node.inputs[1])];
+      if (!rv.constant) return invalid_argument("Dropout '" + node.name + "': ratio must be a constant to train");
+      ratio = rv.constant->scalar_as_double();
+    }
+    if (ratio == 0) continue;
+    if (!(ratio > 0 && ratio < 1))
+      return invalid_argument("Dropout '" + node.name + "': ratio must be in [0, 1), got " + std::to_string(ratio));
+    if (seed < 0) {
+      seed = g.add_value(kStepSeedInput);
+      g.values[static_cast<size_t>(seed)].dtype = DType::kInt64;
+      g.values[static_cast<size_t>(seed)].shape = Shape{2};
+    }
+    node.op_type = "TrainingDropout";
+    node.domain = std::string(kGradDomain);
+    node.inputs = {node.inputs[0], seed};
+    node.attrs = Attributes();
+    node.attrs.set("ratio", float_attr(static_cast<float>(ratio)));
+    node.attrs.set("salt", int_attr(static_cast<int64_t>(n)));
+    node.outputs.resize(2, -1);
+    if (node.outputs[1] < 0) node.outputs[1] = g.add_value(node.name + "/mask");
+  }
+  return seed;
 }
 
 // Adds the named loss after `output` and returns the loss value; `labels_shape` from the data.
@@ -213,6 +254,8 @@ Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector
   OPENGE_RETURN_IF_ERROR(bind_data_shapes(g, data_shapes, model_inputs));
   std::vector<std::pair<int, int>> bn_state;
   if (spec.batch_norm_training) bn_state = batch_norm_to_training(g);
+  auto step_seed = dropout_to_training(g);
+  if (!step_seed.ok()) return step_seed.status();
 
   int loss = -1;
   if (spec.loss == LossKind::kModelOutput) {
@@ -276,6 +319,10 @@ Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector
 
   // The loss scale: the gradient the backward pass starts from (dynamic loss scaling of fp16
   // training multiplies every gradient by it; 1 otherwise).
+  if (*step_seed >= 0) {
+    g.inputs.push_back(*step_seed);
+    tg.step_seed = true;
+  }
   const Value& lv = g.values[static_cast<size_t>(loss)];
   const int scale = add_input(g, kLossScaleInput, lv.dtype, *lv.shape);
   BackwardBuilder backward(g, need, differentiable_input);
@@ -372,8 +419,18 @@ Tensor loss_scale_tensor(const Graph& g, float scale) {
   return t;
 }
 
+Tensor step_seed_tensor(int64_t seed, int64_t first_sample) {
+  Tensor t(DType::kInt64, Shape{2});
+  t.data<int64_t>()[0] = seed;
+  t.data<int64_t>()[1] = first_sample;
+  return t;
+}
+
 Result<Graph> parameterized_forward_graph(const Graph& model, const std::vector<std::string>& parameters) {
   Graph g = model;
+  // Dropout in inference mode: without its training_mode input.
+  for (Node& node : g.nodes)
+    if (node.op_type == "Dropout" && node.domain.empty() && node.inputs.size() > 2) node.inputs.resize(2);
   std::vector<Tensor> values;
   OPENGE_RETURN_IF_ERROR(initializers_to_inputs(g, parameters, values));
   return g;

@@ -4,7 +4,8 @@
 //
 // The training graph's inputs, in order: the model's own inputs, the labels (when the loss is
 // named at the API), the trainable parameters, the state tensors (BatchNormalization's running
-// mean and variance), then the loss scale (the loss's shape and dtype: the gradient the backward
+// mean and variance), the step seed when a Dropout trains (kStepSeedInput), then the loss scale
+// (the loss's shape and dtype: the gradient the backward
 // pass starts from, so every gradient comes out multiplied by it). Its outputs: the loss, one
 // gradient per trainable parameter (same order), then each state tensor's new value. The parameters are inputs, not constants, so that
 // one compiled graph serves every step while the optimizer changes them.
@@ -18,6 +19,9 @@
 namespace openge::autodiff {
 
 inline constexpr const char* kLossScaleInput = "loss_scale";
+// Training-mode Dropout's randomness (ops/grad/dropout_train.cpp): two int64, the step's seed and
+// the index of the batch's first sample in the global batch. An input only of graphs that drop.
+inline constexpr const char* kStepSeedInput = "step_seed";
 
 enum class LossKind {
   kModelOutput,   // the model computes its loss: a scalar output (a loss node, or any scalar)
@@ -47,6 +51,7 @@ struct TrainingGraph {
   std::vector<std::string> state;       // graph.inputs after the trainables; outputs after the gradients
   std::vector<Tensor> initial_state;
   std::string loss_name;                // the loss value (graph output 0)
+  bool step_seed = false;               // graph.inputs[size - 2] is the step seed (a Dropout trains)
 };
 
 // `data_shapes`: one concrete shape per model input (graph order) and, for a named loss, the
@@ -67,8 +72,12 @@ bool has_gradient_nodes(const Graph& graph);
 // and shape.
 Tensor loss_scale_tensor(const Graph& training_graph, float scale);
 
+// The step seed to feed a training graph with TrainingGraph::step_seed: `seed` and the index of
+// the batch's first sample in the global batch.
+Tensor step_seed_tensor(int64_t seed, int64_t first_sample);
+
 // The model's forward graph with `parameters` (names) and state turned into inputs after its own
-// (same order as a TrainingGraph's), BatchNormalization in inference mode: what evaluation runs
+// (same order as a TrainingGraph's), BatchNormalization and Dropout in inference mode: what evaluation runs
 // with the trained values without recompiling for every step.
 Result<Graph> parameterized_forward_graph(const Graph& model, const std::vector<std::string>& parameters);
 

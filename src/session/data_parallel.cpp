@@ -224,8 +224,18 @@ Status DataParallel::broadcast_from_root(std::vector<Tensor>& params, std::vecto
 Result<RunObserver*> DataParallel::begin_step(const Executable& exe, int64_t local_samples) {
   ++step_;
   step_start_ = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  int64_t global = local_samples;
-  OPENGE_RETURN_IF_ERROR(comm_->wait(comm_->post_allreduce(&global, 1, "the global batch size", step_)));
+  // Every rank's sample count (each rank fills its own slot): the global batch, and where this
+  // rank's shard starts in it.
+  std::vector<int64_t> counts(static_cast<size_t>(world().size), 0);
+  counts[static_cast<size_t>(world().rank)] = local_samples;
+  OPENGE_RETURN_IF_ERROR(comm_->wait(comm_->post_allreduce(counts.data(), static_cast<int64_t>(counts.size()),
+                                                           "the ranks' batch sizes", step_)));
+  int64_t global = 0;
+  sample_offset_ = 0;
+  for (size_t r = 0; r < counts.size(); ++r) {
+    global += counts[r];
+    if (static_cast<int>(r) < world().rank) sample_offset_ += counts[r];
+  }
   if (global <= 0) return invalid_argument("a data-parallel step needs samples on at least one rank");
   weight_ = static_cast<float>(static_cast<double>(local_samples) / static_cast<double>(global));
   have_.assign(param_elements_.size(), 0);

@@ -93,6 +93,8 @@ class DataParallel {
 
   // The mean gradients of the last step (views of the bucket buffers), in parameter order.
   const std::vector<Tensor>& reduced_gradients() const { return reduced_; }
+  // Where this rank's shard of the current step starts in the global batch (its first sample).
+  int64_t sample_offset() const { return sample_offset_; }
   // The last step's loss, averaged over the ranks like the gradients.
   float mean_loss() const { return extras_[0]; }
 
@@ -135,6 +137,7 @@ class DataParallel {
   // Per step.
   int64_t step_ = 0;
   float weight_ = 1.0f;               // this rank's share of the global batch
+  int64_t sample_offset_ = 0;
   std::vector<char> have_;            // per parameter: its gradient is in its bucket
   std::vector<size_t> missing_;       // per bucket: gradients not handed over yet
   int next_to_post_ = 0;              // buckets are posted from the last one down, in this order on every rank

@@ -254,8 +254,6 @@ Result<float> Trainer::step(const std::vector<Tensor>& feed) {
       s.loss_scale = autodiff::loss_scale_tensor(s.executable->graph(), im.scaler.scale);
       s.loss_scale_value = im.scaler.scale;
     }
-    std::vector<Tensor> inputs = im.graph_inputs(feed);
-    inputs.push_back(s.loss_scale);
     DataParallel* dp = im.data_parallel.get();
     RunObserver* hand_over = nullptr;
     if (dp) {
@@ -263,6 +261,15 @@ Result<float> Trainer::step(const std::vector<Tensor>& feed) {
       if (!tap.ok()) return tap.status();
       hand_over = *tap;
     }
+    std::vector<Tensor> inputs = im.graph_inputs(feed);
+    if (s.step_seed) {
+      // Dropout's masks: from the seed and the step's number (skipped steps count: a retried batch
+      // draws new masks), so a resumed run draws what the uninterrupted one drew.
+      const int64_t attempt = im.optimizer->steps() + im.scaler.skipped;
+      inputs.push_back(autodiff::step_seed_tensor(static_cast<int64_t>(im.options.seed * 1000003 + attempt),
+                                                  dp ? dp->sample_offset() : 0));
+    }
+    inputs.push_back(s.loss_scale);
     float loss = 0;
     // The update runs inside the step's profiling iteration: its Iteration Refresh.
     auto update = [&]() -> Status {

@@ -36,6 +36,7 @@ struct Trainer::Impl {
     std::vector<Tensor> outputs;  // reused by every step of this shape (run_into)
     Tensor loss_scale;            // the last input, refilled only when the scale changes
     float loss_scale_value = 0;
+    bool step_seed = false;       // the graph trains a Dropout: the step seed comes before the loss scale
   };
 
   std::string source;
@@ -112,7 +113,9 @@ struct Trainer::Impl {
     std::vector<Shape> all = shapes;
     for (const Tensor& t : params) all.push_back(t.shape());
     for (const Tensor& t : state) all.push_back(t.shape());
+    if (tg->step_seed) all.push_back(Shape{2});
     all.push_back(autodiff::loss_scale_tensor(tg->graph, 1.0f).shape());
+    const bool step_seed = tg->step_seed;
     const double start = omp_get_wtime();
     auto exe = compiler::compile(std::move(tg->graph), all, compile_options());
     if (!exe.ok()) return exe.status();
@@ -121,6 +124,7 @@ struct Trainer::Impl {
                               std::to_string((*exe)->nodes().size()) + " nodes");
     CompiledStep& step = steps[shapes];
     step.executable = std::move(exe.value());
+    step.step_seed = step_seed;
     return &step;
   }
 };

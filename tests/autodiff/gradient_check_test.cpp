@@ -225,6 +225,21 @@ const std::vector<GradCase>& cases() {
          for (int i = 0; i < 6; ++i) cond.data<bool>()[i] = i % 3 != 1;
          return c.node("Where", {c.value("cond", cond), c.param("a", {2, 3}), c.param("b", {3})})[0];
        }},
+      // Training-mode Dropout becomes TrainingDropout on the step seed (fixed for the check: the
+      // mask is the same at every point, so the function is linear in x).
+      {"Dropout", "training_mode", 17, [](CaseGraph& c) {
+         Tensor ratio(DType::kFloat64, {});
+         ratio.data<double>()[0] = 0.4;
+         Tensor on(DType::kBool, {});
+         on.data<bool>()[0] = true;
+         return c.node("Dropout", {c.param("x", {4, 6}), c.value("ratio", ratio), c.value("on", on)}, {}, 2)[0];
+       }},
+      {"TrainingDropout", "", 17, [](CaseGraph& c) {
+         const int y = c.node("TrainingDropout", {c.param("x", {3, 8}), c.ints("seed", {2}, {11, 0})},
+                              attrs({{"ratio", float_attr(0.25f)}, {"salt", int_attr(3)}}), 2)[0];
+         c.g.nodes.back().domain = "openge";
+         return y;
+       }},
       {"Cast", "to_double", 17, [](CaseGraph& c) {
          return c.node("Cast", {c.param("x", {4})}, attrs({{"to", int_attr(static_cast<int64_t>(DType::kFloat64))}}))[0];
        }},
@@ -241,6 +256,8 @@ Graph case_graph(const GradCase& gc, std::vector<std::string>& params) {
   // Y's shape, for R: inferred by building the training graph would be circular, so run infer.
   Graph probe = c.g;
   probe.outputs = {y};
+  for (Node& n : probe.nodes)  // an inference compile refuses training-mode Dropout; its shape is X's
+    if (n.op_type == "Dropout" && n.inputs.size() > 2) n.inputs.resize(2);
   auto exe = compiler::compile(probe, {}, CompileOptions{});
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   const Value& yv = (*exe)->graph().values[static_cast<size_t>((*exe)->graph().find_value(c.g.values[static_cast<size_t>(y)].name))];
@@ -271,6 +288,8 @@ TEST_P(GradientCheck, MatchesFiniteDifferencesInFloat64) {
   std::vector<Shape> shapes;
   for (const Tensor& t : tg->initial_values) shapes.push_back(t.shape());
   for (const Tensor& t : tg->initial_state) shapes.push_back(t.shape());
+  const Tensor seed = autodiff::step_seed_tensor(5, 0);
+  if (tg->step_seed) shapes.push_back(seed.shape());
   const Tensor scale = autodiff::loss_scale_tensor(tg->graph, 1.0f);
   shapes.push_back(scale.shape());
   CompileOptions co;
@@ -282,6 +301,7 @@ TEST_P(GradientCheck, MatchesFiniteDifferencesInFloat64) {
   std::vector<Tensor> inputs;
   for (const Tensor& t : tg->initial_values) inputs.push_back(t.clone());
   for (const Tensor& t : tg->initial_state) inputs.push_back(t.clone());
+  if (tg->step_seed) inputs.push_back(seed);
   inputs.push_back(scale);
   auto out = (*exe)->run(inputs);
   ASSERT_TRUE(out.ok()) << out.status().message();

@@ -56,7 +56,7 @@ def mpi_env():
 
 
 def train_command(args, ranks, out, extra=(), model="mlp", epochs=2):
-    data = "train" if model == "mlp" else "train_cnn"
+    data = "train_cnn" if model == "cnn" else "train"
     cmd = [args.openge, "train", "--model", os.path.join(args.work, "digits", model + ".onnx"),
            "--data", os.path.join(args.work, "digits", data), "--batch", "64", "--epochs", str(epochs),
            "--optimizer", "adam", "--lr", "0.002", "--threads", "1", "--save", out] + list(extra)
@@ -102,6 +102,17 @@ def case_weights_match(args):
         print("%d ranks %s: max |w - w_one_process| = %.3g" % (ranks, " ".join(extra) or "(defaults)", d))
         if not d <= TOLERANCE:
             sys.exit("FAILED: %d ranks %s end %.3g from one process (tolerance %g)" % (ranks, extra, d, TOLERANCE))
+    # Training-mode Dropout: each rank draws the masks of its shard's samples in the global batch,
+    # so the ranks together draw what one process draws.
+    ref = os.path.join(args.work, "one_dropout.onnx")
+    run(train_command(args, 0, ref, model="mlp_dropout"))
+    for ranks in (2, 4):
+        out = os.path.join(args.work, "dp_dropout%d.onnx" % ranks)
+        run(train_command(args, ranks, out, model="mlp_dropout"))
+        d = max_diff(weights(ref), weights(out))
+        print("%d ranks, Dropout 0.2: max |w - w_one_process| = %.3g" % (ranks, d))
+        if not d <= TOLERANCE:
+            sys.exit("FAILED: %d ranks with Dropout end %.3g from one process (tolerance %g)" % (ranks, d, TOLERANCE))
 
 
 def case_deterministic(args):

@@ -21,8 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// x [N, 4] -> Gemm 4x16 -> Relu -> Gemm 16x3 -> logits [N, 3]
-std::string write_mlp(const fs::path& dir) {
+// x [N, 4] -> Gemm 4x16 -> Relu [-> Dropout(ratio, training_mode true)] -> Gemm 16x3 -> logits [N, 3]
+std::string write_mlp(const fs::path& dir, float dropout = 0) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(17);
@@ -38,10 +38,18 @@ std::string write_mlp(const fs::path& dir) {
   test::add_float_initializer(g, "b2", {3}, random);
   test::add_node(g, "Gemm", {"x", "w1", "b1"}, {"h"});
   test::add_node(g, "Relu", {"h"}, {"r"});
-  test::add_node(g, "Gemm", {"r", "w2", "b2"}, {"logits"});
+  if (dropout > 0) {
+    test::add_float_initializer(g, "ratio", {}, [&](int64_t) { return dropout; });
+    auto* on = g->add_initializer();
+    on->set_name("training_mode");
+    on->set_data_type(onnx::TensorProto::BOOL);
+    on->add_int32_data(1);
+    test::add_node(g, "Dropout", {"r", "ratio", "training_mode"}, {"d"});
+  }
+  test::add_node(g, "Gemm", {dropout > 0 ? "d" : "r", "w2", "b2"}, {"logits"});
   g->add_output()->set_name("logits");
   fs::create_directories(dir);
-  const std::string path = (dir / "mlp.onnx").string();
+  const std::string path = (dir / (dropout > 0 ? "mlp_dropout.onnx" : "mlp.onnx")).string();
   std::ofstream(path, std::ios::binary) << m.SerializeAsString();
   return path;
 }
@@ -149,8 +157,10 @@ TEST_F(TrainerTest, SavedModelRunsInASessionWithTheTrainedOutputs) {
 }
 
 TEST_F(TrainerTest, OPT_deterministic_1_SameWeightsAtOneAndTwoThreads) {
+  for (float dropout : {0.0f, 0.3f}) {
+  SCOPED_TRACE(dropout > 0 ? "with training-mode Dropout" : "without Dropout");
   std::vector<std::vector<Tensor>> weights;
-  const std::string model = write_mlp(dir);
+  const std::string model = write_mlp(dir, dropout);
   for (int threads : {1, 2}) {
     TrainerOptions o;
     o.loss = "cross_entropy";
@@ -167,12 +177,54 @@ TEST_F(TrainerTest, OPT_deterministic_1_SameWeightsAtOneAndTwoThreads) {
   }
   for (size_t p = 0; p < weights[0].size(); ++p)
     EXPECT_EQ(std::memcmp(weights[0][p].raw(), weights[1][p].raw(), weights[0][p].nbytes()), 0) << "parameter " << p;
+  }
+}
+
+// Training-mode Dropout (ratio 0.3): masks drawn from the seed and the step, so the same seed
+// trains to the same bits and another seed to other weights; the loss still falls; evaluation runs
+// without dropping (two evaluations agree).
+TEST_F(TrainerTest, DropoutTrainsWithSeededMasks) {
+  const std::string model = write_mlp(dir, 0.3f);
+  auto train = [&](int64_t seed, std::vector<float>* losses) {
+    TrainerOptions o;
+    o.loss = "cross_entropy";
+    o.optimizer = "momentum";
+    o.learning_rate = 0.05f;
+    o.seed = seed;
+    o.session.num_threads = 1;
+    auto t = Trainer::open(model, o);
+    EXPECT_TRUE(t.ok()) << t.status().message();
+    for (int s = 0; s < 60; ++s) {
+      auto loss = (*t)->step(blobs(32, 40 + static_cast<uint32_t>(s)));
+      EXPECT_TRUE(loss.ok()) << loss.status().message();
+      if (losses) losses->push_back(*loss);
+    }
+    return std::move(t.value());
+  };
+  std::vector<float> losses;
+  auto a = train(7, &losses), b = train(7, nullptr), c = train(8, nullptr);
+  EXPECT_LT(losses.back(), 0.5f * losses.front());
+  bool all_same = true, any_differs = false;
+  for (const std::string& name : a->trainable()) {
+    const Tensor wa = *a->parameter(name), wb = *b->parameter(name), wc = *c->parameter(name);
+    all_same &= std::memcmp(wa.raw(), wb.raw(), wa.nbytes()) == 0;
+    any_differs |= std::memcmp(wa.raw(), wc.raw(), wa.nbytes()) != 0;
+  }
+  EXPECT_TRUE(all_same) << "the same seed must draw the same masks";
+  EXPECT_TRUE(any_differs) << "another seed must draw other masks";
+  const std::vector<Tensor> x = {blobs(8, 3)[0]};
+  auto e1 = a->evaluate(x), e2 = a->evaluate(x);
+  ASSERT_TRUE(e1.ok() && e2.ok());
+  EXPECT_EQ(std::memcmp((*e1)[0].raw(), (*e2)[0].raw(), (*e1)[0].nbytes()), 0) << "evaluation must not drop";
 }
 
 // Resuming from the step-25 checkpoint gives the uninterrupted run's weights bit for bit (Adam:
 // moments and step count are part of the checkpoint).
 TEST_F(TrainerTest, ResumingFromACheckpointContinuesExactly) {
-  const std::string model = write_mlp(dir);
+  // With Dropout, the masks of the resumed steps are the uninterrupted run's too.
+  for (float dropout : {0.3f, 0.0f}) {
+  SCOPED_TRACE(dropout > 0 ? "with training-mode Dropout" : "without Dropout");
+  const std::string model = write_mlp(dir, dropout);
   TrainerOptions o;
   o.loss = "cross_entropy";
   o.optimizer = "adam";
@@ -201,6 +253,7 @@ TEST_F(TrainerTest, ResumingFromACheckpointContinuesExactly) {
     const Tensor a = *(*whole)->parameter(name), b = *(*resumed)->parameter(name);
     EXPECT_EQ(std::memcmp(a.raw(), b.raw(), a.nbytes()), 0) << name;
   }
+  if (dropout > 0) continue;
   // Another optimizer's checkpoint is refused, naming both.
   o.optimizer = "sgd";
   auto other = Trainer::open(model, o);
@@ -209,6 +262,7 @@ TEST_F(TrainerTest, ResumingFromACheckpointContinuesExactly) {
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.message().find("optimizer adam"), std::string::npos) << refused.message();
   EXPECT_FALSE((*other)->load_checkpoint((dir / "missing").string()).ok());
+  }
 }
 
 // Loss Scaling (OPT-precision_mode-12): under a float16 precision mode the loss is scaled; a

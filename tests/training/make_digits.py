@@ -11,6 +11,7 @@ U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weights and biases):
   mlp.onnx  image [N, 64] -> Gemm 64x128 -> Relu -> Gemm 128x10 -> logits
   cnn.onnx  image [N, 1, 8, 8] -> Conv 3x3 16 -> BatchNormalization -> Relu -> MaxPool 2
             -> Conv 3x3 32 -> Relu -> MaxPool 2 -> Flatten -> Gemm 128x10 -> logits
+  mlp_dropout.onnx  the MLP with Dropout(ratio 0.2, training_mode true) after its Relu
 """
 import argparse
 import os
@@ -53,6 +54,20 @@ def mlp(rng):
     return model(nodes, inits, ["N", 64], "digits_mlp")
 
 
+def mlp_dropout(rng):
+    m = mlp(rng)
+    g = m.graph
+    g.initializer.extend([numpy_helper.from_array(np.array(0.2, np.float32), "dropout.ratio"),
+                          numpy_helper.from_array(np.array(True), "dropout.training_mode")])
+    fc2 = [n for n in g.node if n.name == "fc2"][0]
+    fc2.input[0] = "h_dropout"
+    g.node.insert(2, helper.make_node("Dropout", ["h_relu", "dropout.ratio", "dropout.training_mode"], ["h_dropout"],
+                                      name="dropout"))
+    g.name = "digits_mlp_dropout"
+    onnx.checker.check_model(m)
+    return m
+
+
 def cnn(rng):
     inits = {"conv1.weight": uniform(rng, 9, (16, 1, 3, 3)), "conv1.bias": uniform(rng, 9, (16,)),
              "bn1.scale": np.ones(16, np.float32), "bn1.bias": np.zeros(16, np.float32),
@@ -90,6 +105,7 @@ def main():
     rng = np.random.default_rng(args.seed + 1)
     onnx.save(mlp(rng), os.path.join(args.out, "mlp.onnx"))
     onnx.save(cnn(rng), os.path.join(args.out, "cnn.onnx"))
+    onnx.save(mlp_dropout(rng), os.path.join(args.out, "mlp_dropout.onnx"))
 
 
 if __name__ == "__main__":

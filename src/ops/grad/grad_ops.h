@@ -14,6 +14,9 @@
 //   BatchNormalizationGrad(dY, X, scale)       -> dX, dScale, dB (batch statistics: training mode)
 //   LayerNormalizationGrad(dY, X, scale)       -> dX, dScale, dB
 //   GatherGrad(dY, indices)        attribute `shape` (the data's): scatter-add of dY into zeros
+// and the training form of Dropout (dropout_train.cpp):
+//   TrainingDropout(X, step_seed)  -> Y, mask (attributes ratio, salt: a seeded mask per step)
+//   DropoutGrad(dY, mask)          -> dX
 #pragma once
 #include <vector>
 
@@ -30,5 +33,6 @@ void register_conv_grad_op(std::vector<OpSchema>& table);
 void register_pool_grad_ops(std::vector<OpSchema>& table);
 void register_norm_grad_ops(std::vector<OpSchema>& table);
 void register_gather_grad_op(std::vector<OpSchema>& table);
+void register_dropout_train_ops(std::vector<OpSchema>& table);
 
 }  // namespace openge

@@ -37,6 +37,7 @@ void register_grad_ops(std::vector<OpSchema>& table) {
   register_pool_grad_ops(table);
   register_norm_grad_ops(table);
   register_gather_grad_op(table);
+  register_dropout_train_ops(table);
 }
 
 }  // namespace openge

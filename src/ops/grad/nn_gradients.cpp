@@ -138,14 +138,23 @@ Status layer_norm_grad(GradientBuilder& gb) {
   return give_outputs(gb, *g);
 }
 
-// Dropout is the identity unless a constant training_mode turns it on with a ratio above 0 (the
-// forward kernel refuses random dropout too).
+// Dropout is the identity unless a constant training_mode turns it on with a ratio above 0, and
+// such a node is a TrainingDropout by the time the backward pass runs (autodiff/training_graph.cpp).
 Status dropout_grad(GradientBuilder& gb) {
   const int training = gb.input(2), ratio = gb.input(1);
   const bool on = training >= 0 && (!gb.value(training).constant || gb.value(training).constant->scalar_as_double() != 0);
   const bool zero_ratio = ratio >= 0 && gb.value(ratio).constant && gb.value(ratio).constant->scalar_as_double() == 0;
-  if (on && !zero_ratio) return gb.error("no gradient rule for random dropout yet (ratio 0 or training_mode false train)");
+  if (on && !zero_ratio) return gb.error("training-mode dropout needs constant training_mode and ratio inputs");
   gb.set_grad_of_input(0, gb.grad_of_output(0));
+  return Status::Ok();
+}
+
+// The kept elements' gradient, scaled as the forward scaled them (its mask, output 1).
+Status training_dropout_grad(GradientBuilder& gb) {
+  Attributes a;
+  a.set("ratio", float_attr(gb.node().attrs.get_float("ratio", 0.5f)));
+  TRY_EMIT(g, gb.emit1("DropoutGrad", {gb.grad_of_output(0), gb.output(1)}, std::move(a), kGradDomain));
+  gb.set_grad_of_input(0, g);
   return Status::Ok();
 }
 
@@ -183,6 +192,7 @@ void add_nn_gradient_rules(std::vector<GradientRule>& rules) {
                                 {"BatchNormalization", batch_norm_grad},
                                 {"LayerNormalization", layer_norm_grad},
                                 {"Dropout", dropout_grad},
+                                {"TrainingDropout", training_dropout_grad},
                                 {"SoftmaxCrossEntropyLoss", loss_grad<true>},
                                 {"NegativeLogLikelihoodLoss", loss_grad<false>},
                             });
