@@ -4,6 +4,9 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -99,8 +102,50 @@ void abort_job(const World& world, const std::string& message) {
   g_failed.store(true);
   std::fprintf(stderr, "openge rank %d/%d: %s\n", world.rank, world.size, message.c_str());
   std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, 1);
   std::_Exit(1);
 }
+
+struct SetupDeadline::State {
+  std::mutex mutex;
+  std::condition_variable disarmed;
+  bool done = false;
+  std::thread thread;
+};
+
+SetupDeadline::SetupDeadline(int64_t timeout_ms) {
+  if (!started_by_mpi_launcher()) return;
+  state_ = std::make_unique<State>();
+  State* s = state_.get();
+  s->thread = std::thread([s, timeout_ms] {
+    std::unique_lock<std::mutex> lock(s->mutex);
+    if (s->disarmed.wait_for(lock, std::chrono::milliseconds(timeout_ms), [s] { return s->done; })) return;
+    // The rank as the launcher numbered it: MPI may not have said yet.
+    World w;
+    for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+      if (const char* r = std::getenv(v); r && parse_int(r, w.rank)) break;
+    if (const char* n = std::getenv("OMPI_COMM_WORLD_SIZE")) parse_int(n, w.size);
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g s", static_cast<double>(timeout_ms) / 1000.0);
+    abort_job(w, std::string("the data-parallel set-up (MPI joining the ranks, rank 0's initial weights) did not "
+                             "complete within HCCL_CONNECT_TIMEOUT (") + limit +
+                     "): a rank did not start, or stopped; the job is aborted");
+  });
+}
+
+void SetupDeadline::disarm() {
+  if (!state_) return;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->done = true;
+  }
+  state_->disarmed.notify_all();
+  if (state_->thread.joinable()) state_->thread.join();
+}
+
+SetupDeadline::~SetupDeadline() { disarm(); }
 
 }  // namespace openge::distributed

@@ -3,6 +3,8 @@
 // of a hostfile, and MPI says which rank each process is. A process that no launcher started is
 // a world of one and never touches MPI.
 #pragma once
+#include <cstdint>
+#include <memory>
 #include <string>
 
 #include "openge/status.h"
@@ -31,8 +33,23 @@ Status check_rank_environment(const World& world, const char* rank_id, const cha
 
 // Ends the whole job after a failure that leaves the other ranks waiting in a collective: prints
 // `message` on stderr (one line, with the rank) and calls MPI_Abort, which makes the launcher
-// stop every rank. Never returns.
+// stop every rank (before MPI is initialised: exits, which the launcher notices). Never returns.
 [[noreturn]] void abort_job(const World& world, const std::string& message);
+
+// Bounds the set-up of a data-parallel job (MPI joining the ranks, the communicators, rank 0's
+// weights reaching every rank): MPI's blocking set-up calls have no timeout of their own, so a
+// thread waits HCCL_CONNECT_TIMEOUT for disarm() and otherwise ends the job with one line saying
+// what did not happen. Does nothing in a process no MPI launcher started.
+class SetupDeadline {
+ public:
+  explicit SetupDeadline(int64_t timeout_ms);
+  ~SetupDeadline();
+  void disarm();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // Marks the job failed: at exit MPI is aborted rather than finalised (a finalize would wait for
 // ranks that wait for this one).

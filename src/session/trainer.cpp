@@ -94,6 +94,10 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
       return invalid_argument("graph_run_mode is " + std::to_string(options.session.config->graph_run_mode()) +
                               " (online inference), and a Trainer trains: set graph_run_mode=1 (its default) or "
                               "run the model with a Session");
+    const DataParallelSettings dps =
+        data_parallel_settings(options.session.config.get(), options.split_by_index, options.split_by_size);
+    // Under mpirun: joining the world and receiving rank 0's weights, within HCCL_CONNECT_TIMEOUT.
+    distributed::SetupDeadline setup(dps.timeouts.connect_ms);
     auto world = distributed::join_world();
     if (!world.ok()) return world.status();
     auto loss = parse_loss(options.loss);
@@ -184,8 +188,6 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
       if (t.dtype() != DType::kFloat32)
         return unsupported(std::string("parameters are trained in float32; the model has ") + dtype_name(t.dtype()) + " ones");
     impl->world = *world;
-    const DataParallelSettings dps =
-        data_parallel_settings(options.session.config.get(), options.split_by_index, options.split_by_size);
     if (dps.tune_split && !world->data_parallel())
       OPENGE_LOG_WARNING("GE", "aoe_config.aoe_mode=4 tunes how data-parallel training all-reduces its gradients; "
                                "this process trains alone (start it with mpirun -np N): nothing to tune");
@@ -197,6 +199,7 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
       if (!dp.ok()) return dp.status();
       impl->data_parallel = std::move(dp.value());
       OPENGE_RETURN_IF_ERROR(impl->data_parallel->broadcast_from_root(impl->params, impl->state));
+      setup.disarm();
       if (dps.tailing && impl->scaler.dynamic)
         OPENGE_LOG_WARNING("GE", "is_tailing_optimization waits for every bucket under dynamic loss scaling: a step "
                                  "whose gradients overflow must be skipped on every parameter");

@@ -184,6 +184,9 @@ def case_failed_rank(args, sig, event_timeout_ms=None):
     rng = random.Random(args.seed)
     for round_ in range(args.rounds):
         ckpt = os.path.join(args.work, "fault_ckpt_%d" % round_)
+        if os.path.isdir(ckpt):  # an earlier run's: its presence is the signal that training runs
+            import shutil
+            shutil.rmtree(ckpt)
         extra = ["--checkpoint-dir", ckpt]
         if event_timeout_ms is not None:
             extra += ["--option", "event_sync_timeout=%d" % event_timeout_ms]
@@ -199,7 +202,11 @@ def case_failed_rank(args, sig, event_timeout_ms=None):
         if len(pids) < 2:
             proc.kill()
             sys.exit("FAILED: mpirun did not start 2 ranks\n" + proc.communicate()[0][-2000:])
-        time.sleep(rng.uniform(0.3, 2.0))
+        # A moment while training runs (the first epoch's checkpoint is there), not during the
+        # set-up, which HCCL_CONNECT_TIMEOUT (120 s at least) bounds instead.
+        while not os.path.isdir(ckpt) and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 1.5))
         victim = pids[1]
         os.kill(victim, sig)
         hit = time.time()
