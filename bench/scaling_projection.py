@@ -61,7 +61,8 @@ def calibrate(args):
     subprocess.run(["mpirun", "--oversubscribe", "-np", "2", args.openge, "train", "--model", onnx_path, "--data",
                     os.path.join(work, "data"), "--batch", "8", "--epochs", "6", "--threads", "1", "--no-shuffle",
                     "--split-by-size", "2,3,5,10,20,60", "--option", "hcom_parallel=False", "--profile",
-                    "--profile-options", options], env=env, check=True, stdout=subprocess.DEVNULL)
+                    "--profile-options", options, "--curve", os.path.join(work, "loss")], env=env, check=True,
+                   stdout=subprocess.DEVNULL)
     # Each rank records an all-reduce from its own start, which includes waiting for the other
     # rank; the transfer itself runs from the later start to the earlier end (one steady clock on
     # one host, microseconds in ts).
