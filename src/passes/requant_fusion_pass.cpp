@@ -23,6 +23,12 @@
 //   - Relu is absorbed only when the QuantizeLinear's zero point is its type's minimum: then
 //     saturation clamps negative sums exactly as Relu does.
 //   - every intermediate float value has the next node as its only reader.
+// A residual convolution (ONNX Runtime's quantizer leaves the convolution before a residual Add
+// without a QuantizeLinear of its own)
+//     Conv (as above) ─> Add(·, DequantizeLinear(r_q)) ─> [Relu] ─> QuantizeLinear ─> y_q
+// becomes QLinearConvAdd (openge): QLinearConv's inputs, the bias slot (-1 when absent), then
+// r_q, r_scale, r_zero_point, and attribute relu; r_q has the output's shape and one scale and
+// zero point. The AI Core kernel adds the residual in oneDNN's sum post-op.
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -130,6 +136,30 @@ std::optional<Requantize> match_requantize(const Graph& g, const std::vector<std
   return r;
 }
 
+// The Add after a convolution's float output `y` whose other operand is DequantizeLinear(r_q):
+// per tensor, r_q of an int8 type and of y's shape (no broadcasting).
+struct ResidualAdd {
+  int add = -1;
+  Dequant r;
+};
+
+std::optional<ResidualAdd> match_residual_add(const Graph& g, const std::vector<std::vector<int>>& consumers, int y) {
+  const int reader = sole_consumer(g, consumers, y);
+  if (reader < 0) return std::nullopt;
+  const Node& add = g.nodes[static_cast<size_t>(reader)];
+  if (!is_op(add, "Add") || add.domain == kFusedDomain || add.inputs.size() != 2 || add.outputs.size() != 1)
+    return std::nullopt;
+  const int other = add.inputs[0] == y ? add.inputs[1] : add.inputs[0];
+  if (other == y || other < 0) return std::nullopt;
+  const auto r = match_dequant(g, other);
+  if (!r || !per_tensor(*r) || (r->zero_point_t && r->zero_point_t->numel() != 1)) return std::nullopt;
+  const Value& rv = g.values[static_cast<size_t>(r->q)];
+  const Value& yv = g.values[static_cast<size_t>(y)];
+  if (!is_int8_type(rv.dtype) || !has_static_shape(rv) || !has_static_shape(yv) || *rv.shape != *yv.shape)
+    return std::nullopt;
+  return ResidualAdd{reader, *r};
+}
+
 // W [N, K] -> [K, N] (Gemm's transB).
 Tensor transposed(const Tensor& w) {
   const int64_t n = w.dim(0), k = w.dim(1);
@@ -151,7 +181,12 @@ bool rewrite(Graph& g, const std::vector<std::vector<int>>& consumers, std::vect
   const auto x = match_dequant(g, n.inputs[0]);
   const auto w = match_dequant(g, n.inputs[1]);
   if (!x || !w) return false;
-  const auto req = match_requantize(g, consumers, n.outputs[0]);
+  auto req = match_requantize(g, consumers, n.outputs[0]);
+  std::optional<ResidualAdd> residual;
+  if (!req && conv) {
+    residual = match_residual_add(g, consumers, n.outputs[0]);
+    if (residual) req = match_requantize(g, consumers, g.nodes[static_cast<size_t>(residual->add)].outputs[0]);
+  }
   if (!req) return false;
   ++result.matched;
   const Tensor* wq = constant_of(g, w->q);
@@ -192,14 +227,22 @@ bool rewrite(Graph& g, const std::vector<std::vector<int>>& consumers, std::vect
   const int w_zp = zero_point_operand(g, *w, w_dtype, base + "_w_zero_point");
   const int w_in = weight_kn ? add_constant(g, base + "_weight_kn", std::move(*weight_kn)) : w->q;
   std::vector<int> inputs{x->q, x->scale, x_zp, w_in, w->scale, w_zp, y_scale, y_zero_point};
-  if (bias >= 0) inputs.push_back(bias);
+  if (bias >= 0 || residual) inputs.push_back(bias);
+  if (residual) {
+    const DType r_dtype = g.values[static_cast<size_t>(residual->r.q)].dtype;
+    inputs.push_back(residual->r.q);
+    inputs.push_back(residual->r.scale);
+    inputs.push_back(zero_point_operand(g, residual->r, r_dtype, base + "_r_zero_point"));
+  }
   const int quantize = req->quantize, relu = req->relu;
   Node& node = g.nodes[ni];
-  node.op_type = conv ? "QLinearConv" : "QLinearMatMul";
-  node.domain.clear();
+  node.op_type = residual ? "QLinearConvAdd" : conv ? "QLinearConv" : "QLinearMatMul";
+  node.domain = residual ? kFusedDomain : "";
   if (!conv) node.attrs = Attributes{};
+  if (residual) set_int_attr(node, "relu", relu >= 0 ? 1 : 0);
   node.inputs = std::move(inputs);
   set_output(g, static_cast<int>(ni), 0, y);
+  if (residual) absorb_node(g, static_cast<int>(ni), residual->add, dead);
   if (relu >= 0) absorb_node(g, static_cast<int>(ni), relu, dead);
   absorb_node(g, static_cast<int>(ni), quantize, dead);
   ++result.applied;

@@ -33,6 +33,8 @@ struct FixedInput {
 // The quantized cube ops compute in integers; their scales are parameters, not data.
 constexpr FixedInput kFixedInputs[] = {{"Resize", 1},        {"Resize", 2},        {"Upsample", 1},
                                        {"QLinearConv", 1},   {"QLinearConv", 4},   {"QLinearConv", 6},
+                                       {"QLinearConvAdd", 1}, {"QLinearConvAdd", 4}, {"QLinearConvAdd", 6},
+                                       {"QLinearConvAdd", 10},
                                        {"QLinearMatMul", 1}, {"QLinearMatMul", 4}, {"QLinearMatMul", 6}};
 
 bool untouched(std::string_view op_type) {

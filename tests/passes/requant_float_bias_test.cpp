@@ -192,3 +192,94 @@ TEST(RequantFloatBias, BiasIsRoundedToNearestEvenAtTheProductScale) {
 
 }  // namespace
 }  // namespace openge::testing
+
+namespace openge::testing {
+namespace {
+
+// A residual block as ONNX Runtime's quantizer leaves it: the second convolution's float output
+// goes straight into the Add with the block's dequantized input, then Relu and QuantizeLinear.
+struct ResidualModel {
+  QuantizedWeights w1 = quantize_weights(random_tensor({8, 8, 3, 3}, 21));
+  QuantizedWeights w2 = quantize_weights(random_tensor({8, 8, 3, 3}, 22));
+  Tensor b1 = random_tensor({8}, 23), b2 = random_tensor({8}, 24);
+  float ys1 = 0, ys2 = 0;
+};
+
+// `scales`: false builds the float model (dequantized weights, no Q/DQ) to calibrate on.
+Graph residual_graph(const ResidualModel& m, bool quantized) {
+  GraphBuilder b;
+  const int x = b.input("x", {1, 8, 8, 8});
+  auto q = [&](int v, double scale, double zero_point, const std::string& name) {
+    return b.node("QuantizeLinear", {v, b.constant(name + "_s", scalar_of(DType::kFloat32, scale)),
+                                     b.constant(name + "_z", scalar_of(DType::kUInt8, zero_point))});
+  };
+  auto dq = [&](int v, double scale, double zero_point, const std::string& name) {
+    return b.node("DequantizeLinear", {v, b.constant(name + "_ds", scalar_of(DType::kFloat32, scale)),
+                                       b.constant(name + "_dz", scalar_of(DType::kUInt8, zero_point))});
+  };
+  auto weights = [&](const QuantizedWeights& w, const std::string& name) {
+    if (!quantized) return b.constant(name, w.dequantized);
+    return b.node("DequantizeLinear", {b.constant(name, w.q), b.constant(name + "_s", w.scale)}, int_attr("axis", 0));
+  };
+  const int x_q = quantized ? q(x, 1.0 / 128, 128, "x") : -1;
+  const int xf = quantized ? dq(x_q, 1.0 / 128, 128, "x") : x;
+  int h = b.node("Relu", {b.node("Conv", {xf, weights(m.w1, "w1"), b.constant("b1", m.b1)}, pads1())});
+  if (quantized) h = dq(q(h, m.ys1, 0, "h"), m.ys1, 0, "h");
+  int y = b.node("Add", {b.node("Conv", {h, weights(m.w2, "w2"), b.constant("b2", m.b2)}, pads1()), xf});
+  y = b.node("Relu", {y});
+  if (quantized) y = dq(q(y, m.ys2, 0, "y"), m.ys2, 0, "y");
+  b.g.outputs = {y, h};
+  return std::move(b.g);
+}
+
+ResidualModel residual_calibrated() {
+  ResidualModel m;
+  Graph g = residual_graph(m, false);
+  const auto out = eval_graph(g, {input()}, /*annotate=*/true);
+  float top_y = 0, top_h = 0;
+  for (int64_t i = 0; i < out[0].numel(); ++i) top_y = std::max(top_y, out[0].data<float>()[i]);
+  for (int64_t i = 0; i < out[1].numel(); ++i) top_h = std::max(top_h, out[1].data<float>()[i]);
+  m.ys2 = top_y / 255.0f;
+  m.ys1 = top_h / 255.0f;
+  return m;
+}
+
+TEST(RequantResidual, ConvolutionBeforeAResidualAddRunsInInt8WithTheAddAndRelu) {
+  const ResidualModel m = residual_calibrated();
+  std::vector<std::string> ops;
+  CompileOptions co;
+  co.num_threads = 1;
+  auto exe = compiler::compile(residual_graph(m, true), {{1, 8, 8, 8}}, co);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  int aicore_int8 = 0;
+  for (const CompiledNode& n : (*exe)->nodes()) {
+    ops.push_back(n.node.op_type);
+    if ((n.node.op_type == "QLinearConv" || n.node.op_type == "QLinearConvAdd") && n.engine == Engine::kAiCore)
+      ++aicore_int8;
+  }
+  EXPECT_EQ(count(ops, "QLinearConv"), 1);
+  EXPECT_EQ(count(ops, "QLinearConvAdd"), 1);
+  EXPECT_EQ(count(ops, "Conv") + count(ops, "FusedConv") + count(ops, "Add") + count(ops, "Relu"), 0);
+  EXPECT_EQ(aicore_int8, 2) << "both on oneDNN's int8 kernels, the residual in its sum post-op";
+  auto fused = (*exe)->run({input()});
+  ASSERT_TRUE(fused.ok()) << fused.status().message();
+
+  // The same fused graph on the reference engine: the integer definition, within one step.
+  CompileOptions ref;
+  ref.num_threads = 1;
+  ref.use_aicore = false;
+  auto reference = compiler::compile(residual_graph(m, true), {{1, 8, 8, 8}}, ref);
+  ASSERT_TRUE(reference.ok()) << reference.status().message();
+  auto expected = (*reference)->run({input()});
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  EXPECT_LE(max_abs_diff((*fused)[0], (*expected)[0]), 1.001 * m.ys2);
+
+  // The unfused QDQ graph: within two output steps (one rounding here, one in h, which it reads).
+  const auto unfused = run(residual_graph(m, true), false, false);
+  ASSERT_EQ(unfused.size(), 2u);
+  EXPECT_LE(max_abs_diff((*fused)[0], unfused[0]), 2.001 * m.ys2);
+  EXPECT_GT(max_abs_diff(unfused[0], Tensor(DType::kFloat32, unfused[0].shape())), 10 * m.ys2) << "not all zeros";
+}
+
+}  // namespace
+}  // namespace openge::testing
