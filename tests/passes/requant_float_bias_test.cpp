@@ -2,7 +2,9 @@
 // leave it): the bias is quantized to int32 at scale x_scale * w_scale[m], rounded to nearest
 // even, as ONNX Runtime's quantizer does, so the convolutions run as int8 QLinearConv on the AI
 // Core engine; the result stays within the QDQ graph's own quantization error of the float32
-// model, and within one output step of the unfused QDQ graph.
+// model, and within one output step of the unfused QDQ graph. And residual convolutions (their
+// float output read by an Add with a dequantized residual, then Relu and QuantizeLinear) become
+// QLinearConvAdd, run by oneDNN's int8 convolution with a sum post-op.
 #include <cmath>
 
 #include "compiler/pipeline.h"
