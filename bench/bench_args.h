@@ -1,8 +1,11 @@
 // The command line the in-process benchmarks share: MODEL.onnx [INPUT.npy] [--threads N]
-// [--rounds R] [--warmup W], and the input they run (the .npy, or zeros of the model's input).
+// [--rounds R] [--warmup W] [--option NAME=VALUE ...], and the input they run (the .npy, or
+// zeros of the model's input).
 #pragma once
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "io/npy.h"
 #include "ir/graph.h"
@@ -12,6 +15,7 @@ namespace openge::bench {
 struct BenchArgs {
   std::string model, input_path;
   int threads = 1, rounds = 40, warmup = 5;
+  std::vector<std::pair<std::string, std::string>> options;  // --option NAME=VALUE, in order
 };
 
 inline BenchArgs parse_bench_args(int argc, char** argv, int default_rounds) {
@@ -24,6 +28,11 @@ inline BenchArgs parse_bench_args(int argc, char** argv, int default_rounds) {
     if (arg == "--threads") a.threads = next();
     else if (arg == "--rounds") a.rounds = next();
     else if (arg == "--warmup") a.warmup = next();
+    else if (arg == "--option" && i + 1 < argc) {
+      const std::string kv = argv[++i];
+      const size_t eq = kv.find('=');
+      a.options.emplace_back(kv.substr(0, eq), eq == std::string::npos ? "" : kv.substr(eq + 1));
+    }
     else a.input_path = arg;
   }
   return a;

@@ -4,6 +4,7 @@
 // shared 2-vCPU host separate processes differ by more than the effect.
 //
 // Usage: openge_layout_ab MODEL.onnx [INPUT.npy] [--threads N] [--rounds R] [--warmup W]
+//            [--option NAME=VALUE ...]   (options of both compiles, e.g. a precision mode)
 // Prints one JSON line: the median ms of each form, the median of the per-round ratios
 // nc1hwc0/nhwc, how many nodes of the NC1HWC0 compile have 5-D outputs, and the largest output
 // difference between the two forms.
@@ -16,6 +17,8 @@
 #include "bench_args.h"
 #include "frontend/onnx_loader.h"
 #include "latency_stats.h"
+#include "options/option_builder.h"
+#include "options/option_set.h"
 #include "passes/channels_last_layout_pass.h"
 #include "profiling/profiler.h"
 #include "compiler/pipeline.h"
@@ -34,6 +37,14 @@ int die(const std::string& what) {
 int main(int argc, char** argv) {
   if (argc < 2) return die("usage: openge_layout_ab MODEL.onnx [INPUT.npy] [--threads N] [--rounds R] [--warmup W]");
   const bench::BenchArgs args = bench::parse_bench_args(argc, argv, 60);
+  std::shared_ptr<const options::OptionSet> config;
+  if (!args.options.empty()) {
+    options::OptionInputs in;
+    for (const auto& [name, value] : args.options) in.flags.push_back({name, value, "--option"});
+    auto set = options::build_option_set(in);
+    if (!set.ok()) return die(set.status().message());
+    config = std::make_shared<const options::OptionSet>(std::move(set.value()));
+  }
   std::unique_ptr<Executable> forms[2];
   Tensor input;
   for (int f = 0; f < 2; ++f) {
@@ -47,6 +58,7 @@ int main(int argc, char** argv) {
     passes::ScopedNc1hwc0Regions form(f == 0 ? passes::Nc1hwc0Regions::kNever : passes::Nc1hwc0Regions::kAlways);
     CompileOptions co;
     co.num_threads = args.threads;
+    co.config = config;
     auto exe = compiler::compile(std::move(graph.value()), {input.shape()}, co);
     if (!exe.ok()) return die(exe.status().message());
     forms[f] = std::move(exe.value());

@@ -4,7 +4,10 @@ GlobalAveragePool, Flatten, Gemm, Identity), with onnx.helper and NumPy only (ON
 quantization tool is not used):
 
   - weights: int8, symmetric, one scale per output channel (DequantizeLinear axis 0), |q| <= 127;
-  - biases: int32, scale = x_scale * w_scale[m] (float32), zero point 0;
+  - biases: int32, scale = x_scale * w_scale[m] (float32), zero point 0; with --float-bias the
+    float32 biases are left as they are (the form some quantizers write), for OpenGE to quantize;
+  - with --float-residual, a Conv whose output is a residual Add's first input gets no Q/DQ of its
+    own: the Add reads its float output (the form ONNX Runtime's quantizer leaves before an Add);
   - activations: uint8, one scale and zero point per tensor, from the min/max (always including 0)
     of each tensor over calibration inputs, computed by a NumPy forward pass of the float model;
   - QuantizeLinear -> DequantizeLinear on every Conv/Gemm input and on every Conv output (after
@@ -15,7 +18,7 @@ quantization tool is not used):
 Calibration inputs are standard normal draws from numpy.random.default_rng(seed) for seeds
 --calib-seed, --calib-seed + 1, ... (the model's input shape).
 
-Usage: /usr/bin/python3 bench/qdq_quantize.py FP32.onnx INT8.onnx [--calib 8] [--calib-seed 1000]
+Usage: /usr/bin/python3 bench/qdq_quantize.py FP32.onnx INT8.onnx [--calib 8] [--calib-seed 1000] [--float-bias] [--float-residual]
 """
 import argparse
 import json
@@ -133,6 +136,9 @@ def main():
     ap.add_argument("int8")
     ap.add_argument("--calib", type=int, default=8)
     ap.add_argument("--calib-seed", type=int, default=1000)
+    ap.add_argument("--float-bias", action="store_true", help="keep the float32 biases (no int32 DequantizeLinear)")
+    ap.add_argument("--float-residual", action="store_true",
+                    help="no Q/DQ on a Conv output that is a residual Add's first input (the Add reads it in float)")
     args = ap.parse_args()
 
     model = onnx.load(args.fp32)
@@ -159,6 +165,8 @@ def main():
             to_quantize.append(n.input[0])
         if n.op_type == "Conv":
             r = readers.get(n.output[0], [])
+            if args.float_residual and len(r) == 1 and r[0].op_type == "Add" and r[0].input[0] == n.output[0]:
+                continue  # the residual Add reads this Conv's float output
             to_quantize.append(r[0].output[0] if len(r) == 1 and r[0].op_type == "Relu" else n.output[0])
     to_quantize = list(dict.fromkeys(to_quantize))
 
@@ -216,7 +224,7 @@ def main():
             out_nodes.append(helper.make_node("DequantizeLinear", [wq_name, ws_name, wz_name], [base + "_weight"],
                                               name=base + "_weight_DQ", axis=axis))
             n.input[1] = base + "_weight"
-            if len(n.input) > 2 and n.input[2]:
+            if len(n.input) > 2 and n.input[2] and not args.float_bias:
                 b = inits[n.input[2]].astype(np.float64)
                 bs = (act_scale[x_name] * scales).astype(F)  # float32 product, as the quantized op defines
                 bq = np.clip(np.rint(b / bs.astype(np.float64)), -2**31, 2**31 - 1).astype(np.int32)

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "base/sha256.h"
 #include "compiler/compile_report.h"
 #include "kernels/aicore_coverage.h"
 #include "logging/log.h"
@@ -48,6 +49,21 @@ std::string branches(const std::vector<RunStep>& steps) {
 
 }  // namespace
 
+std::string thread_plan_hash(const Executable& exe) {
+  std::string plan = "grain " + std::to_string(exe.threading_grain().cycles) + "\n" +
+                     (exe.run_threads() == RunThreads::kOneThread ? "one thread\n" : "team\n");
+  for (const CompiledNode& n : exe.nodes()) plan += n.node.name + (n.single_thread ? " 1\n" : " 0\n");
+  for (const RunStep& step : exe.run_steps()) {
+    if (step.second.empty()) continue;
+    plan += "step";
+    for (int s : step.first) plan += " " + std::to_string(s);
+    plan += " |";
+    for (int s : step.second) plan += " " + std::to_string(s);
+    plan += "\n";
+  }
+  return sha256_hex(plan).substr(0, 16);
+}
+
 void log_compile_decisions(const Executable& exe, const CompileReport& report, bool aicore_enabled) {
   using logging::Level;
   const std::string model = "model " + exe.graph().source + ": ";
@@ -84,7 +100,7 @@ void log_compile_decisions(const Executable& exe, const CompileReport& report, b
                             " below the threading grain of " + std::to_string(exe.threading_grain().cycles) +
                             " cycles" + grain_source(exe.threading_grain()) + " (on the calling thread), " +
                             branches(exe.run_steps()) + thread_plan(exe) + concats_in_place(exe) + "arena " +
-                            std::to_string(exe.arena_bytes()) + " bytes");
+                            std::to_string(exe.arena_bytes()) + " bytes, thread plan " + thread_plan_hash(exe));
 }
 
 }  // namespace openge

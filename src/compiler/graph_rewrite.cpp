@@ -13,6 +13,7 @@
 #include "passes/fusion_result.h"
 #include "passes/pass.h"
 #include "passes/pass_selection.h"
+#include "precision/precision_pass.h"
 
 namespace openge::compiler {
 
@@ -35,9 +36,21 @@ Status ExecutableBuilder::rewrite(graph_dump::GraphDumper& dump) {
   std::optional<options::OptionSet> shaping;
   if (options_.config) shaping.emplace(*options_.config);
   const options::OptionSet* shaping_config = shaping ? &*shaping : nullptr;
-  if (options_.run_passes)
+  if (options_.run_passes) {
+    // The layout pass runs before the precision pass and chooses formats by the dtype each
+    // convolution will compute in: the precision pass's decision, predicted on the graph it sees.
+    // A setup that does not load predicts nothing here; apply_precision reports its error.
+    std::optional<precision::PrecisionSetup> setup;
+    if (shaping)
+      if (auto loaded = precision::load_precision_setup(*shaping); loaded.ok()) setup = std::move(loaded.value());
+    passes::ScopedComputeDtypes predicted([&setup](const Graph& graph) {
+      if (!setup) return std::vector<DType>{};
+      auto dtypes = precision::predict_compute_dtypes(graph, *setup);
+      return dtypes.ok() ? std::move(dtypes.value()) : std::vector<DType>{};
+    });
     OPENGE_RETURN_IF_ERROR(run_passes(dump, shaping_config, options_.config.get(), /*after_precision=*/false)
                                .with_context("model " + g.source));
+  }
   remove_dead_nodes();
   OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterPrune));
   if (shaping) {

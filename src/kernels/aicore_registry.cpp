@@ -63,6 +63,7 @@ constexpr AiCoreRow kAiCoreOps[] = {
     {"Resize", make_bilinear_resize_kernel},
     {"Upsample", make_bilinear_resize_kernel},
     {"QLinearConv", onednn::make_qlinear_conv_kernel},
+    {"QLinearConvAdd", onednn::make_qlinear_conv_kernel},
     {"QLinearMatMul", onednn::make_qlinear_matmul_kernel},
     {"RNN", make_recurrent_kernel, Narrow::kWiden, Reduces::kYes},
     {"GRU", make_recurrent_kernel, Narrow::kWiden, Reduces::kYes},

@@ -75,20 +75,33 @@ std::optional<Requant> read_requant(const KernelRequest& r, int64_t channels) {
   return q;
 }
 
-dnnl::primitive_attr requant_attr(const Requant& q, int channel_dim) {
+// A QLinearConvAdd's residual: added as (r_q - zero_point) * scale in oneDNN's sum post-op,
+// then Relu where the node absorbed one.
+struct Residual {
+  float scale = 1;  // r_scale / y_scale
+  int32_t zero_point = 0;
+  dnnl::memory::data_type dtype = dnnl::memory::data_type::u8;
+  bool relu = false;
+};
+
+dnnl::primitive_attr requant_attr(const Requant& q, int channel_dim, const std::optional<Residual>& residual = {}) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   attr.set_output_scales(q.per_channel ? 1 << channel_dim : 0, q.scales);
   if (q.src_zp != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q.src_zp});
-  if (q.dst_zp != 0) {
+  dnnl::post_ops ops;
+  if (residual) {
+    ops.append_sum(residual->scale, residual->zero_point, residual->dtype);
+    if (residual->relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  }
+  if (q.dst_zp != 0 || residual) {
     // oneDNN adds the output zero point in float and rounds after it; ONNX rounds first and adds
     // the zero point as an integer. Rounding in a post-op (to nearest even, before the zero
     // point) makes the sum an integer, so oneDNN's later add and conversion are exact.
-    dnnl::post_ops ops;
     ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_round, 0.0f, 0.0f);
-    attr.set_post_ops(ops);
-    attr.set_zero_points(DNNL_ARG_DST, 0, {q.dst_zp});
   }
+  if (ops.len() > 0) attr.set_post_ops(ops);
+  if (q.dst_zp != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {q.dst_zp});
   return attr;
 }
 
@@ -117,10 +130,12 @@ class QLinearKernel final : public OneDnnKernel {
   dnnl::memory weights;
   std::optional<Tensor> bias;
 
+  bool has_residual = false;  // QLinearConvAdd: input 9 is placed into dst for the sum post-op
+
   Status run(KernelContext& ctx) const override {
     std::unique_ptr<KernelState> temp;
     StagedArgs& args = state_for_run<StagedArgs>(*this, ctx, temp);
-    return staging.run(prim, args, ctx.input(0), ctx.output(0), nullptr, ctx);
+    return staging.run(prim, args, ctx.input(0), ctx.output(0), has_residual ? &ctx.input(9) : nullptr, ctx);
   }
   std::unique_ptr<KernelState> make_state(KernelContext&) const override {
     std::unique_ptr<StagedArgs> args = staging.make_args(scratchpad_md);
@@ -152,6 +167,18 @@ Result<std::unique_ptr<CompiledKernel>> make_qlinear_conv_kernel(const KernelReq
   if (has_bias && (!bias || bias->dtype() != DType::kInt32 || bias->numel() != w[0])) return none();
   const auto requant = read_requant(request, w[0]);
   if (!requant) return none();
+  std::optional<Residual> residual;
+  if (request.node.op_type == "QLinearConvAdd") {
+    const Tensor* r_scale = constant_input(request, 10);
+    const Tensor* r_zp = constant_input(request, 11);
+    const auto r_dt = in.size() > 11 ? int8_type(in[9].dtype) : std::nullopt;
+    if (!r_scale || !r_zp || !r_dt || *r_dt != *y_dt || r_scale->numel() != 1 || r_zp->numel() != 1 ||
+        static_shape(in[9]) != y_shape)
+      return none();
+    const Tensor* y_scale = constant_input(request, 6);
+    residual = Residual{static_cast<float>(r_scale->scalar_as_double()) / static_cast<float>(y_scale->scalar_as_double()),
+                        static_cast<int32_t>(r_zp->scalar_as_int()), *r_dt, request.node.attrs.get_int("relu", 0) != 0};
+  }
   const std::vector<int64_t> kernel{w[2], w[3]};
   auto params = read_window_params(request.node.attrs, 2, &kernel, false);
   if (!params.ok()) return none();  // the reference engine reports it
@@ -172,7 +199,8 @@ Result<std::unique_ptr<CompiledKernel>> make_qlinear_conv_kernel(const KernelReq
   const dims pad_l{geom->pad_begin[0], geom->pad_begin[1]};
   const dims pad_r{geom->pad_end[0], geom->pad_end[1]};
   const auto any = [](const dims& d, dnnl::memory::data_type t) { return dnnl::memory::desc(d, t, tag::any); };
-  const dnnl::primitive_attr attr = requant_attr(*requant, 1);
+  const dnnl::primitive_attr attr = requant_attr(*requant, 1, residual);
+  k->has_residual = residual.has_value();
   auto pd = try_create([&] {
     const auto prop = dnnl::prop_kind::forward_inference;
     const auto algo = dnnl::algorithm::convolution_direct;
@@ -185,7 +213,7 @@ Result<std::unique_ptr<CompiledKernel>> make_qlinear_conv_kernel(const KernelReq
   if (!pd || is_reference_impl(*pd)) return none();
   k->prim = dnnl::convolution_forward(*pd);
   k->scratchpad_md = pd->scratchpad_desc();
-  k->staging = ActivationStaging::make(src_plain, pd->src_desc(), dst_plain, pd->dst_desc(), false);
+  k->staging = ActivationStaging::make(src_plain, pd->src_desc(), dst_plain, pd->dst_desc(), residual.has_value());
   k->weights = reorder_constant(w_plain, constant_input(request, 3)->raw(), pd->weights_desc());
   return std::unique_ptr<CompiledKernel>(std::move(k));
 }

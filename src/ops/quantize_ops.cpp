@@ -506,6 +506,10 @@ Status qlinear_conv_infer(InferContext& ctx) {
   return int_conv_infer(ctx, 0, 3, ctx.input_dtype(7));
 }
 
+// QLinearConv, and QLinearConvAdd (openge: a QDQ convolution whose float output a residual Add,
+// an optional Relu and a QuantizeLinear followed, RequantFusionPass): inputs 9..11 are the
+// residual r_q, r_scale and r_zero_point; the value requantized is the convolution's scaled sum
+// plus (r_q - r_zero_point) * r_scale / y_scale, through Relu when the attribute relu is 1.
 Status qlinear_conv_kernel(KernelContext& ctx) {
   auto plan = plan_int_conv(ctx, ctx.input(0).shape(), ctx.input(3).shape());
   if (!plan.ok()) return plan.status();
@@ -515,11 +519,19 @@ Status qlinear_conv_kernel(KernelContext& ctx) {
     return ctx.error("x_scale, y_scale and y_zero_point must be scalars");
   const Tensor* bias = ctx.has_input(8) ? &ctx.input(8) : nullptr;
   if (bias && bias->numel() != p.M) return ctx.error("B must have " + std::to_string(p.M) + " values, got " + shape_to_string(bias->shape()));
+  const bool residual = ctx.node().op_type == "QLinearConvAdd";
+  const Tensor* r = residual ? &ctx.input(9) : nullptr;
+  if (r && (r->shape() != ctx.output(0).shape() || ctx.input(10).numel() != 1 || ctx.input(11).numel() != 1))
+    return ctx.error("the residual must have the output's shape " + shape_to_string(ctx.output(0).shape()) +
+                     " and scalar r_scale and r_zero_point");
+  const bool relu = residual && ctx.node().attrs.get_int("relu", 0) != 0;
   auto acc = integer_conv(ctx, p, 0, 2, 3, 5);
   if (!acc.ok()) return acc.status();
   const float x_scale = static_cast<float>(ctx.input(1).scalar_as_double());
   const float y_scale = static_cast<float>(ctx.input(6).scalar_as_double());
   const float y_zp = static_cast<float>(ctx.input(7).scalar_as_int());
+  const float r_multiplier = r ? static_cast<float>(ctx.input(10).scalar_as_double()) / y_scale : 0.0f;
+  const float r_zp = r ? static_cast<float>(ctx.input(11).scalar_as_int()) : 0.0f;
   const Tensor& w_scale = ctx.input(4);
   const int64_t out_size = p.geom.output_size();
   Tensor& y = ctx.output(0);
@@ -531,10 +543,19 @@ Status qlinear_conv_kernel(KernelContext& ctx) {
       const int32_t b = bias ? bias->data<int32_t>()[m] : 0;
       const int32_t sum = static_cast<int32_t>(static_cast<uint32_t>((*acc)[static_cast<size_t>(i)]) + static_cast<uint32_t>(b));
       const float multiplier = x_scale * static_cast<float>(w_scale.scalar_as_double(w_scale.numel() == 1 ? 0 : m)) / y_scale;
-      py[i] = saturate_round<Q>(std::nearbyint(static_cast<float>(sum) * multiplier) + y_zp);
+      float v = static_cast<float>(sum) * multiplier;
+      if (r) v += (static_cast<float>(r->scalar_as_int(i)) - r_zp) * r_multiplier;
+      if (relu) v = std::max(v, 0.0f);
+      py[i] = saturate_round<Q>(std::nearbyint(v) + y_zp);
     }
   });
   return Status::Ok();
+}
+
+// QLinearConvAdd: QLinearConv's checks, and a quantized residual of the output's type.
+Status qlinear_conv_add_infer(InferContext& ctx) {
+  OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 9, kQuantizedTypes));
+  return qlinear_conv_infer(ctx);
 }
 
 }  // namespace
@@ -547,6 +568,7 @@ void register_quantize_ops(std::vector<OpSchema>& table) {
   table.push_back(OpSchema{"QLinearMatMul", 8, 8, 1, 1, &qlinear_matmul_infer, &qlinear_matmul_kernel, false});
   table.push_back(OpSchema{"ConvInteger", 2, 4, 1, 1, &conv_integer_infer, &conv_integer_kernel, false});
   table.push_back(OpSchema{"QLinearConv", 8, 9, 1, 1, &qlinear_conv_infer, &qlinear_conv_kernel, false});
+  table.push_back(OpSchema{"QLinearConvAdd", 12, 12, 1, 1, &qlinear_conv_add_infer, &qlinear_conv_kernel, false});
 }
 
 }  // namespace openge

@@ -22,10 +22,14 @@
 // running each node.
 //
 // A region whose every activation has whole 16-channel blocks (C % 16 == 0), made only of
-// convolutions, pools, Concats and elementwise ops that do not broadcast, takes NC1HWC0 instead
-// of NHWC on CPUs where oneDNN runs AVX-512 kernels (ops/activation_format.h; oneDNN's nChw16c):
-// oneDNN's Winograd convolutions run on it without a reorder in and out of each, and a Concat of
-// whole blocks along C writes contiguous slices, so Concat in place applies. A region's first
+// convolutions, pools, Concats and elementwise ops that do not broadcast, may take NC1HWC0 instead
+// of NHWC (ops/activation_format.h; oneDNN's nChw16c): for float32 oneDNN's Winograd convolutions
+// run on it without a reorder in and out of each, and a Concat of whole blocks along C writes
+// contiguous slices, so Concat in place applies. It does when the cost table
+// (kernels/conv_format_costs.h) says its convolutions, in the dtype each will compute in (the
+// precision pass decides it after this pass; the compiler hands in its prediction) and on this
+// CPU's instruction-set class, cost less on NC1HWC0 than on NHWC: bf16 on AMX runs oneDNN's brgemm
+// kernels only on NHWC, so a bf16 region there stays NHWC. A region's first
 // convolution may read an NCHW input with fewer channels (an RGB stem) as it is. The
 // conversions at its boundary are a Reshape and a Transpose each way. A region is never split
 // between the two formats: conversions in its middle cost more than NC1HWC0 gained.
@@ -37,7 +41,7 @@
 #include <utility>
 #include <string>
 
-#include "kernels/default_variant.h"
+#include "kernels/conv_format_costs.h"
 #include "ops/activation_format.h"
 #include "passes/channels_last_layout_pass.h"
 #include "passes/pass.h"
@@ -358,22 +362,55 @@ bool nc1hwc0_capable(const Graph& g, const Node& n, const Plan& plan, const std:
 }
 
 thread_local Nc1hwc0Regions nc1hwc0_setting = Nc1hwc0Regions::kByCpu;
+thread_local ComputeDtypes compute_dtypes_setting;
 
-bool nc1hwc0_allowed(const Graph& g) {
-  if (g.opset < 5) return false;  // its boundary Reshapes take the shape as an input
-  switch (nc1hwc0_setting) {
-    case Nc1hwc0Regions::kAlways: return true;
-    case Nc1hwc0Regions::kNever: return false;
-    case Nc1hwc0Regions::kByCpu: break;
-  }
-  // oneDNN's nChw16c kernels (and its Winograd) are AVX-512 ones; elsewhere NHWC is faster.
-  return winograd_available();
+bool nc1hwc0_possible(const Graph& g) {
+  // Its boundary Reshapes take the shape as an input (opset 5 on).
+  return g.opset >= 5 && nc1hwc0_setting != Nc1hwc0Regions::kNever;
 }
 
-// Each region's format: NC1HWC0 where the CPU pays for it and every node of the region can run
-// so, NHWC otherwise. A region is never split between the two: the conversion between them in
-// the middle of a region cost more than NC1HWC0 gained (bench/RESULTS.md). A region holding the
-// model's own Transpose to NHWC (bypassed) stays NHWC.
+// What an anchor weighs in its region's cost: a convolution its multiply-accumulates, a pool 1
+// (next to the convolutions its time does not decide the format).
+double anchor_weight(const Graph& g, const Node& n) {
+  if (!is_conv(n) || n.inputs.size() < 2) return 1;
+  const Value& w = g.values[static_cast<size_t>(n.inputs[1])];
+  const Value& y = g.values[static_cast<size_t>(n.outputs[0])];
+  if (!w.shape || w.shape->size() != 4 || !has_static_shape(y)) return 1;
+  const Shape& k = *w.shape;
+  return static_cast<double>(shape_numel(*y.shape)) * static_cast<double>(k[1] * k[2] * k[3]);
+}
+
+// Keeps NC1HWC0 only for the regions (by root) whose anchors cost less on it than on NHWC, each
+// anchor priced by the table row of its compute dtype on this ISA.
+void keep_cheaper_nc1hwc0(const Graph& g, const std::vector<Plan>& plans, Regions& regions,
+                          std::vector<bool>& blocked) {
+  const IsaCosts costs = isa_costs();
+  const std::vector<DType> dtypes = compute_dtypes_setting ? compute_dtypes_setting(g) : std::vector<DType>{};
+  std::vector<double> on_nhwc(plans.size(), 0), on_nc1hwc0(plans.size(), 0);
+  for (size_t n = 0; n < plans.size(); ++n) {
+    if (plans[n].role != Role::kAnchor) continue;
+    const Node& node = g.nodes[n];
+    DType dtype = n < dtypes.size() ? dtypes[n] : DType::kUndefined;
+    if (dtype == DType::kUndefined) dtype = g.values[static_cast<size_t>(node.outputs[0])].dtype;
+    const FormatCostRow* row = find_format_cost(costs.table, "Conv", costs.isa, dtype);
+    const size_t root = regions.root(n);
+    if (!row || row->nc1hwc0 <= 0) {
+      blocked[root] = false;
+      continue;
+    }
+    const double weight = anchor_weight(g, node);
+    on_nhwc[root] += weight * row->nhwc;
+    on_nc1hwc0[root] += weight * row->nc1hwc0;
+  }
+  for (size_t r = 0; r < plans.size(); ++r)
+    if (blocked[r] && !(on_nc1hwc0[r] < on_nhwc[r])) blocked[r] = false;
+}
+
+// Each region's format: NC1HWC0 where every node of the region can run so and the cost table
+// says it pays (Nc1hwc0Regions::kAlways: wherever it can), NHWC otherwise. A region is never
+// split between the two: the conversion between them in the middle of a region cost more than
+// NC1HWC0 gained (bench/RESULTS.md). A region holding the model's own Transpose to NHWC
+// (bypassed) stays NHWC.
 std::vector<ActivationFormat> choose_formats(const Graph& g, const std::vector<Plan>& plans) {
   const size_t count = plans.size();
   std::vector<bool> in_region(count);
@@ -384,10 +421,11 @@ std::vector<ActivationFormat> choose_formats(const Graph& g, const std::vector<P
       const int p = g.values[static_cast<size_t>(g.nodes[n].inputs[slot])].producer;
       if (p >= 0 && in_region[static_cast<size_t>(p)]) regions.join(n, static_cast<size_t>(p));
     }
-  std::vector<bool> blocked(count, nc1hwc0_allowed(g));
+  std::vector<bool> blocked(count, nc1hwc0_possible(g));
   for (size_t n = 0; n < count; ++n)
     if (plans[n].role != Role::kNone && !nc1hwc0_capable(g, g.nodes[n], plans[n], in_region))
       blocked[regions.root(n)] = false;
+  if (nc1hwc0_setting == Nc1hwc0Regions::kByCpu) keep_cheaper_nc1hwc0(g, plans, regions, blocked);
   std::vector<ActivationFormat> formats(count, ActivationFormat::kNhwc);
   for (size_t n = 0; n < count; ++n)
     if (blocked[regions.root(n)]) formats[n] = ActivationFormat::kNc1hwc0;
@@ -515,6 +553,11 @@ Result<PassResult> run(Graph& g) {
 
 void set_nc1hwc0_regions(Nc1hwc0Regions setting) { nc1hwc0_setting = setting; }
 Nc1hwc0Regions nc1hwc0_regions() { return nc1hwc0_setting; }
+
+ScopedComputeDtypes::ScopedComputeDtypes(ComputeDtypes predict) : before_(std::move(compute_dtypes_setting)) {
+  compute_dtypes_setting = std::move(predict);
+}
+ScopedComputeDtypes::~ScopedComputeDtypes() { compute_dtypes_setting = std::move(before_); }
 
 std::vector<ActivationFormat> stored_formats(const Graph& g) {
   std::vector<ActivationFormat> formats(g.values.size(), ActivationFormat::kNchw);

@@ -1,11 +1,14 @@
-// ChannelsLastLayoutPass's setting, and the formats of the values it rewrote. The setting:
-// whether regions whose channels are whole 16-channel blocks take NC1HWC0 instead of NHWC
-// (channels_last_layout_pass.cpp). By default they do on CPUs where oneDNN runs AVX-512 kernels;
-// tests fix it to cover both forms on any CPU.
+// ChannelsLastLayoutPass's settings, and the formats of the values it rewrote. The settings:
+// whether regions whose channels are whole 16-channel blocks may take NC1HWC0 instead of NHWC
+// (channels_last_layout_pass.cpp); the dtype each node will compute in, which the choice between
+// the two reads with the ISA and cost table of kernels/conv_format_costs.h (isa_costs()) and
+// which the precision pass decides after this pass. Tests fix each of them.
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "ir/graph.h"
+#include "kernels/conv_format_costs.h"
 #include "ops/activation_format.h"
 
 namespace openge::passes {
@@ -27,6 +30,23 @@ class ScopedNc1hwc0Regions {
 
  private:
   Nc1hwc0Regions before_;
+};
+
+// The dtype each node of a graph will compute in, indexed by node (kUndefined: its own). The
+// compiler hands in the precision pass's decision; without one, each node computes in its
+// outputs' dtype.
+using ComputeDtypes = std::function<std::vector<DType>(const Graph&)>;
+
+// For the compiles of the calling thread, for the lifetime of this object.
+class ScopedComputeDtypes {
+ public:
+  explicit ScopedComputeDtypes(ComputeDtypes predict);
+  ~ScopedComputeDtypes();
+  ScopedComputeDtypes(const ScopedComputeDtypes&) = delete;
+  ScopedComputeDtypes& operator=(const ScopedComputeDtypes&) = delete;
+
+ private:
+  ComputeDtypes before_;
 };
 
 // AOE subgraph tuning (aoe_mode 1) measures the graph without each pass that rewrote it, and

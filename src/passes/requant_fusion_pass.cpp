@@ -14,13 +14,24 @@
 //   - W: a constant; per-tensor, or per-output-channel scale (DequantizeLinear axis 0 for Conv
 //     and Gemm with transB, axis 1 for MatMul's [K, N]) and zero point.
 //   - B (Conv): absent, or DequantizeLinear of int32 with zero point 0 and scale exactly
-//     x_scale * w_scale[m] (the product in float, as the quantized op's definition uses). Gemm:
-//     no C (QLinearMatMul has no bias), alpha 1, transA 0.
+//     x_scale * w_scale[m] (the product in float, as the quantized op's definition uses), or a
+//     float32 constant, which is quantized here as ONNX Runtime's quantizer does: int32 at scale
+//     x_scale * w_scale[m], rounded to nearest even (the one step that is not exact: the bias
+//     moves by at most half of x_scale * w_scale[m], half a unit of the integer sum; a bias
+//     beyond int32 leaves the node float). Gemm: no C (QLinearMatMul has no bias), alpha 1,
+//     transA 0.
 //   - Relu is absorbed only when the QuantizeLinear's zero point is its type's minimum: then
 //     saturation clamps negative sums exactly as Relu does.
 //   - every intermediate float value has the next node as its only reader.
+// A residual convolution (ONNX Runtime's quantizer leaves the convolution before a residual Add
+// without a QuantizeLinear of its own)
+//     Conv (as above) ─> Add(·, DequantizeLinear(r_q)) ─> [Relu] ─> QuantizeLinear ─> y_q
+// becomes QLinearConvAdd (openge): QLinearConv's inputs, the bias slot (-1 when absent), then
+// r_q, r_scale, r_zero_point, and attribute relu; r_q has the output's shape and one scale and
+// zero point. The AI Core kernel adds the residual in oneDNN's sum post-op.
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "passes/pass.h"
 #include "passes/pass_registry.h"
@@ -74,6 +85,24 @@ int exact_int32_bias(const Graph& g, int v, const Dequant& x, const Dequant& w, 
   return b->q;
 }
 
+// A float32 constant bias quantized to int32 at scale x_scale * w_scale[m]; nothing when a value
+// does not fit int32 or a scale is not a positive finite number.
+std::optional<Tensor> quantized_float_bias(const Graph& g, int v, const Dequant& x, const Dequant& w,
+                                           int64_t channels) {
+  const Tensor* b = constant_of(g, v);
+  if (!b || b->dtype() != DType::kFloat32 || b->numel() != channels) return std::nullopt;
+  Tensor q(DType::kInt32, {channels});
+  const float xs = x.scale_t->data<float>()[0];
+  for (int64_t m = 0; m < channels; ++m) {
+    const float scale = xs * w.scale_t->data<float>()[w.scale_t->numel() == 1 ? 0 : m];
+    if (!(scale > 0) || !std::isfinite(scale)) return std::nullopt;
+    const double r = std::nearbyint(static_cast<double>(b->data<float>()[m]) / static_cast<double>(scale));
+    if (!(r >= -2147483648.0 && r <= 2147483647.0)) return std::nullopt;
+    q.data<int32_t>()[m] = static_cast<int32_t>(r);
+  }
+  return q;
+}
+
 // A zero point operand: the existing one, or a zero constant of `dtype` (QLinear ops require it).
 int zero_point_operand(Graph& g, const Dequant& d, DType dtype, const std::string& name) {
   if (d.zero_point >= 0) return d.zero_point;
@@ -107,6 +136,30 @@ std::optional<Requantize> match_requantize(const Graph& g, const std::vector<std
   return r;
 }
 
+// The Add after a convolution's float output `y` whose other operand is DequantizeLinear(r_q):
+// per tensor, r_q of an int8 type and of y's shape (no broadcasting).
+struct ResidualAdd {
+  int add = -1;
+  Dequant r;
+};
+
+std::optional<ResidualAdd> match_residual_add(const Graph& g, const std::vector<std::vector<int>>& consumers, int y) {
+  const int reader = sole_consumer(g, consumers, y);
+  if (reader < 0) return std::nullopt;
+  const Node& add = g.nodes[static_cast<size_t>(reader)];
+  if (!is_op(add, "Add") || add.domain == kFusedDomain || add.inputs.size() != 2 || add.outputs.size() != 1)
+    return std::nullopt;
+  const int other = add.inputs[0] == y ? add.inputs[1] : add.inputs[0];
+  if (other == y || other < 0) return std::nullopt;
+  const auto r = match_dequant(g, other);
+  if (!r || !per_tensor(*r) || (r->zero_point_t && r->zero_point_t->numel() != 1)) return std::nullopt;
+  const Value& rv = g.values[static_cast<size_t>(r->q)];
+  const Value& yv = g.values[static_cast<size_t>(y)];
+  if (!is_int8_type(rv.dtype) || !has_static_shape(rv) || !has_static_shape(yv) || *rv.shape != *yv.shape)
+    return std::nullopt;
+  return ResidualAdd{reader, *r};
+}
+
 // W [N, K] -> [K, N] (Gemm's transB).
 Tensor transposed(const Tensor& w) {
   const int64_t n = w.dim(0), k = w.dim(1);
@@ -128,7 +181,12 @@ bool rewrite(Graph& g, const std::vector<std::vector<int>>& consumers, std::vect
   const auto x = match_dequant(g, n.inputs[0]);
   const auto w = match_dequant(g, n.inputs[1]);
   if (!x || !w) return false;
-  const auto req = match_requantize(g, consumers, n.outputs[0]);
+  auto req = match_requantize(g, consumers, n.outputs[0]);
+  std::optional<ResidualAdd> residual;
+  if (!req && conv) {
+    residual = match_residual_add(g, consumers, n.outputs[0]);
+    if (residual) req = match_requantize(g, consumers, g.nodes[static_cast<size_t>(residual->add)].outputs[0]);
+  }
   if (!req) return false;
   ++result.matched;
   const Tensor* wq = constant_of(g, w->q);
@@ -148,26 +206,43 @@ bool rewrite(Graph& g, const std::vector<std::vector<int>>& consumers, std::vect
     const auto axis = normalize_axis(w->axis, wq->rank());
     if (!axis || *axis != channel_axis || w->scale_t->numel() != channels) return false;
   }
+  // Everything read from the graph's values is read before the first constant is added (adding
+  // one may move them).
   int bias = -1;
+  std::optional<Tensor> float_bias;
   if (conv && n.inputs.size() > 2 && n.inputs[2] >= 0) {
     bias = exact_int32_bias(g, n.inputs[2], *x, *w, channels);
-    if (bias < 0) return false;
+    if (bias < 0) float_bias = quantized_float_bias(g, n.inputs[2], *x, *w, channels);
+    if (bias < 0 && !float_bias) return false;
   }
-  const Node& q = g.nodes[static_cast<size_t>(req->quantize)];
   const std::string base = n.name.empty() ? "quantized" : n.name;
-  const int x_zp = zero_point_operand(g, *x, xv.dtype, base + "_x_zero_point");
-  const int w_zp = zero_point_operand(g, *w, wq->dtype(), base + "_w_zero_point");
-  const int w_in = trans_b ? add_constant(g, base + "_weight_kn", transposed(*wq)) : w->q;
-  std::vector<int> inputs{x->q, x->scale, x_zp, w_in, w->scale, w_zp, q.inputs[1], q.inputs[2]};
-  if (bias >= 0) inputs.push_back(bias);
-  const int y = q.outputs[0];
+  const DType x_dtype = xv.dtype, w_dtype = wq->dtype();
+  std::optional<Tensor> weight_kn;
+  if (trans_b) weight_kn = transposed(*wq);
+  const int y_scale = g.nodes[static_cast<size_t>(req->quantize)].inputs[1];
+  const int y_zero_point = g.nodes[static_cast<size_t>(req->quantize)].inputs[2];
+  const int y = g.nodes[static_cast<size_t>(req->quantize)].outputs[0];
+  if (float_bias) bias = add_constant(g, base + "_bias_int32", std::move(*float_bias));
+  const int x_zp = zero_point_operand(g, *x, x_dtype, base + "_x_zero_point");
+  const int w_zp = zero_point_operand(g, *w, w_dtype, base + "_w_zero_point");
+  const int w_in = weight_kn ? add_constant(g, base + "_weight_kn", std::move(*weight_kn)) : w->q;
+  std::vector<int> inputs{x->q, x->scale, x_zp, w_in, w->scale, w_zp, y_scale, y_zero_point};
+  if (bias >= 0 || residual) inputs.push_back(bias);
+  if (residual) {
+    const DType r_dtype = g.values[static_cast<size_t>(residual->r.q)].dtype;
+    inputs.push_back(residual->r.q);
+    inputs.push_back(residual->r.scale);
+    inputs.push_back(zero_point_operand(g, residual->r, r_dtype, base + "_r_zero_point"));
+  }
   const int quantize = req->quantize, relu = req->relu;
   Node& node = g.nodes[ni];
-  node.op_type = conv ? "QLinearConv" : "QLinearMatMul";
-  node.domain.clear();
+  node.op_type = residual ? "QLinearConvAdd" : conv ? "QLinearConv" : "QLinearMatMul";
+  node.domain = residual ? kFusedDomain : "";
   if (!conv) node.attrs = Attributes{};
+  if (residual) set_int_attr(node, "relu", relu >= 0 ? 1 : 0);
   node.inputs = std::move(inputs);
   set_output(g, static_cast<int>(ni), 0, y);
+  if (residual) absorb_node(g, static_cast<int>(ni), residual->add, dead);
   if (relu >= 0) absorb_node(g, static_cast<int>(ni), relu, dead);
   absorb_node(g, static_cast<int>(ni), quantize, dead);
   ++result.applied;

@@ -151,6 +151,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"Pad", "PadV3"},
     {"Pow", "Pow"},
     {"QLinearConv", "Conv2D"},
+    {"QLinearConvAdd", "Conv2D"},
     {"QLinearMatMul", "MatMulV2"},
     {"QuantizeLinear", "AscendQuant"},
     {"RNN", "DynamicRNNV3"},

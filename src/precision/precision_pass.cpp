@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/float_convert.h"
+#include "kernels/conv_format_costs.h"
 #include "ops/activation_format.h"
 #include "options/option_set.h"
 #include "base/path_util.h"
@@ -32,6 +33,8 @@ struct FixedInput {
 // The quantized cube ops compute in integers; their scales are parameters, not data.
 constexpr FixedInput kFixedInputs[] = {{"Resize", 1},        {"Resize", 2},        {"Upsample", 1},
                                        {"QLinearConv", 1},   {"QLinearConv", 4},   {"QLinearConv", 6},
+                                       {"QLinearConvAdd", 1}, {"QLinearConvAdd", 4}, {"QLinearConvAdd", 6},
+                                       {"QLinearConvAdd", 10},
                                        {"QLinearMatMul", 1}, {"QLinearMatMul", 4}, {"QLinearMatMul", 6}};
 
 bool untouched(std::string_view op_type) {
@@ -90,8 +93,21 @@ Choice on_aicpu(DType t, std::string rule) { return {t, t, true, std::move(rule)
 // The rules of page 002 for one node whose model dtype is `f`. `upstream_lowered`: every
 // float input that is not a constant comes from a node that computes in the narrow type (what
 // a gray-list op follows, OPT-modify_mixlist-12).
+// Why computing `op_type` in `low` would be slower on this CPU than in float32, by the cost
+// table (kernels/conv_format_costs.h: bf16 convolutions on CPUs without a bf16 dot product);
+// empty when it would not be. The allow_* modes permit lowering, they do not demand it.
+std::string slower_when_lowered(std::string_view op_type, DType low) {
+  if (op_type != "Conv" && op_type != "FusedConv") return "";
+  const IsaCosts costs = isa_costs();
+  const FormatCostRow* narrow = find_format_cost(costs.table, "Conv", costs.isa, low);
+  const FormatCostRow* wide = find_format_cost(costs.table, "Conv", costs.isa, DType::kFloat32);
+  if (!narrow || !wide || narrow->dtype != low || !(best_format_cost(*narrow) > best_format_cost(*wide))) return "";
+  return dt(low) + " convolutions are slower than float32 on this CPU (" + std::string(isa_name(costs.isa)) +
+         ", kernels/conv_format_costs.cpp)";
+}
+
 Result<Choice> choose(const PrecisionMode& mode, const SocOpInfo& info, const MixListEntry& list, DType f,
-                      bool upstream_lowered, const std::string& soc) {
+                      bool upstream_lowered, const std::string& soc, const std::string& low_slower) {
   const bool cube = info.op_class == OpClass::kCube;
   const DType fp32 = DType::kFloat32, fp16 = DType::kFloat16, low = mode.low;
   const std::string m = mode.label();
@@ -107,6 +123,7 @@ Result<Choice> choose(const PrecisionMode& mode, const SocOpInfo& info, const Mi
       return on_aicpu(f, m + ": no AI Core kernel in " + dt(f) + " on " + soc + ", AI CPU");
     case Policy::kCubeLowVectorKeep:
       if (cube) {
+        if (!low_slower.empty() && info.supports(f)) return same(f, m + ": cube op keeps " + dt(f) + ": " + low_slower);
         if (info.supports(low)) return same(low, m + ": cube op in " + dt(low) + " (OPT-precision_mode-2/15)");
         if (info.supports(f)) return same(f, m + ": cube op keeps " + dt(f) + ", no " + dt(low) + " kernel");
         return on_aicpu(f, m + ": no AI Core kernel in " + dt(low) + " or " + dt(f) + ", AI CPU (OPT-precision_mode-15)");
@@ -144,11 +161,13 @@ Result<Choice> choose(const PrecisionMode& mode, const SocOpInfo& info, const Mi
       const char* list_name = mix_list_name(list.list);
       const std::string why = std::string(list_name) + " list (" + list.decided_by + ")";
       const bool lower = list.list == MixList::kWhite || (list.list == MixList::kGray && upstream_lowered);
-      if (lower && info.supports(low))
+      const bool faster_in_fp32 = !low_slower.empty() && info.supports(fp32);
+      if (lower && info.supports(low) && !faster_in_fp32)
         return same(low, m + ": " + why + (list.list == MixList::kGray ? ", follows its lowered upstream op" : "") +
                              " -> " + dt(low) + " (OPT-modify_mixlist-10/12)");
       if (info.supports(fp32)) {
-        std::string reason = lower ? "no " + dt(low) + " kernel"
+        std::string reason = lower && faster_in_fp32 ? low_slower
+                             : lower                 ? "no " + dt(low) + " kernel"
                              : list.list == MixList::kBlack ? "never lowered (OPT-modify_mixlist-11)"
                                                             : "upstream op not lowered (OPT-modify_mixlist-12)";
         return same(fp32, m + ": " + why + ", keeps float32: " + reason);
@@ -354,65 +373,112 @@ Result<PrecisionSetup> load_precision_setup(const options::OptionSet& config) {
   return setup;
 }
 
+namespace {
+
+// One node's decision and the float slots it applies to.
+struct NodeDecision {
+  PrecisionDecision d;
+  FloatSlots slots;
+  bool retyped = false;  // its float slots take the chosen dtypes
+};
+
+// Decides `node`. `original(v)`: the model's dtype of value v; `lowered[v]`: v is produced in a
+// narrower type than the model's (what a gray-list op follows).
+template <class Original>
+Result<NodeDecision> decide(const Graph& g, const Node& node, const PrecisionSetup& setup, Original original,
+                            const std::vector<char>& lowered) {
+  const std::string& soc = setup.profile.soc_version;
+  NodeDecision nd;
+  PrecisionDecision& d = nd.d;
+  d.node_name = node.name;
+  d.op_type = node.op_type;
+  const std::string_view type = profile_op_type(node.op_type);
+  const SocOpInfo* info = setup.profile.find_onnx(type);
+  d.ascend_type = info ? info->ascend_type : ascend_op_type(type);
+  nd.slots = float_slots(node, original);
+  const FloatSlots& slots = nd.slots;
+  d.original = slots.dtype;
+  Choice choice = same(slots.dtype, "");
+  if (slots.dtype == DType::kUndefined) {
+    choice.rule = "no floating-point tensors";
+  } else if (untouched(node.op_type) || slots.mixed) {
+    choice.rule = untouched(node.op_type) ? "reads any dtype: left as the model has it"
+                                          : "floating-point tensors of different types: left as the model has it";
+  } else if (!info) {
+    choice = on_aicpu(slots.dtype, "not in the " + soc + " AI Core table: AI CPU in the model's dtype");
+  } else {
+    bool upstream_lowered = false, any_upstream = false;
+    for (size_t i : slots.inputs) {
+      const int v = node.inputs[i];
+      if (g.values[static_cast<size_t>(v)].constant) continue;
+      upstream_lowered = (any_upstream ? upstream_lowered : true) && static_cast<size_t>(v) < lowered.size() &&
+                         lowered[static_cast<size_t>(v)];
+      any_upstream = true;
+    }
+    auto chosen = choose(setup.mode, *info, setup.lists.lookup(type), slots.dtype, any_upstream && upstream_lowered, soc,
+                         slower_when_lowered(type, setup.mode.low));
+    if (!chosen.ok()) return chosen.status().with_context("node " + node.op_type + " '" + node.name + "'");
+    choice = std::move(chosen.value());
+  }
+  if (slots.dtype != DType::kUndefined && !untouched(node.op_type) && !slots.mixed) {
+    if (const options::CustomDtypeRule* rule = custom_rule(setup, node)) {
+      const std::string where = setup.custom_dtypes_file + ":" + std::to_string(rule->line);
+      auto in = custom_slot_dtype(rule->input_dtypes, slots.inputs, choice.in, where);
+      if (!in.ok()) return in.status();
+      auto out = custom_slot_dtype(rule->output_dtypes, slots.outputs, choice.out, where);
+      if (!out.ok()) return out.status();
+      const bool on_aicore = info && info->supports(*in);
+      choice = {*in, *out, !on_aicore,
+                "customize_dtypes " + where + (rule->by_type ? " (by type)" : " (by name)") +
+                    (on_aicore ? "" : ", not on the AI Core in " + dt(*in) + ": AI CPU")};
+    }
+  }
+  d.input_dtype = slots.dtype == DType::kUndefined ? DType::kUndefined : choice.in;
+  d.output_dtype = slots.dtype == DType::kUndefined ? DType::kUndefined : choice.out;
+  d.aicpu_only = choice.aicpu;
+  d.rule = choice.rule;
+  std::tie(d.impl_mode, d.impl_rule) = choose_impl_mode(setup, node, info);
+  nd.retyped = slots.dtype != DType::kUndefined && !untouched(node.op_type) && !slots.mixed;
+  return nd;
+}
+
+}  // namespace
+
+Result<std::vector<DType>> predict_compute_dtypes(const Graph& g, const PrecisionSetup& setup) {
+  auto order = g.topological_order();
+  if (!order.ok()) return order.status();
+  std::vector<DType> dtypes(g.nodes.size(), DType::kUndefined);
+  std::vector<char> lowered(g.values.size(), 0);
+  auto original = [&](int v) { return g.values[static_cast<size_t>(v)].dtype; };
+  for (int ni : *order) {
+    const Node& node = g.nodes[static_cast<size_t>(ni)];
+    auto nd = decide(g, node, setup, original, lowered);
+    if (!nd.ok()) return nd.status();
+    dtypes[static_cast<size_t>(ni)] = nd->d.input_dtype;
+    if (nd->retyped)
+      for (size_t o : nd->slots.outputs)
+        lowered[static_cast<size_t>(node.outputs[o])] = dtype_size(nd->d.output_dtype) < dtype_size(nd->slots.dtype);
+  }
+  return dtypes;
+}
+
 Result<std::vector<PrecisionDecision>> apply_precision(Graph& g, const PrecisionSetup& setup) {
   std::vector<PrecisionDecision> decisions;
   Retyper retyper(g);
   std::vector<char> lowered(g.values.size(), 0);  // produced in a narrower type than the model's
   std::vector<Node> nodes;
   nodes.reserve(g.nodes.size());
-  const std::string& soc = setup.profile.soc_version;
   for (Node& node : g.nodes) {
-    PrecisionDecision d;
-    d.node_name = node.name;
-    d.op_type = node.op_type;
-    const std::string_view type = profile_op_type(node.op_type);
-    const SocOpInfo* info = setup.profile.find_onnx(type);
-    d.ascend_type = info ? info->ascend_type : ascend_op_type(type);
-    const FloatSlots slots = float_slots(node, [&](int v) { return retyper.original(v); });
-    d.original = slots.dtype;
-    Choice choice = same(slots.dtype, "");
-    if (slots.dtype == DType::kUndefined) {
-      choice.rule = "no floating-point tensors";
-    } else if (untouched(node.op_type) || slots.mixed) {
-      choice.rule = untouched(node.op_type) ? "reads any dtype: left as the model has it"
-                                            : "floating-point tensors of different types: left as the model has it";
-    } else if (!info) {
-      choice = on_aicpu(slots.dtype, "not in the " + soc + " AI Core table: AI CPU in the model's dtype");
-    } else {
-      bool upstream_lowered = false, any_upstream = false;
-      for (size_t i : slots.inputs) {
-        const int v = node.inputs[i];
-        if (g.values[static_cast<size_t>(v)].constant) continue;
-        upstream_lowered = (any_upstream ? upstream_lowered : true) && lowered[static_cast<size_t>(v)];
-        any_upstream = true;
-      }
-      auto chosen = choose(setup.mode, *info, setup.lists.lookup(type), slots.dtype, any_upstream && upstream_lowered, soc);
-      if (!chosen.ok()) return chosen.status().with_context("node " + node.op_type + " '" + node.name + "'");
-      choice = std::move(chosen.value());
-    }
-    if (slots.dtype != DType::kUndefined && !untouched(node.op_type) && !slots.mixed) {
-      if (const options::CustomDtypeRule* rule = custom_rule(setup, node)) {
-        const std::string where = setup.custom_dtypes_file + ":" + std::to_string(rule->line);
-        auto in = custom_slot_dtype(rule->input_dtypes, slots.inputs, choice.in, where);
-        if (!in.ok()) return in.status();
-        auto out = custom_slot_dtype(rule->output_dtypes, slots.outputs, choice.out, where);
-        if (!out.ok()) return out.status();
-        const bool on_aicore = info && info->supports(*in);
-        choice = {*in, *out, !on_aicore,
-                  "customize_dtypes " + where + (rule->by_type ? " (by type)" : " (by name)") +
-                      (on_aicore ? "" : ", not on the AI Core in " + dt(*in) + ": AI CPU")};
-      }
-    }
-    d.input_dtype = slots.dtype == DType::kUndefined ? DType::kUndefined : choice.in;
-    d.output_dtype = slots.dtype == DType::kUndefined ? DType::kUndefined : choice.out;
-    d.aicpu_only = choice.aicpu;
-    d.rule = choice.rule;
-    std::tie(d.impl_mode, d.impl_rule) = choose_impl_mode(setup, node, info);
+    auto decided = decide(g, node, setup, [&](int v) { return retyper.original(v); }, lowered);
+    if (!decided.ok()) return decided.status();
+    PrecisionDecision d = std::move(decided->d);
+    const FloatSlots slots = std::move(decided->slots);
+    const Choice choice{d.input_dtype, d.output_dtype, d.aicpu_only, d.rule};
     node.impl_mode = d.impl_mode;
     node.aicpu_only = choice.aicpu;
 
     // Inputs: the chosen dtype for the float slots, what the model gave for the others.
-    const bool retyped = slots.dtype != DType::kUndefined && !untouched(node.op_type) && !slots.mixed;
+    const bool retyped = decided->retyped;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const int v = node.inputs[i];
       if (v < 0) continue;

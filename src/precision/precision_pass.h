@@ -47,4 +47,10 @@ Result<PrecisionSetup> load_precision_setup(const options::OptionSet& config);
 // page 002 states (e.g. must_keep_origin_dtype on an op that lacks float32 on AI Core).
 Result<std::vector<PrecisionDecision>> apply_precision(Graph& graph, const PrecisionSetup& setup);
 
+// The dtype each node of `graph` would compute in (its float inputs' dtype; kUndefined for a
+// node without floating-point tensors), indexed by node, decided as apply_precision decides but
+// without rewriting the graph. The layout pass runs before the precision pass and needs it: a
+// format fast for float32 convolutions may be slow for bfloat16 ones.
+Result<std::vector<DType>> predict_compute_dtypes(const Graph& graph, const PrecisionSetup& setup);
+
 }  // namespace openge::precision
