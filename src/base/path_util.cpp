@@ -1,5 +1,7 @@
 #include "base/path_util.h"
 
+#include "base/file_modes.h"
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -19,8 +21,7 @@ Status ensure_directory(const std::string& dir, bool create, Access access) {
   auto st = fs::status(dir, ec);
   if (!fs::exists(st)) {
     if (!create) return io_error(dir + ": the folder does not exist (create it first)");
-    fs::create_directories(dir, ec);
-    if (ec) return io_error(dir + ": cannot create the folder: " + ec.message());
+    OPENGE_RETURN_IF_ERROR(make_directories(dir, kFolderMode));
     st = fs::status(dir, ec);
   }
   if (!fs::is_directory(st)) return io_error(dir + ": is not a folder");

@@ -12,7 +12,7 @@ std::string resolve_against(const std::string& cwd, const std::string& p);
 // Access rights the spec asks for on a folder.
 enum class Access { kReadWrite, kReadWriteExecute };
 
-// The folder exists (or is created with its parents when `create`), is a directory and grants
+// The folder exists (or is created with its parents, mode 0750, when `create`), is a directory and grants
 // `access` to this process. Errors say which of these failed.
 Status ensure_directory(const std::string& dir, bool create, Access access);
 
