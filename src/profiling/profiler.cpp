@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "io/atomic_file.h"
+#include "logging/log.h"
 #include "paths/artifact_paths.h"
 #include "profiling/collection_dir.h"
 #include "profiling/counters.h"
@@ -234,7 +235,10 @@ void Profiler::mark(const std::string& message) {
 
 Status Profiler::write_file_locked(const std::string& path, const std::string& contents) {
   if (!storage_->reserve(contents.size())) {
-    notes_.push_back("not written (storage limit reached, nothing older left to age): " + path);
+    const std::string why = storage_->why_full(contents.size());
+    if (notes_.empty() || notes_.back().find(why) == std::string::npos)
+      OPENGE_LOG_WARNING("PROFILING", "profiling files are not written: " + why);
+    notes_.push_back("not written (" + why + "; nothing older left to age): " + path);
     return Status::Ok();
   }
   Status s = write_file_atomically(path, contents);
