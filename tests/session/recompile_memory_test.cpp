@@ -113,6 +113,10 @@ TEST(RecompileMemory, EvictedShapesExecutableIsFreed) {
 // graphs, oneDNN's primitive cache); fusion_result.json's entries of every graph ever compiled
 // grew the heap by ~0.8 kB per recompile, 240 kB over 300.
 TEST(RecompileMemory, HeapInUseIsFlatOverRecompilesOfAlternatingShapes) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer's allocator keeps freed blocks in quarantine and is not glibc's: mallinfo2 "
+                  "measures nothing there (the Release suite runs this)";
+#endif
   options::test::TempDir d;
   auto s = open_mlp(d);
   ASSERT_TRUE(s);
