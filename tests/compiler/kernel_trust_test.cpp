@@ -168,5 +168,27 @@ TEST(KernelTrustPaths, KnowledgeBaseOfAnotherUserIsNotRead) {
   (void)::chown(path.c_str(), ::geteuid(), ::getegid());
 }
 
+// A FIFO where a trusted file should be is refused by its mode, before anything opens it (an
+// open of a FIFO would block until a writer came).
+TEST(KernelTrustPaths, FifoKnowledgeBaseAndCacheEntryAreRefusedWithoutBlocking) {
+  TempDir d;
+  const std::string kb = d.path() + "/" + aoe::kKnowledgeBaseFile;
+  ASSERT_EQ(::mkfifo(kb.c_str(), 0600), 0);
+  const auto loaded = aoe::KnowledgeBase::load(kb);
+  EXPECT_EQ(loaded.size(), 0u);
+  EXPECT_NE(loaded.problem().find("not a regular file"), std::string::npos) << loaded.problem();
+
+  const std::string root = d.path() + "/kernel_cache";
+  auto cache = OpCache::at(root, CacheMode::kEnable, "Ascend910B1", {});
+  ASSERT_TRUE(cache.ok()) << cache.status().message();
+  const KernelKey k = probe_key("fifo_probe", 1);
+  const std::string manifest = cache->soc_dir() + "/" + k.digest() + ".json";
+  ASSERT_EQ(::mkfifo(manifest.c_str(), 0600), 0);
+  auto hit = cache->get_or_build(k, gxx_build(k, d.dir("scratch")));
+  ASSERT_FALSE(hit.ok());
+  EXPECT_NE(hit.status().message().find("not a regular file"), std::string::npos) << hit.status().message();
+  EXPECT_FALSE(SharedObject::open(manifest, "fifo_probe").ok());
+}
+
 }  // namespace
 }  // namespace openge::compiler::test
