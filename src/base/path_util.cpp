@@ -33,4 +33,14 @@ Status ensure_directory(const std::string& dir, bool create, Access access) {
   return Status::Ok();
 }
 
+Status require_regular_file(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) return io_error("cannot open " + what + " " + path + ": no such file");
+  if (fs::is_directory(st)) return io_error(what + " " + path + " is a folder, not a file");
+  if (!fs::is_regular_file(st))
+    return io_error(what + " " + path + " is not a regular file (a FIFO, socket or device); give a file");
+  return Status::Ok();
+}
+
 }  // namespace openge

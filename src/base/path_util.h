@@ -16,4 +16,9 @@ enum class Access { kReadWrite, kReadWriteExecute };
 // `access` to this process. Errors say which of these failed.
 Status ensure_directory(const std::string& dir, bool create, Access access);
 
+// Ok when `path` is a regular file (links followed). Readers call it before they open a file, so
+// that a FIFO, a device or a folder is one error naming it instead of an open that blocks until
+// a writer comes (FIFO) or reads without end (/dev/zero). `what` names the file in the error.
+Status require_regular_file(const std::string& path, const std::string& what);
+
 }  // namespace openge

@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "base/file_modes.h"
+#include "base/path_util.h"
 #include "base/size_limit.h"
 #include "src/dump/dump_data.pb.h"
 #include "io/atomic_file.h"
@@ -163,6 +164,7 @@ Result<DumpRecord> read_dump_bytes(const void* bytes, size_t size, const std::st
 }
 
 Result<DumpRecord> read_dump_file(const std::string& path) {
+  OPENGE_RETURN_IF_ERROR(require_regular_file(path, "dump file"));
   std::ifstream in(path, std::ios::binary);
   if (!in) return io_error("cannot open dump file " + path);
   std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
