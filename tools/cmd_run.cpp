@@ -16,6 +16,7 @@
 #include "session_flags.h"
 #include "profile_summary.h"
 #include "profiling/report.h"
+#include "base/file_modes.h"
 
 namespace openge::cli {
 namespace fs = std::filesystem;
@@ -36,9 +37,7 @@ std::vector<FlagSpec> run_flags() {
 }
 
 Status write_outputs(const Session& session, const std::vector<Tensor>& outputs, const std::string& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return io_error("--outputs " + dir + ": cannot create the directory: " + ec.message());
+  OPENGE_RETURN_IF_ERROR(make_directories(dir, kFolderMode).with_context("--outputs " + dir));
   for (size_t i = 0; i < outputs.size(); ++i) {
     const std::string base = (fs::path(dir) / ("output_" + std::to_string(i))).string();
     OPENGE_RETURN_IF_ERROR(write_value_pb(outputs[i], session.outputs()[i].name, base + ".pb"));

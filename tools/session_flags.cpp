@@ -6,6 +6,7 @@
 
 #include "cli_errors.h"
 #include "options_cli.h"
+#include "base/file_modes.h"
 
 namespace openge::cli {
 namespace fs = std::filesystem;
@@ -29,10 +30,8 @@ Result<std::vector<options::OptionAssignment>> profile_assignments(const Args& a
     const fs::path dir = fs::absolute("profiling_data");
     std::error_code ec;
     if (!fs::exists(dir, ec)) created.path = dir;
-    fs::create_directories(dir, ec);
-    if (ec)
-      return io_error("--profile: cannot create " + dir.string() + ": " + ec.message() +
-                      "; give an \"output\" folder in --profile-options");
+    if (Status made = make_directories(dir.string(), kFolderMode); !made.ok())
+      return io_error("--profile: " + made.message() + "; give an \"output\" folder in --profile-options");
     parsed["output"] = dir.string();
     json = parsed.dump();
   }

@@ -1,11 +1,10 @@
-"""The examples run as the README says, and the TF-style script's option lines are page 002's."""
+"""The examples run as the README says (that their option lines are page 002's: test_spec_page_002.py)."""
 import os
 import subprocess
 import sys
 
 
 from conftest import SOURCE_DIR
-from test_options import page_002_lines
 
 EXAMPLES = SOURCE_DIR / "examples"
 
@@ -13,14 +12,6 @@ EXAMPLES = SOURCE_DIR / "examples"
 def run_example(name, *args, tmp_path):
     return subprocess.run([sys.executable, str(EXAMPLES / name), *map(str, args)], capture_output=True, text=True,
                           cwd=tmp_path, env=dict(os.environ), timeout=300)
-
-
-def test_tf_style_option_lines_are_verbatim_from_page_002():
-    lines = [l.strip() for l in (EXAMPLES / "tf_style_options.py").read_text().splitlines()
-             if l.startswith("npu.global_options().")]
-    assert len(lines) >= 5
-    seed = set(page_002_lines())
-    assert [l for l in lines if l not in seed] == []
 
 
 def test_tf_style_example_runs(tmp_path):

@@ -10,6 +10,7 @@
 
 #include "io/file_lock.h"
 #include "base/sha256.h"
+#include "base/trusted_path.h"
 #include "io/atomic_file.h"
 #include "base/cpu_features.h"
 
@@ -120,6 +121,11 @@ KnowledgeBase KnowledgeBase::load(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return kb;
   kb.existed_ = true;
+  // Its entries choose the kernels this process runs: only a file no other user could write.
+  if (Status trusted = check_trusted_file(path, "AOE knowledge base"); !trusted.ok()) {
+    kb.problem_ = trusted.message();
+    return kb;
+  }
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();

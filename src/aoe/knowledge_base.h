@@ -52,8 +52,8 @@ const std::string& platform_id();
 
 class KnowledgeBase {
  public:
-  // Reads `path`. Never fails: a missing file is an empty base; a corrupt one is an empty base
-  // whose problem() says what is wrong.
+  // Reads `path`. Never fails: a missing file is an empty base; a corrupt one, or one another
+  // user could have written (base/trusted_path.h), is an empty base whose problem() says why.
   static KnowledgeBase load(const std::string& path);
 
   const std::string& path() const { return path_; }

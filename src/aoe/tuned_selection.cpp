@@ -90,7 +90,7 @@ TunedSelection::TunedSelection(TuningSettings settings, int threads)
   stats_.knowledge_base_path = kb_.path();
   stats_.knowledge_base_problem = kb_.problem();
   if (!kb_.problem().empty())
-    OPENGE_LOG_WARNING("GE", "AOE knowledge base " + kb_.path() + " is corrupt (" + kb_.problem() + "): ignored" +
+    OPENGE_LOG_WARNING("GE", "AOE knowledge base " + kb_.path() + " cannot be used (" + kb_.problem() + "): ignored" +
                                  (stats_.tuning ? "; this tuning run rebuilds it" : "; the next tuning run (aoe_mode 2) rebuilds it"));
   // A corrupt base is rewritten by a tuning run even when nothing new is measured.
   kb_changed_ = stats_.tuning && !kb_.problem().empty();

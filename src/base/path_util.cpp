@@ -1,5 +1,7 @@
 #include "base/path_util.h"
 
+#include "base/file_modes.h"
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -19,8 +21,7 @@ Status ensure_directory(const std::string& dir, bool create, Access access) {
   auto st = fs::status(dir, ec);
   if (!fs::exists(st)) {
     if (!create) return io_error(dir + ": the folder does not exist (create it first)");
-    fs::create_directories(dir, ec);
-    if (ec) return io_error(dir + ": cannot create the folder: " + ec.message());
+    OPENGE_RETURN_IF_ERROR(make_directories(dir, kFolderMode));
     st = fs::status(dir, ec);
   }
   if (!fs::is_directory(st)) return io_error(dir + ": is not a folder");
@@ -29,6 +30,16 @@ Status ensure_directory(const std::string& dir, bool create, Access access) {
     return io_error(dir + ": the folder needs " +
                     (access == Access::kReadWriteExecute ? "read, write and execute" : "read and write") +
                     " permission for this user");
+  return Status::Ok();
+}
+
+Status require_regular_file(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) return io_error("cannot open " + what + " " + path + ": no such file");
+  if (fs::is_directory(st)) return io_error(what + " " + path + " is a folder, not a file");
+  if (!fs::is_regular_file(st))
+    return io_error(what + " " + path + " is not a regular file (a FIFO, socket or device); give a file");
   return Status::Ok();
 }
 

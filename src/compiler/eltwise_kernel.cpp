@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "base/parallel.h"
+#include "base/trusted_path.h"
 
 namespace openge::compiler {
 namespace {
@@ -97,6 +98,8 @@ class EltwiseKernel final : public CompiledKernel {
 }  // namespace
 
 Result<std::shared_ptr<SharedObject>> SharedObject::open(const std::string& path, const std::string& symbol) {
+  // dlopen runs the file's constructors: only a file no other user could have written or replaced.
+  OPENGE_RETURN_IF_ERROR(check_trusted_file(path, "compiled kernel"));
   auto so = std::shared_ptr<SharedObject>(new SharedObject());
   so->handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!so->handle_) return internal_error("cannot load the compiled kernel " + path + ": " + dlerror());

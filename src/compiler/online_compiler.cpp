@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 
+#include "base/file_modes.h"
 #include "base/parallel.h"
 #include "base/progress_bar.h"
 #include "compiler/eltwise_kernel.h"
@@ -68,6 +69,8 @@ Status build_kernel(const Toolchain& tc, const std::vector<std::string>& flags, 
   const std::string source_path = out + ".cpp";
   OPENGE_RETURN_IF_ERROR(write_file_atomically(source_path, source));
   Status built = run_compiler(tc, flags, source_path, out, kernel_name);
+  // The compiler creates the binary with the umask's mode; the engine's is explicit.
+  if (built.ok()) built = set_mode(out, kSharedObjectMode);
   std::error_code ec;
   fs::remove(source_path, ec);
   if (!built.ok()) fs::remove(out, ec);
@@ -79,9 +82,10 @@ Status build_kernel(const Toolchain& tc, const std::vector<std::string>& flags, 
 Status collect_kernel(const std::string& dir, const std::string& so_path, KernelMetaFiles files) {
   const std::string dest = dir + "/" + files.kernel_name + ".so";
   static std::atomic<int> seq{0};  // sessions of one process may collect the same kernel at once
-  const std::string tmp = dest + ".tmp" + std::to_string(getpid()) + "_" + std::to_string(seq++);
+  const std::string tmp = dest + "." + std::to_string(seq++) + ".tmp." + std::to_string(getpid());
   std::error_code ec;
   fs::copy_file(so_path, tmp, fs::copy_options::overwrite_existing, ec);
+  if (!ec) fs::permissions(tmp, static_cast<fs::perms>(kSharedObjectMode), ec);
   if (!ec) fs::rename(tmp, dest, ec);
   if (ec) {
     std::error_code ignored;
@@ -238,7 +242,7 @@ Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::
         if (debug.any()) {
           job.source = generate_eltwise_source(job.spec, codegen, &job.locs);
           so_path = settings.kernel_meta.path + "/" + name + ".so";
-          const std::string tmp = so_path + ".tmp" + std::to_string(getpid()) + "_" + std::to_string(j);
+          const std::string tmp = so_path + "." + std::to_string(j) + ".tmp." + std::to_string(getpid());
           OPENGE_RETURN_IF_ERROR(build_kernel(*toolchain, flags, job.source, tmp, name));
           std::error_code ec;
           fs::rename(tmp, so_path, ec);  // atomic: a reader sees the whole binary or none

@@ -13,8 +13,10 @@
 #include <set>
 
 #include "compiler/op_cache_entry.h"
-#include "io/file_lock.h"
+#include "base/file_modes.h"
 #include "base/sha256.h"
+#include "base/trusted_path.h"
+#include "io/file_lock.h"
 #include "logging/log.h"
 #include "options/option_set.h"
 #include "paths/artifact_paths.h"
@@ -201,11 +203,13 @@ Result<OpCache> OpCache::at(const std::string& root, CacheMode mode, const std::
   const std::string soc = soc_version.empty() || soc_version.find('/') != std::string::npos ? "default_soc" : soc_version;
   c.root_ = root;
   c.soc_dir_ = join(root, soc);
-  std::error_code ec;
-  fs::create_directories(c.soc_dir_, ec);
-  if (ec || ::access(c.soc_dir_.c_str(), R_OK | W_OK | X_OK) != 0)
+  Status made = make_directories(c.soc_dir_, kFolderMode);
+  if (!made.ok() || ::access(c.soc_dir_.c_str(), R_OK | W_OK | X_OK) != 0)
     return io_error("compile cache folder " + c.soc_dir_ + " cannot be created or written" +
-                    (ec ? ": " + ec.message() : "") + "; choose another op_compiler_cache_dir or set op_compiler_cache_mode=disable");
+                    (made.ok() ? "" : ": " + made.message()) +
+                    "; choose another op_compiler_cache_dir or set op_compiler_cache_mode=disable");
+  // Its shared objects are loaded into this process: another user must not be able to plant one.
+  OPENGE_RETURN_IF_ERROR(check_trusted_folder(c.soc_dir_, "compile cache folder"));
   return c;
 }
 
@@ -221,6 +225,11 @@ Result<CacheOutcome> OpCache::get_or_build(const KernelKey& key,
     {
       auto lock = FileLock::acquire(join(root_, kLockName), /*exclusive=*/false);
       if (!lock.ok()) return lock.status();
+      // An entry another user could have written is refused, never loaded nor silently replaced.
+      for (const std::string* file : {&so, &manifest}) {
+        struct stat st {};
+        if (::lstat(file->c_str(), &st) == 0) OPENGE_RETURN_IF_ERROR(check_trusted_file(*file, "compile cache entry"));
+      }
       reason = check_entry(so, manifest, digest);
       // The last use, for aging; touched under the lock, so no aging pass removes the entry
       // between this check and the caller's dlopen.
@@ -250,6 +259,7 @@ Result<CacheOutcome> OpCache::build_private(const KernelKey& key, const std::str
   std::error_code ec;
   if (st.ok() && !looks_like_shared_object(out))
     st = internal_error("the build of kernel " + key.kernel_name + " wrote no shared object to " + out);
+  if (st.ok()) st = set_mode(out, kSharedObjectMode);
   if (!st.ok()) {
     fs::remove(out, ec);
     return st.with_context("compiling kernel " + key.kernel_name);
@@ -272,6 +282,9 @@ Result<CacheOutcome> OpCache::build_and_publish(const KernelKey& key, const std:
     return st.with_context("compiling kernel " + key.kernel_name);
   }
   auto file = sha256_file(tmp_so);
+  // Whatever the builder's umask gave it: no other user may write what this process loads.
+  if (file.ok() && looks_like_shared_object(tmp_so) && !set_mode(tmp_so, kSharedObjectMode).ok())
+    file = io_error("cannot set the mode of " + tmp_so);
   if (!file.ok() || !looks_like_shared_object(tmp_so)) {
     discard();
     return internal_error("the build of kernel " + key.kernel_name + " wrote no shared object to " + tmp_so);

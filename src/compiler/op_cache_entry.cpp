@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/file_modes.h"
 #include "base/sha256.h"
 
 namespace openge::compiler {
@@ -50,8 +51,13 @@ std::string check_entry(const std::string& so_path, const std::string& manifest_
 }
 
 Status write_new_file(const std::string& path, const std::string& contents) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kDataFileMode);
   if (fd < 0) return io_error("cannot create " + path + ": " + std::strerror(errno));
+  if (Status moded = set_mode(fd, path, kDataFileMode); !moded.ok()) {
+    ::close(fd);
+    ::unlink(path.c_str());
+    return moded;
+  }
   size_t done = 0;
   while (done < contents.size()) {
     const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);

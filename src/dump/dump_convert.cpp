@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "io/npy.h"
+#include "base/file_modes.h"
 
 namespace openge::dump {
 namespace fs = std::filesystem;
@@ -66,8 +67,7 @@ Result<ConvertSummary> convert_dumps_to_npy(const std::string& dir, const std::s
     fs::path target = file.parent_path();
     if (!output_dir.empty()) {
       target = fs::path(output_dir) / fs::relative(file.parent_path(), dir);
-      fs::create_directories(target, ec);
-      if (ec) return io_error("cannot create " + target.string() + ": " + ec.message());
+      OPENGE_RETURN_IF_ERROR(make_directories(target.string(), kFolderMode));
     }
     const std::vector<std::string> names = npy_names(file.filename().string(), *record);
     size_t n = 0;

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "base/file_modes.h"
+#include "base/path_util.h"
 #include "base/size_limit.h"
 #include "src/dump/dump_data.pb.h"
 #include "io/atomic_file.h"
@@ -113,7 +115,7 @@ Status write_dump_file(const std::string& path, const DumpRecord& record) {
   for (const auto* list : {&record.inputs, &record.outputs, &record.buffers})
     for (const Tensor& t : *list)
       if (t.defined() && t.nbytes()) pieces.emplace_back(static_cast<const char*>(t.raw()), t.nbytes());
-  return write_file_atomically(path, pieces);
+  return write_file_atomically(path, pieces, kPrivateFileMode);
 }
 
 Result<DumpRecord> read_dump_bytes(const void* bytes, size_t size, const std::string& name) {
@@ -162,6 +164,7 @@ Result<DumpRecord> read_dump_bytes(const void* bytes, size_t size, const std::st
 }
 
 Result<DumpRecord> read_dump_file(const std::string& path) {
+  OPENGE_RETURN_IF_ERROR(require_regular_file(path, "dump file"));
   std::ifstream in(path, std::ios::binary);
   if (!in) return io_error("cannot open dump file " + path);
   std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -170,13 +173,7 @@ Result<DumpRecord> read_dump_file(const std::string& path) {
 }
 
 Status make_dump_directories(const std::string& dir) {
-  std::filesystem::path built;
-  for (const auto& part : std::filesystem::path(dir)) {
-    built /= part;
-    if (::mkdir(built.c_str(), 0700) != 0 && errno != EEXIST)
-      return io_error("cannot create dump folder " + built.string() + ": " + std::strerror(errno));
-  }
-  return Status::Ok();
+  return make_directories(dir, kPrivateFolderMode).with_context("dump folder");
 }
 
 }  // namespace openge::dump

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "base/file_modes.h"
 #include "dump/tensor_stats.h"
 #include "io/atomic_file.h"
 
@@ -79,8 +80,8 @@ Status DumpWriter::make_dirs(const std::string& dir) {
 Status DumpWriter::write(const DumpJob& job) {
   OPENGE_RETURN_IF_ERROR(make_dirs(job.dir));
   const std::string path = (std::filesystem::path(job.dir) / job.file).string();
-  if (!job.text.empty()) return write_file_atomically(path, job.text);
-  if (job.stats) return write_file_atomically(path + ".csv", stats_csv(job.record));
+  if (!job.text.empty()) return write_file_atomically(path, job.text, kPrivateFileMode);
+  if (job.stats) return write_file_atomically(path + ".csv", stats_csv(job.record), kPrivateFileMode);
   return write_dump_file(path, job.record);
 }
 

@@ -10,6 +10,7 @@
 
 #include "base/guard.h"
 #include "base/mapped_file.h"
+#include "base/path_util.h"
 #include "base/size_limit.h"
 #include "io/atomic_file.h"
 #include "openge/half.h"
@@ -72,6 +73,7 @@ Result<Tensor> read_external(const onnx::TensorProto& proto, const std::string& 
   if (link_ec || real_file.string().compare(0, base_text.size(), base_text) != 0)
     return invalid_model(what + ": external data location '" + location + "' resolves to " + real_file.string() +
                          ", outside the model's folder");
+  OPENGE_RETURN_IF_ERROR(require_regular_file(file.string(), "external data file").with_context(what));
   std::ifstream in(file, std::ios::binary);
   if (!in) return io_error(what + ": cannot open external data file " + file.string());
   std::error_code ec;
@@ -213,6 +215,7 @@ Result<Tensor> read_tensor_pb_from_bytes(const void* data, size_t size, const st
 }
 
 Result<std::string> read_proto_file(const std::string& path, const std::string& what) {
+  OPENGE_RETURN_IF_ERROR(require_regular_file(path, what));
   std::error_code ec;
   const uintmax_t size = fs::file_size(path, ec);
   if (ec) return io_error("cannot open " + what + " " + path + ": " + ec.message());

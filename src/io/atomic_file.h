@@ -1,6 +1,11 @@
 // Artifacts are written to a temporary name in the target folder and renamed into place, so a
 // crash, a full disk or a killed process never leaves a half-written file under the real name.
+// Files are created 0640 whatever the umask (base/file_modes.h). The temporary is
+// "<path>.tmp.<pid>"; the first write of a process into a folder removes the temporaries there
+// whose process is gone (io/stale_temporaries.h).
 #pragma once
+#include <sys/types.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,8 +14,14 @@
 
 namespace openge {
 
-Status write_file_atomically(const std::string& path, std::string_view contents);
+// `mode` is the file's mode (0640, base/file_modes.h; dumps of tensors 0600).
+Status write_file_atomically(const std::string& path, std::string_view contents, mode_t mode = 0640);
 // The same with the contents given in pieces, written one after the other (no concatenation).
-Status write_file_atomically(const std::string& path, const std::vector<std::string_view>& pieces);
+Status write_file_atomically(const std::string& path, const std::vector<std::string_view>& pieces, mode_t mode = 0640);
+
+// fsync of each file and then of each one's folder (so that its rename is on disk too): what was
+// written survives a crash of the machine, not only of the process. A file removed meanwhile is
+// skipped. Errors name the path.
+Status sync_to_disk(const std::vector<std::string>& paths);
 
 }  // namespace openge

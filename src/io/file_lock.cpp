@@ -1,5 +1,7 @@
 #include "io/file_lock.h"
 
+#include "base/file_modes.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -10,7 +12,17 @@
 namespace openge {
 
 Result<FileLock> FileLock::acquire(const std::string& lock_path, bool exclusive) {
-  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // Created with its mode set explicitly (whatever the umask); one that exists keeps its own.
+  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, kDataFileMode);
+  if (fd >= 0) {
+    Status moded = set_mode(fd, lock_path, kDataFileMode);
+    if (!moded.ok()) {
+      ::close(fd);
+      return moded;
+    }
+  } else if (errno == EEXIST) {
+    fd = ::open(lock_path.c_str(), O_RDWR | O_CLOEXEC);
+  }
   if (fd < 0) return io_error("cannot open the lock file " + lock_path + ": " + std::strerror(errno));
   while (::flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0) {
     if (errno == EINTR) continue;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string_view>
 
+#include "base/path_util.h"
 #include "base/size_limit.h"
 #include "io/atomic_file.h"
 #include "openge/half.h"
@@ -205,6 +206,7 @@ Result<Tensor> read_npy_from_bytes(const void* data, size_t size, const std::str
 }
 
 Result<Tensor> read_npy(const std::string& path) {
+  OPENGE_RETURN_IF_ERROR(require_regular_file(path, ".npy file"));
   std::ifstream in(path, std::ios::binary);
   if (!in) return io_error("cannot open " + path);
   // The fixed prefix first, then exactly the header it announces.

@@ -6,6 +6,7 @@
 #include <spdlog/logger.h>
 #include <spdlog/sinks/rotating_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <set>
 #include <vector>
 
+#include "base/file_modes.h"
 #include "io/atomic_file.h"
 #include "logging/log_line.h"
 #include "options/option_set.h"
@@ -112,8 +114,11 @@ bool open_destination(State& s) {
       s.log_file = (std::filesystem::path(plog.path) / ("plog-" + std::to_string(::getpid()) + "_" +
                                                         file_timestamp(std::chrono::system_clock::now()) + ".log"))
                        .string();
-      sink = std::make_shared<spdlog::sinks::rotating_file_sink_st>(s.log_file, s.settings.limits.max_file_bytes,
-                                                                     s.settings.limits.max_files);
+      // Each file it opens (rotation too) gets the data file mode, whatever the umask.
+      spdlog::file_event_handlers on_open;
+      on_open.after_open = [](const spdlog::filename_t&, std::FILE* file) { ::fchmod(::fileno(file), kDataFileMode); };
+      sink = std::make_shared<spdlog::sinks::rotating_file_sink_st>(
+          s.log_file, s.settings.limits.max_file_bytes, s.settings.limits.max_files, /*rotate_on_open=*/false, on_open);
     }
     auto logger = std::make_shared<spdlog::logger>("openge", std::move(sink));
     logger->set_pattern("%v");  // the line is CANN's, formatted by format_line

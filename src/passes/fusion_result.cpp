@@ -1,5 +1,6 @@
 #include "passes/fusion_result.h"
 
+#include <deque>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -30,9 +31,15 @@ Json graph_object(const std::vector<FusionCount>& counts) {
   return graph;
 }
 
-// The entries this process wrote, per file (sessions may resolve different work paths).
+// The entries this process wrote, per file (sessions may resolve different work paths), and their
+// keys in the order they were written: only the last kMaxGraphs stay, so a session that compiles
+// for ever new input shapes neither grows this map nor rewrites an ever larger file.
+struct FileEntries {
+  Json json = Json::object();
+  std::deque<std::string> order;
+};
 std::mutex g_mutex;
-std::map<std::string, Json> g_files;
+std::map<std::string, FileEntries> g_files;
 
 }  // namespace
 
@@ -41,10 +48,15 @@ Status write_fusion_result(const options::OptionSet& options, int graph_id, cons
   const paths::ResolvedPath where = paths::resolve_artifact(paths::ArtifactKind::kFusionResult, options, ids);
   OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(where).with_context("fusion_result.json"));
   std::lock_guard<std::mutex> lock(g_mutex);
-  Json& file = g_files[where.path];
-  if (file.is_null()) file = Json::object();
-  file[key_of(ids.session_id, graph_id)] = graph_object(counts);
-  OPENGE_RETURN_IF_ERROR(write_file_atomically(where.path, file.dump(4) + "\n").with_context(
+  FileEntries& file = g_files[where.path];
+  const std::string key = key_of(ids.session_id, graph_id);
+  if (!file.json.contains(key)) file.order.push_back(key);
+  file.json[key] = graph_object(counts);
+  while (file.order.size() > kMaxFusionResultGraphs) {
+    file.json.erase(file.order.front());
+    file.order.pop_front();
+  }
+  OPENGE_RETURN_IF_ERROR(write_file_atomically(where.path, file.json.dump(4) + "\n").with_context(
       "fusion_result.json (" + where.rule + ")"));
   OPENGE_LOG_INFO("FE", "fusion result of graph " + std::to_string(graph_id) + " written to " + where.path);
   return Status::Ok();

@@ -8,8 +8,12 @@
 // nothing still gets its (empty) key, so every compile leaves a trace.
 //
 // The first graph of the process replaces a file left by an earlier process (CANN clears it at
-// start); later graphs are added to it. Each write replaces the whole file atomically.
+// start); later graphs are added to it, and only the last kMaxFusionResultGraphs graphs of the
+// process are kept (a session compiling for ever new input shapes would otherwise grow the file
+// and this process's copy of it by one entry per compile). Each write replaces the whole file
+// atomically.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +25,8 @@ class OptionSet;
 }
 
 namespace openge::passes {
+
+inline constexpr size_t kMaxFusionResultGraphs = 64;
 
 struct FusionCount {
   std::string_view pass;

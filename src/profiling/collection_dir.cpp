@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "io/atomic_file.h"
+#include "base/file_modes.h"
 
 namespace openge::profiling {
 namespace fs = std::filesystem;
@@ -54,8 +55,7 @@ Result<std::string> create_collection_dir(const std::string& parent, int device_
   };
   for (const fs::path& sub : {tmp / device / "data", tmp / "host" / "data", tmp / "mindstudio_profiler_output",
                               tmp / "mindstudio_profiler_log"}) {
-    fs::create_directories(sub, ec);
-    if (ec) return fail(ec.message());
+    if (Status made = make_directories(sub.string(), kFolderMode); !made.ok()) return fail(made.message());
   }
   Status s = write_file_atomically((tmp / device / ("start_info." + std::to_string(device_id))).string(), start_info);
   if (s.ok()) s = write_file_atomically((tmp / "host" / "start_info").string(), start_info);

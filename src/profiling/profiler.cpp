@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "io/atomic_file.h"
+#include "logging/log.h"
 #include "paths/artifact_paths.h"
 #include "profiling/collection_dir.h"
 #include "profiling/counters.h"
@@ -38,9 +39,8 @@ std::string json_escape(const std::string& s) {
   return out;
 }
 
-// Pending files are written when this many tasks wait, so long runs stay bounded in memory
-// while writing stays out of most measured runs.
-constexpr size_t kFlushTasks = 200000;
+// How often the written iterations are synced to disk (fsync), at the end of an iteration.
+constexpr int64_t kSyncIntervalNs = 1'000'000'000;
 
 // `values`: the node's input or output value ids, for their stored formats.
 void describe(const std::vector<const Tensor*>& tensors, const std::vector<int>& values, const Executable* model,
@@ -196,10 +196,10 @@ Status Profiler::end_iteration(std::unique_ptr<Iteration> iteration, bool ok) {
   r.collectives = std::move(collectives_);
   collectives_.clear();
   step_times_.push_back({r.iteration_id, r.end_ns - r.start_ns});
-  pending_tasks_ += r.tasks.size();
   pending_.push_back(std::move(r));
-  if (pending_tasks_ >= kFlushTasks) return write_pending_locked();
-  return Status::Ok();
+  // Streamed: each iteration's files are written, and synced, when it ends (after its run, so
+  // outside the measured Executable::run), so a killed process keeps every completed iteration.
+  return write_pending_locked();
 }
 
 void Profiler::record_data_batch(const DataBatchRecord& batch) {
@@ -243,13 +243,17 @@ void Profiler::mark(const std::string& message) {
 
 Status Profiler::write_file_locked(const std::string& path, const std::string& contents) {
   if (!storage_->reserve(contents.size())) {
-    notes_.push_back("not written (storage limit reached, nothing older left to age): " + path);
+    const std::string why = storage_->why_full(contents.size());
+    if (notes_.empty() || notes_.back().find(why) == std::string::npos)
+      OPENGE_LOG_WARNING("PROFILING", "profiling files are not written: " + why);
+    notes_.push_back("not written (" + why + "; nothing older left to age): " + path);
     return Status::Ok();
   }
   Status s = write_file_atomically(path, contents);
   if (!s.ok()) return s;
   storage_->added(path, contents.size());
   written_.push_back(path);
+  unsynced_.push_back(path);
   return Status::Ok();
 }
 
@@ -264,6 +268,9 @@ Status Profiler::write_pending_locked() {
   ctx.l2_counters = l2_counters_.get();
   std::vector<HostSample> samples = host_ ? host_->take() : std::vector<HostSample>{};
   host_samples_.insert(host_samples_.end(), samples.begin(), samples.end());
+  std::unique_ptr<WrittenIteration> last_written;
+  samples.insert(samples.begin(), requeued_host_.begin(), requeued_host_.end());
+  requeued_host_.clear();
   const std::string dir = output_dir() + "/";
   Status status;
   for (size_t k = 0; k < pending_.size(); ++k) {
@@ -300,6 +307,9 @@ Status Profiler::write_pending_locked() {
     if (auto fusion = fusion_op_per_model_.find(it.model_id);
         fusion != fusion_op_per_model_.end() && !fusion->second.empty())
       write("fusion_op" + sfx + ".csv", fusion->second);
+    if (last)
+      last_written = std::make_unique<WrittenIteration>(
+          WrittenIteration{{}, std::move(apis), std::move(markers), std::move(batches), std::move(host)});
   }
   if (!pending_.empty() && !pending_.back().tasks.empty()) {
     const IterationRecord& it = pending_.back();
@@ -310,8 +320,20 @@ Status Profiler::write_pending_locked() {
                            static_cast<double>(t.end_ns - t.start_ns) / 1e3});
     timeline_label_ = "model " + std::to_string(it.model_id) + ", iteration " + std::to_string(it.iteration_id);
   }
+  if (last_written) {
+    last_written->record = std::move(pending_.back());
+    last_written_ = std::move(last_written);
+  }
   pending_.clear();
-  pending_tasks_ = 0;
+  // On disk at most kSyncInterval after it ended, so a crash of the machine loses at most that
+  // much (a killed process loses nothing written: the page cache keeps it). An fsync per
+  // iteration would cost tens of milliseconds each on a small model (docs/DECISIONS.md).
+  const int64_t now = steady_now_ns();
+  if (status.ok() && !unsynced_.empty() && now - last_sync_ns_ >= kSyncIntervalNs) {
+    status = sync_to_disk(unsynced_);
+    unsynced_.clear();
+    last_sync_ns_ = now;
+  }
   return status;
 }
 
@@ -366,7 +388,19 @@ Status Profiler::finish() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (finished_) return Status::Ok();
   if (host_) host_->stop();
+  // Host records that ended after the last iteration was written join it: its files are rewritten.
+  if (pending_.empty() && last_written_ && (!apis_.empty() || !markers_.empty() || !data_batches_.empty())) {
+    WrittenIteration& w = *last_written_;
+    apis_.insert(apis_.begin(), w.apis.begin(), w.apis.end());
+    markers_.insert(markers_.begin(), w.markers.begin(), w.markers.end());
+    data_batches_.insert(data_batches_.begin(), w.batches.begin(), w.batches.end());
+    pending_.push_back(std::move(w.record));
+    requeued_host_ = std::move(w.host);
+    last_written_.reset();
+  }
   Status status = write_pending_locked();
+  if (status.ok()) status = sync_to_disk(unsynced_);
+  unsynced_.clear();
   finished_ = true;
   if (host_) {
     std::vector<NicSample> nic = host_->take_nic();

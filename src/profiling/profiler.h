@@ -8,8 +8,10 @@
 //   auto out = exe->run(inputs, &stats, it.get());
 //   profiler.end_iteration(std::move(it), out.ok());
 // Iterations of concurrent runs record independently (no lock in the per-node hooks) and get
-// different stream ids. Files are written in batches (and at finish()) so that writing stays out
-// of the measured runs.
+// different stream ids. Each iteration's files are written when it ends (end_iteration, after
+// the run), so a process killed at any moment leaves every completed iteration readable by
+// `openge profile-report`; they are synced to disk (fsync) at the end of an iteration at least
+// a second after the last sync, and at finish(); host records and the HTML report follow at finish().
 #pragma once
 #include <cstdint>
 #include <map>
@@ -108,7 +110,19 @@ class Profiler {
   std::map<uint32_t, int64_t> last_end_per_model_;
   std::vector<bool> streams_busy_;
   std::vector<IterationRecord> pending_;
-  size_t pending_tasks_ = 0;
+  // The last iteration written and the host records its files hold: records that end after it
+  // (a marker popped after the last run) are added to it, and its files rewritten, at finish().
+  struct WrittenIteration {
+    IterationRecord record;
+    std::vector<ApiRecord> apis;
+    std::vector<MarkerRecord> markers;
+    std::vector<DataBatchRecord> batches;
+    std::vector<HostSample> host;
+  };
+  std::unique_ptr<WrittenIteration> last_written_;
+  std::vector<HostSample> requeued_host_;  // the host samples of an iteration written again
+  std::vector<std::string> unsynced_;  // files written since the last sync_to_disk
+  int64_t last_sync_ns_ = 0;
   std::vector<ApiRecord> apis_;
   std::vector<MarkerRecord> markers_;
   std::vector<DataBatchRecord> data_batches_;

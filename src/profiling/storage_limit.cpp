@@ -73,6 +73,14 @@ void StorageGuard::added(const std::string& path, uint64_t bytes) {
   files_.push_back({0, path, bytes});
 }
 
+std::string StorageGuard::why_full(uint64_t bytes) const {
+  const uint64_t free_now = free_bytes_();
+  if (free_now < bytes + margin_)
+    return "the disk holding " + root_ + " has " + std::to_string(free_now / kMiB) + " MB free, under the " +
+           std::to_string(margin_ / kMiB) + " MB profiling keeps free (free some disk space)";
+  return "storage_limit of " + std::to_string(limit_ / kMiB) + " MB reached (raise storage_limit)";
+}
+
 std::string StorageGuard::describe() const {
   return std::string(default_limit_ ? "90% of the free disk space (storage_limit unset): " : "storage_limit: ") +
          std::to_string(limit_ / kMiB) + " MB, aged (deleted oldest first) " + std::to_string(deleted_.size()) +

@@ -36,6 +36,9 @@ class StorageGuard {
   uint64_t limit() const { return limit_; }
   const std::vector<std::string>& deleted() const { return deleted_; }
   std::string describe() const;  // for the info file
+  // Why `bytes` more do not fit after reserve() failed: the free space of the disk holding the
+  // output folder (named, with the bytes free) or the limit, whichever is short.
+  std::string why_full(uint64_t bytes) const;
 
  private:
   struct File {

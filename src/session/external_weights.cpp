@@ -17,6 +17,8 @@
 #include "logging/log.h"
 #include "options/option_set.h"
 #include "paths/artifact_paths.h"
+#include "base/file_modes.h"
+#include "io/stale_temporaries.h"
 
 namespace openge {
 
@@ -31,8 +33,12 @@ std::mutex g_live_mutex;
 std::multimap<size_t, std::weak_ptr<const MappedFile>> g_live;
 
 Status write_whole_file(const std::string& path, const void* data, size_t size) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kPrivateFileMode);
   if (fd < 0) return io_error(path + ": cannot create: " + std::strerror(errno));
+  if (Status moded = set_mode(fd, path, kPrivateFileMode); !moded.ok()) {
+    ::close(fd);
+    return moded;
+  }
   const char* p = static_cast<const char*>(data);
   size_t left = size;
   while (left > 0) {
@@ -90,13 +96,14 @@ std::string file_name(size_t k) { return "weight_" + std::to_string(k) + ".bin";
 Status make_folder(const paths::ResolvedPath& resolved) {
   std::error_code ec;
   const fs::path folder(resolved.path);
-  fs::create_directories(folder.parent_path(), ec);
-  if (ec) return io_error(folder.parent_path().string() + ": cannot create the folder: " + ec.message());
-  // A folder of this name is a leftover of an earlier process that had this pid (killed with
-  // SIGKILL): its files are no one's.
+  OPENGE_RETURN_IF_ERROR(make_directories(folder.parent_path().string(), kFolderMode));
+  // Folders of processes killed with SIGKILL (no handler ran) are no one's: removed here. A
+  // folder of this very name is a leftover of an earlier process that had this pid.
+  remove_dead_prefixed_folders(folder.parent_path().string(), "tmp_weight_");
   if (fs::exists(folder, ec)) fs::remove_all(folder, ec);
-  if (::mkdir(folder.c_str(), 0700) != 0) return io_error(folder.string() + ": cannot create the folder: " + std::strerror(errno));
-  return Status::Ok();
+  if (::mkdir(folder.c_str(), kPrivateFolderMode) != 0)
+    return io_error(folder.string() + ": cannot create the folder: " + std::strerror(errno));
+  return set_mode(folder.string(), kPrivateFolderMode);
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include "io/npy.h"
 #include "distributed/world.h"
 #include "session/trainer_impl.h"
+#include "base/file_modes.h"
+#include "io/stale_temporaries.h"
 
 namespace openge {
 namespace {
@@ -74,8 +76,9 @@ Status Trainer::write_checkpoint(const std::string& dir) const {
   const fs::path tmp = target.string() + ".tmp." + std::to_string(::getpid());
   std::error_code ec;
   fs::remove_all(tmp, ec);
-  fs::create_directories(tmp, ec);
-  if (ec) return io_error("checkpoint " + dir + ": cannot create " + tmp.string() + ": " + ec.message());
+  // What a killed save left beside it (".tmp.<pid>" of a process that is gone).
+  remove_dead_temporaries(target.parent_path().string());
+  OPENGE_RETURN_IF_ERROR(make_directories(tmp.string(), kFolderMode).with_context("checkpoint " + dir));
   json manifest;
   manifest["format"] = "openge-checkpoint";
   manifest["version"] = kCheckpointVersion;

@@ -68,6 +68,19 @@ TEST(ProfilingStorageLimit, FullDiskAgesAndRefusesWhenNothingIsLeft) {  // stora
   EXPECT_FALSE(fs::exists(root + "/PROF_1/a"));
   others = 5800;                     // free: 200
   EXPECT_FALSE(guard.reserve(100));  // nothing left to age
+  // The reason names the disk and its free space, not the limit (which is far away).
+  const std::string why = guard.why_full(100);
+  EXPECT_NE(why.find("the disk holding " + root), std::string::npos) << why;
+  EXPECT_NE(why.find("free some disk space"), std::string::npos) << why;
+  EXPECT_EQ(why.find("storage_limit"), std::string::npos) << why;
+}
+
+TEST(ProfilingStorageLimit, ReasonNamesTheLimitWhenTheLimitIsShort) {
+  const std::string root = scratch_dir("storage_reason");
+  StorageGuard guard(root, 3 * StorageGuard::kMiB, StorageGuard::kMiB, [] { return uint64_t{1} << 40; });
+  EXPECT_FALSE(guard.reserve(4 * StorageGuard::kMiB));
+  const std::string why = guard.why_full(4 * StorageGuard::kMiB);
+  EXPECT_NE(why.find("storage_limit of 3 MB"), std::string::npos) << why;
 }
 
 TEST(ProfilingStorageLimit, DefaultIsNinetyPercentOfFreeSpace) {  // storage_limit-4

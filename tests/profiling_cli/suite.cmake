@@ -27,3 +27,11 @@ add_test(NAME PROF_1_2_malformed_profiling_options_rejected
                  --openge $<TARGET_FILE:openge>
                  --work ${OPENGE_PROFILING_CLI_DIR}/bad_options)
 set_tests_properties(PROF_1_2_malformed_profiling_options_rejected PROPERTIES TIMEOUT 600 LABELS profiling)
+
+# A profiling run killed with SIGKILL keeps its completed iterations; profile-report reads them.
+add_test(NAME PROF_killed_run_keeps_completed_iterations
+         COMMAND ${OPENGE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_killed_profile.py
+                 --openge $<TARGET_FILE:openge>
+                 --model ${PROJECT_SOURCE_DIR}/models/demo.onnx
+                 --work ${OPENGE_PROFILING_CLI_DIR}/killed_profile)
+set_tests_properties(PROF_killed_run_keeps_completed_iterations PROPERTIES TIMEOUT 600 LABELS profiling)

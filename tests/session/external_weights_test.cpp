@@ -3,7 +3,8 @@
 // byte for byte as the ONNX file holds them (read here with ONNX's own protobuf classes), the
 // session runs from the mapped files with the same outputs, a second session shares the files
 // (same inode), and no folder remains after the session closes, after an error, at exit, or when
-// the CLI running the model receives SIGINT or SIGTERM.
+// the CLI running the model receives SIGINT or SIGTERM; the folder of a CLI killed with SIGKILL
+// (no handler runs) is removed by the next run that uses the same folder.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <fcntl.h>
@@ -213,6 +214,29 @@ TEST(ExternalWeight, OPT_external_weight_6_RemovedOnSigintAndSigterm) {
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "signal " << sig << ", status " << status;
     EXPECT_TRUE(any_weight_folders(d.path()).empty()) << "signal " << sig;
   }
+}
+
+TEST(ExternalWeight, OPT_external_weight_6_FolderOfAKilledRunIsRemovedByTheNextRun) {
+  TempDir d;
+  const pid_t child = start_cli(d.path(), kLongBench);
+  ASSERT_GT(child, 0);
+  bool appeared = false;
+  for (int i = 0; i < 3000 && !appeared; ++i) {  // up to 30 s on a loaded machine
+    appeared = !weight_folders(d.path(), child).empty();
+    if (!appeared) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(appeared) << "the CLI did not create tmp_weight_" << child << "_*";
+  ::kill(child, SIGKILL);
+  const int status = wait_for(child);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+  ASSERT_FALSE(weight_folders(d.path(), child).empty()) << "SIGKILL runs no handler: the folder must be left";
+  // A live process's folder (this test's own pid stands for one) is never touched.
+  const fs::path live = fs::path(d.path()) / ("tmp_weight_" + std::to_string(::getpid()) + "_0");
+  fs::create_directories(live);
+  const int next = wait_for(start_cli(d.path(), {"run", "--threads", "1", "--option", "external_weight=True"}));
+  EXPECT_TRUE(WIFEXITED(next) && WEXITSTATUS(next) == 0) << next;
+  EXPECT_TRUE(weight_folders(d.path(), child).empty()) << "the killed run's folder outlived the next run";
+  EXPECT_TRUE(fs::is_directory(live)) << "a live process's folder was removed";
 }
 
 TEST(ExternalWeight, OPT_external_weight_6_RemovedAfterNormalExitAndAfterAnError) {
