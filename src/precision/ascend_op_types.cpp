@@ -80,6 +80,10 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"Gather", "GatherV2"},
     {"GatherElements", "GatherElements"},
     {"GatherGrad", "UnsortedSegmentSum"},
+    // Training-mode Dropout: CANN draws the mask (DropOutGenMask) and applies it (DropOutDoMask),
+    // forward and backward.
+    {"TrainingDropout", "DropOutDoMask"},
+    {"DropoutGrad", "DropOutDoMask"},
     {"GatherND", "GatherNd"},
     {"Gelu", "Gelu"},
     {"Gemm", "MatMulV2"},
