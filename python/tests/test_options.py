@@ -242,7 +242,9 @@ def test_explain_report():
     assert info["ge_key"] == "ge.exec.enableDump"
     assert info["effective"] == ("False", "default", "")
     assert info["status"] in ("implemented", "accepted, not implemented yet", "no effect on CPU") and info["effect"]
-    assert openge.explain("hcom_parallel")["status"] == "no effect on CPU"
+    assert openge.explain("hcom_parallel")["status"] == "implemented"
+    assert openge.explain("hcom_parallel")["consumer"] == "src/session/data_parallel.cpp"
+    assert openge.explain("stream_max_parallel_num")["status"] == "no effect on CPU"
     with pytest.raises(openge.OptionError, match="unknown option"):
         openge.explain("enable_dum_x")
 

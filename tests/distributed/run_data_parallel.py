@@ -405,7 +405,7 @@ def main():
     args.openge = os.path.abspath(args.openge)
     os.makedirs(args.work, exist_ok=True)
     digits = os.path.join(args.work, "digits")
-    if not os.path.isdir(digits):
+    if not os.path.isfile(os.path.join(digits, "mlp_dropout.onnx")):
         subprocess.run([sys.executable, os.path.join(HERE, "..", "training", "make_digits.py"), digits], check=True)
     if args.case == "weights_match":
         case_weights_match(args)
