@@ -5,16 +5,22 @@ data, SGD with momentum in fp32 (models and data of bench/train_vs_pytorch.py).
 
 Configurations, each its own set of processes started by mpirun (ranks x threads):
   openge 1x2            one process, 2 threads (the baseline of the same cores)
-  openge 2x1            2 ranks of 1 thread: hcom_parallel on / off, is_tailing_optimization on
-  pytorch 1x2, ddp 2x1  PyTorch eager on one process, and DDP with gloo on 2 ranks
+  openge 2x1            2 ranks of 1 thread, HCCL's default gradient split: hcom_parallel on / off,
+                        is_tailing_optimization on
+  openge 2x1 tuned      the split aoe_mode 4 chose in a tuning run before (it measures candidate
+                        splits over real steps and stores the fastest in the knowledge base of
+                        OUT/aoe, which these runs read): hcom_parallel on / off, tailing on
+  pytorch 1x2, ddp 2x1  PyTorch eager on one process, and DDP with gloo on 2 ranks (25 MB buckets)
 Reported: the median step time of rank 0 after the first steps, and the last loss (the ranks'
 mean), per configuration; ratios against DDP.
 
     /usr/bin/python3 bench/ddp_vs_openge.py --model resnet18 --steps 20 --batch 32 --out bench/ddp
 """
 import argparse
+import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -37,6 +43,10 @@ def shard(x, rank, size):
 def run_openge(args, rank, size):
     import openge
     options = {"hcom_parallel": args.hcom == "True", "is_tailing_optimization": args.tailing == "True"}
+    if args.aoe:
+        options["aoe_config.work_path"] = args.aoe
+        if args.tune:
+            options["aoe_config.aoe_mode"] = "4"
     split = [float(p) for p in args.split.split(",")] if args.split else []
     trainer = openge.Trainer(args.onnx, loss="cross_entropy", optimizer="momentum", lr=args.lr, momentum=0.9,
                              threads=args.threads, options=options, split_by_size=split)
@@ -81,13 +91,17 @@ def worker(args):
         json.dump({"losses": losses, "times": times}, sys.stdout)
 
 
+# label, engine, ranks, threads, hcom_parallel, is_tailing_optimization, split tuned by aoe_mode 4
 CONFIGS = [
-    ("openge 1x2", "openge", 1, 2, "True", "False"),
-    ("openge 2x1 hcom_parallel on", "openge", 2, 1, "True", "False"),
-    ("openge 2x1 hcom_parallel off", "openge", 2, 1, "False", "False"),
-    ("openge 2x1 hcom_parallel on, tailing on", "openge", 2, 1, "True", "True"),
-    ("pytorch 1x2", "pytorch", 1, 2, "", ""),
-    ("pytorch ddp 2x1 (gloo)", "pytorch", 2, 1, "", ""),
+    ("openge 1x2", "openge", 1, 2, "True", "False", False),
+    ("openge 2x1 hcom_parallel on", "openge", 2, 1, "True", "False", False),
+    ("openge 2x1 hcom_parallel off", "openge", 2, 1, "False", "False", False),
+    ("openge 2x1 hcom_parallel on, tailing on", "openge", 2, 1, "True", "True", False),
+    ("openge 2x1 tuned split, hcom_parallel on", "openge", 2, 1, "True", "False", True),
+    ("openge 2x1 tuned split, hcom_parallel off", "openge", 2, 1, "False", "False", True),
+    ("openge 2x1 tuned split, hcom on, tailing on", "openge", 2, 1, "True", "True", True),
+    ("pytorch 1x2", "pytorch", 1, 2, "", "", False),
+    ("pytorch ddp 2x1 (gloo)", "pytorch", 2, 1, "", "", False),
 ]
 
 
@@ -106,6 +120,8 @@ def main():
     ap.add_argument("--hcom", default="True", help=argparse.SUPPRESS)
     ap.add_argument("--tailing", default="False", help=argparse.SUPPRESS)
     ap.add_argument("--port", type=int, default=29511, help=argparse.SUPPRESS)
+    ap.add_argument("--aoe", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--tune", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.engine:
         return worker(args)
@@ -117,13 +133,24 @@ def main():
     cpu = open("/proc/cpuinfo").read()
     flags = sorted({f for f in cpu.split("flags\t\t: ")[1].split("\n")[0].split() if f.startswith(("avx", "amx"))})
     print(f"{args.model}, global batch {args.batch}, {args.steps} steps, CPU flags: {' '.join(flags)}")
-    results = {}
-    for i, (label, engine, ranks, threads, hcom, tailing) in enumerate(CONFIGS):
+    aoe = os.path.abspath(os.path.join(args.out, "aoe"))
+    shutil.rmtree(aoe, ignore_errors=True)
+    os.makedirs(aoe)
+
+    def mpirun(i, engine, ranks, threads, hcom, tailing, steps, extra=()):
         cmd = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(ranks), sys.executable, __file__,
                "--engine", engine, "--onnx", args.onnx, "--threads", str(threads), "--hcom", hcom, "--tailing", tailing,
-               "--port", str(args.port + i), "--split", args.split] + \
-              [f"--{k}={getattr(args, k)}" for k in ["model", "steps", "batch", "lr", "seed"]]
-        done = subprocess.run(cmd, stdout=subprocess.PIPE, env=env, check=True, text=True)
+               "--port", str(args.port + i), "--split", args.split, "--steps", str(steps)] + list(extra) + \
+              [f"--{k}={getattr(args, k)}" for k in ["model", "batch", "lr", "seed"]]
+        return subprocess.run(cmd, stdout=subprocess.PIPE, env=env, check=True, text=True)
+
+    # aoe_mode 4 on 2 ranks x 1 thread: one bucket, HCCL's default and 2-32 equal buckets, 3 steps each.
+    tune = mpirun(99, "openge", 2, 1, "True", "False", 25, ["--aoe", aoe, "--tune"])
+    tuned = json.loads(tune.stdout.strip().splitlines()[-1])
+    print(f"  aoe_mode 4 tuning run: {len(tuned['times'])} steps; record in {aoe}")
+    results = {}
+    for i, (label, engine, ranks, threads, hcom, tailing, use_tuned) in enumerate(CONFIGS):
+        done = mpirun(i, engine, ranks, threads, hcom, tailing, args.steps, ["--aoe", aoe] if use_tuned else [])
         r = json.loads(done.stdout.strip().splitlines()[-1])
         skip = min(3, args.steps - 1)
         results[label] = float(np.median(r["times"][skip:])) * 1000
@@ -132,6 +159,10 @@ def main():
     for label, t in results.items():
         if label.startswith("openge 2x1"):
             print(f"  {label} / DDP 2x1: {t / ddp:.2f}")
+    for path in glob.glob(os.path.join(aoe, "aoe_result_gdat_*.json")):
+        report = next(iter(json.load(open(path)).values()))[1]["GDAT"]
+        cands = ", ".join(f"{len(c['split_by_idx'])} buckets {c['step_performance(ms)']:.0f} ms" for c in report["candidates"])
+        print(f"  aoe_mode 4 measured: {cands}; chose {len(report['split_by_idx'])} buckets")
 
 
 if __name__ == "__main__":

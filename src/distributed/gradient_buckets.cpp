@@ -90,7 +90,7 @@ std::vector<std::vector<int64_t>> split_candidates(const std::vector<int64_t>& e
   const int64_t n = static_cast<int64_t>(elements.size());
   if (n == 0) return out;
   std::vector<std::vector<double>> shares = {{100.0}, default_split_by_size()};
-  for (int64_t k : {2, 4, 8, 16})
+  for (int64_t k : {2, 4, 8, 16, 32})
     if (k <= n) shares.emplace_back(static_cast<size_t>(k), 100.0 / static_cast<double>(k));
   for (const auto& by_size : shares) {
     auto plan = plan_buckets(elements, {{}, by_size});

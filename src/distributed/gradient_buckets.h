@@ -40,7 +40,7 @@ Result<std::vector<Bucket>> plan_buckets(const std::vector<int64_t>& elements, c
 std::vector<int64_t> split_indices(const std::vector<Bucket>& buckets);
 
 // What gradient-split tuning (aoe_mode 4) measures, as index lists, each once: one bucket, HCCL's
-// default, and equal shares of the bytes in 2, 4, 8 and 16 buckets (as many as there are
+// default, and equal shares of the bytes in 2, 4, 8, 16 and 32 buckets (as many as there are
 // gradients at most).
 std::vector<std::vector<int64_t>> split_candidates(const std::vector<int64_t>& elements);
 

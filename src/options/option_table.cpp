@@ -269,7 +269,7 @@ const OptionSpec kTable[] = {
           "wins, is stored in the knowledge base for this graph (later compiles skip the same passes) and "
           "recorded in aoe_result_sgat_*.json. 4, gradient-split tuning of data-parallel training (a Trainer under "
           "mpirun): the steps after the first measure candidate gradient splits (one bucket, HCCL's default, equal "
-          "shares in 2-16 buckets), 3 steps each; the fastest by the ranks' mean median step time is kept, stored "
+          "shares in 2-32 buckets), 3 steps each; the fastest by the ranks' mean median step time is kept, stored "
           "in the knowledge base (later jobs of the same model, ranks and threads take it) and recorded in "
           "aoe_result_gdat_*.json with every candidate's time; a Session refuses 4 (inference has no gradients)",
           "src/aoe/tuned_selection.cpp"),
