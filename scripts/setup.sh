@@ -10,7 +10,8 @@ packages=(
   libspdlog-dev                           # the engine's logger (src/logging/)
   libssl-dev                              # SHA-256 of the operator compile cache (src/compiler/)
   openmpi-bin libopenmpi-dev              # data-parallel training: mpirun and the collectives (src/distributed/)
-  procps                                  # ps: the data-parallel fault tests find the ranks mpirun started
+  procps iproute2                         # ps and ip: the data-parallel tests find the ranks mpirun started
+                                          # and join two network namespaces with a veth pair
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy     # conformance data and model generators
   python3-sklearn                        # the handwritten digits the training tests learn (load_digits)

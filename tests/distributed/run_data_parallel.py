@@ -307,7 +307,11 @@ def case_namespaces(args):
                   ["ip", "-n", ns[i], "link", "set", "lo", "up"]]
     try:
         for cmd in setup:
-            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            try:
+                r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            except FileNotFoundError:
+                print("NOT RUN: the ip command (iproute2) is not installed; scripts/setup.sh installs it")
+                sys.exit(77)
             if r.returncode != 0:
                 print("NOT RUN: cannot make network namespaces here (%s: %s); run as root with iproute2"
                       % (" ".join(cmd), r.stdout.strip()))
@@ -345,7 +349,10 @@ def case_namespaces(args):
               "run's weights, bit for bit" % received)
     finally:
         for n in ns:
-            subprocess.run(["ip", "netns", "del", n], stderr=subprocess.DEVNULL)
+            try:
+                subprocess.run(["ip", "netns", "del", n], stderr=subprocess.DEVNULL)
+            except FileNotFoundError:
+                pass
 
 
 def case_split_tuning(args):
