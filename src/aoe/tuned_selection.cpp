@@ -209,7 +209,7 @@ Result<TunedSelection::Choice> TunedSelection::measure(size_t index, KernelReque
   // the grain table changes.
   KernelVariant stored = w.variant;
   if (stored.threads == ThreadPlan::kByGrain) stored.threads = w.single ? ThreadPlan::kSingle : ThreadPlan::kTeam;
-  kb_.put(key, {request.node.op_type, stored, {}, d.us, w.us});
+  kb_.put(key, {request.node.op_type, stored, {}, d.us, w.us, {}});
   kb_changed_ = true;
   stats_.operators.push_back(
       {request.node.name, request.node.op_type, resolved_default(request, grain_single), stored, d.us, w.us, false});

@@ -205,7 +205,7 @@ Result<std::unique_ptr<Executable>> tune_subgraphs(Graph graph, const std::vecto
     }
     stats.model_before_ms = *base_ms;
     stats.model_after_ms = best_ms;
-    kb.put(key, {aoe::kSubgraphEntry, {}, stats.passes_off, *base_ms * 1e3, best_ms * 1e3});
+    kb.put(key, {aoe::kSubgraphEntry, {}, stats.passes_off, *base_ms * 1e3, best_ms * 1e3, {}});
     OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(settings->aoe_data));
     OPENGE_RETURN_IF_ERROR(kb.save());
   }
