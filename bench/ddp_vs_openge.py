@@ -62,26 +62,11 @@ def run_openge(args, rank, size):
 def run_pytorch(args, rank, size):
     import torch
     import torch.distributed as dist
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    net = tvp.MODELS[args.model][0]()
-    net.load_state_dict(torch.load(args.onnx + ".pt"))
-    net.train()
+    wrap = None
     if size > 1:
         dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % args.port, rank=rank, world_size=size)
-        net = torch.nn.parallel.DistributedDataParallel(net)
-    opt = torch.optim.SGD(net.parameters(), lr=args.lr, momentum=0.9)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    losses, times = [], []
-    for x, y in tvp.batches(args.model, args.steps, args.batch, args.seed):
-        start = time.perf_counter()
-        opt.zero_grad()
-        loss = loss_fn(net(torch.from_numpy(shard(x, rank, size))), torch.from_numpy(shard(y, rank, size)))
-        loss.backward()
-        opt.step()
-        times.append(time.perf_counter() - start)
-        losses.append(float(loss))
-    return losses, times
+        wrap = torch.nn.parallel.DistributedDataParallel
+    return tvp.run_pytorch(args, wrap=wrap, select=lambda a: shard(a, rank, size))
 
 
 def worker(args):

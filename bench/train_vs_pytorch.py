@@ -132,7 +132,9 @@ def peak_rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def run_pytorch(args, double=False):
+def run_pytorch(args, double=False, wrap=None, select=lambda a: a):
+    """PyTorch eager steps; `wrap` turns the module into another (DistributedDataParallel),
+    `select` picks this process's part of each batch (a rank's shard)."""
     import torch
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -141,10 +143,13 @@ def run_pytorch(args, double=False):
     if double:
         net = net.double()
     net.train()
+    if wrap:
+        net = wrap(net)
     opt = torch.optim.SGD(net.parameters(), lr=args.lr, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
     losses, times = [], []
     for x, y in batches(args.model, args.steps, args.batch, args.seed):
+        x, y = select(x), select(y)
         start = time.perf_counter()
         opt.zero_grad()
         xt = torch.from_numpy(x)

@@ -152,14 +152,14 @@ def rank_pids(mpirun_pid, openge):
     children = {}
     for pid, ppid, cmd in procs:
         children.setdefault(int(ppid), []).append((int(pid), cmd))
-    found, todo = [], [mpirun_pid]
-    while todo:
-        p = todo.pop()
-        for c, cmd in children.get(p, []):
+    ranks, to_visit = [], [mpirun_pid]
+    while to_visit:
+        parent = to_visit.pop()
+        for child, cmd in children.get(parent, []):
             if cmd.startswith(openge + " train"):
-                found.append(c)
-            todo.append(c)
-    return sorted(found)
+                ranks.append(child)
+            to_visit.append(child)
+    return sorted(ranks)
 
 
 def checkpoint_consistent(ckpt):
