@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <map>
 
 #include "aoe/knowledge_base.h"
