@@ -6,7 +6,7 @@
 #include "aoe/tuning_space.h"
 #include "kernels/default_variant.h"
 #include "logging/log.h"
-#include "ops/activation_format.h"
+#include "ops/layout/activation_format.h"
 #include "options/config_files.h"
 #include "options/option_set.h"
 #include "paths/artifact_paths.h"

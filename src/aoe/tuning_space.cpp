@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "kernels/default_variant.h"
-#include "ops/activation_format.h"
+#include "ops/layout/activation_format.h"
 
 namespace openge::aoe {
 namespace {

@@ -76,7 +76,7 @@ std::string generate_eltwise_source(const EltwiseKernelSpec& spec, const Codegen
   if (fastmath) {
     std::string text = kFastmathSource;
     if (const size_t at = text.find("#pragma once"); at != std::string::npos) text.erase(at, 12);
-    w("// ops/elementwise_fastmath.h, as the engine was built with:");
+    w("// ops/elementwise/elementwise_fastmath.h, as the engine was built with:");
     w(text);
   }
   w("static inline float clamp01(float v) { return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v); }");

@@ -1,4 +1,4 @@
-// C++ source of a fused elementwise kernel (FusedElementwise, ops/fused_elementwise.h).
+// C++ source of a fused elementwise kernel (FusedElementwise, ops/fused/fused_elementwise.h).
 //
 // The kernel's entry point (extern "C", named after the kernel):
 //   int <kernel_name>(const float* const* in, float* out, int64_t begin, int64_t end,
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "ops/operand_pattern.h"
-#include "ops/fused_elementwise.h"
+#include "ops/fused/operand_pattern.h"
+#include "ops/fused/fused_elementwise.h"
 
 namespace openge::compiler {
 

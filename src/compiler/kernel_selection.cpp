@@ -15,7 +15,7 @@
 #include "compiler/packed_constant_release.h"
 #include "compiler/pipeline.h"
 #include "logging/log.h"
-#include "ops/fused_elementwise.h"
+#include "ops/fused/fused_elementwise.h"
 #include "options/option_set.h"
 #include "runtime/control_flow.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "openge/half.h"
-#include "ops/activation_format.h"
+#include "ops/layout/activation_format.h"
 
 namespace openge::dump {
 namespace {

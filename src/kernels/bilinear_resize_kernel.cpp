@@ -5,8 +5,8 @@
 
 #include "base/parallel.h"
 #include "kernels/onednn_common.h"
-#include "ops/resize_plan.h"
-#include "ops/shape_util.h"
+#include "ops/nn/resize_plan.h"
+#include "ops/shape/shape_util.h"
 
 namespace openge {
 namespace {

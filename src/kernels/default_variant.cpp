@@ -2,7 +2,7 @@
 
 #include <dnnl.hpp>
 
-#include "ops/activation_format.h"
+#include "ops/layout/activation_format.h"
 #include "ops/op_context.h"
 
 namespace openge {

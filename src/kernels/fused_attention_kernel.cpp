@@ -5,9 +5,9 @@
 
 #include "base/parallel.h"
 #include "kernels/onednn_common.h"
-#include "ops/fused_attention.h"
-#include "ops/math_exp.h"
-#include "ops/shape_util.h"
+#include "ops/fused/fused_attention.h"
+#include "ops/math/math_exp.h"
+#include "ops/shape/shape_util.h"
 
 namespace openge::onednn {
 namespace {
@@ -27,7 +27,7 @@ class FusedAttentionKernel final : public OneDnnKernel {
   float scale = 1.0f;
   bool has_mask = false;
   Shape lead;                        // the leading (batch, head) dims
-  std::vector<int64_t> mask_strides;  // per scores axis (ops/fused_attention.h)
+  std::vector<int64_t> mask_strides;  // per scores axis (ops/fused/fused_attention.h)
 
   Status run(KernelContext& ctx) const override {
     const float* q = ctx.input(0).data<float>();

@@ -1,4 +1,4 @@
-// AI Core FusedAttention (ops/fused_attention.h) for float32 and static shapes: per (batch, head)
+// AI Core FusedAttention (ops/fused/fused_attention.h) for float32 and static shapes: per (batch, head)
 // slice, on one thread, oneDNN's sgemm writes the scaled scores Q·Kt into a per-thread buffer, the
 // mask is added and each row softmaxed in place while the buffer is still in cache, and a second
 // sgemm multiplies it by V straight into the output. Slices run in parallel; inside the parallel

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "ops/kernel.h"
-#include "ops/activation_format.h"
-#include "ops/fused_ops.h"
+#include "ops/layout/activation_format.h"
+#include "ops/fused/fused_ops.h"
 
 namespace openge::onednn {
 

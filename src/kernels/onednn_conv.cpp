@@ -3,10 +3,10 @@
 #include "kernels/onednn_common.h"
 #include "kernels/onednn_conv_train.h"
 #include "kernels/silu_in_place.h"
-#include "ops/activation_format.h"
+#include "ops/layout/activation_format.h"
 #include "ops/op_context.h"
-#include "ops/nn_common.h"
-#include "ops/nn_window.h"
+#include "ops/nn/nn_common.h"
+#include "ops/nn/nn_window.h"
 
 namespace openge::onednn {
 namespace {

@@ -1,5 +1,5 @@
 // AI Core Conv: 2-D Conv and FusedConv (bias, residual sum, activation post-ops, NCHW, NHWC or
-// NC1HWC0 activations: ops/activation_format.h) as one oneDNN convolution with weights reordered
+// NC1HWC0 activations: ops/layout/activation_format.h) as one oneDNN convolution with weights reordered
 // once.
 #pragma once
 #include "ops/kernel.h"

@@ -10,8 +10,8 @@
 #include <unordered_map>
 
 #include "kernels/onednn_common.h"
-#include "ops/nn_common.h"
-#include "ops/nn_window.h"
+#include "ops/nn/nn_common.h"
+#include "ops/nn/nn_window.h"
 
 namespace openge::onednn {
 namespace {

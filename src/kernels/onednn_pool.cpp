@@ -3,7 +3,7 @@
 #include <string>
 
 #include "kernels/onednn_common.h"
-#include "ops/nn_window.h"
+#include "ops/nn/nn_window.h"
 
 namespace openge::onednn {
 namespace {

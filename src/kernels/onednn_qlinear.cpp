@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "kernels/onednn_common.h"
-#include "ops/nn_window.h"
+#include "ops/nn/nn_window.h"
 
 namespace openge::onednn {
 

@@ -2,7 +2,7 @@
 // s8 weights reordered once, int32 accumulation, per-tensor or per-output-channel requantization
 // through oneDNN 2.6's output scales and zero points).
 //
-// Equality with the reference kernels (src/ops/quantize_ops.cpp): bit for bit. The integer sums
+// Equality with the reference kernels (src/ops/quantize/quantize_ops.cpp): bit for bit. The integer sums
 // are exact in both; oneDNN multiplies the float sum by the same float multiplier
 // (x_scale * w_scale[m] / y_scale, computed here in the reference's order); and since oneDNN
 // would add the output zero point in float before rounding, where ONNX rounds first and adds it

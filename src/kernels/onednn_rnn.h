@@ -5,7 +5,7 @@
 // no input_forget, layout 0, constant W, R, B and P. The ONNX weights are repacked once (gate
 // order i, o, f, c -> oneDNN's i, f, c, o for LSTM; biases Wb + Rb summed, GRU's Rb_h kept apart
 // for linear_before_reset) and reordered into oneDNN's layout. Everything else (other
-// activations, clip, sequence lengths …) runs on the reference kernels of src/ops/recurrent_ops.cpp.
+// activations, clip, sequence lengths …) runs on the reference kernels of src/ops/recurrent/recurrent_ops.cpp.
 // Batches of up to kSmallBatch run on kernels/small_batch_rnn_kernel.h instead (the AI Core table
 // asks it first).
 //

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "base/parallel.h"
-#include "ops/elementwise_fastmath.h"
+#include "ops/elementwise/elementwise_fastmath.h"
 
 namespace openge {
 namespace {
@@ -64,7 +64,7 @@ inline FloatV approx_reciprocal(FloatV d) { return reinterpret_cast<FloatV>(_mm2
 #endif
 
 // e^x for x in [-87.3, 88.4] (clamped there; a NaN becomes a bound, and silu_vector's x * ...
-// keeps it NaN): x = n ln2 + r, Cephes' degree-6 polynomial for e^r (as ops/math_exp.h's, which
+// keeps it NaN): x = n ln2 + r, Cephes' degree-6 polynomial for e^r (as ops/math/math_exp.h's, which
 // covers x <= 0 only), times 2^n.
 inline FloatV exp_clamped(FloatV x) {
   x = clamp(x, -87.33654f, 88.3762626647949f);

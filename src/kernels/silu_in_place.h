@@ -2,7 +2,7 @@
 // that end in it. oneDNN 2.6's swish post-op costs about 0.32 ns an element on the AVX-512
 // machines we measure, more than the convolution itself on the wide early layers of
 // EfficientNet (bench/RESULTS.md, "SiLU after the convolution"); this pass costs about 0.23 ns.
-// e^-x by the Cephes polynomial (clamped, as ops/math_exp.h's), the division by an approximate
+// e^-x by the Cephes polynomial (clamped, as ops/math/math_exp.h's), the division by an approximate
 // reciprocal refined by one Newton step: relative error below 3e-7 on AVX-512 and AVX2.
 #pragma once
 #include <cstdint>

@@ -11,7 +11,7 @@
 #include "base/parallel.h"
 #include "kernels/onednn_common.h"
 #include "kernels/onednn_rnn.h"
-#include "ops/elementwise_fastmath.h"
+#include "ops/elementwise/elementwise_fastmath.h"
 
 namespace openge {
 namespace {

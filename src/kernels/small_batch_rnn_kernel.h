@@ -4,7 +4,7 @@
 // weights once at compile (W and R transposed so that a step streams R row by row, biases summed)
 // and runs each step as its own loop: R·h with 64 gate columns per pass held in vector
 // registers, then the gate arithmetic with the vectorisable sigmoid/tanh of the reference kernels
-// (ops/elementwise_fastmath.h). Every step's input projection X·W is one sgemm over the whole
+// (ops/elementwise/elementwise_fastmath.h). Every step's input projection X·W is one sgemm over the whole
 // sequence before the recurrence. The directions of a bidirectional node run in parallel when the
 // node has a team.
 //

@@ -18,7 +18,7 @@
 #include "frontend/tensor_proto.h"
 #include "graph_dump/graph_to_onnx.h"
 #include "base/cpu_features.h"
-#include "ops/fused_ops.h"
+#include "ops/fused/fused_ops.h"
 #include "ops/op_registry.h"
 #include "ops/node_eval.h"
 

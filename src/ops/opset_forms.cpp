@@ -4,7 +4,7 @@
 
 #include <array>
 
-#include "ops/shape_common.h"
+#include "ops/shape/shape_common.h"
 
 namespace openge {
 namespace {

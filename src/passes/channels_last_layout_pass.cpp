@@ -23,7 +23,7 @@
 //
 // A region whose every activation has whole 16-channel blocks (C % 16 == 0), made only of
 // convolutions, pools, Concats and elementwise ops that do not broadcast, may take NC1HWC0 instead
-// of NHWC (ops/activation_format.h; oneDNN's nChw16c): for float32 oneDNN's Winograd convolutions
+// of NHWC (ops/layout/activation_format.h; oneDNN's nChw16c): for float32 oneDNN's Winograd convolutions
 // run on it without a reorder in and out of each, and a Concat of whole blocks along C writes
 // contiguous slices, so Concat in place applies. It does when the cost table
 // (kernels/conv_format_costs.h) says its convolutions, in the dtype each will compute in (the
@@ -42,7 +42,7 @@
 #include <string>
 
 #include "kernels/conv_format_costs.h"
-#include "ops/activation_format.h"
+#include "ops/layout/activation_format.h"
 #include "passes/channels_last_layout_pass.h"
 #include "passes/pass.h"
 #include "passes/pass_registry.h"

@@ -9,7 +9,7 @@
 
 #include "ir/graph.h"
 #include "kernels/conv_format_costs.h"
-#include "ops/activation_format.h"
+#include "ops/layout/activation_format.h"
 
 namespace openge::passes {
 

@@ -3,10 +3,10 @@
 // with an optional scaling of Q before the product (Q' = Q * c or Q / c, how torch's
 // nn.MultiheadAttention exports it) and of the scores after it (how BERT-style code writes it),
 // c a scalar constant, becomes one FusedAttention(Q, Kt, V, [mask]) with scale = the product of
-// the scalings (ops/fused_attention.h), whose AI Core kernel never writes the scores to memory.
+// the scalings (ops/fused/fused_attention.h), whose AI Core kernel never writes the scores to memory.
 // The name is OpenGE's: CANN's fused op for this is FlashAttentionScore (docs/DECISIONS.md).
-#include "ops/fused_attention.h"
-#include "ops/fused_ops.h"
+#include "ops/fused/fused_attention.h"
+#include "ops/fused/fused_ops.h"
 #include "passes/pass.h"
 #include "passes/pass_registry.h"
 #include "passes/pass_util.h"

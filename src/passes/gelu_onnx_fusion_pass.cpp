@@ -2,11 +2,11 @@
 // (BERT's feed-forward layer), five nodes
 //   x * 0.5 * (1 + erf(x / sqrt(2)))   as   Div|Mul -> Erf -> Add(1) -> Mul(x, ·) -> Mul(0.5)
 //                                       or  Mul(x, 0.5) -> Mul(·, 1 + erf(...))
-// becomes one Gelu node (ops/fused_ops.h). ATbeMatMulElemwiseFusionPass then takes a Gelu that
+// becomes one Gelu node (ops/fused/fused_ops.h). ATbeMatMulElemwiseFusionPass then takes a Gelu that
 // follows a MatMul into it as its activation.
 #include <cmath>
 
-#include "ops/fused_ops.h"
+#include "ops/fused/fused_ops.h"
 #include "passes/pass.h"
 #include "passes/pass_registry.h"
 #include "passes/pass_util.h"

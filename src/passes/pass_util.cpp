@@ -138,7 +138,7 @@ void set_output(Graph& g, int n, size_t slot, int v) {
 
 }  // namespace openge::passes
 
-#include "ops/fused_ops.h"
+#include "ops/fused/fused_ops.h"
 
 namespace openge::passes {
 

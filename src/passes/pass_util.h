@@ -87,7 +87,7 @@ bool fuse_residual_add(Graph& g, int producer_node, int x, int other, int add_no
 
 }  // namespace openge::passes
 
-#include "ops/fused_ops.h"
+#include "ops/fused/fused_ops.h"
 
 namespace openge::passes {
 

@@ -36,7 +36,7 @@
 #include "passes/pass.h"
 #include "passes/pass_registry.h"
 #include "passes/pass_util.h"
-#include "ops/shape_util.h"
+#include "ops/shape/shape_util.h"
 
 namespace openge::passes {
 namespace {

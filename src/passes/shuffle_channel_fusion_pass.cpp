@@ -1,10 +1,10 @@
 // ShuffleChannelFusionPass: ONNX exports ShuffleNet's channel shuffle as
 //   Reshape (N, C, H, W) -> (N, g, C/g, H, W) -> Transpose perm (0, 2, 1, 3, 4) -> Reshape (N, C, H, W)
 // Three nodes, a 5-D copy, and no 4-D op the layout pass could keep in NHWC; one ShuffleChannel
-// (ops/shuffle_channel.h) does the same copy and has an NHWC form, so the convolutions around
+// (ops/nn/shuffle_channel.h) does the same copy and has an NHWC form, so the convolutions around
 // the shuffle stay in one NHWC region. The shapes are read from inference, so the Reshapes'
 // shape constants may use 0 and -1 as exporters write them.
-#include "ops/fused_ops.h"
+#include "ops/fused/fused_ops.h"
 #include "passes/pass_registry.h"
 #include "passes/pass_util.h"
 

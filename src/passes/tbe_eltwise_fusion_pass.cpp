@@ -1,7 +1,7 @@
 // TbeEltwiseFusionPass (UB fusion; CANN's name for its elementwise buffer fusion): groups of
 // fp32 elementwise vector ops — Add/Sub/Mul/Div/Pow/Max/Min with a full, scalar, last-axis or
 // per-channel operand, and the activations of kEltwiseOps — become one FusedElementwise node
-// (ops/fused_elementwise.h) whose kernel the online compiler generates (compiler/).
+// (ops/fused/fused_elementwise.h) whose kernel the online compiler generates (compiler/).
 //
 // It runs after the precision pass (Pass::after_precision), as CANN's UB fusion runs on the
 // dtypes op selection chose: a node the precision pass sent to the AI CPU engine, or gave
@@ -13,9 +13,9 @@
 // the diamonds of GELU (x feeds both the Div and the final Mul). Groups of one node are left alone.
 #include <algorithm>
 
-#include "ops/operand_pattern.h"
-#include "ops/fused_elementwise.h"
-#include "ops/fused_ops.h"
+#include "ops/fused/operand_pattern.h"
+#include "ops/fused/fused_elementwise.h"
+#include "ops/fused/fused_ops.h"
 #include "passes/pass.h"
 #include "passes/pass_registry.h"
 #include "passes/pass_util.h"

@@ -6,7 +6,7 @@
 
 #include "base/float_convert.h"
 #include "kernels/conv_format_costs.h"
-#include "ops/activation_format.h"
+#include "ops/layout/activation_format.h"
 #include "options/option_set.h"
 #include "base/path_util.h"
 

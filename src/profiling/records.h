@@ -8,7 +8,7 @@
 
 #include "openge/dtype.h"
 #include "openge/tensor.h"
-#include "ops/activation_format.h"
+#include "ops/layout/activation_format.h"
 
 namespace openge {
 struct CompiledNode;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ir/graph.h"
-#include "ops/activation_format.h"
+#include "ops/layout/activation_format.h"
 #include "ops/kernel.h"
 #include "ops/op_registry.h"
 #include "runtime/branch_schedule.h"
@@ -75,7 +75,7 @@ class Executable {
   const std::vector<CompiledNode>& nodes() const { return nodes_; }
   size_t arena_bytes() const { return arena_bytes_; }
   // The format value `v` is stored in (NCHW, or the NHWC / NC1HWC0 of a channels-last region:
-  // ops/activation_format.h).
+  // ops/layout/activation_format.h).
   ActivationFormat stored_format(int v) const {
     return v >= 0 && static_cast<size_t>(v) < value_formats_.size() ? value_formats_[static_cast<size_t>(v)]
                                                                       : ActivationFormat::kNchw;

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/online_compiler.h"
-#include "ops/fused_elementwise.h"
+#include "ops/fused/fused_elementwise.h"
 #include "options/option_set.h"
 #include "compiler/compile_report.h"
 #include "runtime/executable.h"

@@ -5,8 +5,8 @@
 
 #include "base/size_limit.h"
 #include "ops/generated_size.h"
-#include "ops/math_common.h"
-#include "ops/nn_window.h"
+#include "ops/math/math_common.h"
+#include "ops/nn/nn_window.h"
 
 namespace openge {
 namespace {

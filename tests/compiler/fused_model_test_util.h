@@ -14,7 +14,7 @@
 #include "../kernels/kernel_test_util.h"
 #include "../options/options_test_util.h"
 #include "../passes/pass_test_util.h"
-#include "ops/fused_elementwise.h"
+#include "ops/fused/fused_elementwise.h"
 #include "options/option_set.h"
 #include "compiler/pipeline.h"
 

@@ -1,5 +1,5 @@
 // What dumps and profiles say about the values of channels-last regions (NHWC, NC1HWC0;
-// ops/activation_format.h): a Data Dump writes each as the model's N x C x H x W tensor, so the
+// ops/layout/activation_format.h): a Data Dump writes each as the model's N x C x H x W tensor, so the
 // same model dumps the same tensors whatever layout the CPU chose (and a dump compares with one
 // from another machine); op_summary names the stored format and shape, as CANN's names 5HD.
 #include <gtest/gtest.h>

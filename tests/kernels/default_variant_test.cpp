@@ -11,7 +11,7 @@
 #include "../compiler/fused_model_test_util.h"
 #include "aoe/tuning_space.h"
 #include "kernels/default_variant.h"
-#include "ops/activation_format.h"
+#include "ops/layout/activation_format.h"
 
 namespace openge {
 namespace {

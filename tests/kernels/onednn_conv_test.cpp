@@ -3,7 +3,7 @@
 
 #include "base/float_convert.h"
 #include "kernel_test_util.h"
-#include "ops/fused_ops.h"
+#include "ops/fused/fused_ops.h"
 #include "ops/op_registry.h"
 #include "../ops/op_test_util.h"
 

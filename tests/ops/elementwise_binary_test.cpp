@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "ops/elementwise_test_util.h"
-#include "ops/shape_util.h"
+#include "ops/shape/shape_util.h"
 
 namespace openge::testing {
 namespace {

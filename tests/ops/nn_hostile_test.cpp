@@ -9,7 +9,7 @@
 
 #include "nn_test_util.h"
 #include "base/size_limit.h"
-#include "ops/nn_window.h"
+#include "ops/nn/nn_window.h"
 
 namespace openge::testing {
 namespace {

@@ -1,7 +1,7 @@
-// The shared window geometry (ops/nn_window.h) that Conv, pools and the oneDNN kernels use.
+// The shared window geometry (ops/nn/nn_window.h) that Conv, pools and the oneDNN kernels use.
 #include <gtest/gtest.h>
 
-#include "ops/nn_window.h"
+#include "ops/nn/nn_window.h"
 #include "op_test_util.h"
 
 namespace openge::testing {

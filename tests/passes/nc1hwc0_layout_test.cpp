@@ -1,11 +1,11 @@
-// NC1HWC0 regions of ChannelsLastLayoutPass (ops/activation_format.h): a region whose channels
+// NC1HWC0 regions of ChannelsLastLayoutPass (ops/layout/activation_format.h): a region whose channels
 // are whole 16-channel blocks runs on N x C1 x H x W x C0 activations, its RGB stem reading the
 // NCHW input as it is, and computes what the NCHW graph computes on both engines; its Concat of
 // whole blocks is written in place; a region with another channel count, or a broadcasting
 // elementwise op, stays NHWC. The setting is fixed per test, so every CPU runs both forms.
 #include "nc1hwc0_test_util.h"
 #include "kernels/default_variant.h"
-#include "ops/activation_format.h"
+#include "ops/layout/activation_format.h"
 #include "ops/op_registry.h"
 #include "pass_test_util.h"
 #include "passes/channels_last_layout_pass.h"
@@ -115,7 +115,7 @@ TEST(Nc1hwc0Layout, AiCoreRunsTheRegionAndWritesTheConcatInPlace) {
   }
 }
 
-// The conversions of ops/activation_format.h against the index formulas of each format.
+// The conversions of ops/layout/activation_format.h against the index formulas of each format.
 TEST(Nc1hwc0Layout, FormatConversionsPlaceEveryElement) {
   const Shape nchw{2, 32, 3, 5};
   const Tensor x = random_tensor(nchw, 11);

@@ -1,4 +1,4 @@
-// A small CNN for the tests of NC1HWC0 regions (ChannelsLastLayoutPass, ops/activation_format.h)
+// A small CNN for the tests of NC1HWC0 regions (ChannelsLastLayoutPass, ops/layout/activation_format.h)
 // and of what dumps and profiles say about them, and a guard that fixes the pass's setting.
 #pragma once
 #include "../kernels/kernel_test_util.h"

@@ -3,7 +3,7 @@
 // matrix col[c·K + k, p] = X at the input position that kernel tap k reads for output p:
 //   dW_g += dY_g · colᵀ        dcol = W_gᵀ · dY_g, scattered back into dX (col2im)
 //   dB[o] = Σ dY[n, o, ·]
-// The products run on the reference engine's GEMM (ops/math_gemm.h). dW and dB add the samples
+// The products run on the reference engine's GEMM (ops/math/math_gemm.h). dW and dB add the samples
 // up in order, and each sample's dX is its own, so results do not depend on the thread count.
 #include <algorithm>
 #include <string>
@@ -12,9 +12,9 @@
 #include "base/parallel.h"
 #include "ir/dispatch.h"
 #include "ops/grad/grad_ops.h"
-#include "ops/math_gemm.h"
-#include "ops/nn_common.h"
-#include "ops/nn_window.h"
+#include "ops/math/math_gemm.h"
+#include "ops/nn/nn_common.h"
+#include "ops/nn/nn_window.h"
 
 namespace openge {
 namespace {

@@ -1,6 +1,6 @@
 // The backward ops (domain "openge"): what gradient rules (ops/gradient.h) emit where no ONNX op
 // computes a gradient directly. Each takes the forward node's attributes, so its geometry is the
-// forward op's geometry (ops/nn_window.h), and runs on the AI CPU engine in the compute type of
+// forward op's geometry (ops/nn/nn_window.h), and runs on the AI CPU engine in the compute type of
 // the reference kernels (float, or double for float64).
 //   SumToShape(x)                  sums x over the dims that broadcasting expanded to reach it;
 //                                  attribute `shape`: the shape to reduce to

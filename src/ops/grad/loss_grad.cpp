@@ -11,7 +11,7 @@
 #include "base/parallel.h"
 #include "ir/dispatch.h"
 #include "ops/grad/grad_ops.h"
-#include "ops/nn_common.h"
+#include "ops/nn/nn_common.h"
 
 namespace openge {
 namespace {

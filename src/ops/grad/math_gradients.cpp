@@ -4,7 +4,7 @@
 #include <string>
 
 #include "ops/grad/gradient_rules.h"
-#include "ops/reduce_axes.h"
+#include "ops/reduce/reduce_axes.h"
 
 namespace openge {
 namespace {

@@ -1,5 +1,5 @@
 // MaxPoolGrad(dY, X) and AveragePoolGrad(dY, X) -> dX, with the forward node's attributes.
-// Both walk the forward kernel's own windows (ops/pool_window.h): MaxPool's gradient goes to the
+// Both walk the forward kernel's own windows (ops/nn/pool_window.h): MaxPool's gradient goes to the
 // first maximum of each window (the tap its forward chose), AveragePool's is spread over the
 // window's taps divided by the count the forward divided by (count_include_pad).
 #include <algorithm>
@@ -9,8 +9,8 @@
 #include "base/parallel.h"
 #include "ir/dispatch.h"
 #include "ops/grad/grad_ops.h"
-#include "ops/nn_common.h"
-#include "ops/pool_window.h"
+#include "ops/nn/nn_common.h"
+#include "ops/nn/pool_window.h"
 
 namespace openge {
 namespace {

@@ -1,0 +1,291 @@
+// Schemas and reference kernels of the fused ops (see fused_ops.h). A fused op's reference is
+// the base op's reference kernel (Conv, MatMul from the op table, so the math exists once)
+// followed by the epilogue: + bias, + residual, activation, computed in float and rounded once.
+#include "ops/fused/fused_ops.h"
+#include "ops/fused/fused_elementwise.h"
+
+#include <cstring>
+
+#include "ir/dispatch.h"
+#include "ops/layout/activation_format.h"
+#include "ops/fused/fused_attention.h"
+#include "ops/nn/shuffle_channel.h"
+#include "ops/op_registry.h"
+#include "ops/shape/shape_strided_copy.h"
+#include "base/parallel.h"
+
+namespace openge {
+
+Result<FusedActivation> read_fused_activation(const Attributes& attrs) {
+  FusedActivation act;
+  const std::string name = attrs.get_string("activation", "");
+  act.alpha = attrs.get_float("activation_alpha", 0.0f);
+  act.beta = attrs.get_float("activation_beta", 0.0f);
+  if (name.empty()) return act;
+  for (const ActivationRow& row : kActivations)
+    if (row.name == name) {
+      act.kind = row.kind;
+      return act;
+    }
+  return invalid_model("unknown fused activation '" + name + "'");
+}
+
+void write_fused_activation(Node& node, const FusedActivation& act) {
+  std::string name;
+  for (const ActivationRow& row : kActivations)
+    if (row.kind == act.kind) name = row.name;
+  Attribute s;
+  s.kind = Attribute::Kind::kString;
+  s.s = name;
+  node.attrs.set("activation", s);
+  Attribute a;
+  a.kind = Attribute::Kind::kFloat;
+  a.f = act.alpha;
+  node.attrs.set("activation_alpha", a);
+  a.f = act.beta;
+  node.attrs.set("activation_beta", a);
+}
+
+namespace {
+
+// y = act(y + bias[i % bias_len] + z[i]); bias and z may be null.
+Status apply_epilogue(KernelContext& ctx, Tensor& y, const Tensor* bias, const Tensor* z, const FusedActivation& act) {
+  if (!bias && !z && act.kind == Activation::kNone) return Status::Ok();
+  if (z && z->numel() != y.numel()) return ctx.error("residual input has " + shape_to_string(z->shape()) +
+                                                     ", output " + shape_to_string(y.shape()));
+  const int64_t bias_len = bias ? bias->numel() : 1;
+  if (bias && (bias_len == 0 || y.numel() % bias_len != 0)) return ctx.error("bias does not fit the output");
+  const bool ok = visit_float_dtype(y.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = float_or_self_t<T>;
+    T* out = y.data<T>();
+    const T* b = bias ? bias->data<T>() : nullptr;
+    const T* r = z ? z->data<T>() : nullptr;
+    parallel_for(y.numel(), 8, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        Acc v = static_cast<Acc>(out[i]);
+        if (b) v += static_cast<Acc>(b[i % bias_len]);
+        if (r) v += static_cast<Acc>(r[i]);
+        if (act.kind != Activation::kNone) v = static_cast<Acc>(apply_activation(act, static_cast<float>(v)));
+        out[i] = T(v);
+      }
+    });
+  });
+  if (!ok) return ctx.error(std::string("dtype ") + dtype_name(y.dtype()) + " is not a float type");
+  return Status::Ok();
+}
+
+const OpSchema* base_schema(std::string_view op) {
+  const OpSchema* s = find_op_schema(op);
+  return s && s->infer && s->reference ? s : nullptr;
+}
+
+Status check_residual(InferContext& ctx, size_t index) {
+  if (!ctx.has_input(index)) return Status::Ok();
+  const ValueInfo& out = ctx.output(0);
+  if (ctx.input_dtype(index) != out.dtype)
+    return ctx.error(std::string("residual input has dtype ") + dtype_name(ctx.input_dtype(index)) + ", output " +
+                     dtype_name(out.dtype));
+  if (out.shape_known && ctx.input_shape_known(index) && ctx.input_shape(index) != out.shape)
+    return ctx.error("residual input has shape " + shape_to_string(ctx.input_shape(index)) + "; expected the output's " +
+                     shape_to_string(out.shape));
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------------------------
+// FusedConv
+
+// "input [1,2,3] is not a stored NHWC activation" (`what`: input / output).
+std::string not_stored(const char* what, const Shape& s, ActivationFormat f) {
+  return std::string(what) + " " + shape_to_string(s) + " is not a stored " + std::string(format_name(f)) + " activation";
+}
+
+// Inference of `base` on `inputs`, where input 0 is stored in `formats.x` and the output in
+// `formats.y` (ops/layout/activation_format.h); `base` sees them as N x C x H x W.
+Status infer_in_formats(InferContext& ctx, const OpSchema& base, std::vector<const ValueInfo*> inputs,
+                        ConvFormats formats) {
+  ValueInfo x = *inputs[0];
+  if (formats.x != ActivationFormat::kNchw && x.shape_known) {
+    const auto nchw = nchw_shape(x.shape, formats.x);
+    if (!nchw) return ctx.error(not_stored("input", x.shape, formats.x));
+    x.shape = *nchw;
+    x.value = nullptr;
+    inputs[0] = &x;
+  }
+  InferContext inner(ctx.node(), ctx.opset(), std::move(inputs), 1);
+  OPENGE_RETURN_IF_ERROR(base.infer(inner));
+  const ValueInfo& y = inner.output(0);
+  if (!y.shape_known) {
+    ctx.set_output_dtype(0, y.dtype);
+    return Status::Ok();
+  }
+  if (formats.y != ActivationFormat::kNchw && y.shape.size() != 4)
+    return ctx.error("output " + shape_to_string(y.shape) + " is not 4-D");
+  if (formats.y == ActivationFormat::kNc1hwc0 && y.shape[1] % kC0 != 0)
+    return ctx.error("output " + shape_to_string(y.shape) + " has no whole " + std::to_string(kC0) + "-channel blocks for NC1HWC0");
+  ctx.set_output(0, y.dtype, stored_shape(y.shape, formats.y));
+  return Status::Ok();
+}
+
+// Runs `base`'s reference kernel, on N x C x H x W copies of input 0 and output 0 where they are
+// stored in another format.
+Status run_in_formats(KernelContext& ctx, const OpSchema& base, std::vector<const Tensor*> inputs,
+                      ConvFormats formats) {
+  Tensor& y = ctx.output(0);
+  const Tensor& x = *inputs[0];
+  std::optional<Tensor> x_nchw, y_nchw;
+  if (formats.x != ActivationFormat::kNchw) {
+    const auto s = nchw_shape(x.shape(), formats.x);
+    if (!s) return ctx.error(not_stored("input", x.shape(), formats.x));
+    x_nchw.emplace(x.dtype(), *s);
+    copy_to_nchw(x, *x_nchw, formats.x);
+    inputs[0] = &*x_nchw;
+  }
+  if (formats.y != ActivationFormat::kNchw) {
+    const auto s = nchw_shape(y.shape(), formats.y);
+    if (!s) return ctx.error(not_stored("output", y.shape(), formats.y));
+    y_nchw.emplace(y.dtype(), *s);
+  }
+  KernelContext inner(ctx.node(), ctx.opset(), std::move(inputs), {y_nchw ? &*y_nchw : &y});
+  OPENGE_RETURN_IF_ERROR(base.reference(inner));
+  if (y_nchw) copy_from_nchw(*y_nchw, y, formats.y);
+  return Status::Ok();
+}
+
+Status infer_fused_conv(InferContext& ctx) {
+  const OpSchema* conv = base_schema("Conv");
+  if (!conv) return ctx.error("needs the Conv reference op");
+  auto act = read_fused_activation(ctx.attrs());
+  if (!act.ok()) return ctx.error(act.status().message());
+  OPENGE_RETURN_IF_ERROR(infer_in_formats(
+      ctx, *conv, {&ctx.input(0), &ctx.input(1), ctx.has_input(2) ? &ctx.input(2) : nullptr},
+      conv_formats(ctx.attrs())));
+  return check_residual(ctx, 3);
+}
+
+Status fused_conv_kernel(KernelContext& ctx) {
+  const OpSchema* conv = base_schema("Conv");
+  if (!conv) return ctx.error("needs the Conv reference op");
+  auto act = read_fused_activation(ctx.attrs());
+  if (!act.ok()) return ctx.error(act.status().message());
+  OPENGE_RETURN_IF_ERROR(run_in_formats(
+      ctx, *conv, {&ctx.input(0), &ctx.input(1), ctx.has_input(2) ? &ctx.input(2) : nullptr},
+      conv_formats(ctx.attrs())));
+  return apply_epilogue(ctx, ctx.output(0), nullptr, ctx.has_input(3) ? &ctx.input(3) : nullptr, *act);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nhwc<Pool>, Nc1hwc0<Pool>: the pool named after the prefix, on input and output stored in that
+// format.
+
+template <const char* kBase, ActivationFormat kFormat>
+Status infer_pool_in_format(InferContext& ctx) {
+  const OpSchema* base = base_schema(kBase);
+  if (!base) return ctx.error(std::string("needs the ") + kBase + " reference op");
+  return infer_in_formats(ctx, *base, {&ctx.input(0)}, {kFormat, kFormat});
+}
+
+template <const char* kBase, ActivationFormat kFormat>
+Status pool_in_format_kernel(KernelContext& ctx) {
+  const OpSchema* base = base_schema(kBase);
+  if (!base) return ctx.error(std::string("needs the ") + kBase + " reference op");
+  return run_in_formats(ctx, *base, {&ctx.input(0)}, {kFormat, kFormat});
+}
+
+constexpr char kMaxPool[] = "MaxPool";
+constexpr char kAveragePool[] = "AveragePool";
+constexpr char kGlobalAveragePool[] = "GlobalAveragePool";
+constexpr char kGlobalMaxPool[] = "GlobalMaxPool";
+
+// `name` is format_op_type(kBase, kFormat), spelled out because the table keeps a string_view.
+template <const char* kBase, ActivationFormat kFormat>
+void add_pool_forms(std::vector<OpSchema>& table, const char* name) {
+  table.push_back({name, 1, 1, 1, 1, infer_pool_in_format<kBase, kFormat>, pool_in_format_kernel<kBase, kFormat>});
+}
+
+// ---------------------------------------------------------------------------------------------
+// FusedMatMul
+
+Status infer_fused_matmul(InferContext& ctx) {
+  const OpSchema* matmul = base_schema("MatMul");
+  if (!matmul) return ctx.error("needs the MatMul reference op");
+  auto act = read_fused_activation(ctx.attrs());
+  if (!act.ok()) return ctx.error(act.status().message());
+  InferContext inner(ctx.node(), ctx.opset(), {&ctx.input(0), &ctx.input(1)}, 1);
+  OPENGE_RETURN_IF_ERROR(matmul->infer(inner));
+  const ValueInfo& y = inner.output(0);
+  if (y.shape_known) ctx.set_output(0, y.dtype, y.shape);
+  else ctx.set_output_dtype(0, y.dtype);
+  if (!dtype_is_float(y.dtype)) return ctx.error("needs float inputs");
+  if (ctx.has_input(2)) {
+    if (ctx.input_dtype(2) != y.dtype) return ctx.error("bias dtype differs from the output's");
+    if (ctx.input_shape_known(2) && y.shape_known &&
+        (ctx.input_shape(2).size() != 1 || y.shape.empty() || ctx.input_shape(2)[0] != y.shape.back()))
+      return ctx.error("bias has shape " + shape_to_string(ctx.input_shape(2)) + "; expected [N] for output " +
+                       shape_to_string(y.shape));
+  }
+  return check_residual(ctx, 3);
+}
+
+Status fused_matmul_kernel(KernelContext& ctx) {
+  const OpSchema* matmul = base_schema("MatMul");
+  if (!matmul) return ctx.error("needs the MatMul reference op");
+  auto act = read_fused_activation(ctx.attrs());
+  if (!act.ok()) return ctx.error(act.status().message());
+  Tensor& y = ctx.output(0);
+  KernelContext inner(ctx.node(), ctx.opset(), {&ctx.input(0), &ctx.input(1)}, {&y});
+  OPENGE_RETURN_IF_ERROR(matmul->reference(inner));
+  return apply_epilogue(ctx, y, ctx.has_input(2) ? &ctx.input(2) : nullptr, ctx.has_input(3) ? &ctx.input(3) : nullptr,
+                        *act);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gelu(X) = X/2 * (1 + erf(X / sqrt 2)), made by GeluONNXFusionPass from the five nodes
+// exporters emit for it; computed in float (double for double) and rounded once.
+
+Status infer_gelu(InferContext& ctx) {
+  const DType dt = ctx.input_dtype(0);
+  if (!dtype_is_float(dt)) return ctx.error(std::string("needs a float input, got ") + dtype_name(dt));
+  if (ctx.input_shape_known(0)) ctx.set_output(0, dt, ctx.input_shape(0));
+  else ctx.set_output_dtype(0, dt);
+  return Status::Ok();
+}
+
+Status gelu_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.output(0);
+  visit_float_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using F = float_or_self_t<T>;
+    const T* src = x.data<T>();
+    T* dst = y.data<T>();
+    parallel_for(x.numel(), 16, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const F v = static_cast<F>(src[i]);
+        dst[i] = T(static_cast<F>(F(0.5) * v * (F(1) + std::erf(v * F(0.70710678118654752440)))));
+      }
+    });
+  });
+  return Status::Ok();
+}
+
+}  // namespace
+
+void register_fused_ops(std::vector<OpSchema>& table) {
+  table.push_back({kFusedGelu, 1, 1, 1, 1, infer_gelu, gelu_kernel});
+  register_fused_attention_ops(table);
+  table.push_back({kFusedConv, 2, 4, 1, 1, infer_fused_conv, fused_conv_kernel});
+  table.push_back({kFusedMatMul, 2, 4, 1, 1, infer_fused_matmul, fused_matmul_kernel});
+  add_pool_forms<kMaxPool, ActivationFormat::kNhwc>(table, "NhwcMaxPool");
+  add_pool_forms<kAveragePool, ActivationFormat::kNhwc>(table, "NhwcAveragePool");
+  add_pool_forms<kGlobalAveragePool, ActivationFormat::kNhwc>(table, "NhwcGlobalAveragePool");
+  add_pool_forms<kGlobalMaxPool, ActivationFormat::kNhwc>(table, "NhwcGlobalMaxPool");
+  add_pool_forms<kMaxPool, ActivationFormat::kNc1hwc0>(table, "Nc1hwc0MaxPool");
+  add_pool_forms<kAveragePool, ActivationFormat::kNc1hwc0>(table, "Nc1hwc0AveragePool");
+  add_pool_forms<kGlobalAveragePool, ActivationFormat::kNc1hwc0>(table, "Nc1hwc0GlobalAveragePool");
+  add_pool_forms<kGlobalMaxPool, ActivationFormat::kNc1hwc0>(table, "Nc1hwc0GlobalMaxPool");
+  register_fused_elementwise_ops(table);
+  register_shuffle_channel_ops(table);
+}
+
+}  // namespace openge
