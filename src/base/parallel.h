@@ -8,8 +8,6 @@
 
 namespace openge {
 
-// Sets the threads that parallel loops and oneDNN use from now on (0 = one per core).
-void set_num_threads(int threads);
 int num_threads();
 
 // Parallel chunks started by parallel_for calls made on this thread (1 for a call that runs

@@ -109,12 +109,6 @@ void write_ini_if_missing(const std::string& root, const CacheLimits& l) {
 
 }  // namespace
 
-const char* cache_mode_name(CacheMode mode) {
-  for (const auto& m : kModes)
-    if (m.mode == mode) return m.name;
-  return "?";
-}
-
 std::string KernelKey::digest() const {
   // Each field length-prefixed and tagged, so no two different keys serialise alike.
   std::string text;

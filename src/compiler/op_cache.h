@@ -114,6 +114,4 @@ class OpCache {
                                          const std::function<Status(const std::string&)>& build) const;
 };
 
-const char* cache_mode_name(CacheMode mode);  // "enable", "disable", "force"
-
 }  // namespace openge::compiler

@@ -220,16 +220,4 @@ std::string current_log_file() {
   return s.logger && !s.settings.to_stdout ? s.log_file : "";
 }
 
-std::string last_trace_file() {
-  State& s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  return s.trace_file;
-}
-
-std::string flush_trace() {
-  State& s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  return flush_trace_locked(s);
-}
-
 }  // namespace openge::logging

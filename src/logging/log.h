@@ -51,12 +51,8 @@ void unconfigure();
 bool enabled(Level level);
 
 // The log file records go to now ("" before the first record, when printing to stdout, or when
-// the folder cannot be written), and the last atrace file written ("" when none).
+// the folder cannot be written).
 std::string current_log_file();
-std::string last_trace_file();
-
-// Writes the trace ring now (an error does it by itself); returns the file or "".
-std::string flush_trace();
 
 }  // namespace openge::logging
 
