@@ -321,7 +321,7 @@ TEST(ProfilerE2E, OPT_profiling_config_profiling_options_aic_metrics_3_AbsentKey
   EXPECT_EQ(info["aic_metrics"]["set"], "PipeUtilization");
   EXPECT_EQ(info["aic_metrics"]["source"], "default");
   const std::string status = info["aic_metrics"]["status"];
-  EXPECT_TRUE(status.rfind("ok", 0) == 0 || status.rfind("N/A: perf_event_open", 0) == 0) << status;
+  EXPECT_TRUE(status.rfind("ok", 0) == 0 || status.rfind("N/A: ", 0) == 0) << status;  // N/A says why
 }
 
 TEST(ProfilerE2E, ReportIsWrittenAndReadsBack) {
