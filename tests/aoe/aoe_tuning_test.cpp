@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "aoe/knowledge_base.h"
+#include "aoe/tuned_selection.h"
 #include "frontend/onnx_loader.h"
 #include "passes/channels_last_layout_pass.h"
 #include "options/options_test_util.h"
@@ -356,6 +357,30 @@ TEST(AoeKnowledgeBase, KeysLeaveOutNodeNamesAndCarryShapesThreadsAndPlatform) {
   EXPECT_NE(knowledge_key(request(a, {1, 3, 8, 8}), 2), knowledge_key(request(a, {1, 3, 9, 8}), 2));
   EXPECT_NE(knowledge_key(request(a, {1, 3, 8, 8}), 2), knowledge_key(request(a, {1, 3, 8, 8}), 1));
   EXPECT_NE(knowledge_key(request(a, {1, 3, 8, 8}), 2).find(platform_id()), std::string::npos);
+}
+
+// tune_optimization_level O1 (high-performance tuning) times each candidate twice as often as O2,
+// the default; the setting a tuning compile measures with.
+TEST(AoeTuning, OPT_aoe_config_aoe_config_file_5_O1TimesEachCandidateTwiceAsOften) {
+  TempDir d;
+  auto settings_for = [&](const std::string& level) {
+    const std::string file = d.file("aoe_" + level + ".cfg", level.empty() ? R"({})"
+                                                                        : R"({"tune_optimization_level":")" + level + R"("})");
+    auto cfg = config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.path()},
+                       {"aoe_config.aoe_config_file", file}}, {}, d.path());
+    auto s = read_tuning_settings(cfg.get(), 3, false);
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    return s.ok() ? s->repetitions : -1;
+  };
+  EXPECT_EQ(settings_for(""), 3);  // default O2
+  EXPECT_EQ(settings_for("O2"), 3);
+  EXPECT_EQ(settings_for("O1"), 6);
+  // And a tuning compile in O1 runs, tunes every tunable op and stores its record.
+  const std::string o1 = d.file("o1.cfg", R"({"tune_optimization_level":"O1"})");
+  auto c = compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.dir("o1_work")},
+                                {"aoe_config.aoe_config_file", o1}}, {}, d.path()));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(records_in(d.path() + "/o1_work").size(), 1u);
 }
 
 }  // namespace
