@@ -98,7 +98,7 @@ std::optional<int64_t> domain_opset(const Node& n) {
   return std::nullopt;
 }
 
-void graph_to_onnx(const Graph& g, Detail detail, onnx::ModelProto& model) {
+void graph_to_onnx(const Graph& g, Detail detail, onnx::ModelProto& model, bool file_constants) {
   const bool with_attributes = detail != Detail::kMinimal;
   model.set_ir_version(8);
   model.set_producer_name("OpenGE");
@@ -155,7 +155,7 @@ void graph_to_onnx(const Graph& g, Detail detail, onnx::ModelProto& model) {
     if (!value.constant || value.producer >= 0 || !used[v]) continue;
     declared[v] = 1;
     const Tensor& t = *value.constant;
-    if (auto file = t.defined() ? find_file_backed(t.raw(), t.nbytes()) : std::nullopt) {
+    if (auto file = file_constants && t.defined() ? find_file_backed(t.raw(), t.nbytes()) : std::nullopt) {
       // external_weight (OPT-external_weight-5): the weight is the file's bytes, as GE's
       // FileConstant node names them (file, offset, length), with its dtype and shape.
       file_constant_domain();
