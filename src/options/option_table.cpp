@@ -298,8 +298,10 @@ const OptionSpec kTable[] = {
      nullptr, nullptr,
      DOES("under aoe_mode 2 only the nodes it selects are measured: tune_ops_name by node name (or the name of a "
           "node fused into one), tune_ops_type by op type (Conv also selects FusedConv, MaxPool NhwcMaxPool); "
-          "tune_optimization_level O1 doubles the timed runs; feature deeper_opat has nothing deeper to search "
-          "(logged)",
+          "tune_optimization_level O1 doubles the timed runs; feature deeper_opat widens the search: every "
+          "candidate is also measured on the whole thread team, which the ordinary search never gives a node the "
+          "grain keeps on one thread (each node's candidate counts are logged); feature nonhomo_split is logged "
+          "and changes nothing",
           "src/aoe/tuned_selection.cpp"),
      "tune only the listed operators",
      "feature deeper_opat needs aoe_mode 2, nonhomo_split needs 1", "OPT-aoe_config.aoe_config_file-1..7 DISC-16"},
