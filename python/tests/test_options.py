@@ -244,7 +244,8 @@ def test_explain_report():
     assert info["status"] in ("implemented", "accepted, not implemented yet", "no effect on CPU") and info["effect"]
     assert openge.explain("hcom_parallel")["status"] == "implemented"
     assert openge.explain("hcom_parallel")["consumer"] == "src/session/data_parallel.cpp"
-    assert openge.explain("stream_max_parallel_num")["status"] == "no effect on CPU"
+    assert openge.explain("stream_max_parallel_num")["consumer"] == "src/compiler/memory_layout.cpp"
+    assert openge.explain("atomic_clean_policy")["status"] == "no effect on CPU"
     with pytest.raises(openge.OptionError, match="unknown option"):
         openge.explain("enable_dum_x")
 

@@ -71,9 +71,7 @@ Result<TuningSettings> read_tuning_settings(const options::OptionSet* config, in
     // O1, high-performance tuning: twice the repetitions, for steadier medians.
     if (file->tune_optimization_level == "O1") s.repetitions *= 2;
     for (const auto& f : file->feature) {
-      if (f == "deeper_opat")
-        OPENGE_LOG_INFO("GE", "aoe_config_file feature deeper_opat: the operator search is already exhaustive over "
-                              "the engine's variants; nothing deeper to search");
+      if (f == "deeper_opat") s.deeper_opat = true;
       if (f == "nonhomo_split")
         OPENGE_LOG_INFO("GE", "aoe_config_file feature nonhomo_split: the engine does not split graphs across "
                               "devices; subgraph tuning chooses among the graph's passes only");
@@ -172,7 +170,7 @@ Result<TunedSelection::Choice> TunedSelection::measure(size_t index, KernelReque
     std::unique_ptr<CompiledKernel> kernel;
   };
   std::vector<Measured> done;
-  for (const KernelVariant& v : candidate_variants(request, threads_)) {
+  for (const KernelVariant& v : candidate_variants(request, threads_, settings_.deeper_opat)) {
     const bool single = runs_single(v.threads, grain_single);
     // kTeam / kSingle equal to the grain's own decision are the default again.
     const bool duplicate = std::any_of(done.begin(), done.end(), [&](const Measured& m) {
@@ -200,6 +198,12 @@ Result<TunedSelection::Choice> TunedSelection::measure(size_t index, KernelReque
     done.push_back({v, single, *us, std::move(k.value())});
   }
   ++stats_.measured_operators;
+  if (settings_.deeper_opat)
+    OPENGE_LOG_INFO("GE", "AOE deeper_opat: " + request.node.op_type + " '" + request.node.name + "' measured " +
+                              std::to_string(done.size()) + " candidates (" +
+                              std::to_string(candidate_variants(request, threads_, true).size()) + " listed, " +
+                              std::to_string(candidate_variants(request, threads_, false).size()) +
+                              " in the ordinary search)");
   size_t best = 0;
   for (size_t i = 1; i < done.size(); ++i)
     if (done[i].us < done[best].us) best = i;

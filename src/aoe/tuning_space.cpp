@@ -46,7 +46,7 @@ const TunableRow* find_row(const std::string& op_type) {
 
 bool is_tunable(const std::string& op_type) { return find_row(op_type) != nullptr; }
 
-std::vector<KernelVariant> candidate_variants(const KernelRequest& request, int threads) {
+std::vector<KernelVariant> candidate_variants(const KernelRequest& request, int threads, bool deeper) {
   const TunableRow* row = find_row(request.node.op_type);
   if (!row) return {};
   // Convolutions: direct on the graph's layout (the default), direct or Winograd on oneDNN's
@@ -70,8 +70,11 @@ std::vector<KernelVariant> candidate_variants(const KernelRequest& request, int 
   // measured alone, a team looks fast (its workers spin between the timed runs), but inside a
   // model on a loaded machine each extra team node waits at its barrier for a descheduled worker
   // (bench/RESULTS.md, "AOE tuning": MobileNetV2 ran 10x slower when tuning could add teams).
+  // deeper_opat asks for that search too: the team is measured as well, and the measurement,
+  // taken alone, decides (the user asked for the wider search and its risk).
   std::vector<ThreadPlan> plans{ThreadPlan::kByGrain};
   if (threads > 1) plans.push_back(ThreadPlan::kSingle);
+  if (threads > 1 && deeper) plans.push_back(ThreadPlan::kTeam);
   std::vector<KernelVariant> out;
   for (ThreadPlan p : plans)
     for (const auto& [algorithm, activations] : conv)

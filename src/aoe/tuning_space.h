@@ -14,6 +14,9 @@ bool is_tunable(const std::string& op_type);
 
 // The variants to measure for this node at `threads` threads, the default first; empty when the
 // op is not tunable. A candidate the kernel factory cannot build is dropped by the tuner.
-std::vector<KernelVariant> candidate_variants(const KernelRequest& request, int threads);
+// `deeper` (aoe_config_file feature deeper_opat) widens the search: every variant is also tried
+// on the whole thread team, which the ordinary search never gives a node the grain keeps on one
+// thread (see tuning_space.cpp for why).
+std::vector<KernelVariant> candidate_variants(const KernelRequest& request, int threads, bool deeper = false);
 
 }  // namespace openge::aoe

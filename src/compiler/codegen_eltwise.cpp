@@ -141,10 +141,16 @@ std::string generate_eltwise_source(const EltwiseKernelSpec& spec, const Codegen
     w("      const float t" + std::to_string(s) + " = " + substitute(expr_of(step), args, step.alpha, step.beta) + ";  // " +
       step.op + " '" + step.name + "'");
   }
-  if (options.oom) w("      OPENGE_CHECK(2, -1, base + j, " + std::to_string(spec.numel) + ")");
-  w("      o[base + j] = t" + std::to_string(spec.program.steps.size() - 1) + ";");
+  const std::string store = options.test_only_output_shift != 0
+                                ? "base + j + (" + std::to_string(options.test_only_output_shift) + ")"
+                                : "base + j";
+  if (options.oom) w("      OPENGE_CHECK(2, -1, " + store + ", " + std::to_string(spec.numel) + ")");
+  w("      o[" + store + "] = t" + std::to_string(spec.program.steps.size() - 1) + ";");
   w("    }\n  }");
-  if (options.check_flag) w("  *done = 1;  // op_debug_config check_flag: this chunk finished");
+  // op_debug_config check_flag: the chunk's stores are done; set_flag(PIPE_MTE3, PIPE_S, EVENT_ID0)
+  // releases them to the launching thread, whose wait_flag waits for it with a timeout.
+  if (options.check_flag && !options.test_only_drop_set_flag)
+    w("  __atomic_store_n(done, 1, __ATOMIC_RELEASE);  // set_flag(PIPE_MTE3, PIPE_S, EVENT_ID0)");
   w("  return 0;\n}");
   return w.out.str();
 }

@@ -7,7 +7,8 @@
 // input is either one value or a contiguous run (operand_pattern.h), so the inner loop is plain
 // loads, arithmetic and a store that the compiler vectorises. Returns 0, or with oom the trap
 // code of CANN's CheckInvalidAccessOfDDR (0x5A5A0001 read / 0x5A5A0002 write) after writing
-// {kind, operand, offset, size} to report. With check_flag it sets *done = 1 when it finishes.
+// {kind, operand, offset, size} to report. With check_flag its last instruction is the set_flag
+// that the launching thread's wait_flag waits for (an atomic release store of 1 to *done).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -29,10 +30,14 @@ struct EltwiseKernelSpec {
 
 struct CodegenOptions {
   bool oom = false;         // bounds-check every load and store (op_debug_config oom)
-  bool check_flag = false;  // signal completion of each chunk (op_debug_config check_flag)
-  // TEST ONLY: shifts every read of input 0 by this many elements, planting the out-of-bounds
-  // access that the oom tests must catch. Nothing outside tests sets it.
+  bool check_flag = false;  // each chunk ends with its set_flag (op_debug_config check_flag)
+  // TEST ONLY: shifts every read of input 0 / every write of the output by this many elements,
+  // planting the out-of-bounds access that the oom tests must catch; drops the chunk's set_flag,
+  // planting the synchronisation mismatch the check_flag tests must catch. Nothing outside tests
+  // sets them.
   int64_t test_only_input0_shift = 0;
+  int64_t test_only_output_shift = 0;
+  bool test_only_drop_set_flag = false;
 };
 
 // One line of the source-to-graph map (dump_loc): which model node a source line computes.

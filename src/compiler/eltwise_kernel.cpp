@@ -3,8 +3,10 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <thread>
 
 #include "base/parallel.h"
 #include "base/trusted_path.h"
@@ -58,22 +60,44 @@ class EltwiseKernel final : public CompiledKernel {
     int* done = inline_chunks ? done_inline : done_heap.data();
     int* codes = inline_chunks ? codes_inline : codes_heap.data();
     int64_t* reports = inline_chunks ? reports_inline : reports_heap.data();
+    int64_t unsignalled = -1;  // check_flag: the first chunk whose flag the wait did not see
     parallel_for(chunks, int64_t{1} << 20, [&](int64_t b, int64_t e) {
       for (int64_t c = b; c < e; ++c)
         codes[static_cast<size_t>(c)] = fn_(ins, out, n * c / chunks, n * (c + 1) / chunks,
                                             &reports[static_cast<size_t>(c) * 4], &done[static_cast<size_t>(c)]);
+      // The thread that ran chunk 0 is the stream's synchronisation point: once its own chunks
+      // are done it waits for every chunk's flag while the others may still be running.
+      if (checks_.check_flag && b == 0) unsignalled = wait_flags(done, chunks);
     });
-    for (int64_t c = 0; c < chunks; ++c) {
+    for (int64_t c = 0; c < chunks; ++c)
       if (codes[static_cast<size_t>(c)] != 0) return oom_error(ctx, codes[static_cast<size_t>(c)], &reports[static_cast<size_t>(c) * 4]);
-      if (checks_.check_flag && !done[static_cast<size_t>(c)])
-        return internal_error("EZ9999: Aicore kernel execute failed, fault kernel_name=" + spec_.kernel_name + " (node '" +
-                              spec_.node_name + "'): chunk " + std::to_string(c) + " of " + std::to_string(chunks) +
-                              " did not signal completion (op_debug_config check_flag)");
-    }
+    if (unsignalled >= 0) return sync_timeout_error(ctx, unsignalled, chunks);
     return Status::Ok();
   }
 
  private:
+  // wait_flag: every chunk's flag, until check_flag_timeout_ms has passed; the first chunk whose
+  // flag never came, or -1.
+  int64_t wait_flags(const int* done, int64_t chunks) const {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(checks_.check_flag_timeout_ms);
+    for (int64_t c = 0; c < chunks; ++c)
+      while (!__atomic_load_n(&done[static_cast<size_t>(c)], __ATOMIC_ACQUIRE)) {
+        if (std::chrono::steady_clock::now() >= deadline) return c;
+        std::this_thread::yield();
+      }
+    return -1;
+  }
+
+  // CANN's two messages of a synchronisation mismatch (OPT-op_debug_config-13), at the faulty operator.
+  Status sync_timeout_error(KernelContext& ctx, int64_t chunk, int64_t chunks) const {
+    return internal_error("EZ9999: Aicore kernel execute failed, device_id=0, stream_id=0, task_id=" +
+                          std::to_string(chunk) + ", fault kernel_name=" + spec_.kernel_name + ", fault op " +
+                          ctx.node().op_type + " '" + spec_.node_name + "'; rtStreamSynchronizeWithTimeout execute "
+                          "failed, reason=[stream sync timeout]: after " + std::to_string(checks_.check_flag_timeout_ms) +
+                          " ms chunk " + std::to_string(chunk) + " of " + std::to_string(chunks) +
+                          " has not set its flag (set_flag PIPE_MTE3 -> PIPE_S, EVENT_ID0; op_debug_config check_flag)");
+  }
+
   Status oom_error(KernelContext& ctx, int code, const int64_t* r) const {
     std::string ops;
     for (const EltwiseStep& s : spec_.program.steps) ops += (ops.empty() ? "" : ", ") + s.op + " '" + s.name + "'";

@@ -24,7 +24,8 @@ class SharedObject {
 
 struct EltwiseKernelChecks {
   bool oom = false;         // the kernel reports out-of-bounds accesses (EZ9999)
-  bool check_flag = false;  // every chunk must signal completion
+  bool check_flag = false;  // every chunk's set_flag must reach the launching thread's wait_flag
+  int64_t check_flag_timeout_ms = 10000;  // how long wait_flag waits (stream_sync_timeout when set)
 };
 
 std::unique_ptr<CompiledKernel> make_eltwise_kernel(std::shared_ptr<SharedObject> so, EltwiseKernelSpec spec,

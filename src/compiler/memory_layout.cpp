@@ -8,9 +8,28 @@
 #include "compiler/executable_builder.h"
 #include "compiler/memory_plan.h"
 #include "compiler/op_grain.h"
+#include "options/option_set.h"
+#include "options/value_parsers.h"
 #include "runtime/branch_schedule.h"
 
 namespace openge::compiler {
+namespace {
+
+// stream_max_parallel_num (OPT-stream_max_parallel_num-2..4): how many branches of one engine's
+// nodes may run at once. Unset: OpenGE's own plan, two where they pay (docs/DECISIONS.md); set:
+// an engine it does not name has page 002's default of 1, and 1 keeps that engine's nodes on one
+// stream (the calling thread, in node order). A run takes at most two branches at once, so any
+// value from 2 up allows two.
+int engine_streams(const options::OptionSet* config, Engine engine) {
+  const std::string text = config ? config->get("stream_max_parallel_num") : "";
+  if (text.empty()) return 2;
+  auto parsed = options::parse_stream_parallel(text);
+  if (!parsed.ok()) return 1;  // validated when the set was built
+  auto it = parsed->find(engine == Engine::kAiCore ? "AIcoreEngine" : "DNN_VM_AICPU");
+  return it == parsed->end() ? 1 : it->second;
+}
+
+}  // namespace
 
 void ExecutableBuilder::plan_memory_layout() {
   const Graph& g = exe_->graph_;
@@ -166,11 +185,14 @@ void ExecutableBuilder::schedule_steps() {
   // A node may run beside another when it runs on one thread and touches only what the run
   // state placed for it: a prepared node, or a view of its input (Reshape and the like).
   std::vector<BranchNode> branch_nodes(exe_->nodes_.size());
+  const options::OptionSet* config = options_.config.get();
+  const int streams[2] = {engine_streams(config, Engine::kAiCore), engine_streams(config, Engine::kAiCpu)};
   for (size_t s = 0; s < exe_->nodes_.size(); ++s) {
     const CompiledNode& cn = exe_->nodes_[s];
     BranchNode& b = branch_nodes[s];
     b.can_branch = branches_allowed_ && exe_->num_threads_ > 1 && cn.single_thread && cn.estimated_cycles >= 0 &&
-                   (exe_->node_prepared_[s] || exe_->shares_input_storage(s));
+                   (exe_->node_prepared_[s] || exe_->shares_input_storage(s)) &&
+                   streams[cn.engine == Engine::kAiCore ? 0 : 1] >= 2;
     b.cycles = exe_->shares_input_storage(s) ? 0 : cn.estimated_cycles;  // a view copies nothing
     for (int in : cn.node.inputs)
       if (in >= 0) b.deps.push_back(exe_->graph_.values[static_cast<size_t>(in)].producer);

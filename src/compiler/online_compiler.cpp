@@ -153,6 +153,7 @@ JitDecision decide_jit(const options::OptionSet* config, bool dynamic_model) {
 Result<DebugSettings> read_debug_settings(const options::OptionSet& config) {
   DebugSettings d;
   d.level = static_cast<int>(config.get_int("op_debug_level", 0));
+  if (config.get_int("stream_sync_timeout", -1) > 0) d.check_flag_timeout_ms = config.get_int("stream_sync_timeout", -1);
   if (config.has_value("op_debug_config")) {
     const std::string path = resolve_against(config.cwd(), config.get("op_debug_config"));
     auto text = options::read_text_file(path);
@@ -293,7 +294,7 @@ Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::
                             std::to_string(counts.compiled) + " compiled, " + std::to_string(counts.cached) +
                             " cached) in " + took + " ms with " + toolchain->compiler + flag_list);
   if (report) *report = counts;
-  const EltwiseKernelChecks checks{codegen.oom, codegen.check_flag};
+  const EltwiseKernelChecks checks{codegen.oom, codegen.check_flag, settings.debug.check_flag_timeout_ms};
   for (size_t r = 0; r < requests.size(); ++r) {
     kernels.push_back(make_eltwise_kernel(jobs[job_of_request[r]].so, std::move(request_specs[r]), checks));
   }

@@ -41,6 +41,7 @@ JitDecision decide_jit(const options::OptionSet* config, bool dynamic_model);
 struct DebugSettings {
   int level = 0;
   options::OpDebugConfig config;
+  int64_t check_flag_timeout_ms = 10000;  // check_flag's wait: stream_sync_timeout when set (docs/DECISIONS.md)
   bool any() const { return level != 0 || !config.flags.empty(); }
   bool keep_source() const { return level == 1 || level == 2 || level == 4 || config.has("dump_cce"); }
   bool keep_loc() const { return level == 1 || level == 2 || config.has("dump_loc"); }

@@ -80,7 +80,7 @@ Status GraphDumper::dump(const Graph& graph, std::string_view stage) {
   auto stem = next_file_stem();
   if (!stem.ok()) return stem.status();
   onnx::ModelProto model;
-  graph_to_onnx(graph, static_cast<Detail>(detail_), model);
+  graph_to_onnx(graph, static_cast<Detail>(detail_), model, /*file_constants=*/true);
   const std::string base = *stem + std::string(stage);
   OPENGE_RETURN_IF_ERROR(write_file_atomically(base + ".onnx", model.SerializeAsString()).with_context("DUMP_GE_GRAPH"));
   // The text leaves the weights' bytes out (they are in the .onnx): escaped, ResNet-50's 100 MB

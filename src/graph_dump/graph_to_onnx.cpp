@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "base/file_backed_memory.h"
 #include "ops/op_registry.h"
 
 namespace openge::graph_dump {
@@ -13,6 +14,9 @@ namespace {
 
 // The domains besides the default one whose ops OpenGE registers, and the opset a file imports.
 constexpr std::pair<std::string_view, int64_t> kOtherDomainOpsets[] = {{"ai.onnx.preview.training", 1}};
+
+// The domain of OpenGE's own node types (the fused ones), which FileConstant joins in dumps.
+constexpr const char* kFileConstantDomain = "openge";
 
 // The tensor type inside `type`: itself, or wrapped in a sequence and/or optional type.
 onnx::TypeProto::Tensor* tensor_type_of(ValueKind kind, DType dtype, onnx::TypeProto* type) {
@@ -94,7 +98,7 @@ std::optional<int64_t> domain_opset(const Node& n) {
   return std::nullopt;
 }
 
-void graph_to_onnx(const Graph& g, Detail detail, onnx::ModelProto& model) {
+void graph_to_onnx(const Graph& g, Detail detail, onnx::ModelProto& model, bool file_constants) {
   const bool with_attributes = detail != Detail::kMinimal;
   model.set_ir_version(8);
   model.set_producer_name("OpenGE");
@@ -109,6 +113,14 @@ void graph_to_onnx(const Graph& g, Detail detail, onnx::ModelProto& model) {
       other->set_domain(n.domain);
       other->set_version(domain_opset(n).value_or(1));
     }
+  // Weights read from external_weight's files are FileConstant nodes of OpenGE's domain.
+  auto file_constant_domain = [&] {
+    if (domains.insert(kFileConstantDomain).second) {
+      auto* other = model.add_opset_import();
+      other->set_domain(kFileConstantDomain);
+      other->set_version(1);
+    }
+  };
   auto* graph = model.mutable_graph();
   graph->set_name(g.name.empty() ? "graph" : g.name);
 
@@ -141,8 +153,36 @@ void graph_to_onnx(const Graph& g, Detail detail, onnx::ModelProto& model) {
   for (size_t v = 0; v < g.values.size(); ++v) {
     const Value& value = g.values[v];
     if (!value.constant || value.producer >= 0 || !used[v]) continue;
-    set_tensor(*value.constant, value.name, detail == Detail::kFull, *graph->add_initializer());
     declared[v] = 1;
+    const Tensor& t = *value.constant;
+    if (auto file = file_constants && t.defined() ? find_file_backed(t.raw(), t.nbytes()) : std::nullopt) {
+      // external_weight (OPT-external_weight-5): the weight is the file's bytes, as GE's
+      // FileConstant node names them (file, offset, length), with its dtype and shape.
+      file_constant_domain();
+      auto* node = graph->add_node();
+      node->set_name(value.name + "_FileConstant");
+      node->set_op_type("FileConstant");
+      node->set_domain(kFileConstantDomain);
+      node->add_output(value.name);
+      Attribute a;
+      a.kind = Attribute::Kind::kString;
+      a.s = file->path;
+      add_attribute("file_path", a, false, *node);
+      a = Attribute{};
+      a.i = static_cast<int64_t>(file->offset);
+      add_attribute("offset", a, false, *node);
+      a.i = static_cast<int64_t>(file->length);
+      add_attribute("length", a, false, *node);
+      a.i = static_cast<int64_t>(t.dtype());  // DType values are ONNX's TensorProto types
+      add_attribute("dtype", a, false, *node);
+      a = Attribute{};
+      a.kind = Attribute::Kind::kInts;
+      a.ints.assign(t.shape().begin(), t.shape().end());
+      add_attribute("shape", a, false, *node);
+      set_type(value, true, *graph->add_value_info());
+      continue;
+    }
+    set_tensor(t, value.name, detail == Detail::kFull, *graph->add_initializer());
   }
   for (const Node& n : g.nodes) {
     auto* node = graph->add_node();

@@ -43,7 +43,9 @@ const OptionSpec kTable[] = {
      nullptr, nullptr,
      DOES("1: a Trainer (openge train, openge.Trainer) trains, with BatchNormalization on the batch's statistics; 0 "
           "refuses a Trainer with what to set (a Session runs inference in either mode). Also decides the defaults of "
-          "precision_mode and enable_small_channel (openge options shows them; src/session/trainer.cpp checks the mode)",
+          "precision_mode and enable_small_channel (openge options shows them), fixes enable_small_channel at 1 under 0 "
+          "(a user value is ignored with a warning), accepts precision_mode=force_fp16 only under 0, and under 1 "
+          "refuses profiling's task_trace=on without training_trace=on (src/session/trainer.cpp checks the mode)",
           "src/options/option_builder.cpp"),
      "graph execution mode: 0 online inference, 1 training",
      "enable_small_channel is forced to 1 when 0; precision_mode=force_fp16 needs 0", "OPT-graph_run_mode-1..4"},
@@ -64,7 +66,9 @@ const OptionSpec kTable[] = {
           "tmp_weight_<pid>_<sessionid>/ (ASCEND_WORK_PATH > working directory, folder 0700) and mapped back "
           "read-only, freeing the in-memory copies; a second session of the same model links the first one's files "
           "and shares their pages; the folder is removed when the session closes, when opening fails, at exit and "
-          "on SIGINT/SIGTERM. Nodes are not renamed FileConstant",
+          "on SIGINT/SIGTERM. Graph dumps (DUMP_GE_GRAPH) show each such weight as a FileConstant node (domain "
+          "openge: file_path, offset, length, dtype, shape) instead of an initializer; the engine's own graph keeps "
+          "initializers that view the mapped files, and the precheck report does not list weights",
           "src/session/external_weights.cpp"),
      "store the weights of Const/Constant nodes in files outside the graph",
      "folder: ASCEND_WORK_PATH > current directory (ENV-28..30, DISC-1)", "OPT-external_weight-1..8 ENV-28..30"},
@@ -78,8 +82,9 @@ const OptionSpec kTable[] = {
      DOES("the online compiler builds the fused vector kernels into kernel_meta (.so and .json) with these switches: "
           "dump_cce keeps the generated source (.cce), dump_loc a source-line-to-node map (_loc.json), dump_bin the "
           ".so/.json, ccec_O0 / ccec_g compile with -O0 / -g, oom bounds-checks every access (EZ9999 naming the op "
-          "and the access), check_flag checks that every parallel chunk signalled completion; the compile cache is "
-          "bypassed",
+          "and the access), check_flag ends each parallel chunk with a set_flag that the launching thread's wait_flag waits for, "
+          "up to stream_sync_timeout (10 s when unset), failing with CANN's 'Aicore kernel execute failed ... fault "
+          "kernel_name=' and 'rtStreamSynchronizeWithTimeout execute failed' messages; the compile cache is bypassed",
           "src/compiler/online_compiler.cpp"),
      "operator debug switches (Global Memory check, kept compile artifacts)",
      "non-empty turns the compile cache off; oom is an error with NPU_COLLECT_PATH",
@@ -90,7 +95,8 @@ const OptionSpec kTable[] = {
           "its inputs and outputs are written in the Data Dump file layout to "
           "NPU_COLLECT_PATH > ASCEND_WORK_PATH > working directory + extra-info/data-dump/<device_id> (folders 0700) "
           "and the run fails naming the op and the file; 1 (L1) also logs the op, its engine and each tensor's "
-          "dtype, shape and format to the plog, 2 (lite, L0) one line; no workspace is dumped (no kernel exposes one)",
+          "dtype, shape and format to the plog, 2 (lite, L0) one line; a kernel with scratch memory (oneDNN's "
+          "scratchpad) has it dumped as workspace 0 at both levels",
           "src/dump/exception_dump.cpp"),
      "dump the inputs and outputs of operators that fail", "NPU_COLLECT_PATH turns it on (1) unless it is set",
      "OPT-enable_exception_dump-1..4 NPU-6"},
@@ -221,7 +227,11 @@ const OptionSpec kTable[] = {
      "OPT-op_precision_mode-1..9 AMB-20"},
     {"stream_max_parallel_num", "", "ge.streamMaxParallelNum", "", Kind::kStreamParallel,
      "ENGINE:N,... with ENGINE DNN_VM_AICPU or AIcoreEngine and N in [1,13]", NORANGE, "", nullptr, nullptr,
-     NO_CPU("OpenGE executes one stream; parallelism comes from threads"),
+     DOES("bounds how many independent branches of each engine's nodes run at once (a branch is a stream: the "
+          "calling thread and a second one): 1, and the default of an engine it does not name, runs that engine's "
+          "nodes one after the other; 2 or more lets two branches run at once where each pays for the second thread "
+          "(OpenGE runs at most two). Unset: OpenGE's own plan, two where they pay",
+          "src/compiler/memory_layout.cpp"),
      "parallelism of the AICPU/AICORE engines (NMT networks)", "per-engine default 1",
      "OPT-stream_max_parallel_num-1..4"},
     {"is_tailing_optimization", "", "ge.exec.isTailingOptimization", "", Kind::kBool, "True or False", NORANGE, "False",
@@ -288,8 +298,10 @@ const OptionSpec kTable[] = {
      nullptr, nullptr,
      DOES("under aoe_mode 2 only the nodes it selects are measured: tune_ops_name by node name (or the name of a "
           "node fused into one), tune_ops_type by op type (Conv also selects FusedConv, MaxPool NhwcMaxPool); "
-          "tune_optimization_level O1 doubles the timed runs; feature deeper_opat has nothing deeper to search "
-          "(logged)",
+          "tune_optimization_level O1 doubles the timed runs; feature deeper_opat widens the search: every "
+          "candidate is also measured on the whole thread team, which the ordinary search never gives a node the "
+          "grain keeps on one thread (each node's candidate counts are logged); feature nonhomo_split is logged "
+          "and changes nothing",
           "src/aoe/tuned_selection.cpp"),
      "tune only the listed operators",
      "feature deeper_opat needs aoe_mode 2, nonhomo_split needs 1", "OPT-aoe_config.aoe_config_file-1..7 DISC-16"},
@@ -380,8 +392,8 @@ const OptionSpec kTable[] = {
      "SoC profile: Ascend910 (Atlas training), Ascend910B (Atlas A2 training), Ascend310P (Atlas inference)",
      "decides the precision_mode default; bf16 modes, L2Cache and instr_profiling_freq need Ascend910B", "MISC-11"},
     {"device_id", "", "ge.exec.deviceId", "ASCEND_DEVICE_ID", Kind::kInt, "0..63", RANGE(0, 63), "0", nullptr, nullptr,
-     DOES("names the profiling output: the device_<id> folder, the <id> in file names and the device column; graph "
-          "dumps, which would carry it too, are not written yet",
+     DOES("names the profiling output (the device_<id> folder, the <id> in file names and the device column), the "
+          "graph dump folder ${pid}_${device_id}, the exception dump's and Data Dump's <device_id> folder",
           "src/profiling/profiler_config.cpp"),
      "logical device id", "", "AMB-23"},
     {"max_tensor_bytes", "", "", "OPENGE_MAX_TENSOR_BYTES", Kind::kInt, "bytes, >= 1", RANGE(1, kNoMax), "",
@@ -412,8 +424,9 @@ const OptionSpec kTable[] = {
           "(when profiling_options has no output), logs in log, the error trace in atrace, graph dumps in "
           "${pid}_${device_id} (below DUMP_GRAPH_PATH and NPU_COLLECT_PATH), the precheck report check_result.json "
           "(below check_report), exception dumps in extra-info/data-dump (below NPU_COLLECT_PATH), external weights in "
-          "tmp_weight_<pid>_<sessionid>, kernel_meta of debug compiles (below debug_dir); the other artifacts it roots "
-          "are not written yet (openge paths)",
+          "tmp_weight_<pid>_<sessionid>, kernel_meta of debug compiles (below debug_dir), the fusion result in "
+          "FE/${pid}/fusion_result.json, AOE records and knowledge base in aoe_data (below aoe_config.work_path); "
+          "openge paths shows each chain",
           "src/paths/artifact_paths.cpp"),
      "work path: root of logs, dumps, profiling data, kernel_meta ...", "", "ENV-1..35"},
     {"NPU_COLLECT_PATH", "", "", "NPU_COLLECT_PATH", Kind::kDir, "directory path (created, needs rwx)", NORANGE, "",

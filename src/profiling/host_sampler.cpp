@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <climits>
 #include <optional>
 #include <utility>
@@ -45,6 +46,26 @@ uint64_t read_process_cpu() {
   return utime + stime;
 }
 
+// One /proc/<pid>/stat: the name (comm), utime + stime (fields 14, 15) and rss (field 24, pages).
+bool read_process_stat(const std::string& path, std::string& name, uint64_t& jiffies, int64_t& rss_pages) {
+  std::ifstream f(path);
+  std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const auto open = s.find('('), close = s.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open || close + 2 > s.size()) return false;
+  name = s.substr(open + 1, close - open - 1);
+  std::istringstream rest(s.substr(close + 2));
+  std::string field;
+  uint64_t utime = 0, stime = 0;
+  rss_pages = -1;
+  for (int i = 3; i <= 24 && rest >> field; ++i) {
+    if (i == 14) utime = std::strtoull(field.c_str(), nullptr, 10);
+    if (i == 15) stime = std::strtoull(field.c_str(), nullptr, 10);
+    if (i == 24) rss_pages = std::strtoll(field.c_str(), nullptr, 10);
+  }
+  jiffies = utime + stime;
+  return rss_pages >= 0;
+}
+
 int64_t meminfo_kb(const std::string& text, const char* key) {
   const auto p = text.find(key);
   if (p == std::string::npos) return -1;
@@ -53,12 +74,14 @@ int64_t meminfo_kb(const std::string& text, const char* key) {
 
 }  // namespace
 
-HostSampler::HostSampler(bool cpu, bool mem, int freq_hz, int nic_freq_hz)
+HostSampler::HostSampler(bool cpu, bool mem, int freq_hz, int nic_freq_hz, bool all_processes)
     : cpu_(cpu),
       mem_(mem),
+      all_processes_(all_processes && (cpu || mem)),
       period_ns_(cpu || mem ? 1000000000LL / std::max(1, freq_hz) : 0),
       nic_period_ns_(nic_freq_hz > 0 ? 1000000000LL / nic_freq_hz : 0) {
   if (period_ns_) sample_now();          // baseline for the first CPU percentage
+  if (all_processes_) sample_processes_now();
   if (nic_period_ns_) sample_nic_now();  // baseline for the first rates
   next_host_ns_ = steady_now_ns() + period_ns_;
   next_nic_ns_ = steady_now_ns() + nic_period_ns_;
@@ -91,8 +114,10 @@ void HostSampler::loop() {
     lock.unlock();
     std::optional<HostSample> host;
     std::vector<NicSample> nic;
+    std::vector<ProcessSample> processes;
     if (period_ns_ && now >= next_host_ns_) {
       host = sample_now();
+      if (all_processes_) processes = sample_processes_now();
       next_host_ns_ = now + period_ns_;
     }
     if (nic_period_ns_ && now >= next_nic_ns_) {
@@ -101,6 +126,8 @@ void HostSampler::loop() {
     }
     lock.lock();
     if (host) samples_.push_back(*host);
+    process_samples_.insert(process_samples_.end(), std::make_move_iterator(processes.begin()),
+                            std::make_move_iterator(processes.end()));
     nic_samples_.insert(nic_samples_.end(), nic.begin(), nic.end());
   }
 }
@@ -183,6 +210,47 @@ HostSample HostSampler::sample_now() {
   }
   last_time_ns_ = s.time_ns;
   return s;
+}
+
+// Every numeric folder of /proc: a process of the system (those that end while being read are
+// skipped). The CPU share is against all CPUs' time, as the process column of host_cpu_usage.
+std::vector<ProcessSample> HostSampler::sample_processes_now() {
+  std::vector<ProcessSample> out;
+  const int64_t now = steady_now_ns();
+  uint64_t total = 0, idle = 0;
+  const bool have_total = cpu_ && read_system_cpu(total, idle);
+  const double dt = have_total && processes_last_total_ && total > processes_last_total_
+                        ? static_cast<double>(total - processes_last_total_)
+                        : 0.0;
+  const int64_t page_kb = std::max<long>(1, ::sysconf(_SC_PAGESIZE) / 1024);
+  std::map<long, uint64_t> jiffies_now;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    ProcessSample s;
+    s.time_ns = now;
+    s.pid = std::atol(name.c_str());
+    uint64_t jiffies = 0;
+    int64_t rss_pages = -1;
+    if (!read_process_stat(entry.path().string() + "/stat", s.name, jiffies, rss_pages)) continue;
+    if (cpu_) {
+      jiffies_now[s.pid] = jiffies;
+      auto last = last_process_jiffies_.find(s.pid);
+      if (dt > 0 && last != last_process_jiffies_.end() && jiffies >= last->second)
+        s.cpu_percent = 100.0 * static_cast<double>(jiffies - last->second) / dt;
+    }
+    if (mem_) s.rss_kb = rss_pages * page_kb;
+    out.push_back(std::move(s));
+  }
+  last_process_jiffies_ = std::move(jiffies_now);
+  if (have_total) processes_last_total_ = total;
+  return out;
+}
+
+std::vector<ProcessSample> HostSampler::take_processes() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::exchange(process_samples_, {});
 }
 
 std::vector<HostSample> HostSampler::take() {

@@ -12,6 +12,7 @@
 #include "paths/artifact_paths.h"
 #include "profiling/collection_dir.h"
 #include "profiling/counters.h"
+#include "profiling/csv.h"
 #include "profiling/exporters.h"
 #include "profiling/host_sampler.h"
 #include "profiling/report.h"
@@ -87,7 +88,9 @@ Result<std::unique_ptr<Profiler>> Profiler::create(ProfilerConfig config) {
   p->storage_ = std::make_unique<StorageGuard>(p->config_.output_dir, limit, p->config_.storage_margin_bytes);
   for (const auto& f : fs::recursive_directory_iterator(p->collection_dir_))
     if (f.is_regular_file()) p->storage_->protect(f.path().string());
-  if (p->config_.task_level != TaskLevel::kOff && p->config_.raw.has("aic_metrics")) {
+  // aic_metrics defaults to PipeUtilization (OPT-profiling_config.profiling_options.aic_metrics-3):
+  // an absent key collects that set, as CANN does with the task-level data.
+  if (p->config_.task_level != TaskLevel::kOff) {
     p->counters_ = CounterSet::open(p->config_.aic_metrics, p->config_.aic_custom_registers);
     if (!p->counters_->available())
       p->notes_.push_back("aic_metrics=" + p->config_.aic_metrics + ": columns are N/A: " + p->counters_->status());
@@ -99,7 +102,8 @@ Result<std::unique_ptr<Profiler>> Profiler::create(ProfilerConfig config) {
   }
   if (p->config_.host_cpu || p->config_.host_mem || p->config_.sys_io_sampling_freq > 0)
     p->host_ = std::make_unique<HostSampler>(p->config_.host_cpu, p->config_.host_mem, p->config_.host_sys_usage_freq,
-                                             p->config_.sys_io_sampling_freq);
+                                             p->config_.sys_io_sampling_freq,
+                                             p->config_.sys_usage_cpu || p->config_.sys_usage_mem);
   return p;
 }
 
@@ -264,7 +268,7 @@ Status Profiler::write_pending_locked() {
   ctx.anchor = anchor_;
   ctx.origin_ns = anchor_.steady_ns;
   ctx.pid = pid_;
-  ctx.counters = config_.raw.has("aic_metrics") ? counters_.get() : nullptr;
+  ctx.counters = counters_.get();
   ctx.l2_counters = l2_counters_.get();
   std::vector<HostSample> samples = host_ ? host_->take() : std::vector<HostSample>{};
   host_samples_.insert(host_samples_.end(), samples.begin(), samples.end());
@@ -349,8 +353,9 @@ std::string Profiler::info_json_locked() const {
                   "\",\n  \"output\": \"" + json_escape(config_.output_dir) + "\",\n  \"output_rule\": \"" +
                   json_escape(config_.output_rule) + "\",\n  \"task_trace\": \"" + task_level_name(config_.task_level) +
                   "\",\n  \"ts_origin_epoch_us\": \"" + format_us(anchor_.epoch_ns) +
-                  "\",\n  \"aic_metrics\": {\"set\": \"" + json_escape(config_.aic_metrics) + "\", \"status\": \"" +
-                  json_escape(!config_.raw.has("aic_metrics") ? "not requested"
+                  "\",\n  \"aic_metrics\": {\"set\": \"" + json_escape(config_.aic_metrics) + "\", \"source\": \"" +
+                  (config_.raw.has("aic_metrics") ? "profiling_options" : "default") + "\", \"status\": \"" +
+                  json_escape(!counters_ ? "not collected: task_trace is off"
                               : counters_ && counters_->available() ? "ok (events of the executor thread)"
                               : "N/A: " + counters_status()) +
                   "\"},\n  \"storage\": \"" + json_escape(storage_ ? storage_->describe() : "") + "\",\n  \"options\": {";
@@ -424,6 +429,23 @@ Status Profiler::finish() {
     }
     if (status.ok() && config_.host_cpu) status = write_file_locked(output_dir() + "/host_cpu_usage.csv", cpu);
     if (status.ok() && config_.host_mem) status = write_file_locked(output_dir() + "/host_mem_usage.csv", mem);
+  }
+  if (status.ok() && host_ && (config_.sys_usage_cpu || config_.sys_usage_mem)) {
+    // host_sys_usage: one row per process of the system per sample (AMB-5: file names of OpenGE's).
+    CsvBuilder cpu({"Device_id", "Timestamp(us)", "PID", "Name", "CPU Usage(%)"});
+    CsvBuilder mem({"Device_id", "Timestamp(us)", "PID", "Name", "RSS(KB)"});
+    char buf[32];
+    for (const ProcessSample& s : host_->take_processes()) {
+      const std::string ts = format_us(anchor_.to_epoch_ns(s.time_ns)), pid = std::to_string(s.pid);
+      if (config_.sys_usage_cpu && s.cpu_percent >= 0) {
+        std::snprintf(buf, sizeof buf, "%.2f", s.cpu_percent);
+        cpu.row({"host", ts, pid, s.name, buf});
+      }
+      if (config_.sys_usage_mem && s.rss_kb >= 0) mem.row({"host", ts, pid, s.name, std::to_string(s.rss_kb)});
+    }
+    if (config_.sys_usage_cpu) status = write_file_locked(output_dir() + "/host_sys_usage_cpu.csv", cpu.text());
+    if (status.ok() && config_.sys_usage_mem)
+      status = write_file_locked(output_dir() + "/host_sys_usage_mem.csv", mem.text());
   }
   ReportData report;
   for (const auto& [name, o] : op_totals_) report.ops.push_back({name, o.type, o.engine, o.count, o.total_ns});

@@ -53,6 +53,9 @@ Status fill_from(const options::ProfilingOptions& p, ProfilerConfig& c) {
   }
   apply_host_sys(p.get("host_sys"), c);
   apply_host_sys(p.get("host_sys_usage"), c);
+  // host_sys_usage is the host system and all its processes (OPT-...host_sys_usage-1).
+  c.sys_usage_cpu = p.get("host_sys_usage").find("cpu") != std::string::npos;
+  c.sys_usage_mem = p.get("host_sys_usage").find("mem") != std::string::npos;
   if (p.has("host_sys_usage_freq")) c.host_sys_usage_freq = std::stoi(p.get("host_sys_usage_freq"));
   if (p.has("sys_io_sampling_freq")) c.sys_io_sampling_freq = std::stoi(p.get("sys_io_sampling_freq"));
   for (const auto& row : kNoCpuEffect)

@@ -39,6 +39,7 @@ struct ProfilerConfig {
   uint64_t storage_margin_bytes = 20ull * 1024 * 1024;
   std::optional<uint64_t> storage_limit_bytes_override;  // tests: a limit below the 200 MB minimum
   bool host_cpu = false, host_mem = false;    // host_sys / host_sys_usage
+  bool sys_usage_cpu = false, sys_usage_mem = false;  // host_sys_usage: every process of the system too
   int host_sys_usage_freq = 50;               // Hz
   int sys_io_sampling_freq = 0;               // Hz of the NIC samples (nic.csv); 0: none
   // Keys accepted and recorded but with no CPU analogue (AMB-1): key -> why.

@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 
+#include "base/file_backed_memory.h"
 #include "base/mapped_file.h"
 #include "base/temp_folder_guard.h"
 #include "logging/log.h"
@@ -110,7 +111,9 @@ Status make_folder(const paths::ResolvedPath& resolved) {
 
 const std::string& ExternalWeights::folder() const { return guard_->folder(); }
 
-ExternalWeights::~ExternalWeights() = default;
+ExternalWeights::~ExternalWeights() {
+  for (const auto& m : mappings_) unregister_file_backed(m->data());
+}
 
 Result<std::unique_ptr<ExternalWeights>> ExternalWeights::externalize(Graph& graph, const options::OptionSet& options) {
   if (!options.get_bool("external_weight")) return std::unique_ptr<ExternalWeights>();
@@ -149,7 +152,11 @@ Result<std::unique_ptr<ExternalWeights>> ExternalWeights::externalize(Graph& gra
   // The copies were below glibc's mmap threshold once it has grown: freed into the heap, they
   // would stay resident. Give the free pages back to the system.
   ::malloc_trim(0);
-  for (const auto& m : out->mappings_) publish(m);
+  for (const auto& m : out->mappings_) {
+    publish(m);
+    // Graph dumps name these weights as FileConstant nodes (OPT-external_weight-5).
+    register_file_backed(m->data(), m->size(), m->path());
+  }
   OPENGE_LOG_INFO("GE", "external_weight: " + std::to_string(weights.size()) + " weights (" + std::to_string(bytes) +
                             " bytes) in " + resolved.path + ", " + std::to_string(out->linked_) +
                             " of them linked to another session's files (" + resolved.rule + ")");

@@ -15,6 +15,8 @@
 #include <sstream>
 
 #include "aoe/knowledge_base.h"
+#include "aoe/tuned_selection.h"
+#include "aoe/tuning_space.h"
 #include "frontend/onnx_loader.h"
 #include "passes/channels_last_layout_pass.h"
 #include "options/options_test_util.h"
@@ -356,6 +358,63 @@ TEST(AoeKnowledgeBase, KeysLeaveOutNodeNamesAndCarryShapesThreadsAndPlatform) {
   EXPECT_NE(knowledge_key(request(a, {1, 3, 8, 8}), 2), knowledge_key(request(a, {1, 3, 9, 8}), 2));
   EXPECT_NE(knowledge_key(request(a, {1, 3, 8, 8}), 2), knowledge_key(request(a, {1, 3, 8, 8}), 1));
   EXPECT_NE(knowledge_key(request(a, {1, 3, 8, 8}), 2).find(platform_id()), std::string::npos);
+}
+
+// tune_optimization_level O1 (high-performance tuning) times each candidate twice as often as O2,
+// the default; the setting a tuning compile measures with.
+TEST(AoeTuning, OPT_aoe_config_aoe_config_file_5_O1TimesEachCandidateTwiceAsOften) {
+  TempDir d;
+  auto settings_for = [&](const std::string& level) {
+    const std::string file = d.file("aoe_" + level + ".cfg", level.empty() ? R"({})"
+                                                                        : R"({"tune_optimization_level":")" + level + R"("})");
+    auto cfg = config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.path()},
+                       {"aoe_config.aoe_config_file", file}}, {}, d.path());
+    auto s = read_tuning_settings(cfg.get(), 3, false);
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    return s.ok() ? s->repetitions : -1;
+  };
+  EXPECT_EQ(settings_for(""), 3);  // default O2
+  EXPECT_EQ(settings_for("O2"), 3);
+  EXPECT_EQ(settings_for("O1"), 6);
+  // And a tuning compile in O1 runs, tunes every tunable op and stores its record.
+  const std::string o1 = d.file("o1.cfg", R"({"tune_optimization_level":"O1"})");
+  auto c = compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.dir("o1_work")},
+                                {"aoe_config.aoe_config_file", o1}}, {}, d.path()));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(records_in(d.path() + "/o1_work").size(), 1u);
+}
+
+// feature deeper_opat widens the operator search: the same node gets more candidates (each also
+// on the whole team), and a tuning compile with it measures and records as before.
+TEST(AoeTuning, OPT_aoe_config_aoe_config_file_6_DeeperOpatMeasuresMoreCandidates) {
+  TempDir d;
+  const std::string deeper = d.file("deeper.cfg", R"({"feature":["deeper_opat"]})");
+  auto cfg = config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.path()},
+                     {"aoe_config.aoe_config_file", deeper}}, {}, d.path());
+  auto s = read_tuning_settings(cfg.get(), 1, false);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_TRUE(s->deeper_opat);
+  auto plain = read_tuning_settings(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.path()}}, {},
+                                           d.path()).get(), 1, false);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->deeper_opat);
+  // A 3x3 convolution of 32 channels on 28x28: more candidates, every ordinary one among them,
+  // the new ones on the team.
+  Node conv;
+  conv.op_type = "Conv";
+  conv.name = "conv";
+  auto known = [](Shape shape) { return ValueInfo{DType::kFloat32, true, std::move(shape), nullptr}; };
+  KernelRequest request{conv, 17, {known({1, 32, 28, 28}), known({32, 32, 3, 3})}, {known({1, 32, 26, 26})}};
+  const auto ordinary = candidate_variants(request, 2, false), wider = candidate_variants(request, 2, true);
+  EXPECT_GT(wider.size(), ordinary.size());
+  for (const KernelVariant& v : ordinary) EXPECT_NE(std::find(wider.begin(), wider.end(), v), wider.end());
+  for (const KernelVariant& v : wider)
+    if (std::find(ordinary.begin(), ordinary.end(), v) == ordinary.end()) EXPECT_EQ(v.threads, ThreadPlan::kTeam);
+  EXPECT_EQ(candidate_variants(request, 1, true).size(), candidate_variants(request, 1, false).size())
+      << "one thread: no team to try";
+  auto c = compile_demo(cfg);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(records_in(d.path()).size(), 1u);
 }
 
 }  // namespace

@@ -73,6 +73,7 @@ std::vector<Scenario> implemented_option_scenarios(const TempDir& d) {
           {"NPU_COLLECT_PATH", d.path() + "/collect"},
           {"compiled_shape_cache_size", "4"},
           {"threading_grain_cycles", "100000"},
+          {"stream_max_parallel_num", "AIcoreEngine:2,DNN_VM_AICPU:1"},
           {"precision_mode", "force_fp32"},
           {"op_select_implmode", "high_performance"},
           {"optypelist_for_implmode", "Pooling"},
@@ -312,6 +313,89 @@ TEST(OptionEffects, PathsSayWhichArtifactsAreWrittenAndOnlyThoseAre) {
                                 << (unwritten.empty() ? std::string("no artifact kind accounts for it")
                                                       : "artifact_writer() says nothing writes " + unwritten);
   }
+}
+
+std::string effect_of(const std::string& name) {
+  const OptionSpec* s = find_option(name);
+  return s ? s->effect : "";
+}
+
+bool says(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// No implemented row may call an artifact unwritten while every artifact kind has its writer.
+TEST(OptionEffects, NoRowCallsAWrittenArtifactUnwritten) {
+  for (auto kind : paths::all_artifact_kinds()) ASSERT_NE(paths::artifact_writer(kind), nullptr);
+  for (const auto& s : option_table()) {
+    const std::string text = s.effect;
+    EXPECT_FALSE(says(text, "not written yet") || says(text, "would carry")) << s.name << ": " << text;
+  }
+}
+
+// ASCEND_WORK_PATH's sentence names every artifact whose folder the work path decides.
+TEST(OptionEffects, ENV_1_WorkPathSentenceNamesEveryArtifactItRoots) {
+  TempDir d;
+  const std::string work = d.dir("work");
+  BuildReport r = build({{"profiling_config.enable_profiling", "True"}}, {{"ASCEND_WORK_PATH", work}}, {}, false,
+                        d.path());
+  ASSERT_TRUE(r.options) << dump_errors(r);
+  const paths::RunIds ids = paths::RunIds::current();
+  const std::string text = effect_of("ASCEND_WORK_PATH");
+  const std::string pid = std::to_string(ids.pid), pid_dev = pid + "_" + std::to_string(r.options->device_id());
+  int rooted = 0;
+  for (const auto& resolved : paths::resolve_all_artifacts(*r.options, ids)) {
+    if (!paths::chosen_by_work_path(resolved)) continue;
+    ++rooted;
+    std::string first = fs::path(resolved.path).lexically_relative(work).begin()->string();
+    if (first == pid_dev) first = "${pid}_${device_id}";
+    if (first.starts_with("tmp_weight_")) first = "tmp_weight_";
+    EXPECT_TRUE(says(text, first)) << paths::artifact_name(resolved.kind) << " goes to " << resolved.path
+                                   << ", which the ASCEND_WORK_PATH sentence does not name: " << text;
+  }
+  EXPECT_GE(rooted, 9);
+}
+
+// device_id names the graph dump folder and the Data Dump folder of a real run, as it says.
+TEST(OptionEffects, AMB_23_DeviceIdNamesTheDumpFoldersItClaims) {
+  TempDir d;
+  const std::string text = effect_of("device_id");
+  ASSERT_TRUE(says(text, "${pid}_${device_id}") && says(text, "Data Dump")) << text;
+  const DemoRun run = run_demo(d, {{"device_id", "5"},
+                                   {"ASCEND_WORK_PATH", d.path() + "/work"},
+                                   {"DUMP_GE_GRAPH", "3"},
+                                   {"dump_config.enable_dump", "True"},
+                                   {"dump_config.dump_path", d.dir("dump")}});
+  ASSERT_TRUE(run.config);
+  EXPECT_TRUE(fs::is_directory(d.path() + "/work/" + std::to_string(::getpid()) + "_5"));
+  bool device_folder = false;
+  for (const auto& session_dir : fs::directory_iterator(d.path() + "/dump"))
+    device_folder = device_folder || fs::is_directory(session_dir.path() / "5");
+  EXPECT_TRUE(device_folder) << "no <dump_path>/<time>/5 folder";
+}
+
+// graph_run_mode's sentence: each option-layer consequence it names happens, and only in its mode.
+TEST(OptionEffects, OPT_graph_run_mode_4_SentenceMatchesTheRules) {
+  const std::string text = effect_of("graph_run_mode");
+  ASSERT_TRUE(says(text, "enable_small_channel at 1") && says(text, "force_fp16 only under 0") &&
+              says(text, "task_trace=on without training_trace=on"))
+      << text;
+  BuildReport r = build({{"graph_run_mode", "0"}, {"enable_small_channel", "0"}});
+  EXPECT_EQ(value_of(r, "enable_small_channel"), "1");
+  EXPECT_TRUE(has_warning(r, "enable_small_channel"));
+  EXPECT_TRUE(has_error(build({{"graph_run_mode", "1"}, {"precision_mode", "force_fp16"}}), "precision_mode"));
+  EXPECT_TRUE(accepted({{"graph_run_mode", "0"}, {"precision_mode", "force_fp16"}}));
+  const Flags trace = {{"profiling_config.enable_profiling", "True"},
+                       {"profiling_config.profiling_options", R"({"output":"/tmp","task_trace":"on"})"}};
+  Flags training = trace, inference = trace;
+  training.push_back({"graph_run_mode", "1"});
+  inference.push_back({"graph_run_mode", "0"});
+  EXPECT_FALSE(build(training).errors.empty());
+  EXPECT_TRUE(build(inference).errors.empty()) << dump_errors(build(inference));
+}
+
+// enable_exception_dump's sentence no longer denies the workspace (NPU-12 dumps oneDNN's scratchpad).
+TEST(OptionEffects, NPU_12_ExceptionDumpSentenceNamesTheWorkspace) {
+  const std::string text = effect_of("enable_exception_dump");
+  EXPECT_TRUE(says(text, "workspace 0") && !says(text, "no workspace")) << text;
 }
 
 }  // namespace

@@ -109,6 +109,9 @@ TEST(OptionsCli, ExplainSaysTheEffectAndTheConsumer) {
   EXPECT_TRUE(has(r, "effect:       implemented: data-parallel training under mpirun")) << r.out;
   EXPECT_TRUE(has(r, "consumer:     src/session/data_parallel.cpp")) << r.out;
   r = openge("options --explain stream_max_parallel_num");
+  EXPECT_TRUE(has(r, "effect:       implemented: bounds how many independent branches")) << r.out;
+  EXPECT_TRUE(has(r, "consumer:     src/compiler/memory_layout.cpp")) << r.out;
+  r = openge("options --explain memory_config.atomic_clean_policy");
   EXPECT_TRUE(has(r, "effect:       no effect on CPU: ")) << r.out;
 }
 

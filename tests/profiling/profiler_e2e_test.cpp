@@ -309,6 +309,21 @@ TEST(ProfilerE2E, HardwareCountersFillOrSayNA) {
   }
 }
 
+// No aic_metrics key: the PipeUtilization set is collected all the same (its columns in
+// op_summary, info.json naming the set and that it came from the default).
+TEST(ProfilerE2E, OPT_profiling_config_profiling_options_aic_metrics_3_AbsentKeyCollectsPipeUtilization) {
+  auto c = collect("pmu_default", R"({"training_trace":"on","task_trace":"on"})", 1);
+  const Csv csv = parse_csv(read_text(c.out + "/op_summary_0_1_1.csv"));
+  ASSERT_FALSE(csv.rows.empty());
+  for (const char* column : {"aicore_time(us)", "aic_total_cycles", "aic_instructions", "aic_ipc"})
+    EXPECT_EQ(std::count(csv.header.begin(), csv.header.end(), column), 1) << column;
+  auto info = nlohmann::json::parse(read_text(c.collection + "/device_0/info.json.0"));
+  EXPECT_EQ(info["aic_metrics"]["set"], "PipeUtilization");
+  EXPECT_EQ(info["aic_metrics"]["source"], "default");
+  const std::string status = info["aic_metrics"]["status"];
+  EXPECT_TRUE(status.rfind("ok", 0) == 0 || status.rfind("N/A: ", 0) == 0) << status;  // N/A says why
+}
+
 TEST(ProfilerE2E, ReportIsWrittenAndReadsBack) {
   auto c = collect("report", R"({"aicpu":"on","training_trace":"on"})", 3);
   const std::string html = read_text(c.out + "/report.html");

@@ -1,4 +1,10 @@
 // host_sys sampling from /proc and named fp_point/bp_point in the step trace.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
 #include <thread>
 
 #include "profiling/exporters.h"
@@ -32,6 +38,47 @@ TEST(ProfilerHostSys, SamplesCpuAndMemoryFromProc) {  // host_sys-1, host_sys_us
     for (const auto& e : check_trace(read_text(p->output_dir() + "/msprof_0_1_" + std::to_string(i) + ".json")))
       counters += e["ph"] == "C";
   EXPECT_GE(counters, 3u);
+}
+
+// host_sys_usage is the whole system: every process of /proc, not only this one. A child that
+// spins on a core shows up under its own pid with a CPU share; the init process and this one are
+// listed too, each with its resident memory.
+TEST(ProfilerHostSys, OPT_profiling_config_profiling_options_host_sys_usage_1_SamplesEveryProcessOfTheSystem) {
+  auto exe = compile_demo();
+  auto cfg = profiler_config_from_json(R"({"host_sys_usage":"cpu,mem","host_sys_usage_freq":"20","training_trace":"on"})",
+                                       scratch_dir("sys_usage"));
+  auto p = std::move(Profiler::create(cfg.value()).value());
+  const pid_t spinner = ::fork();
+  ASSERT_GE(spinner, 0);
+  if (spinner == 0) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(600);
+    volatile uint64_t n = 0;
+    while (std::chrono::steady_clock::now() < end) n = n + 1;
+    ::_exit(0);
+  }
+  profiled_runs(*p, *exe, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // about ten 50 ms periods
+  profiled_runs(*p, *exe, 1);
+  int wstatus = 0;
+  ::waitpid(spinner, &wstatus, 0);
+  ASSERT_TRUE(p->finish().ok());
+  const Csv cpu = parse_csv(read_text(p->output_dir() + "/host_sys_usage_cpu.csv"));
+  const Csv mem = parse_csv(read_text(p->output_dir() + "/host_sys_usage_mem.csv"));
+  std::map<long, double> peak_cpu;
+  for (const auto& r : cpu.rows) {
+    const long pid = std::stol(r.at("PID"));
+    peak_cpu[pid] = std::max(peak_cpu[pid], num(r.at("CPU Usage(%)")));
+  }
+  ASSERT_TRUE(peak_cpu.count(spinner)) << "the spinning child is not sampled";
+  // Busy for whole periods: a clear share of all CPUs' time even on a machine shared tenfold
+  // (a sleeping process shows 0).
+  EXPECT_GT(peak_cpu[spinner], 100.0 / static_cast<double>(std::thread::hardware_concurrency()) / 10);
+  EXPECT_TRUE(peak_cpu.count(::getpid()));
+  std::map<long, int64_t> rss;
+  for (const auto& r : mem.rows) rss[std::stol(r.at("PID"))] = std::stoll(r.at("RSS(KB)"));
+  EXPECT_GT(rss[::getpid()], 0);
+  EXPECT_GE(rss.size(), 2u) << "only one process sampled";
+  EXPECT_TRUE(rss.count(1) || rss.size() >= 3) << "the system's other processes are missing";
 }
 
 TEST(ProfilerStepTrace, NamedFpAndBpPoints) {  // fp_point-1, bp_point-1

@@ -35,3 +35,13 @@ add_test(NAME PROF_killed_run_keeps_completed_iterations
                  --model ${PROJECT_SOURCE_DIR}/models/demo.onnx
                  --work ${OPENGE_PROFILING_CLI_DIR}/killed_profile)
 set_tests_properties(PROF_killed_run_keeps_completed_iterations PROPERTIES TIMEOUT 600 LABELS profiling)
+
+# A real hardware counter value in op_summary (aic_metrics' default set) where perf events are
+# open to the process; elsewhere Not Run (exit 77) with the reason the profile gives.
+add_test(NAME OPT_profiling_config_profiling_options_aic_metrics_3_hardware_counter_values
+         COMMAND ${OPENGE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_hardware_counters.py
+                 --openge $<TARGET_FILE:openge>
+                 --model ${PROJECT_SOURCE_DIR}/models/demo.onnx
+                 --work ${OPENGE_PROFILING_CLI_DIR}/hardware_counters)
+set_tests_properties(OPT_profiling_config_profiling_options_aic_metrics_3_hardware_counter_values PROPERTIES
+                     TIMEOUT 300 LABELS profiling SKIP_RETURN_CODE 77)

@@ -12,6 +12,7 @@
 #include "../passes/pass_test_util.h"
 #include "process_threads.h"
 #include "compiler/pipeline.h"
+#include "options/options_test_util.h"
 
 namespace openge {
 namespace {
@@ -37,8 +38,13 @@ Graph two_branch_graph(bool branches) {
   return std::move(b.g);
 }
 
-std::unique_ptr<Executable> compile(Graph g, int threads) {
+std::unique_ptr<Executable> compile(Graph g, int threads, const std::string& stream_parallel = "") {
   CompileOptions co;
+  if (!stream_parallel.empty()) {
+    auto r = options::test::build({{"stream_max_parallel_num", stream_parallel}});
+    EXPECT_TRUE(r.options) << options::test::dump_errors(r);
+    if (r.options) co.config = std::make_shared<const options::OptionSet>(std::move(*r.options));
+  }
   co.num_threads = threads;
   co.use_aicore = false;  // the reference kernels' prepared steps
   co.run_passes = false;
@@ -73,6 +79,30 @@ TEST(Branches, IndependentBranchesRunAtOnceWithTheOneThreadRunsBits) {
     ASSERT_TRUE(expected.ok() && got.ok());
     EXPECT_TRUE(same_bits((*expected)[0], (*got)[0])) << "seed " << seed;
   }
+}
+
+// stream_max_parallel_num bounds the branches of an engine that run at once: 1 (and the default
+// of an engine the value does not name) runs them one after the other, 2 or more two at once.
+// The graph's nodes are AI CPU nodes (reference kernels).
+TEST(Branches, OPT_stream_max_parallel_num_2_4_BoundsTheBranchesOfEachEngine) {
+  auto streams = [](const std::string& value) {
+    auto exe = compile(two_branch_graph(true), 2, value);
+    return exe ? concurrent_steps(exe->run_steps()) : -1;
+  };
+  EXPECT_EQ(streams(""), 1);  // unset: OpenGE's own plan
+  EXPECT_EQ(streams("DNN_VM_AICPU:1"), 0);
+  EXPECT_EQ(streams("DNN_VM_AICPU:2"), 1);
+  EXPECT_EQ(streams("DNN_VM_AICPU:13,AIcoreEngine:1"), 1);
+  EXPECT_EQ(streams("AIcoreEngine:4"), 0);  // AI CPU not named: its default 1
+  // One stream gives the same bits as two.
+  auto one = compile(two_branch_graph(true), 2, "DNN_VM_AICPU:1");
+  auto two = compile(two_branch_graph(true), 2, "DNN_VM_AICPU:2");
+  ASSERT_TRUE(one && two);
+  EXPECT_EQ(one->run_steps().size(), one->nodes().size());
+  auto a = one->run({pattern(3)});
+  auto b = two->run({pattern(3)});
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(same_bits((*a)[0], (*b)[0]));
 }
 
 TEST(Branches, AChainRunsOneNodePerStep) {

@@ -13,10 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -116,6 +118,61 @@ TEST(ExternalWeight, OPT_external_weight_4_WorkingDirectoryFolderMappedAndRemove
   EXPECT_EQ(output_bytes(*session), plain) << "the mapped weights must give the same outputs";
   session.reset();
   EXPECT_FALSE(fs::exists(folders[0])) << "the folder must go when the model is unloaded (OPT-external_weight-6)";
+}
+
+// With external_weight the graph dumps show every weight as a FileConstant node (file, offset,
+// length, dtype, shape) of OpenGE's domain instead of an initializer, and the file it names holds
+// the weight's bytes; without it they stay initializers.
+TEST(ExternalWeight, OPT_external_weight_5_GraphDumpsNameTheWeightsAsFileConstantNodes) {
+  TempDir d;
+  const std::string dumps = d.dir("dumps");
+  const options::EnvMap env = {{"DUMP_GE_GRAPH", "1"}, {"DUMP_GRAPH_LEVEL", "1"}, {"DUMP_GRAPH_PATH", dumps}};
+  auto session = open_demo(options_from(env, d.path(), {{"external_weight", "True"}}));
+  ASSERT_TRUE(session);
+  const std::string with_files = output_bytes(*session);  // the first run compiles: the dumps
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dumps))
+    if (e.path().extension() == ".onnx") files.push_back(e.path());
+  ASSERT_FALSE(files.empty());
+  std::sort(files.begin(), files.end());
+  // The first stage's graph is the loaded model: every weight is a file's. Later stages add
+  // weights the passes compute (folded BatchNormalization ...), which are ordinary initializers.
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(read_bytes(files.front())));
+  std::multiset<std::string> weights;
+  for (const auto& n : m.graph().node()) {
+    if (n.op_type() != "FileConstant") continue;
+    EXPECT_EQ(n.domain(), "openge");
+    std::map<std::string, onnx::AttributeProto> attrs;
+    for (const auto& a : n.attribute()) attrs[a.name()] = a;
+    ASSERT_TRUE(attrs.count("file_path") && attrs.count("offset") && attrs.count("length") && attrs.count("shape"));
+    const std::string bytes = read_bytes(attrs["file_path"].s());
+    EXPECT_EQ(static_cast<int64_t>(bytes.size()), attrs["offset"].i() + attrs["length"].i()) << n.name();
+    EXPECT_NE(attrs["file_path"].s().find("tmp_weight_"), std::string::npos);
+    weights.insert(bytes.substr(static_cast<size_t>(attrs["offset"].i())));
+  }
+  ASSERT_EQ(weights.size(), demo_initializer_bytes().size());
+  EXPECT_TRUE(weights == demo_initializer_bytes()) << "one FileConstant per weight, naming its bytes";
+  EXPECT_EQ(m.graph().initializer_size(), 0);
+  bool imports_openge = false;
+  for (const auto& o : m.opset_import()) imports_openge = imports_openge || o.domain() == "openge";
+  EXPECT_TRUE(imports_openge);
+
+  // The same model without external_weight: initializers, no FileConstant.
+  session.reset();
+  const std::string plain_dumps = d.dir("plain_dumps");
+  auto plain = open_demo(options_from({{"DUMP_GE_GRAPH", "1"}, {"DUMP_GRAPH_LEVEL", "1"}, {"DUMP_GRAPH_PATH", plain_dumps}},
+                                      d.path()));
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(output_bytes(*plain), with_files);
+  files.clear();
+  for (const auto& e : fs::directory_iterator(plain_dumps))
+    if (e.path().extension() == ".onnx") files.push_back(e.path());
+  ASSERT_FALSE(files.empty());
+  std::sort(files.begin(), files.end());
+  ASSERT_TRUE(m.ParseFromString(read_bytes(files.front())));
+  EXPECT_GT(m.graph().initializer_size(), 0);
+  for (const auto& n : m.graph().node()) EXPECT_NE(n.op_type(), "FileConstant");
 }
 
 TEST(ExternalWeight, ENV_28_WorkPathFolder) {
