@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "atc_flags.h"
+#include "base/file_modes.h"
 #include "cli_errors.h"
 #include "commands.h"
 #include "oge_json.h"
@@ -82,8 +83,12 @@ int cmd_atc(int argc, char** argv) {
     return run_command(cmd_check, check);
   }
   if (request->output.empty()) return fail(invalid_argument("--output=NAME is required (the model is written to NAME.oge)"));
-  std::vector<std::string> compile = {"openge", "compile", "--model", request->model, "--output",
-                                      with_extension(request->output)};
+  // ATC creates the output's folder (--output=out/resnet50 with no out/ yet).
+  const std::string output = with_extension(request->output);
+  if (const auto parent = std::filesystem::path(output).parent_path(); !parent.empty())
+    if (Status s = make_directories(parent.string(), kFolderMode); !s.ok())
+      return fail(s.with_context("--output=" + request->output));
+  std::vector<std::string> compile = {"openge", "compile", "--model", request->model, "--output", output};
   if (!request->input_shape.empty()) compile.insert(compile.end(), {"--input-shape", request->input_shape});
   compile.insert(compile.end(), option_args.begin(), option_args.end());
   return run_command(cmd_compile, compile);

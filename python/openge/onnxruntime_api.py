@@ -20,6 +20,8 @@ _PROVIDERS_RUN_HERE = (_CPU_PROVIDER, "CANNExecutionProvider")
 
 
 class GraphOptimizationLevel(enum.IntEnum):
+    """onnxruntime.GraphOptimizationLevel: accepted; the graph is always optimised as CANN compiles it."""
+
     ORT_DISABLE_ALL = 0
     ORT_ENABLE_BASIC = 1
     ORT_ENABLE_EXTENDED = 2
@@ -27,6 +29,8 @@ class GraphOptimizationLevel(enum.IntEnum):
 
 
 class ExecutionMode(enum.IntEnum):
+    """onnxruntime.ExecutionMode: accepted; parallel operators use the session's threads either way."""
+
     ORT_SEQUENTIAL = 0
     ORT_PARALLEL = 1
 
@@ -67,10 +71,12 @@ class RunOptions:
 
 
 def get_available_providers() -> List[str]:
+    """The providers a session can use here: the CPU's."""
     return [_CPU_PROVIDER]
 
 
 def get_device() -> str:
+    """onnxruntime.get_device(): "CPU"."""
     return "CPU"
 
 
