@@ -95,7 +95,7 @@ class OptionSetBuilder {
       if (small.source != Source::kDefault && small.value != "1")
         report_.warnings.push_back("enable_small_channel=" + small.value +
                                    " is ignored: in online inference (graph_run_mode=0) it is not user-configurable "
-                                   "and is always 1 (OPT-enable_small_channel-3)");
+                                   "and is always 1");
       if (small.source != Source::kDefault) small = OptionValue{"1", Source::kDefault, "forced by graph_run_mode=0"};
     }
     // NPU_COLLECT_PATH switches the exception dump on unless the user decided (NPU-6).

@@ -207,7 +207,7 @@ std::optional<ProfilingOptions> check_profiling_options(std::string_view json_te
       if (out.has(k)) clash += std::string(clash.empty() ? "" : ", ") + k;
     if (!clash.empty())
       bad("instr_profiling_freq", out.get("instr_profiling_freq"),
-          "cannot be collected together with " + clash + " (mutually exclusive; AMB-4: rejected)");
+          "cannot be collected together with " + clash + " (they are mutually exclusive)");
   }
   if (out.has("task_trace") && out.has("task_time") && out.get("task_trace") != out.get("task_time"))
     bad("task_time", out.get("task_time"),
