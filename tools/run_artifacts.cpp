@@ -1,7 +1,10 @@
 #include "run_artifacts.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <iostream>
+#include <regex>
 
 #include "paths/artifact_paths.h"
 
@@ -26,6 +29,22 @@ void collect_written(const fs::path& dir, fs::file_time_type since, std::vector<
   }
 }
 
+// Logs, traces and per-process folders are shared by every process of the user and carry the
+// writer's pid ("plog-<pid>_<time>.log", "atrace-<pid>_...", "FE/<pid>/", "<pid>_<device>/"):
+// a file whose path names another pid was written by another process at the same time.
+bool written_by_another_process(const std::string& path, const std::string& root) {
+  static const std::regex kPidName(R"(^[A-Za-z]+-(\d+)_\d+.*$)");
+  static const std::regex kPidFolder(R"(^(\d+)(_\d+)?$)");
+  const std::string own = std::to_string(::getpid());
+  const fs::path relative = fs::path(path).lexically_relative(root);
+  std::smatch m;
+  for (const auto& part : relative) {
+    const std::string name = part.string();
+    if ((std::regex_match(name, m, kPidName) || std::regex_match(name, m, kPidFolder)) && m[1].str() != own) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::string> artifacts_written_since(const options::OptionSet& options, fs::file_time_type since,
@@ -40,7 +59,10 @@ std::vector<std::string> artifacts_written_since(const options::OptionSet& optio
     if (fs::is_regular_file(r.path, ec)) {
       if (fs::last_write_time(r.path, ec) >= since && !ec) files.push_back(r.path);
     } else if (!r.is_file && fs::is_directory(r.path, ec)) {
-      collect_written(r.path, since, files);
+      std::vector<std::string> found;
+      collect_written(r.path, since, found);
+      for (auto& f : found)
+        if (!written_by_another_process(f, r.path)) files.push_back(std::move(f));
     }
   }
   std::sort(files.begin(), files.end());

@@ -1,4 +1,4 @@
-// The closing line of a run: every artifact it wrote and where ("wrote: fusion_result
+// The closing line of run and compile: every artifact they wrote and where ("wrote: fusion_result
 // ./fusion_result.json; 2 output files in out"), so nothing lands in a folder unannounced.
 #pragma once
 #include <filesystem>
