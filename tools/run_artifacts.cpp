@@ -29,6 +29,24 @@ void collect_written(const fs::path& dir, fs::file_time_type since, std::vector<
   }
 }
 
+// When several artifacts default to one folder (the working directory), the file's name says
+// whose it is.
+struct NamePrefix {
+  paths::ArtifactKind kind;
+  const char* prefix;
+};
+constexpr NamePrefix kNamePrefixes[] = {
+    {paths::ArtifactKind::kAoeData, "aoe_"},
+    {paths::ArtifactKind::kGraphDump, "ge_"},
+};
+
+bool named_for(paths::ArtifactKind kind, const std::string& file) {
+  const std::string name = fs::path(file).filename().string();
+  for (const auto& p : kNamePrefixes)
+    if (p.kind == kind && name.rfind(p.prefix, 0) == 0) return true;
+  return false;
+}
+
 // Logs, traces and per-process folders are shared by every process of the user and carry the
 // writer's pid ("plog-<pid>_<time>.log", "atrace-<pid>_...", "FE/<pid>/", "<pid>_<device>/"):
 // a file whose path names another pid was written by another process at the same time.
@@ -72,10 +90,13 @@ std::vector<std::string> artifacts_written_since(const options::OptionSet& optio
     if (std::any_of(exclude.begin(), exclude.end(), [&](const std::string& x) { return !x.empty() && is_inside(f, x); }))
       continue;
     size_t best = resolved.size();
-    for (size_t i = 0; i < resolved.size(); ++i)
-      if (!resolved[i].path.empty() && is_inside(f, resolved[i].path) &&
-          (best == resolved.size() || resolved[i].path.size() > resolved[best].path.size()))
-        best = i;
+    for (size_t i = 0; i < resolved.size(); ++i) {
+      if (resolved[i].path.empty() || !is_inside(f, resolved[i].path)) continue;
+      const bool deeper = best == resolved.size() || resolved[i].path.size() > resolved[best].path.size();
+      const bool same_folder_but_named = best != resolved.size() && resolved[i].path == resolved[best].path &&
+                                         named_for(resolved[i].kind, f) && !named_for(resolved[best].kind, f);
+      if (deeper || same_folder_but_named) best = i;
+    }
     if (best < resolved.size()) ++counts[best];
   }
   std::vector<std::string> out;

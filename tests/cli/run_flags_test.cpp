@@ -121,6 +121,25 @@ TEST(RunFlags, ClosingLineNamesWhatTheRunWrote) {
     if (entry.is_regular_file()) EXPECT_TRUE(named(entry.path())) << entry.path() << " is not named in: " << line;
 }
 
+// A knowledge base an earlier tuning left behind changes the kernels of a plain run: the run
+// says so on stderr, naming the file; without the base there is no such line.
+TEST(RunFlags, KnowledgeBaseThatChangedTheCompileIsNamed) {
+  options::test::TempDir d;
+  const std::string work = d.dir("work");
+  const CliRun tuning = run_openge("run --model " + kDemo + " --option aoe_config.aoe_mode=2", "", work);
+  ASSERT_EQ(tuning.code, 0) << tuning.err;
+  ASSERT_TRUE(fs::exists(work + "/aoe_knowledge_base.json")) << tuning.out;
+  EXPECT_TRUE(contains(tuning.out, "aoe_data " + work)) << "the tuning run names what it wrote: " << tuning.out;
+  const CliRun later = run_openge("run --model " + kDemo + " --option aoe_config.work_path=" + work, "", work);
+  ASSERT_EQ(later.code, 0) << later.err;
+  EXPECT_TRUE(contains(later.err, "the AOE knowledge base " + work + "/aoe_knowledge_base.json changed this compile"))
+      << later.err;
+  fs::remove(work + "/aoe_knowledge_base.json");
+  const CliRun without = run_openge("run --model " + kDemo + " --option aoe_config.work_path=" + work, "", work);
+  ASSERT_EQ(without.code, 0) << without.err;
+  EXPECT_FALSE(contains(without.err, "knowledge base")) << without.err;
+}
+
 TEST(RunFlags, VersionPrintsTheProjectVersion) {
   const CliRun r = run_openge("--version");
   EXPECT_EQ(r.code, 0);
