@@ -74,17 +74,6 @@ std::string suggestion(const std::string& name) {
   return close.empty() ? "" : " (did you mean --" + close[0] + "?)";
 }
 
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t end = std::min(text.find(sep, start), text.size());
-    if (end > start) parts.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
-}
-
 Status apply(const AtcFlag& flag, const std::string& value, AtcRequest& r) {
   switch (flag.field) {
     case AtcField::kMode:
@@ -106,9 +95,7 @@ Status apply(const AtcFlag& flag, const std::string& value, AtcRequest& r) {
       if (value != "NCHW" && value != "ND" && value != "NCDHW")
         return invalid_argument("--input_format=" + value + ": ONNX models take NCHW, NCDHW or ND");
       return Status::Ok();
-    case AtcField::kOutNodes:
-      for (const auto& item : split(value, ';')) r.out_nodes.push_back(item.substr(0, item.rfind(':')));
-      return Status::Ok();
+    case AtcField::kOutNodes: r.out_nodes = value; return Status::Ok();
     case AtcField::kLog:
       if (value != "debug" && value != "info" && value != "warning" && value != "error" && value != "null")
         return invalid_argument("--log=" + value + " must be debug, info, warning, error or null");

@@ -18,7 +18,7 @@ struct AtcRequest {
   std::string input_shape;  // --input_shape, "name:1,3,224,224;name2:..."
   std::string check_report; // --check_report (mode 3)
   std::string log_level;    // --log: debug, info, warning, error, null
-  std::vector<std::string> out_nodes;  // --out_nodes "node:0;node2:1" names
+  std::string out_nodes;    // --out_nodes, "node:0;node2:1"
   std::vector<std::string> options;    // "name=value" for the option builder
   std::vector<std::string> notes;      // one line per flag that does not apply on a CPU
   bool help = false;

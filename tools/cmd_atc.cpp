@@ -12,6 +12,7 @@
 #include "cli_errors.h"
 #include "commands.h"
 #include "oge_json.h"
+#include "out_nodes.h"
 
 namespace openge::cli {
 namespace {
@@ -35,7 +36,8 @@ constexpr const char* kHelp =
     "  model as JSON; --mode=3 prechecks the model into check_result.json (--check_report=FILE).\n"
     "  --framework must be 5 (ONNX). --soc_version's chip variants (Ascend910B1, Ascend310P3) use their\n"
     "  family's profile. --debug_dir=DIR puts kernel_meta under DIR. Every global option (precision_mode,\n"
-    "  op_select_implmode, fusion_switch_file, ...) is --name=value. Flags with no CPU meaning (core_type,\n"
+    "  op_select_implmode, fusion_switch_file, ...) is --name=value. --out_nodes=\"node:0;node2:1\" makes those\n"
+    "  nodes' outputs the graph's outputs. Flags with no CPU meaning (core_type,\n"
     "  insert_op_conf, ...) are accepted with one line saying so; unknown flags are refused.\n";
 
 std::string with_extension(const std::string& output) {
@@ -53,9 +55,6 @@ int cmd_atc(int argc, char** argv) {
     return 0;
   }
   for (const auto& note : request->notes) std::cerr << "openge atc: " << note << "\n";
-  if (!request->out_nodes.empty())
-    std::cerr << "openge atc: --out_nodes: the model's declared outputs are compiled; choosing other nodes as "
-                 "outputs is not supported yet\n";
   std::vector<std::string> option_args;
   for (const auto& o : request->options) {
     option_args.push_back("--option");
@@ -88,7 +87,22 @@ int cmd_atc(int argc, char** argv) {
   if (const auto parent = std::filesystem::path(output).parent_path(); !parent.empty())
     if (Status s = make_directories(parent.string(), kFolderMode); !s.ok())
       return fail(s.with_context("--output=" + request->output));
-  std::vector<std::string> compile = {"openge", "compile", "--model", request->model, "--output", output};
+  // --out_nodes: the model with those outputs is compiled, from a copy removed afterwards.
+  std::string model = request->model;
+  struct RemoveCopy {
+    std::string path;
+    ~RemoveCopy() {
+      std::error_code ec;
+      if (!path.empty()) std::filesystem::remove(path, ec);
+    }
+  } copy;
+  if (!request->out_nodes.empty()) {
+    auto edited = model_with_out_nodes(request->model, request->out_nodes);
+    if (!edited.ok()) return fail(edited.status());
+    model = copy.path = *edited;
+    std::cerr << "openge atc: --out_nodes: the graph's outputs are " << request->out_nodes << "\n";
+  }
+  std::vector<std::string> compile = {"openge", "compile", "--model", model, "--output", output};
   if (!request->input_shape.empty()) compile.insert(compile.end(), {"--input-shape", request->input_shape});
   compile.insert(compile.end(), option_args.begin(), option_args.end());
   return run_command(cmd_compile, compile);

@@ -5,6 +5,8 @@ import shlex
 import subprocess
 
 import numpy
+import onnx
+import onnx.utils
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
@@ -101,3 +103,25 @@ def test_other_frameworks_are_refused_naming_onnx(tmp_path):
     done = atc("atc --model=resnet50.pb --framework=3 --output=out --soc_version=Ascend910B", tmp_path)
     assert done.returncode == 1
     assert "--framework=5" in done.stderr
+
+
+def test_out_nodes_compiles_those_nodes_outputs(tmp_path):
+    """--out_nodes gives the same outputs as the model cut there by onnx.utils.extract_model."""
+    done = atc(f'atc --model={DEMO_MODEL} --framework=5 --output=cut --soc_version=Ascend910B '
+               f'--out_nodes="pool1:0;conv3:0"', tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert not [p for p in DEMO_MODEL.parent.iterdir() if p.name.startswith(".")], "the edited copy is removed"
+    onnx.utils.extract_model(str(DEMO_MODEL), str(tmp_path / "extracted.onnx"), ["image"], ["p1", "c3"])
+    x = numpy.random.default_rng(1).random((1, 3, 32, 32), dtype=numpy.float32)
+    numpy.save(tmp_path / "x.npy", x)
+    for model, out in (("cut.oge", "a"), ("extracted.onnx", "b")):
+        ran = subprocess.run([str(cli_path()), "run", "--model", model, "--input", "x.npy", "--output", out,
+                              "--outfmt", "NPY", "--option", "soc_version=Ascend910B"],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert ran.returncode == 0, ran.stderr
+    for i in (0, 1):
+        a, b = numpy.load(tmp_path / "a" / f"output_{i}.npy"), numpy.load(tmp_path / "b" / f"output_{i}.npy")
+        assert a.shape == b.shape == (1, 16, 16, 16)
+        numpy.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    bad = atc(f'atc --model={DEMO_MODEL} --framework=5 --output=bad --soc_version=Ascend910B --out_nodes="pool9:0"', tmp_path)
+    assert bad.returncode == 1 and "no node 'pool9'" in bad.stderr
