@@ -1,7 +1,5 @@
 #include "atc_flags.h"
 
-#include <algorithm>
-
 #include "options/did_you_mean.h"
 #include "options/option_table.h"
 

@@ -46,13 +46,12 @@ Status read_input_flag(const std::vector<TensorInfo>& infos, const std::string& 
       return Status::Ok();
     }
     std::error_code ec;
-    if (!fs::exists(spec, ec))
+    if (!fs::exists(spec, ec)) {
+      std::vector<std::string> names;
+      for (const auto& info : infos) names.push_back(info.name);
       return invalid_argument("--input " + name + "=...: the model has no input '" + name + "'; its inputs are " +
-                              input_names(infos) + options::did_you_mean_suffix(options::closest_names(name, [&] {
-                                std::vector<std::string> n;
-                                for (const auto& info : infos) n.push_back(info.name);
-                                return n;
-                              }())));
+                              input_names(infos) + options::did_you_mean_suffix(options::closest_names(name, names)));
+    }
   }
   if (positional_used)
     return invalid_argument("--input FILE,FILE... is given twice; list every input's file in one --input, in input order");
