@@ -216,7 +216,9 @@ std::optional<ProfilingOptions> check_profiling_options(std::string_view json_te
   if (ctx.graph_run_mode == 1) {
     for (const char* k : {"task_trace", "task_time"})
       if (out.get(k) == "on" && out.get("training_trace") != "on" && !was_rejected("training_trace"))
-        bad(k, "on", "in training, task_trace=on requires training_trace=on");
+        bad(k, "on",
+            "in training (graph_run_mode=1, the default) " + std::string(k) + "=on requires training_trace=on: add "
+            "\"training_trace\":\"on\", or set graph_run_mode=0 for an inference run");
   }
   return out;
 }
