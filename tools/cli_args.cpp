@@ -1,6 +1,22 @@
 #include "cli_args.h"
 
+#include "options/did_you_mean.h"
+
 namespace openge::cli {
+namespace {
+
+// " (did you mean --output?)" for a mistyped flag, or "".
+std::string flag_suggestion(const std::string& name, const std::vector<FlagSpec>& specs) {
+  std::vector<std::string> names = {"help"};
+  for (const auto& s : specs) names.push_back(s.name);
+  const auto close = options::closest_names(name, names);
+  if (close.empty()) return "";
+  std::string out = " (did you mean --" + close[0];
+  for (size_t i = 1; i < close.size(); ++i) out += (i + 1 == close.size() ? " or --" : ", --") + close[i];
+  return out + "?)";
+}
+
+}  // namespace
 
 Result<Args> Args::parse(int argc, char** argv, int first, const std::vector<FlagSpec>& specs) {
   Args args;
@@ -23,7 +39,12 @@ Result<Args> Args::parse(int argc, char** argv, int first, const std::vector<Fla
     for (const auto& s : specs)
       if (s.name == name) spec = &s;
     if (name == "help") { args.values_["help"].push_back(""); continue; }
-    if (!spec) { problems.push_back("unknown flag --" + name); continue; }
+    if (!spec) {
+      problems.push_back("unknown flag --" + name + flag_suggestion(name, specs));
+      // Its value (the next word, when not a flag) belongs to it, not a second mistake.
+      if (!inline_value && i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) ++i;
+      continue;
+    }
     if (!spec->value_name.empty() && !inline_value) {
       if (i + 1 >= argc) { problems.push_back("--" + name + " needs a value (" + spec->value_name + ")"); continue; }
       value = argv[++i];

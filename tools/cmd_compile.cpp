@@ -1,6 +1,7 @@
 // openge compile: ATC's offline compile. The model's rewrites (folding, fusion, precision) run
 // once and the result is written as a .oge that `openge run --model M.oge` runs without them.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "cli_args.h"
@@ -8,6 +9,7 @@
 #include "commands.h"
 #include "oge/oge_file.h"
 #include "openge/compile.h"
+#include "run_artifacts.h"
 #include "session_flags.h"
 
 namespace openge::cli {
@@ -114,6 +116,7 @@ int cmd_compile(int argc, char** argv) {
   CreatedFolder created;
   auto options = session_options_from_flags("compile", *args, created);
   if (!options) return 1;
+  const auto started = std::filesystem::file_time_type::clock::now();
   auto summary = compile_model(args->get("model"), args->get("output"), *options, *shapes);
   if (!summary.ok()) return fail(summary.status());
   std::cout << "compiled " << args->get("model") << " -> " << args->get("output") << " (" << summary->file_bytes
@@ -126,6 +129,8 @@ int cmd_compile(int argc, char** argv) {
     std::cout << "  debug section " << name << ": " << bytes << " bytes (NPU_COLLECT_PATH)\n";
   for (const auto& [name, value] : summary->options)
     std::cout << "  option " << name << " = " << (value.empty() ? "(unset)" : escape_control_chars(value)) << "\n";
+  const std::string output = std::filesystem::absolute(args->get("output")).lexically_normal().string();
+  print_artifacts_line(artifacts_written_since(*options->config, started, {output}), {"compiled model " + output});
   return 0;
 }
 

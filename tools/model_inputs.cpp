@@ -4,36 +4,114 @@
 
 #include <filesystem>
 
-#include "frontend/tensor_proto.h"
-#include "frontend/value_proto.h"
-#include "io/npy.h"
+#include "input_files.h"
 #include "io/random_inputs.h"
+#include "options/did_you_mean.h"
 
 namespace openge::cli {
 namespace fs = std::filesystem;
 
 namespace {
 
-Result<Tensor> read_tensor_file(const std::string& path) {
-  const std::string ext = fs::path(path).extension().string();
-  if (ext == ".npy") return read_npy(path);
-  if (ext == ".pb") return read_tensor_pb(path);
-  return invalid_argument("input file " + path + " must be .npy or .pb");
+std::string input_names(const std::vector<TensorInfo>& infos) {
+  std::string names;
+  for (const auto& info : infos) names += (names.empty() ? "" : ", ") + info.name;
+  return names;
 }
 
-Status check_input(const TensorInfo& info, const Tensor& t, const std::string& source) {
-  if (t.kind() != info.kind)
-    return invalid_argument("input '" + info.name + "' from " + source + " is a " + value_kind_name(t.kind()) +
-                            " but the model expects a " + value_kind_name(info.kind));
-  if (info.kind != ValueKind::kTensor) return Status::Ok();  // read with the model's element type
-  if (t.dtype() != info.dtype)
-    return invalid_argument("input '" + info.name + "' from " + source + " is " + dtype_name(t.dtype()) +
-                            " but the model expects " + dtype_name(info.dtype));
-  bool ok = info.shape.empty() || info.shape.size() == t.shape().size();
-  for (size_t d = 0; ok && d < info.shape.size(); ++d) ok = info.shape[d] < 0 || info.shape[d] == t.shape()[d];
-  if (!ok)
-    return invalid_argument("input '" + info.name + "' from " + source + " has shape " + shape_to_string(t.shape()) +
-                            " but the model expects " + shape_to_string(info.shape));
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    parts.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return parts;
+    start = comma + 1;
+  }
+}
+
+// One --input value: NAME=FILE, or (as msame and ais_bench take it) FILE[,FILE...] for the
+// inputs in order. NAME= is recognised only when NAME is an input of the model, so a file name
+// holding '=' still works; a NAME= that matches no input and no file is a wrong input name.
+Status read_input_flag(const std::vector<TensorInfo>& infos, const std::string& spec, std::vector<Tensor>& tensors,
+                       std::vector<bool>& given, bool& positional_used) {
+  if (const auto eq = spec.find('='); eq != std::string::npos) {
+    const std::string name = spec.substr(0, eq), path = spec.substr(eq + 1);
+    for (size_t i = 0; i < infos.size(); ++i) {
+      if (infos[i].name != name) continue;
+      auto t = read_input_file(infos[i], path);
+      if (!t.ok()) return t.status();
+      tensors[i] = std::move(t.value());
+      given[i] = true;
+      return Status::Ok();
+    }
+    std::error_code ec;
+    if (!fs::exists(spec, ec)) {
+      std::vector<std::string> names;
+      for (const auto& info : infos) names.push_back(info.name);
+      return invalid_argument("--input " + name + "=...: the model has no input '" + name + "'; its inputs are " +
+                              input_names(infos) + options::did_you_mean_suffix(options::closest_names(name, names)));
+    }
+  }
+  if (positional_used)
+    return invalid_argument("--input FILE,FILE... is given twice; list every input's file in one --input, in input order");
+  positional_used = true;
+  const auto files = split_commas(spec);
+  if (files.size() != infos.size())
+    return invalid_argument("--input lists " + std::to_string(files.size()) + (files.size() == 1 ? " file" : " files") +
+                            " but the model has " + std::to_string(infos.size()) + " inputs (" + input_names(infos) +
+                            "); give one file per input, comma-separated in that order, or NAME=FILE");
+  for (size_t i = 0; i < files.size(); ++i) {
+    auto t = read_input_file(infos[i], files[i]);
+    if (!t.ok()) return t.status();
+    tensors[i] = std::move(t.value());
+    given[i] = true;
+  }
+  return Status::Ok();
+}
+
+// The files --inputs DIR may hold for input i, in the order they are looked for: the ONNX test
+// layout (input_<i>.pb), its .npy twin, and the input's own name.
+std::vector<std::string> folder_candidates(const TensorInfo& info, size_t i) {
+  std::vector<std::string> names = {"input_" + std::to_string(i) + ".pb", "input_" + std::to_string(i) + ".npy"};
+  if (!info.name.empty() && info.name.find('/') == std::string::npos && info.name != "." && info.name != "..") {
+    names.push_back(info.name + ".npy");
+    names.push_back(info.name + ".pb");
+  }
+  return names;
+}
+
+// Every input not given by --input must have its file in DIR: a folder that lacks one is refused
+// (never filled with random data), and the message lists what was looked for and what is there.
+Status read_inputs_folder(const std::vector<TensorInfo>& infos, const std::string& dir, std::vector<Tensor>& tensors,
+                          const std::vector<bool>& given) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return invalid_argument("--inputs " + dir + " is not a folder; give the folder that holds the input files");
+  for (size_t i = 0; i < infos.size(); ++i) {
+    if (given[i]) continue;
+    const auto candidates = folder_candidates(infos[i], i);
+    std::string found;
+    for (const auto& c : candidates)
+      if (fs::is_regular_file(fs::path(dir) / c, ec)) {
+        found = (fs::path(dir) / c).string();
+        break;
+      }
+    if (found.empty()) {
+      std::string looked, present;
+      for (const auto& c : candidates) looked += (looked.empty() ? "" : ", ") + c;
+      int shown = 0;
+      for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        if (shown++ == 5) { present += ", ..."; break; }
+        present += (present.empty() ? "" : ", ") + entry.path().filename().string();
+      }
+      return invalid_argument("--inputs " + dir + " has no file for input '" + infos[i].name + "' (looked for " + looked +
+                              "; the folder holds " + (present.empty() ? "nothing" : present) +
+                              "); name the file so, or give it with --input " + infos[i].name + "=FILE");
+    }
+    auto t = read_input_file(infos[i], found);
+    if (!t.ok()) return t.status();
+    tensors[i] = std::move(t.value());
+  }
   return Status::Ok();
 }
 
@@ -43,35 +121,11 @@ Result<GatheredInputs> gather_inputs(const Session& session, const Args& args, u
   const auto& infos = session.inputs();
   GatheredInputs out;
   out.tensors.resize(infos.size());
-  if (args.has("inputs")) {
-    const std::string dir = args.get("inputs");
-    if (!fs::is_directory(dir)) return invalid_argument("--inputs " + dir + " is not a directory");
-    for (size_t i = 0; i < infos.size(); ++i) {
-      const std::string path = (fs::path(dir) / ("input_" + std::to_string(i) + ".pb")).string();
-      if (!fs::exists(path)) continue;
-      auto t = read_value_pb(path, infos[i].kind, infos[i].dtype);  // a sequence or optional: its own proto
-      if (!t.ok()) return t.status();
-      OPENGE_RETURN_IF_ERROR(check_input(infos[i], *t, path));
-      out.tensors[i] = std::move(t.value());
-    }
-  }
-  for (const std::string& spec : args.all("input")) {
-    const auto eq = spec.find('=');
-    if (eq == std::string::npos) return invalid_argument("--input needs NAME=FILE, got '" + spec + "'");
-    const std::string name = spec.substr(0, eq), path = spec.substr(eq + 1);
-    size_t index = infos.size();
-    for (size_t i = 0; i < infos.size(); ++i)
-      if (infos[i].name == name) index = i;
-    if (index == infos.size()) {
-      std::string names;
-      for (const auto& info : infos) names += (names.empty() ? "" : ", ") + info.name;
-      return invalid_argument("--input " + name + ": the model has no input of that name (inputs: " + names + ")");
-    }
-    auto t = read_tensor_file(path);
-    if (!t.ok()) return t.status();
-    OPENGE_RETURN_IF_ERROR(check_input(infos[index], *t, path));
-    out.tensors[index] = std::move(t.value());
-  }
+  std::vector<bool> given(infos.size(), false);
+  bool positional_used = false;
+  for (const std::string& spec : args.all("input"))
+    OPENGE_RETURN_IF_ERROR(read_input_flag(infos, spec, out.tensors, given, positional_used));
+  if (args.has("inputs")) OPENGE_RETURN_IF_ERROR(read_inputs_folder(infos, args.get("inputs"), out.tensors, given));
   out.notes = fill_missing_inputs(infos, out.tensors, seed);
   return out;
 }

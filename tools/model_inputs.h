@@ -1,5 +1,7 @@
-// Gathers a model's inputs for the CLI: from --inputs DIR (input_<i>.pb), --input NAME=FILE
-// (.npy or .pb), and seeded random data for whatever is left (which the CLI announces).
+// Gathers a model's inputs for the CLI: --input NAME=FILE or --input FILE[,FILE...] in input
+// order (.npy, .pb or raw .bin), --inputs DIR (input_<i>.pb / input_<i>.npy / NAME.npy for every
+// input not given otherwise, or an error), and seeded random data for inputs given neither way
+// (which the CLI announces).
 #pragma once
 #include <string>
 #include <vector>

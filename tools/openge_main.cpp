@@ -2,8 +2,10 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "commands.h"
+#include "options/did_you_mean.h"
 
 namespace {
 
@@ -28,6 +30,8 @@ constexpr Command kCommands[] = {
     {"ops", openge::cli::cmd_ops, "list the registered op types, one per line"},
     {"compile", openge::cli::cmd_compile,
      "compile a model once (ATC's offline compile) into a .oge that run loads without recompiling"},
+    {"atc", openge::cli::cmd_atc,
+     "ATC's command line as is (--model=M --framework=5 --output=NAME --soc_version=... --mode=0|1|3)"},
     {"check", openge::cli::cmd_check, "precheck a model (ATC --mode=3): check_result.json, every node supported or not"},
     {"dump", openge::cli::cmd_dump, "dump convert DIR --to npy: Data Dump files as .npy, one per tensor"},
     {"compare", openge::cli::cmd_compare, "compare two Data Dumps op by op: cosine, max abs/rel error, first deviating op"},
@@ -38,6 +42,13 @@ void print_usage(FILE* out) {
   for (const auto& c : kCommands) std::fprintf(out, "  %-17s %s\n", c.name, c.summary);
 }
 
+// " (did you mean 'run'?)" for a mistyped command, or "".
+std::string command_suggestion(const char* typed) {
+  std::vector<std::string> names = {"help"};
+  for (const auto& c : kCommands) names.push_back(c.name);
+  return openge::options::did_you_mean_suffix(openge::options::closest_names(typed, names));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,9 +56,14 @@ int main(int argc, char** argv) {
     print_usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
+  if (!std::strcmp(argv[1], "--version") || !std::strcmp(argv[1], "-V") || !std::strcmp(argv[1], "version")) {
+    std::printf("openge %s\n", OPENGE_VERSION);
+    return 0;
+  }
   for (const auto& c : kCommands)
     if (argv[1] == std::string(c.name)) return c.run(argc, argv);
-  std::fprintf(stderr, "openge: unknown command '%s'\n", argv[1]);
-  print_usage(stderr);
-  return 2;
+  // One line: the mistake and its fix; the command list is one `openge --help` away.
+  std::fprintf(stderr, "openge: unknown command '%s'%s; openge --help lists the commands\n", argv[1],
+               command_suggestion(argv[1]).c_str());
+  return 1;
 }

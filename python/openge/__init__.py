@@ -1,4 +1,4 @@
-"""OpenGE from Python: configure with page 002's ``npu.global_options()`` lines and run ONNX
+"""OpenGE from Python: configure with TF-adapter ``npu.global_options()`` lines and run ONNX
 models on NumPy arrays.
 
     from openge import npu
@@ -7,7 +7,8 @@ models on NumPy arrays.
     session = openge.Session("model.onnx")
     (y,) = session.run(None, {"x": numpy.ones((1, 3), numpy.float32)})
 
-Names: Session, TensorInfo, Trainer (training, graph_run_mode=1), compile (a model into a .oge that Session loads without recompiling),
+Names: Session, TensorInfo, InferenceSession, SessionOptions, get_available_providers, get_device
+(onnxruntime's names: ``import openge as ort`` runs an onnxruntime script), Trainer (training, graph_run_mode=1), compile (a model into a .oge that Session loads without recompiling),
 npu (global_options, NpuOptions), check_options, paths, explain,
 profile_report, explain_precision, dump_convert, compare, option_table, and the exceptions Error,
 OptionError, ModelError, InputError, RunError, DumpError, OptionWarning. bfloat16 tensors travel as numpy.uint16 arrays holding the bits.
@@ -16,6 +17,8 @@ from ._errors import DumpError, Error, InputError, ModelError, OptionError, Opti
 from . import _openge
 from . import npu
 from .session import Session, TensorInfo
+from .onnxruntime_api import (ExecutionMode, GraphOptimizationLevel, InferenceSession, RunOptions, SessionOptions,
+                              get_available_providers, get_device)
 from .trainer import Trainer
 from .offline import compile
 from .reports import CheckResult, PrecisionExplanation, check_options, explain, explain_precision, paths, profile_report
@@ -32,7 +35,8 @@ def option_table():
 
 __all__ = [
     "Error", "OptionError", "ModelError", "InputError", "RunError", "DumpError", "OptionWarning",
-    "Session", "TensorInfo", "Trainer", "compile", "npu", "check_options", "paths", "explain", "profile_report", "option_table",
+    "Session", "TensorInfo", "InferenceSession", "SessionOptions", "RunOptions", "GraphOptimizationLevel",
+    "ExecutionMode", "get_available_providers", "get_device", "Trainer", "compile", "npu", "check_options", "paths", "explain", "profile_report", "option_table",
     "CheckResult", "explain_precision", "PrecisionExplanation", "dump_convert", "ConvertSummary", "compare",
     "Comparison", "OpComparison",
     "__version__",

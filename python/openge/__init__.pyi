@@ -26,6 +26,8 @@ class TensorInfo(NamedTuple):
     dtype: str                          # "float32", "float16", "bfloat16", "int64", "bool", ...
     numpy_dtype: Optional[numpy.dtype]  # uint16 for bfloat16
     shape: Tuple[Optional[int], ...]    # None: fixed only at run time
+    @property
+    def type(self) -> str: ...          # onnxruntime's "tensor(float)"
 
 ModelSource = Union[str, os.PathLike[str], bytes, bytearray, memoryview]
 OptionsArg = Union[None, npu.NpuOptions, Mapping[str, Any]]
@@ -54,6 +56,54 @@ class Session:
     def precision_warnings(self) -> List[str]: ...
     def __enter__(self) -> "Session": ...
     def __exit__(self, *exc: Any) -> None: ...
+
+# onnxruntime's names (python/openge/onnxruntime_api.py): `import openge as ort` runs an onnxruntime script.
+class GraphOptimizationLevel(int):
+    ORT_DISABLE_ALL: int
+    ORT_ENABLE_BASIC: int
+    ORT_ENABLE_EXTENDED: int
+    ORT_ENABLE_ALL: int
+
+class ExecutionMode(int):
+    ORT_SEQUENTIAL: int
+    ORT_PARALLEL: int
+
+class SessionOptions:
+    intra_op_num_threads: int
+    inter_op_num_threads: int
+    graph_optimization_level: GraphOptimizationLevel
+    execution_mode: ExecutionMode
+    log_severity_level: int
+    log_verbosity_level: int
+    enable_profiling: bool
+    enable_mem_pattern: bool
+    enable_cpu_mem_arena: bool
+    optimized_model_filepath: str
+    logid: str
+    def __init__(self) -> None: ...
+    def add_session_config_entry(self, key: str, value: str) -> None: ...
+    def get_session_config_entry(self, key: str) -> str: ...
+
+class RunOptions:
+    log_severity_level: int
+    run_tag: str
+    terminate: bool
+    def __init__(self) -> None: ...
+
+class InferenceSession(Session):
+    def __init__(self, path_or_bytes: Union[str, os.PathLike[str], bytes], sess_options: Optional[SessionOptions] = ...,
+                 providers: Optional[Sequence[Union[str, Tuple[str, Dict[str, Any]]]]] = ...,
+                 provider_options: Optional[Sequence[Dict[str, Any]]] = ..., **kwargs: Any) -> None: ...
+    def get_providers(self) -> List[str]: ...
+    def get_provider_options(self) -> Dict[str, Dict[str, str]]: ...
+    def get_session_options(self) -> SessionOptions: ...
+    def set_providers(self, providers: Optional[Sequence[Any]] = ..., provider_options: Any = ...) -> None: ...
+    def run(self, output_names: Optional[Sequence[str]], input_feed: Mapping[str, numpy.ndarray],
+            run_options: Optional[RunOptions] = ...) -> List[numpy.ndarray]: ...
+    def get_overridable_initializers(self) -> List[TensorInfo]: ...
+
+def get_available_providers() -> List[str]: ...
+def get_device() -> str: ...
 
 class Trainer:
     feeds: List[TensorInfo]

@@ -71,7 +71,7 @@ def check_assignments(values: Dict[str, Any], origin: str) -> List[Tuple[str, st
 
 
 class NpuOptions:
-    """A configuration: the fields of page 002's ``npu.global_options()``.
+    """A configuration: the fields of the TF adapter's ``npu.global_options()``.
 
     ``npu.global_options()`` returns the process-wide instance; ``NpuOptions()`` makes an
     independent one (for ``Session(model, options=...)``). Assign fields as attributes (a group

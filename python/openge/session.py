@@ -19,7 +19,7 @@ class TensorInfo(NamedTuple):
     """A model input or output.
 
     name: the ONNX name. dtype: the engine's type name ("float32", "float16", "bfloat16",
-    "int64", "bool", ...). numpy_dtype: the NumPy dtype of its arrays (uint16 for bfloat16,
+    "int64", "bool", ...); type: onnxruntime's string for it ("tensor(float)"). numpy_dtype: the NumPy dtype of its arrays (uint16 for bfloat16,
     whose arrays hold the bits). shape: one entry per dimension, None where it is fixed
     only at run time.
     """
@@ -28,6 +28,15 @@ class TensorInfo(NamedTuple):
     dtype: str
     numpy_dtype: Optional[numpy.dtype]
     shape: Tuple[Optional[int], ...]
+
+    @property
+    def type(self) -> str:
+        """onnxruntime's type string: 'tensor(float)', 'tensor(int64)', 'tensor(float16)', ..."""
+        return f"tensor({_ORT_ELEMENT_TYPES.get(self.dtype, self.dtype)})"
+
+
+# The engine's dtype names as onnxruntime writes them inside 'tensor(...)'.
+_ORT_ELEMENT_TYPES = {"float32": "float", "float64": "double"}
 
 
 ModelSource = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]

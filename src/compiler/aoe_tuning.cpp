@@ -4,6 +4,7 @@
 // the aoe_data folder (aoe/tuning_record.h).
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <utility>
@@ -61,6 +62,14 @@ Status ExecutableBuilder::finish_tuning(aoe::TunedSelection& tuning, double star
                               std::to_string(stats.knowledge_base_hits) + " of " +
                               std::to_string(stats.tunable_operators) + " tunable operators hit");
   if (!stats.tuning) {
+    // A knowledge base left by an earlier tuning changes a compile that asked for no tuning:
+    // said once per compile on stderr, never silently.
+    if (stats.knowledge_base_hits > 0 || stats.subgraph_hit)
+      std::fprintf(stderr,
+                   "openge: the AOE knowledge base %s changed this compile (%d of %d tunable operators took tuned "
+                   "kernels%s); move it away or set aoe_config.work_path elsewhere to compile without it\n",
+                   stats.knowledge_base_path.c_str(), stats.knowledge_base_hits, stats.tunable_operators,
+                   stats.subgraph_hit ? ", and its pass choice for this graph applied" : "");
     report_.tuning_stats = stats;
     return Status::Ok();
   }

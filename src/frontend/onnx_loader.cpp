@@ -446,8 +446,10 @@ Result<Graph> load_model(const void* data, size_t size, const std::string& sourc
   // held twice (file and protobuf); otherwise whole.
   ModelWithoutWeights outside;
   if (!outside.parse(data, size, pages, model))
-    return invalid_model(where + ": not a valid ONNX protobuf (the file is corrupt or truncated)");
-  if (!model.has_graph()) return invalid_model(where + ": the file has no graph (is it an ONNX model?)");
+    return invalid_model(where + " is not an ONNX model (not a valid ONNX protobuf: the file is of another format, "
+                         "corrupt or truncated); give the .onnx file the model was exported to");
+  if (!model.has_graph())
+    return invalid_model(where + " is not an ONNX model (it has no graph); give the .onnx file the model was exported to");
   Loader loader(source_name, base_dir);
   auto graph = loader.load(model, &outside);
   if (!graph.ok()) return graph.status().with_context(where);

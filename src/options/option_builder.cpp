@@ -9,6 +9,19 @@
 #include "options/options_file.h"
 
 namespace openge::options {
+namespace {
+
+// "o.py: 3 lines that set no option skipped (lines 1, 2, 9)": a pasted script's session
+// setup is passed over, and said so.
+std::string skipped_lines_note(const std::string& path, const std::vector<int>& lines) {
+  std::string list;
+  for (size_t i = 0; i < lines.size() && i < 10; ++i) list += (i ? ", " : "") + std::to_string(lines[i]);
+  if (lines.size() > 10) list += ", ...";
+  return path + ": " + std::to_string(lines.size()) + (lines.size() == 1 ? " line that sets" : " lines that set") +
+         " no option skipped (line" + (lines.size() == 1 ? " " : "s ") + list + ")";
+}
+
+}  // namespace
 
 // Friend of OptionSet: the only code that writes one.
 class OptionSetBuilder {
@@ -33,6 +46,7 @@ class OptionSetBuilder {
     for (const auto& path : in_.option_files) {
       auto parsed = read_options_file(path);
       for (const auto& e : parsed.errors) report_.errors.push_back({"--options-file", path, e});
+      if (!parsed.skipped_lines.empty()) report_.warnings.push_back(skipped_lines_note(path, parsed.skipped_lines));
       for (const auto& a : parsed.assignments)
         assign(a.name, a.value, Source::kFile, path + ":" + std::to_string(a.line));
     }
@@ -81,7 +95,7 @@ class OptionSetBuilder {
       if (small.source != Source::kDefault && small.value != "1")
         report_.warnings.push_back("enable_small_channel=" + small.value +
                                    " is ignored: in online inference (graph_run_mode=0) it is not user-configurable "
-                                   "and is always 1 (OPT-enable_small_channel-3)");
+                                   "and is always 1");
       if (small.source != Source::kDefault) small = OptionValue{"1", Source::kDefault, "forced by graph_run_mode=0"};
     }
     // NPU_COLLECT_PATH switches the exception dump on unless the user decided (NPU-6).

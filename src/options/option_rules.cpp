@@ -159,7 +159,7 @@ void check_option_rules(const OptionSet& s, std::vector<Problem>& errors, std::v
   // customize_dtypes has no effect under must_keep_origin_dtype (OPT-customize_dtypes-2; origin too, AMB-12).
   if (s.has_value("customize_dtypes") && (effective_pm == "must_keep_origin_dtype" || v2 == "origin"))
     warnings.push_back("customize_dtypes is ignored: precision_mode" + std::string(v2 == "origin" ? "_v2=origin" :
-                       "=must_keep_origin_dtype") + " keeps every operator's original dtype (OPT-customize_dtypes-2)");
+                       "=must_keep_origin_dtype") + " keeps every operator's original dtype");
 
   // Dumps (OPT-dump_config.*).
   const bool dump = s.get_bool("dump_config.enable_dump"), debug = s.get_bool("dump_config.enable_dump_debug");
@@ -174,8 +174,7 @@ void check_option_rules(const OptionSet& s, std::vector<Problem>& errors, std::v
   if (s.has_value("op_precision_mode")) {
     for (const char* k : {"op_select_implmode", "optypelist_for_implmode"})
       if (s.has_value(k))
-        warnings.push_back(std::string(k) + " is ignored: op_precision_mode is set and takes precedence "
-                                            "(OPT-op_precision_mode-8)");
+        warnings.push_back(std::string(k) + " is ignored: op_precision_mode is set and takes precedence");
   } else if (s.has_value("optypelist_for_implmode") && !s.has_value("op_select_implmode")) {
     errors.push_back({"optypelist_for_implmode", s.get("optypelist_for_implmode"),
                       "must be used together with op_select_implmode"});
@@ -186,18 +185,18 @@ void check_option_rules(const OptionSet& s, std::vector<Problem>& errors, std::v
   if ((debug_level || debug_cfg) && s.user_set("op_compiler_cache_mode") && s.get("op_compiler_cache_mode") != "disable")
     warnings.push_back("op_compiler_cache_mode=" + s.get("op_compiler_cache_mode") + " is ignored: " +
                        (debug_level ? "op_debug_level is non-zero" : "op_debug_config is set") +
-                       ", so the compile cache is off (OPT-op_compiler_cache_mode-9)");
+                       ", so the compile cache is off");
 
   // NPU_COLLECT_PATH forces online compilation (NPU-14, AMB-27).
   if (s.has_value("NPU_COLLECT_PATH") && s.user_set("jit_compile") && s.get("jit_compile") != "true")
     warnings.push_back("jit_compile=" + s.get("jit_compile") +
-                       " is overridden: NPU_COLLECT_PATH is set, so operators are compiled online (NPU-14)");
+                       " is overridden: NPU_COLLECT_PATH is set, so operators are compiled online");
 
   // Timeouts vs HCCL_EXEC_TIMEOUT (OPT-stream_sync_timeout-3, AMB-33: warn; seconds vs ms).
   const int64_t sst = s.get_int("stream_sync_timeout", -1);
   if (s.has_value("HCCL_EXEC_TIMEOUT") && sst != -1 && sst <= s.get_int("HCCL_EXEC_TIMEOUT") * 1000)
     warnings.push_back("stream_sync_timeout=" + std::to_string(sst) + " ms is not larger than HCCL_EXEC_TIMEOUT=" +
-                       s.get("HCCL_EXEC_TIMEOUT") + " s; in cluster training it must be (OPT-stream_sync_timeout-3)");
+                       s.get("HCCL_EXEC_TIMEOUT") + " s; in cluster training it must be");
 
   // Profiling options and their requirements (C.3, ENV-12/13, PROF-4, AMB-2: whole-object replace).
   std::optional<ProfilingOptions> prof;
@@ -215,7 +214,7 @@ void check_option_rules(const OptionSet& s, std::vector<Problem>& errors, std::v
     if (!has_output && !s.has_value("ASCEND_WORK_PATH"))
       errors.push_back({"profiling_config.profiling_options", s.get("profiling_config.profiling_options"),
                         "profiling needs an output folder: set \"output\" in profiling_options (or PROFILING_OPTIONS) "
-                        "or the ASCEND_WORK_PATH environment variable (ENV-13)"});
+                        "or the ASCEND_WORK_PATH environment variable"});
   }
   // DUMP_GRAPH_LEVEL without DUMP_GE_GRAPH does nothing.
   if (s.user_set("DUMP_GRAPH_LEVEL") && !s.has_value("DUMP_GE_GRAPH"))

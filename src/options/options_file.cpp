@@ -1,8 +1,10 @@
 #include "options/options_file.h"
 
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "options/config_files.h"
+#include "options/option_table.h"
 
 namespace openge::options {
 namespace {
@@ -178,7 +180,58 @@ std::string parse_tf_line(std::string_view line, FileAssignment& a, int& col) {
   return "";
 }
 
+// TF1's session-config form: PREFIX.parameter_map["NAME"].s = tf.compat.as_bytes("VALUE"),
+// .b = True|False, .i = INTEGER, .f = NUMBER. Returns "" or the error.
+std::string parse_parameter_map_line(std::string_view line, FileAssignment& a) {
+  static const std::regex kLine(
+      R"(^\s*[A-Za-z_][\w.]*\.parameter_map\[\s*(['"])([^'"]+)\1\s*\]\.([sbif])\s*=\s*(.*?)\s*(#[^'"]*)?$)");
+  static const std::regex kBytes(R"(^(?:[A-Za-z_][\w.]*\(\s*b?(['"])(.*)\1\s*\)|b?(['"])(.*)\3)$)");
+  static const std::regex kInteger(R"(^[+-]?\d+$)");
+  static const std::regex kNumber(R"(^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$)");
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_match(line.begin(), line.end(), m, kLine))
+    return "expected custom_op.parameter_map[\"NAME\"].s|b|i|f = VALUE";
+  a.name = m[2].str();
+  a.column = static_cast<int>(m.position(2)) + 1;
+  const std::string kind = m[3].str(), value = m[4].str();
+  std::smatch v;
+  if (kind == "s") {
+    if (!std::regex_match(value, v, kBytes))
+      return ".s needs a string: tf.compat.as_bytes(\"VALUE\") or \"VALUE\", got " + value;
+    a.value = v[2].matched ? v[2].str() : v[4].str();
+  } else if (kind == "b") {
+    if (value != "True" && value != "False") return ".b needs True or False, got " + value;
+    a.value = value;
+  } else if (kind == "i") {
+    if (!std::regex_match(value, kInteger)) return ".i needs an integer, got " + value;
+    a.value = value[0] == '+' ? value.substr(1) : value;
+  } else {
+    if (!std::regex_match(value, kNumber)) return ".f needs a number, got " + value;
+    a.value = value;
+  }
+  return "";
+}
+
+// TF1 session keys that choose how TensorFlow hands the graph to the NPU (offline execution,
+// mixed host/NPU compilation, loop sinking, data preprocessing on the device): a CPU engine runs
+// the whole graph itself, so a script's lines for them are skipped like its other setup lines.
+constexpr std::string_view kTf1SessionOnlyKeys[] = {"use_off_line", "mix_compile_mode", "iterations_per_loop",
+                                                    "enable_data_pre_proc"};
+
+bool is_session_only_key(const std::string& name) {
+  for (auto k : kTf1SessionOnlyKeys)
+    if (name == k) return true;
+  return false;
+}
+
+bool is_parameter_map_line(std::string_view line) { return line.find("parameter_map[") != std::string_view::npos; }
+bool is_global_options_line(std::string_view line) { return line.find("global_options().") != std::string_view::npos; }
+
 void parse_tf_lines(std::string_view text, const std::string& source, ParsedOptionsFile& out) {
+  // A pasted script sets its options through global_options() or parameter_map[...]; its other
+  // lines (session setup, custom_op.name = ...) are skipped rather than read as options.
+  const bool script = text.find("global_options().") != std::string_view::npos ||
+                      text.find("parameter_map[") != std::string_view::npos;
   int line_no = 0;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -200,7 +253,24 @@ void parse_tf_lines(std::string_view text, const std::string& source, ParsedOpti
     FileAssignment a;
     a.line = line_no;
     int col = 1;
-    const std::string err = parse_tf_line(line, a, col);
+    std::string err;
+    if (is_parameter_map_line(line)) {
+      err = parse_parameter_map_line(line, a);
+      if (err.empty() && is_session_only_key(a.name)) {
+        out.skipped_lines.push_back(line_no);
+        if (end == text.size()) break;
+        continue;
+      }
+    } else {
+      err = parse_tf_line(line, a, col);
+      // In a pasted script, a line that does not assign a known option (config = tf.ConfigProto(),
+      // custom_op.name = "NpuOptimizer") is the script's own and is passed over.
+      if (script && !is_global_options_line(line) && !find_option(a.name)) {
+        out.skipped_lines.push_back(line_no);
+        if (end == text.size()) break;
+        continue;
+      }
+    }
     if (!err.empty()) out.errors.push_back(where(source, line_no, col) + err);
     else if (a.value != "None") out.assignments.push_back(a);
     if (end == text.size()) break;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "options/config_files.h"
 #include "options/did_you_mean.h"
 #include "options/option_table.h"
 #include "options/value_parsers.h"
@@ -11,6 +12,20 @@ namespace openge::options {
 namespace {
 
 using Json = nlohmann::json;
+
+// A JSON syntax error as a user reads it: where, what was expected, and the usual cause; without
+// the parser's exception name and its "last read" echo.
+std::string plain_json_error(const Json::exception& e, std::string_view text) {
+  std::string reason = json_error_reason(e.what());
+  if (const auto lr = reason.find("; last read: "); lr != std::string::npos) {
+    const auto end = reason.find("; ", lr + 13);
+    reason.erase(lr, end == std::string::npos ? std::string::npos : end - lr);
+  }
+  std::string where;
+  if (const auto* pe = dynamic_cast<const Json::parse_error*>(&e))
+    where = " at column " + std::to_string(line_column(text, pe->byte).second);
+  return "not valid JSON" + where + " (" + reason + "); keys and string values need double quotes";
+}
 
 enum class KeyKind { kPath, kStorage, kOnOff, kTrace, kAicpu, kName, kMetrics, kFreq, kLlc, kHostSys };
 
@@ -81,7 +96,7 @@ Result<ProfilingOptions> parse_profiling_options(std::string_view json_text) {
   try {
     j = Json::parse(json_text.begin(), json_text.end());
   } catch (const Json::exception& e) {
-    return invalid_argument(std::string("not valid JSON: ") + e.what());
+    return invalid_argument(plain_json_error(e, json_text));
   }
   if (!j.is_object()) return invalid_argument("must be a JSON object {\"key\": \"value\", ...}");
   ProfilingOptions out;
@@ -100,7 +115,7 @@ std::optional<ProfilingOptions> check_profiling_options(std::string_view json_te
   try {
     j = Json::parse(json_text.begin(), json_text.end());
   } catch (const Json::exception& e) {
-    errors.push_back({parameter, std::string(json_text), std::string("not valid JSON: ") + e.what()});
+    errors.push_back({parameter, std::string(json_text), plain_json_error(e, json_text)});
     return std::nullopt;
   }
   if (!j.is_object()) {
@@ -192,7 +207,7 @@ std::optional<ProfilingOptions> check_profiling_options(std::string_view json_te
       if (out.has(k)) clash += std::string(clash.empty() ? "" : ", ") + k;
     if (!clash.empty())
       bad("instr_profiling_freq", out.get("instr_profiling_freq"),
-          "cannot be collected together with " + clash + " (mutually exclusive; AMB-4: rejected)");
+          "cannot be collected together with " + clash + " (they are mutually exclusive)");
   }
   if (out.has("task_trace") && out.has("task_time") && out.get("task_trace") != out.get("task_time"))
     bad("task_time", out.get("task_time"),
@@ -201,7 +216,9 @@ std::optional<ProfilingOptions> check_profiling_options(std::string_view json_te
   if (ctx.graph_run_mode == 1) {
     for (const char* k : {"task_trace", "task_time"})
       if (out.get(k) == "on" && out.get("training_trace") != "on" && !was_rejected("training_trace"))
-        bad(k, "on", "in training, task_trace=on requires training_trace=on");
+        bad(k, "on",
+            "in training (graph_run_mode=1, the default) " + std::string(k) + "=on requires training_trace=on: add "
+            "\"training_trace\":\"on\", or set graph_run_mode=0 for an inference run");
   }
   return out;
 }

@@ -1,5 +1,7 @@
 #include "precision/soc_profile.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -349,6 +351,13 @@ std::string default_opp_root(const std::string& ascend_opp_path_env) {
   if (!ec) {
     const fs::path installed = exe.parent_path().parent_path() / "share" / "openge" / "opp";
     if (fs::is_directory(installed / kConfigDir, ec)) return installed.string();
+  }
+  // The Python package carries opp/ beside its native module (a wheel installs anywhere, and
+  // the interpreter's own folder says nothing about where).
+  Dl_info self{};
+  if (::dladdr(reinterpret_cast<const void*>(&default_opp_root), &self) != 0 && self.dli_fname != nullptr) {
+    const fs::path beside = fs::path(self.dli_fname).parent_path() / "opp";
+    if (fs::is_directory(beside / kConfigDir, ec)) return beside.string();
   }
 #ifdef OPENGE_SOURCE_OPP_DIR
   return OPENGE_SOURCE_OPP_DIR;

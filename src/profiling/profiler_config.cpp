@@ -91,7 +91,7 @@ Result<ProfilerConfig> profiler_config_from_options(const options::OptionSet& op
   if (where.path.empty())
     return invalid_argument(
         "profiling is on but has no output folder: set \"output\" in profiling_options (or PROFILING_OPTIONS) or the "
-        "ASCEND_WORK_PATH environment variable (ENV-13)");
+        "ASCEND_WORK_PATH environment variable");
   c.output_dir = where.path;
   c.output_rule = where.rule;
   c.create_output_dir = paths::chosen_by_work_path(where);

@@ -205,9 +205,20 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
     const Value& value = impl->graph.values[static_cast<size_t>(v)];
     impl->inputs.push_back({value.name, value.dtype, value.shape.value_or(Shape{}), value.kind});
   }
-  for (int v : impl->graph.outputs) {
-    const Value& value = impl->graph.values[static_cast<size_t>(v)];
-    impl->outputs.push_back({value.name, value.dtype, value.shape.value_or(Shape{}), value.kind});
+  for (size_t i = 0; i < impl->graph.outputs.size(); ++i) {
+    const Value& value = impl->graph.values[static_cast<size_t>(impl->graph.outputs[i])];
+    TensorInfo info{value.name, value.dtype, value.shape.value_or(Shape{}), value.kind};
+    // Before the first compile an output's value may carry no type yet; the model file's
+    // declaration does, and that is what a caller asking for the outputs expects to see.
+    if (i < impl->graph.declared_outputs.size()) {
+      const Graph::DeclaredType& declared = impl->graph.declared_outputs[i];
+      if (info.dtype == DType::kUndefined && declared.dtype != DType::kUndefined) {
+        info.dtype = declared.dtype;
+        info.kind = declared.kind;
+      }
+      if (!value.shape && declared.shape) info.shape = *declared.shape;
+    }
+    impl->outputs.push_back(std::move(info));
   }
   if (profiling) {
     auto profiler = profiling::Profiler::create(std::move(*profiling));

@@ -188,5 +188,68 @@ TEST(OptionsFile, ProblemsInFilesComeBackAsOptionsFileProblems) {
   EXPECT_TRUE(has_error(r, "--options-file", "bad.py:1:16"));
 }
 
+// A TF1 training script pasted whole: the session-config lines set options, the rest of the
+// script is skipped and each skipped line is reported by number.
+TEST(OptionsFile, Tf1ParameterMapScriptIsReadAndItsOtherLinesSkipped) {
+  auto p = parse_options_text(
+      "import tensorflow as tf\n"
+      "from npu_bridge.npu_init import *\n"
+      "config = tf.ConfigProto()\n"
+      "custom_op = config.graph_options.rewrite_options.custom_optimizers.add()\n"
+      "custom_op.name = \"NpuOptimizer\"\n"
+      "custom_op.parameter_map[\"use_off_line\"].b = True\n"
+      "custom_op.parameter_map[\"precision_mode\"].s = tf.compat.as_bytes(\"allow_mix_precision\")\n"
+      "custom_op.parameter_map['enable_dump'].b = True\n"
+      "custom_op.parameter_map[\"dump_step\"].s = b\"0|5\"  # steps\n"
+      "custom_op.parameter_map[\"stream_sync_timeout\"].i = 600\n"
+      "config.graph_options.rewrite_options.remapping = RewriterConfig.OFF\n"
+      "with tf.Session(config=config) as sess:\n"
+      "    sess.run(train_op)\n",
+      "train.py");
+  ASSERT_TRUE(p.errors.empty()) << p.errors.front();
+  ASSERT_EQ(p.assignments.size(), 4u);
+  EXPECT_EQ(p.assignments[0].name, "precision_mode");
+  EXPECT_EQ(p.assignments[0].value, "allow_mix_precision");
+  EXPECT_EQ(p.assignments[0].line, 7);
+  EXPECT_EQ(p.assignments[1].name, "enable_dump");
+  EXPECT_EQ(p.assignments[1].value, "True");
+  EXPECT_EQ(p.assignments[2].value, "0|5");
+  EXPECT_EQ(p.assignments[3].value, "600");
+  EXPECT_EQ(p.skipped_lines, (std::vector<int>{3, 4, 5, 6, 11, 12, 13}));
+}
+
+TEST(OptionsFile, ParameterMapValueOfTheWrongFormIsAnError) {
+  auto p = parse_options_text("custom_op.parameter_map[\"enable_dump\"].b = 1\n"
+                              "custom_op.parameter_map[\"precision_mode\"].s = allow_mix_precision\n",
+                              "t.py");
+  ASSERT_EQ(p.errors.size(), 2u);
+  EXPECT_NE(p.errors[0].find(".b needs True or False"), std::string::npos) << p.errors[0];
+  EXPECT_NE(p.errors[1].find(".s needs a string"), std::string::npos) << p.errors[1];
+}
+
+// In a script, a line that names a known option but is malformed is still an error, not skipped.
+TEST(OptionsFile, MalformedOptionLineInAScriptIsStillAnError) {
+  auto p = parse_options_text("npu.global_options().deterministic=1\nprecision_mode = allow_mix\nx = foo()\n", "s.py");
+  ASSERT_EQ(p.errors.size(), 1u);
+  EXPECT_EQ(p.errors[0].rfind("s.py:2:", 0), 0u) << p.errors[0];
+  EXPECT_EQ(p.skipped_lines, (std::vector<int>{3}));
+}
+
+// A plain NAME = VALUE file is no script: a line that is not an option stays an error.
+TEST(OptionsFile, PlainFileDoesNotSkipLines) {
+  auto p = parse_options_text("precision_mode = \"force_fp32\"\nconfig = tf.ConfigProto()\n", "p.py");
+  EXPECT_EQ(p.errors.size(), 1u);
+  EXPECT_TRUE(p.skipped_lines.empty());
+}
+
+TEST(OptionsFile, SkippedLinesAreReportedAsAWarning) {
+  TempDir d;
+  auto r = build({}, {}, {d.file("t.py", "config = tf.ConfigProto()\nnpu.global_options().deterministic=1\nsess = s()\n")});
+  ASSERT_TRUE(r.errors.empty());
+  bool reported = false;
+  for (const auto& w : r.warnings) reported = reported || w.find("t.py: 2 lines that set no option skipped (lines 1, 3)") != std::string::npos;
+  EXPECT_TRUE(reported);
+}
+
 }  // namespace
 }  // namespace openge::options::test

@@ -1,0 +1,127 @@
+"""openge atc: command lines in the form of CANN's ATC documentation run with `atc` replaced by
+`openge atc` (compile, --mode=1, --mode=3, debug_dir, a flag with no CPU meaning, a typo)."""
+import json
+import shlex
+import subprocess
+
+import numpy
+import onnx
+import onnx.utils
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from conftest import DEMO_MODEL, cli_path, model_bytes
+
+
+def atc(line: str, cwd):
+    """Runs a documented ATC line with its leading `atc` replaced by `openge atc`."""
+    words = shlex.split(line)
+    assert words[0] == "atc"
+    return subprocess.run([str(cli_path()), "atc", *words[1:]], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def eltwise_model(tmp_path):
+    """A static model whose vector ops are fused into one group and compiled online (kernel_meta)."""
+    c = numpy_helper.from_array(numpy.full((1, 256), 0.5, numpy.float32), "c")
+    path = tmp_path / "eltwise.onnx"
+    path.write_bytes(model_bytes(
+        [helper.make_node("Add", ["x", "c"], ["a"]), helper.make_node("Relu", ["a"], ["r"]),
+         helper.make_node("Mul", ["r", "c"], ["m"]), helper.make_node("Sigmoid", ["m"], ["y"])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 256])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 256])], [c]))
+    return path
+
+
+def test_compile_with_input_shape_and_precision_options_appends_the_extension(tmp_path):
+    done = atc(f'atc --framework=5 --model={DEMO_MODEL} --output=out/demo_bs1 --input_format=NCHW '
+               f'--input_shape="image:1,3,32,32" --log=error --soc_version=Ascend310P3 '
+               f'--precision_mode=allow_mix_precision --op_select_implmode=high_precision', tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / "demo_bs1.oge").is_file()
+    assert not (tmp_path / "out" / "demo_bs1").exists()
+    assert "option precision_mode = allow_mix_precision" in done.stdout
+    assert "option soc_version = Ascend310P" in done.stdout
+    assert "using the Ascend310P profile" in done.stderr
+
+
+def test_mode_1_writes_the_compiled_model_as_json(tmp_path):
+    assert atc(f"atc --model={DEMO_MODEL} --framework=5 --output=demo --soc_version=Ascend910B", tmp_path).returncode == 0
+    done = atc("atc --mode=1 --om=demo.om --json=demo.json", tmp_path)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads((tmp_path / "demo.json").read_text())
+    assert doc["header"]["options"]["soc_version"] == "Ascend910B"
+    assert [i["name"] for i in doc["graph"]["input"]] == ["image"]
+    assert doc["graph"]["input"][0]["shape"] == [1, 3, 32, 32]
+    nodes = {n["name"]: n["type"] for n in doc["graph"]["node"]}
+    # The compiled graph: the model's conv1 is there, fused with what followed it.
+    assert nodes.get("conv1") == "FusedConv", nodes
+
+
+def test_mode_3_prechecks_into_the_check_report(tmp_path):
+    done = atc(f"atc --mode=3 --framework=5 --model={DEMO_MODEL} --soc_version=Ascend910B1 "
+               f"--check_report={tmp_path}/report.json", tmp_path)
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report  # the precheck's own format; its content is tested with openge check
+
+
+# ENV-19's chain is wired (--debug_dir is the debug_dir option, which decides kernel_meta's folder),
+# but openge compile stops after the graph rewrites: the generated kernels, and with them
+# kernel_meta, are built at the model's first run. Strict, so that the marker goes once compile
+# builds the kernels into the .oge.
+@pytest.mark.xfail(strict=True, reason="openge compile builds no kernels yet (they are built at the first run)")
+def test_ENV_19_debug_dir_holds_kernel_meta(tmp_path, eltwise_model):
+    debug = tmp_path / "debug_info"
+    done = atc(f"atc --model={eltwise_model} --framework=5 --output={tmp_path}/elt --soc_version=Ascend910B "
+               f"--op_debug_level=1 --debug_dir={debug}", tmp_path)
+    assert done.returncode == 0, done.stderr
+    meta = debug / "kernel_meta"
+    assert meta.is_dir(), done.stdout + done.stderr
+    assert any(p.suffix == ".so" for p in meta.iterdir())
+    assert not (tmp_path / "kernel_meta").exists()
+
+
+def test_flag_without_cpu_meaning_is_accepted_with_one_line(tmp_path):
+    done = atc(f"atc --model={DEMO_MODEL} --framework=5 --output=demo --soc_version=Ascend910B "
+               f"--insert_op_conf=insert_op.cfg", tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if "insert_op_conf" in line]
+    assert len(lines) == 1 and "does not apply on a CPU" in lines[0]
+    assert (tmp_path / "demo.oge").is_file()
+
+
+def test_typo_is_refused_with_did_you_mean_before_compiling(tmp_path):
+    done = atc(f"atc --model={DEMO_MODEL} --framework=5 --output=demo --soc_verison=Ascend910B", tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.strip().count("\n") == 0
+    assert "did you mean --soc_version?" in done.stderr
+    assert not (tmp_path / "demo.oge").exists()
+
+
+def test_other_frameworks_are_refused_naming_onnx(tmp_path):
+    done = atc("atc --model=resnet50.pb --framework=3 --output=out --soc_version=Ascend910B", tmp_path)
+    assert done.returncode == 1
+    assert "--framework=5" in done.stderr
+
+
+def test_out_nodes_compiles_those_nodes_outputs(tmp_path):
+    """--out_nodes gives the same outputs as the model cut there by onnx.utils.extract_model."""
+    done = atc(f'atc --model={DEMO_MODEL} --framework=5 --output=cut --soc_version=Ascend910B '
+               f'--out_nodes="pool1:0;conv3:0"', tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert not [p for p in DEMO_MODEL.parent.iterdir() if p.name.startswith(".")], "the edited copy is removed"
+    onnx.utils.extract_model(str(DEMO_MODEL), str(tmp_path / "extracted.onnx"), ["image"], ["p1", "c3"])
+    x = numpy.random.default_rng(1).random((1, 3, 32, 32), dtype=numpy.float32)
+    numpy.save(tmp_path / "x.npy", x)
+    for model, out in (("cut.oge", "a"), ("extracted.onnx", "b")):
+        ran = subprocess.run([str(cli_path()), "run", "--model", model, "--input", "x.npy", "--output", out,
+                              "--outfmt", "NPY", "--option", "soc_version=Ascend910B"],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert ran.returncode == 0, ran.stderr
+    for i in (0, 1):
+        a, b = numpy.load(tmp_path / "a" / f"output_{i}.npy"), numpy.load(tmp_path / "b" / f"output_{i}.npy")
+        assert a.shape == b.shape == (1, 16, 16, 16)
+        numpy.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    bad = atc(f'atc --model={DEMO_MODEL} --framework=5 --output=bad --soc_version=Ascend910B --out_nodes="pool9:0"', tmp_path)
+    assert bad.returncode == 1 and "no node 'pool9'" in bad.stderr
