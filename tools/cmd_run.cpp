@@ -1,4 +1,10 @@
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -36,16 +42,41 @@ std::vector<FlagSpec> run_flags() {
   return flags;
 }
 
+// The outputs are published as a set: each file is written to "<name>.tmp.<pid>" first, and all
+// are renamed into place while this process holds an flock on the folder, so processes writing
+// into the same --outputs never leave a .pb of one run beside a .npy of another. A killed run's
+// temporaries are removed by the next write into the folder (io/stale_temporaries.h).
 Status write_outputs(const Session& session, const std::vector<Tensor>& outputs, const std::string& dir) {
   OPENGE_RETURN_IF_ERROR(make_directories(dir, kFolderMode).with_context("--outputs " + dir));
+  const std::string pending_suffix = ".tmp." + std::to_string(::getpid());
+  std::vector<std::string> finals;
+  auto discard = [&] {
+    for (const std::string& f : finals) ::unlink((f + pending_suffix).c_str());
+  };
   for (size_t i = 0; i < outputs.size(); ++i) {
     const std::string base = (fs::path(dir) / ("output_" + std::to_string(i))).string();
-    OPENGE_RETURN_IF_ERROR(write_value_pb(outputs[i], session.outputs()[i].name, base + ".pb"));
+    finals.push_back(base + ".pb");
+    Status s = write_value_pb(outputs[i], session.outputs()[i].name, finals.back() + pending_suffix);
     // .npy holds numbers: a sequence, an optional or strings exist only as .pb.
-    if (outputs[i].is_tensor() && outputs[i].dtype() != DType::kString)
-      OPENGE_RETURN_IF_ERROR(write_npy(outputs[i], base + ".npy"));
+    if (s.ok() && outputs[i].is_tensor() && outputs[i].dtype() != DType::kString) {
+      finals.push_back(base + ".npy");
+      s = write_npy(outputs[i], finals.back() + pending_suffix);
+    }
+    if (!s.ok()) return discard(), s;
   }
-  return Status::Ok();
+  const int folder = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (folder < 0 || ::flock(folder, LOCK_EX) != 0) {
+    const Status s = io_error("--outputs " + dir + ": cannot lock the folder: " + std::strerror(errno));
+    if (folder >= 0) ::close(folder);
+    return discard(), s;
+  }
+  Status published = Status::Ok();
+  for (const std::string& f : finals)
+    if (published.ok() && ::rename((f + pending_suffix).c_str(), f.c_str()) != 0)
+      published = io_error("--outputs: cannot rename " + f + pending_suffix + " to " + f + ": " + std::strerror(errno));
+  ::close(folder);  // releases the flock
+  if (!published.ok()) discard();
+  return published;
 }
 
 int fail(const Status& s) { return report_error("run", s); }
