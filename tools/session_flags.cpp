@@ -6,6 +6,7 @@
 
 #include "cli_errors.h"
 #include "options_cli.h"
+#include "base/bounded_text.h"
 #include "base/file_modes.h"
 
 namespace openge::cli {
@@ -71,7 +72,7 @@ std::optional<SessionOptions> session_options_from_flags(const char* command, co
   if (!profile.ok()) return report_error(command, profile.status()), std::nullopt;
   auto config = option_set_from_args(args, env, *profile);
   if (!config.ok()) {
-    std::fprintf(stderr, "openge %s: invalid options:\n%s\n", command, config.status().message().c_str());
+    std::fprintf(stderr, "openge %s: invalid options:\n%s\n", command, bound_text(config.status().message()).c_str());
     return std::nullopt;
   }
   for (const auto& w : config->warnings()) std::fprintf(stderr, "openge %s: warning: %s\n", command, w.c_str());

@@ -9,6 +9,7 @@
 
 #include "base/file_modes.h"
 #include "dump/dump_log.h"
+#include "io/stale_temporaries.h"
 #include "dump/overflow_check.h"
 #include <nlohmann/json.hpp>
 #include "paths/data_dump_layout.h"
@@ -27,6 +28,10 @@ std::string claim_session_dir(const std::string& dump_path, std::time_t when) {
   static std::mutex mutex;
   static std::set<std::string> claimed;  // per-second folders this process created
   std::lock_guard<std::mutex> lock(mutex);
+  // Temporaries of killed dumping processes sit in iteration folders no later process writes
+  // into: the first session of each process removes them (<stamp>/<device>/<model>/<id>/<iteration>/).
+  static std::set<std::string> swept;
+  if (swept.insert(dump_path).second) remove_dead_temporaries_below(dump_path, 5);
   const std::string plain = paths::data_dump_session_dir(dump_path, when);
   if (claimed.count(plain)) return plain;
   if (::mkdir(plain.c_str(), kPrivateFolderMode) == 0) {
