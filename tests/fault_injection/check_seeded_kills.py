@@ -24,6 +24,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -107,7 +108,7 @@ class Profile(Writer):
 
 class Dump(Writer):
     def command(self):
-        return ["run", "--model", self.demo, "--threads", "1", "--iterations", "200", "--option",
+        return ["run", "--model", self.demo, "--threads", "1", "--iterations", "30", "--option",
                 "dump_config.enable_dump=True", "--option", "dump_config.dump_path=" + self.folder]
 
     def damaged(self):
@@ -115,8 +116,7 @@ class Dump(Writer):
                  if os.path.isfile(f) and not TEMPORARY.search(f) and not f.endswith(".json")]
         if not files:
             return []
-        out = os.path.join(self.work, "converted")
-        shutil.rmtree(out, ignore_errors=True)
+        out = tempfile.mkdtemp(prefix="converted_")  # off the folder (a small disk in check_disk_full.py)
         r = self.quiet(["dump", "convert", self.folder, "--to", "npy", "--output", out])
         shutil.rmtree(out, ignore_errors=True)
         return [] if r.returncode == 0 else ["a dump file does not read: " + r.stderr.strip()]

@@ -21,3 +21,21 @@ foreach(writer oge profile dump checkpoint knowledge_base cache)
                    --work ${OPENGE_FAULT_DIR}/kills_${writer})
   set_tests_properties(fault_seeded_kills_${writer} PROPERTIES TIMEOUT 600 LABELS fault)
 endforeach()
+
+# Every single-op ONNX backend case of a registered op with a zero batch axis in each input in
+# turn: no signal, no hang, one error line or outputs of the shape ONNX infers. Reads the
+# conformance suite's generated cases (generated there, or here when that test is not run).
+add_test(NAME fault_zero_batch_axis_sweep
+         COMMAND ${OPENGE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/zero_dim_sweep.py
+                 --openge $<TARGET_FILE:openge>
+                 --data ${CMAKE_BINARY_DIR}/onnx_backend_data --jobs 2)
+set_tests_properties(fault_zero_batch_axis_sweep PROPERTIES TIMEOUT 900 LABELS fault
+                     DEPENDS conformance_onnx_backend_nodes)
+
+# Every writer on a nearly full 64 MiB tmpfs (mounting needs root: otherwise exit 77, Not Run).
+add_test(NAME fault_disk_full_every_writer
+         COMMAND ${OPENGE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_disk_full.py
+                 --openge $<TARGET_FILE:openge>
+                 --demo ${PROJECT_SOURCE_DIR}/models/demo.onnx
+                 --work ${OPENGE_FAULT_DIR}/disk_full)
+set_tests_properties(fault_disk_full_every_writer PROPERTIES TIMEOUT 600 LABELS fault SKIP_RETURN_CODE 77)
