@@ -107,19 +107,30 @@ class Profile(Writer):
 
 
 class Dump(Writer):
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.checked = set()
+
     def command(self):
         return ["run", "--model", self.demo, "--threads", "1", "--iterations", "30", "--option",
                 "dump_config.enable_dump=True", "--option", "dump_config.dump_path=" + self.folder]
 
     def damaged(self):
-        files = [f for f in glob.glob(os.path.join(self.folder, "**", "*"), recursive=True)
-                 if os.path.isfile(f) and not TEMPORARY.search(f) and not f.endswith(".json")]
-        if not files:
-            return []
-        out = tempfile.mkdtemp(prefix="converted_")  # off the folder (a small disk in check_disk_full.py)
-        r = self.quiet(["dump", "convert", self.folder, "--to", "npy", "--output", out])
-        shutil.rmtree(out, ignore_errors=True)
-        return [] if r.returncode == 0 else ["a dump file does not read: " + r.stderr.strip()]
+        # Each run writes a session folder of its own: the folders not read yet are read, once.
+        problems = []
+        for session in sorted(set(os.listdir(self.folder)) - self.checked):
+            path = os.path.join(self.folder, session)
+            files = [f for f in glob.glob(os.path.join(path, "**", "*"), recursive=True)
+                     if os.path.isfile(f) and not TEMPORARY.search(f) and not f.endswith(".json")]
+            if not os.path.isdir(path) or not files:
+                continue
+            self.checked.add(session)
+            out = tempfile.mkdtemp(prefix="converted_")  # off the folder (a small disk in check_disk_full.py)
+            r = self.quiet(["dump", "convert", path, "--to", "npy", "--output", out])
+            shutil.rmtree(out, ignore_errors=True)
+            if r.returncode != 0:
+                problems.append("a dump file does not read: " + r.stderr.strip())
+        return problems
 
 
 class Checkpoint(Writer):
@@ -128,7 +139,7 @@ class Checkpoint(Writer):
                 "--batch", "8", "--threads", "1", "--no-shuffle"] + list(extra)
 
     def command(self):
-        return self.train("--epochs", "150", "--checkpoint-dir", os.path.join(self.folder, "ckpt"))
+        return self.train("--epochs", "80", "--checkpoint-dir", os.path.join(self.folder, "ckpt"))
 
     def damaged(self):
         ckpt = os.path.join(self.folder, "ckpt")
