@@ -36,8 +36,9 @@ def read_tensor(path):
     return t
 
 
-def variants(case):
-    """(input index, model bytes, [input TensorProto], expected output shapes or None)."""
+def variants(case, every_axis=False):
+    """(input label, model bytes, [input TensorProto], expected output shapes or None): the
+    first axis of each input made 0, or with every_axis each axis in turn."""
     model = onnx.load(os.path.join(case.path, "model.onnx"))
     data = case.data_sets[0]
     files = sorted(f for f in os.listdir(data) if re.match(r"input_\d+\.pb$", f))
@@ -52,27 +53,32 @@ def variants(case):
         tensors.append(t)
     out = []
     for i, t in enumerate(tensors):
-        if len(t.dims) == 0 or t.dims[0] == 0 or i >= len(model.graph.input):
+        if i >= len(model.graph.input) or not model.graph.input[i].type.HasField("tensor_type"):
             continue
-        if not model.graph.input[i].type.HasField("tensor_type"):
-            continue
-        arr = numpy_helper.to_array(t)
-        empty = numpy_helper.from_array(arr[:0], t.name)
-        empty.data_type = t.data_type
-        inputs = list(tensors)
-        inputs[i] = empty
-        m = onnx.ModelProto()
-        m.CopyFrom(model)
-        shape = m.graph.input[i].type.tensor_type.shape
-        if len(shape.dim) > 0:
-            shape.dim[0].Clear()
-            shape.dim[0].dim_param = "zero_batch"
-        for o in m.graph.output:
-            if o.type.HasField("tensor_type") and o.type.tensor_type.HasField("shape"):
-                o.type.tensor_type.ClearField("shape")
-        del m.graph.value_info[:]
-        out.append((i, m.SerializeToString(), inputs, expected_shapes(m, inputs)))
+        for axis in range(len(t.dims) if every_axis else min(1, len(t.dims))):
+            if t.dims[axis] != 0:
+                out.append(zero_axis_variant(model, tensors, i, axis))
     return out
+
+
+def zero_axis_variant(model, tensors, i, axis):
+    t = tensors[i]
+    arr = numpy_helper.to_array(t)
+    empty = numpy_helper.from_array(np.take(arr, np.array([], dtype=np.int64), axis=axis), t.name)
+    empty.data_type = t.data_type
+    inputs = list(tensors)
+    inputs[i] = empty
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    shape = m.graph.input[i].type.tensor_type.shape
+    if len(shape.dim) > axis:
+        shape.dim[axis].Clear()
+        shape.dim[axis].dim_param = "zero_dim"
+    for o in m.graph.output:
+        if o.type.HasField("tensor_type") and o.type.tensor_type.HasField("shape"):
+            o.type.tensor_type.ClearField("shape")
+    del m.graph.value_info[:]
+    return ("%d axis %d" % (i, axis), m.SerializeToString(), inputs, expected_shapes(m, inputs))
 
 
 def expected_shapes(model, inputs):
@@ -117,7 +123,7 @@ def run_variant(openge, case, index, model_bytes, inputs, expected):
                                capture_output=True, text=True, timeout=TIMEOUT_S, cwd=work)
         except subprocess.TimeoutExpired:
             return "hang", "no end within %d s" % TIMEOUT_S
-        label = "%s input %d" % (case.name, index)
+        label = "%s input %s" % (case.name, index)
         if r.returncode < 0 or r.returncode > 1:
             return "crash", "%s: exit %d %s" % (label, r.returncode, r.stderr.strip()[-300:])
         if r.returncode == 1:
@@ -143,6 +149,7 @@ def main():
     ap.add_argument("--data", required=True)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--filter", default=None)
+    ap.add_argument("--every-axis", action="store_true", help="each axis of each input, not only the first")
     args = ap.parse_args()
     openge = os.path.abspath(args.openge)
     run_conformance.ensure_generated(args.data)
@@ -151,7 +158,7 @@ def main():
     cases = [c for c in cases if c.group != run_conformance.MULTI_OP_GROUP and c.data_sets]
     if args.filter:
         cases = [c for c in cases if re.search(args.filter, c.name)]
-    jobs = [(c, v) for c in cases for v in variants(c)]
+    jobs = [(c, v) for c in cases for v in variants(c, args.every_axis)]
     counts, problems, ops = {}, [], set()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = [pool.submit(run_variant, openge, c, *v) for c, v in jobs]
@@ -161,8 +168,8 @@ def main():
             ops.add(c.group)
             if kind not in ("ran", "refused"):
                 problems.append(kind + ": " + detail)
-    print("%d runs with a zero batch axis over %d ops (%d cases): %s" % (
-        len(jobs), len(ops), len(cases), ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
+    print("%d runs with a zero %s over %d ops (%d cases): %s" % (
+        len(jobs), "axis (every axis in turn)" if args.every_axis else "batch axis", len(ops), len(cases), ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
     for p in problems:
         print("FAIL " + p)
     sys.exit(1 if problems else 0)
