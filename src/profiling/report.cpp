@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "base/path_util.h"
 #include "io/html_text.h"
 
 namespace openge::profiling {
@@ -193,6 +194,8 @@ Result<ReportData> load_report_data(const std::string& dir) {
     const std::string name = path.filename().string();
     const bool summary = name.rfind("op_summary_", 0) == 0, step = name.rfind("step_trace_", 0) == 0;
     if ((!summary && !step) || path.extension() != ".csv") continue;
+    // A FIFO would block the read until a writer came; a device would never end.
+    OPENGE_RETURN_IF_ERROR(require_regular_file(path.string(), "profiling file"));
     std::ifstream f(path);
     std::string line;
     if (!std::getline(f, line)) continue;

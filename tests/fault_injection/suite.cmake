@@ -39,3 +39,11 @@ add_test(NAME fault_disk_full_every_writer
                  --demo ${PROJECT_SOURCE_DIR}/models/demo.onnx
                  --work ${OPENGE_FAULT_DIR}/disk_full)
 set_tests_properties(fault_disk_full_every_writer PROPERTIES TIMEOUT 600 LABELS fault SKIP_RETURN_CODE 77)
+
+# Every reader given a FIFO through the CLI ends within 5 s (exit 1, or 0 where the file is optional).
+add_test(NAME fault_fifo_readers_end_within_5s
+         COMMAND ${OPENGE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_fifo_readers.py
+                 --openge $<TARGET_FILE:openge>
+                 --demo ${PROJECT_SOURCE_DIR}/models/demo.onnx
+                 --work ${OPENGE_FAULT_DIR}/fifo_readers)
+set_tests_properties(fault_fifo_readers_end_within_5s PROPERTIES TIMEOUT 120 LABELS fault)
