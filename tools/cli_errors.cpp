@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "base/bounded_text.h"
+
 namespace openge::cli {
 
 std::string escape_control_chars(const std::string& text) {
@@ -23,7 +25,7 @@ std::string escape_control_chars(const std::string& text) {
 }
 
 int report_error(const char* command, const Status& status) {
-  std::fprintf(stderr, "openge %s: error: %s\n", command, escape_control_chars(status.message()).c_str());
+  std::fprintf(stderr, "openge %s: error: %s\n", command, bound_text(escape_control_chars(status.message())).c_str());
   return 1;
 }
 

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli_args.h"
+#include "cli_errors.h"
 #include "commands.h"
 #include "dump/compare_report.h"
 
@@ -20,7 +21,7 @@ int cmd_compare(int argc, char** argv) {
   const std::vector<char*>& rest = split.positional;
   auto args = Args::parse(static_cast<int>(split.flags.size()), split.flags.data(), 2, specs);
   if (!args.ok()) {
-    std::fprintf(stderr, "openge compare: error: %s\n", args.status().message().c_str());
+    report_error("compare", args.status());
     return 2;
   }
   if (args->has("help") || rest.size() != 2) {
@@ -45,13 +46,14 @@ int cmd_compare(int argc, char** argv) {
   }
   auto result = dump::compare_dumps(rest[0], rest[1], threshold);
   if (!result.ok()) {
-    std::fprintf(stderr, "openge compare: error: %s\n", result.status().message().c_str());
+    report_error("compare", result.status());
     return 1;
   }
+  if (!result->warning.empty()) std::fprintf(stderr, "openge compare: warning: %s\n", result->warning.c_str());
   if (!args->has("output")) std::cout << dump::comparison_csv(*result);
   auto page = dump::write_comparison_files(*result, args->get("output"), args->get("html"));
   if (!page.ok()) {
-    std::fprintf(stderr, "openge compare: error: %s\n", page.status().message().c_str());
+    report_error("compare", page.status());
     return 1;
   }
   if (!page->empty()) std::printf("HTML page: %s\n", page->c_str());

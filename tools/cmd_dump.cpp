@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli_args.h"
+#include "cli_errors.h"
 #include "commands.h"
 #include "dump/dump_convert.h"
 
@@ -20,7 +21,7 @@ int cmd_dump(int argc, char** argv) {
   const std::vector<char*>& rest = split.positional;
   auto args = Args::parse(static_cast<int>(split.flags.size()), split.flags.data(), 2, specs);
   if (!args.ok()) {
-    std::fprintf(stderr, "openge dump: error: %s\n", args.status().message().c_str());
+    report_error("dump", args.status());
     return 2;
   }
   if (args->has("help")) {
@@ -37,7 +38,7 @@ int cmd_dump(int argc, char** argv) {
   }
   auto summary = dump::convert_dumps_to_npy(rest[1], args->get("output"));
   if (!summary.ok()) {
-    std::fprintf(stderr, "openge dump convert: error: %s\n", summary.status().message().c_str());
+    report_error("dump convert", summary.status());
     return 1;
   }
   std::printf("%d dump files converted into %d .npy files\n", summary->dump_files, summary->npy_files);

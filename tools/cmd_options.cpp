@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli_errors.h"
 #include "commands.h"
 #include "options/did_you_mean.h"
 #include "options/option_table.h"
@@ -105,7 +106,7 @@ int cmd_options(int argc, char** argv) {
                                         {"markdown", "", "print the option table as Markdown (docs/OPTIONS.md)"}});
   auto args = Args::parse(argc, argv, 2, specs);
   if (!args.ok()) {
-    std::fprintf(stderr, "openge options: error: %s\n", args.status().message().c_str());
+    report_error("options", args.status());
     return 2;
   }
   if (args->has("help")) {
@@ -136,7 +137,7 @@ int cmd_paths(int argc, char** argv) {
   const auto specs = with_option_flags({});
   auto args = Args::parse(argc, argv, 2, specs);
   if (!args.ok()) {
-    std::fprintf(stderr, "openge paths: error: %s\n", args.status().message().c_str());
+    report_error("paths", args.status());
     return 2;
   }
   if (args->has("help")) {
@@ -180,7 +181,7 @@ int cmd_check_options(int argc, char** argv) {
   const auto specs = with_option_flags({});
   auto args = Args::parse(argc, argv, 2, specs);
   if (!args.ok()) {
-    std::fprintf(stderr, "openge check-options: error: %s\n", args.status().message().c_str());
+    report_error("check-options", args.status());
     return 2;
   }
   if (args->has("help")) {

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli_args.h"
+#include "cli_errors.h"
 #include "commands.h"
 #include "io/atomic_file.h"
 #include "profile_summary.h"
@@ -21,7 +22,7 @@ int cmd_profile_report(int argc, char** argv) {
   const std::vector<char*>& rest = split.positional;
   auto args = Args::parse(static_cast<int>(split.flags.size()), split.flags.data(), 2, specs);
   if (!args.ok()) {
-    std::fprintf(stderr, "openge profile-report: error: %s\n", args.status().message().c_str());
+    report_error("profile-report", args.status());
     return 2;
   }
   if (args->has("help") || rest.size() != 1) {
@@ -33,13 +34,13 @@ int cmd_profile_report(int argc, char** argv) {
   }
   auto top = args->get_int("top", 10, 1, 100000);
   if (!top.ok()) {
-    std::fprintf(stderr, "openge profile-report: error: %s\n", top.status().message().c_str());
+    report_error("profile-report", top.status());
     return 2;
   }
   const std::string dir = rest[0];
   auto data = profiling::load_report_data(dir);
   if (!data.ok()) {
-    std::fprintf(stderr, "openge profile-report: error: %s\n", data.status().message().c_str());
+    report_error("profile-report", data.status());
     return 1;
   }
   namespace fs = std::filesystem;
@@ -50,7 +51,7 @@ int cmd_profile_report(int argc, char** argv) {
     out = (base / "report.html").string();
   }
   if (Status s = write_file_atomically(out, profiling::render_report_html(data.value(), {})); !s.ok()) {
-    std::fprintf(stderr, "openge profile-report: error: %s\n", s.message().c_str());
+    report_error("profile-report", s);
     return 1;
   }
   print_top_ops(data.value(), static_cast<size_t>(*top));

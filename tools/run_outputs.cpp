@@ -1,10 +1,14 @@
 #include "run_outputs.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "base/file_modes.h"
@@ -36,36 +40,33 @@ std::string as_text(const Tensor& t) {
   return out;
 }
 
+// Writes one output's files as "<final name><pending>" and adds each final name to `written`
+// (before writing, so that a failure can discard what was begun).
 Status write_one(const Tensor& t, const std::string& name, const std::string& base, OutputFormat format,
-                 std::vector<std::string>& written) {
+                 const std::string& pending, std::vector<std::string>& written) {
   const bool numbers = t.is_tensor() && t.dtype() != DType::kString;
   if (format == OutputFormat::kPbAndNpy) {
-    OPENGE_RETURN_IF_ERROR(write_value_pb(t, name, base + ".pb"));
     written.push_back(base + ".pb");
+    OPENGE_RETURN_IF_ERROR(write_value_pb(t, name, written.back() + pending));
     // .npy holds numbers: a sequence, an optional or strings exist only as .pb.
     if (!numbers) return Status::Ok();
-    OPENGE_RETURN_IF_ERROR(write_npy(t, base + ".npy"));
     written.push_back(base + ".npy");
-    return Status::Ok();
+    return write_npy(t, written.back() + pending);
   }
   if (!numbers)
     return invalid_argument("output '" + name + "' is a " + value_kind_name(t.kind()) + " of " + dtype_name(t.dtype()) +
                             ", which --outfmt cannot hold; leave --outfmt out to write it as .pb");
-  std::string path;
-  Status s = Status::Ok();
   if (format == OutputFormat::kNpy) {
-    path = base + ".npy";
-    s = write_npy(t, path);
-  } else if (format == OutputFormat::kBin) {
-    path = base + ".bin";
-    s = write_file_atomically(path, std::string_view(static_cast<const char*>(t.raw()), t.nbytes()));
-  } else {
-    path = base + ".txt";
-    s = write_file_atomically(path, as_text(t));
+    written.push_back(base + ".npy");
+    return write_npy(t, written.back() + pending);
   }
-  OPENGE_RETURN_IF_ERROR(s);
-  written.push_back(path);
-  return Status::Ok();
+  if (format == OutputFormat::kBin) {
+    written.push_back(base + ".bin");
+    return write_file_atomically(written.back() + pending,
+                                 std::string_view(static_cast<const char*>(t.raw()), t.nbytes()));
+  }
+  written.push_back(base + ".txt");
+  return write_file_atomically(written.back() + pending, as_text(t));
 }
 
 }  // namespace
@@ -92,13 +93,34 @@ Status prepare_output_folder(const std::string& dir, const std::string& flag, bo
   return Status::Ok();
 }
 
+// The outputs are published as a set: each file is written to "<name>.tmp.<pid>" first, and all
+// are renamed into place while this process holds an flock on the folder, so processes writing
+// into the same folder never leave a file of one run beside a file of another. A killed run's
+// temporaries are removed by the next write into the folder (io/stale_temporaries.h).
 Result<std::vector<std::string>> write_outputs(const Session& session, const std::vector<Tensor>& outputs,
                                                const std::string& dir, OutputFormat format) {
+  const std::string pending = ".tmp." + std::to_string(::getpid());
   std::vector<std::string> written;
+  auto discard = [&] {
+    for (const std::string& f : written) ::unlink((f + pending).c_str());
+  };
   for (size_t i = 0; i < outputs.size(); ++i) {
     const std::string base = (fs::path(dir) / ("output_" + std::to_string(i))).string();
-    OPENGE_RETURN_IF_ERROR(write_one(outputs[i], session.outputs()[i].name, base, format, written));
+    if (Status s = write_one(outputs[i], session.outputs()[i].name, base, format, pending, written); !s.ok())
+      return discard(), s;
   }
+  const int folder = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (folder < 0 || ::flock(folder, LOCK_EX) != 0) {
+    const Status s = io_error("--outputs " + dir + ": cannot lock the folder: " + std::strerror(errno));
+    if (folder >= 0) ::close(folder);
+    return discard(), s;
+  }
+  Status published = Status::Ok();
+  for (const std::string& f : written)
+    if (published.ok() && ::rename((f + pending).c_str(), f.c_str()) != 0)
+      published = io_error("--outputs: cannot rename " + f + pending + " to " + f + ": " + std::strerror(errno));
+  ::close(folder);  // releases the flock
+  if (!published.ok()) return discard(), published;
   return written;
 }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any, Dict, List, NamedTuple, Optional, Union
 
 from . import _openge
@@ -79,9 +80,12 @@ def compare(dump_a: PathArg, dump_b: PathArg, threshold: float = 0.01, output: O
 
     output: write the CSV there and the HTML page beside it (FILE.csv -> FILE.html), both
     atomically, as the CLI's --output. html: the page's own path (as --html). Raises DumpError
-    for a bad dump folder (its message is the CLI's) or an output that cannot be written."""
+    for a bad dump folder (its message is the CLI's) or an output that cannot be written.
+    A folder holding the dumps of several runs gives a UserWarning (the CLI's warning line)."""
     result = _openge.compare_dumps(os.fspath(dump_a), os.fspath(dump_b), float(threshold),
                                    "" if output is None else os.fspath(output), "" if html is None else os.fspath(html))
+    if result["warning"]:
+        warnings.warn(result["warning"], UserWarning, stacklevel=2)
     rows = [OpComparison(**r) for r in result["rows"]]
     return Comparison(rows, result["first_exceeding"], result["only_in_a"], result["only_in_b"],
                       result["threshold"], result["html_path"], result["csv"], result["html"])

@@ -46,6 +46,7 @@ py::dict compare(const std::string& dir_a, const std::string& dir_b, double thre
   out["first_exceeding"] = result->first_exceeding ? py::object(py::int_(*result->first_exceeding)) : py::object(py::none());
   out["only_in_a"] = result->only_in_a;
   out["only_in_b"] = result->only_in_b;
+  out["warning"] = text(result->warning);
   out["threshold"] = threshold;
   out["html_path"] = page->empty() ? py::object(py::none()) : py::object(text(*page));
   out["csv"] = text(dump::comparison_csv(*result));
@@ -71,7 +72,7 @@ void bind_dump(py::module_& m) {
         py::arg("html_path"),
         "Compares two Data Dumps op by op and writes the CSV to csv_path and the page beside it or to html_path "
         "('' : not written), as `openge compare --output --html` -> {'rows', 'first_exceeding', 'only_in_a', "
-        "'only_in_b', 'threshold', 'html_path', 'csv', 'html'}. Raises DumpError.");
+        "'only_in_b', 'threshold', 'html_path', 'csv', 'html', 'warning'}. Raises DumpError.");
 }
 
 }  // namespace openge::python

@@ -2,6 +2,8 @@
 // src/options, src/paths). The pure-Python package (openge/) builds the user-facing API on it.
 #include "binding.h"
 
+#include "base/bounded_text.h"
+
 namespace openge::python {
 namespace {
 ErrorClasses* g_errors = nullptr;
@@ -24,7 +26,7 @@ py::str text(const std::string& s) {
 }
 
 void raise(const py::object& cls, const std::string& message) {
-  PyErr_SetObject(cls.ptr(), text(message).ptr());
+  PyErr_SetObject(cls.ptr(), text(bound_text(message)).ptr());
   throw py::error_already_set();
 }
 

@@ -20,6 +20,8 @@ namespace {
 using json = nlohmann::json;
 constexpr const char* kFormat = "openge.aoe_knowledge_base";
 constexpr int kVersion = 1;
+// Largest knowledge base read (docs/DECISIONS.md, "size limits of readers").
+constexpr uint64_t kMaxKnowledgeBaseBytes = uint64_t{256} << 20;
 
 std::string float_text(double v) {
   char buf[32];
@@ -124,6 +126,14 @@ KnowledgeBase KnowledgeBase::load(const std::string& path) {
   // Its entries choose the kernels this process runs: only a file no other user could write.
   if (Status trusted = check_trusted_file(path, "AOE knowledge base"); !trusted.ok()) {
     kb.problem_ = trusted.message();
+    return kb;
+  }
+  // Its entries are a line each (~300 bytes): a base of a million kernels is far under the limit,
+  // and a file over it (or /dev/zero behind a link the trust check let through) is not read.
+  if (const auto size = std::filesystem::file_size(path, ec); ec || size > kMaxKnowledgeBaseBytes) {
+    kb.problem_ = ec ? "its size cannot be read: " + ec.message()
+                     : "it is " + std::to_string(size) + " bytes, over the " + std::to_string(kMaxKnowledgeBaseBytes >> 20) +
+                           " MiB a knowledge base may have (move it aside; tuning writes a new one)";
     return kb;
   }
   std::ifstream in(path, std::ios::binary);

@@ -1,6 +1,8 @@
 // Shape inference and constant folding, the first stage of a compile (compiler/pipeline.h); for
 // a .oge, the check that every stored type is what its node computes.
 #include <algorithm>
+#include <iterator>
+#include <string_view>
 
 #include "compiler/executable_builder.h"
 #include "ops/graph_infer.h"
@@ -12,6 +14,19 @@ namespace {
 
 // Folding larger results would trade a run-time op for a big constant nobody asked for.
 constexpr size_t kMaxFoldBytes = size_t{64} << 20;
+
+// The ops the precision pass may leave "float16 in, float32 out": the cube ops whose SoC
+// profiles list a float16 -> float32 column (Conv2D, DepthwiseConv2D, Conv2DTranspose,
+// Conv2DBackpropFilter, MatMul(V2), BatchMatMul(V2), Einsum) and OpenGE's fused forms of them.
+// Their kernels write float32 from narrow inputs; any other op's kernel writes its input's
+// dtype, so a .oge storing float32 there over float16 inputs was edited after openge compile
+// and would read half the output buffer as floats.
+constexpr std::string_view kFloat32OutputOps[] = {"Conv",    "FusedConv",   "ConvTranspose",  "ConvGrad", "MatMul",
+                                                  "FusedMatMul", "Gemm",    "FusedAttention", "Einsum"};
+
+bool may_widen_output(const std::string& op_type) {
+  return std::find(std::begin(kFloat32OutputOps), std::end(kFloat32OutputOps), op_type) != std::end(kFloat32OutputOps);
+}
 
 }  // namespace
 
@@ -40,8 +55,8 @@ Status ExecutableBuilder::check_precompiled() {
       if (node.outputs[o] < 0) continue;
       Value& v = g.values[static_cast<size_t>(node.outputs[o])];
       const ValueInfo& info = ctx.output(o);
-      const bool widened_output =
-          v.dtype == DType::kFloat32 && (info.dtype == DType::kFloat16 || info.dtype == DType::kBFloat16);
+      const bool widened_output = v.dtype == DType::kFloat32 && may_widen_output(node.op_type) &&
+                                  (info.dtype == DType::kFloat16 || info.dtype == DType::kBFloat16);
       if (v.dtype != DType::kUndefined && v.dtype != info.dtype && !widened_output)
         return invalid_model("node " + g.node_label(static_cast<int>(n)) + ": output '" + v.name + "' is stored as " +
                              dtype_name(v.dtype) + " but the op computes " + dtype_name(info.dtype) +

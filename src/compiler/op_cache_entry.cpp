@@ -31,6 +31,10 @@ std::string check_entry(const std::string& so_path, const std::string& manifest_
   const bool have_so = fs::exists(so_path, ec);
   std::ifstream in(manifest_path, std::ios::binary);
   if (!in) return have_so ? "entry incomplete (shared object without manifest: its writer was interrupted)" : "not in cache";
+  // A manifest is four fields (~250 bytes); a larger file is not one, and is not read whole.
+  constexpr uintmax_t kMaxManifestBytes = 64 << 10;
+  if (const uintmax_t size = fs::file_size(manifest_path, ec); !ec && size > kMaxManifestBytes)
+    return "manifest corrupt (" + manifest_path + " is " + std::to_string(size) + " bytes, over the 64 KiB a manifest may have)";
   std::stringstream text;
   text << in.rdbuf();
   const auto j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);

@@ -1,9 +1,15 @@
 #include "dump/data_dumper.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <ctime>
 
+#include "base/file_modes.h"
 #include "dump/dump_log.h"
+#include "io/stale_temporaries.h"
 #include "dump/overflow_check.h"
 #include <nlohmann/json.hpp>
 #include "paths/data_dump_layout.h"
@@ -13,6 +19,30 @@ namespace openge::dump {
 namespace {
 
 std::atomic<uint32_t> g_next_model_id{1};
+
+// Model ids count from 1 in every process, so two processes dumping in the same second into
+// <dump_path>/<YYYYmmddHHMMSS> would write the same <model_name>/<model_id> folders. The
+// per-second folder belongs to the process that creates it (mkdir is atomic); any other process
+// writes into <YYYYmmddHHMMSS>_<pid> (docs/DECISIONS.md, "Data Dump of concurrent processes").
+std::string claim_session_dir(const std::string& dump_path, std::time_t when) {
+  static std::mutex mutex;
+  static std::set<std::string> claimed;  // per-second folders this process created
+  std::lock_guard<std::mutex> lock(mutex);
+  // Temporaries of killed dumping processes sit in iteration folders no later process writes
+  // into: the first session of each process removes them (<stamp>/<device>/<model>/<id>/<iteration>/).
+  static std::set<std::string> swept;
+  if (swept.insert(dump_path).second) remove_dead_temporaries_below(dump_path, 5);
+  const std::string plain = paths::data_dump_session_dir(dump_path, when);
+  if (claimed.count(plain)) return plain;
+  if (::mkdir(plain.c_str(), kPrivateFolderMode) == 0) {
+    ::chmod(plain.c_str(), kPrivateFolderMode);  // whatever the umask
+    claimed.insert(plain);
+    return plain;
+  }
+  // A missing dump_path: the writer reports it when it creates the iteration folders.
+  if (errno != EEXIST) return plain;
+  return paths::data_dump_session_dir_of_process(dump_path, when, static_cast<long>(::getpid()));
+}
 
 uint64_t now_us() {
   return static_cast<uint64_t>(
@@ -164,13 +194,18 @@ DataDumper::DataDumper(DumpConfig config, std::string model_name)
     : config_(std::move(config)),
       model_name_(std::move(model_name)),
       model_id_(g_next_model_id.fetch_add(1)),
-      session_dir_(paths::data_dump_session_dir(config_.dump_path, std::time(nullptr))) {}
+      started_(std::time(nullptr)) {}
 
-std::string DataDumper::iteration_dir(int64_t iteration) const {
-  return paths::data_dump_iteration_dir(session_dir_, config_.device_id, model_name_, model_id_, iteration);
+const std::string& DataDumper::session_dir() const {
+  std::call_once(session_dir_claimed_, [this] { session_dir_ = claim_session_dir(config_.dump_path, started_); });
+  return session_dir_;
 }
 
-std::string DataDumper::mixlist_path() const { return session_dir_ + "/modify_mixlist.json"; }
+std::string DataDumper::iteration_dir(int64_t iteration) const {
+  return paths::data_dump_iteration_dir(session_dir(), config_.device_id, model_name_, model_id_, iteration);
+}
+
+std::string DataDumper::mixlist_path() const { return session_dir() + "/modify_mixlist.json"; }
 
 std::unique_ptr<RunObserver> DataDumper::begin_iteration(const Executable& exe) {
   const int64_t iteration = next_iteration_.fetch_add(1);
@@ -192,7 +227,7 @@ Status DataDumper::end_iteration(std::unique_ptr<RunObserver> observer) {
       // The modify_mixlist option's format (docs/FORMATS.md, "Mixed-precision lists"), read by src/precision/.
       nlohmann::json mixlist = {{"black-list", {{"to-add", overflow_op_types_}}}};
       DumpJob job;
-      job.dir = session_dir_;
+      job.dir = session_dir();
       job.file = "modify_mixlist.json";
       job.text = mixlist.dump(2) + "\n";
       submit(std::move(job));

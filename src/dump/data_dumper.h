@@ -5,6 +5,7 @@
 // Nothing of this exists when dumping is off: the executor's observer pointer stays null.
 #pragma once
 #include <atomic>
+#include <ctime>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -30,8 +31,9 @@ class DataDumper {
   Status flush() { return writer_.flush(); }
 
   const DumpConfig& config() const { return config_; }
-  // <dump_path>/<YYYYmmddHHMMSS> of this session.
-  const std::string& session_dir() const { return session_dir_; }
+  // <dump_path>/<YYYYmmddHHMMSS> of this session, or <YYYYmmddHHMMSS>_<pid> when another process
+  // made the per-second folder first; claimed (created) on the first call.
+  const std::string& session_dir() const;
   // The modify_mixlist file overflow detection writes (black-lists the op types that overflowed).
   std::string mixlist_path() const;
 
@@ -44,7 +46,9 @@ class DataDumper {
   DumpConfig config_;
   std::string model_name_;
   uint32_t model_id_;
-  std::string session_dir_;
+  std::time_t started_;
+  mutable std::once_flag session_dir_claimed_;
+  mutable std::string session_dir_;
   std::atomic<int64_t> next_iteration_{0};
   std::mutex overflow_mutex_;
   std::set<std::string> overflow_op_types_;  // Ascend IR op types for the mixlist

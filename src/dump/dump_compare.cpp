@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <map>
+#include <set>
 
 #include "dump/dump_convert.h"
 #include "dump/dump_file.h"
@@ -20,8 +22,11 @@ struct DumpEntry {
   int task_id = 0;
 };
 
-// Dump files under `dir`, keyed by iteration folder and op name.
-Result<std::map<std::pair<std::string, std::string>, DumpEntry>> index_dumps(const std::string& dir) {
+using DumpIndex = std::map<std::pair<std::string, std::string>, DumpEntry>;
+
+// Dump files under `dir`, keyed by iteration folder and op name; `runs` gets the folders that
+// hold iteration folders (one per run: <model_id> in the Data Dump layout).
+Result<DumpIndex> index_dumps(const std::string& dir, std::set<std::string>& runs) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return invalid_argument(dir + " is not a folder (give a Data Dump folder)");
   std::map<std::pair<std::string, std::string>, DumpEntry> out;
@@ -32,11 +37,21 @@ Result<std::map<std::pair<std::string, std::string>, DumpEntry>> index_dumps(con
     const auto f = dump_name_fields(name);
     DumpEntry e{it->path().string(), f[0], f[1], it->path().parent_path().filename().string(), std::stoi(f[2])};
     out[{e.iteration, e.op_name}] = e;
+    runs.insert(it->path().parent_path().parent_path().string());
   }
   if (ec) return io_error("cannot list " + dir + ": " + ec.message());
   if (out.empty())
     return invalid_argument("no dump files under " + dir + " (dump with dump_config.enable_dump=True, dump_data=tensor)");
   return out;
+}
+
+// "A (DIR) holds the dumps of 3 runs: ..." with at most two folders named, so the line stays short.
+std::string several_runs_warning(const char* which, const std::string& dir, const std::set<std::string>& runs) {
+  if (runs.size() < 2) return "";
+  std::string line = std::string(which) + " (" + dir + ") holds the dumps of " + std::to_string(runs.size()) +
+                     " runs (processes, sessions or models), e.g. " + *runs.begin() + " and " + *std::next(runs.begin()) +
+                     "; ops are matched across them, so the first deviating op may be wrong: give one run's folder";
+  return line;
 }
 
 std::vector<double> as_doubles(const Tensor& t) {
@@ -103,9 +118,10 @@ std::string number(double v) {
 }  // namespace
 
 Result<CompareResult> compare_dumps(const std::string& dir_a, const std::string& dir_b, double threshold) {
-  auto a = index_dumps(dir_a);
+  std::set<std::string> runs_a, runs_b;
+  auto a = index_dumps(dir_a, runs_a);
   if (!a.ok()) return a.status();
-  auto b = index_dumps(dir_b);
+  auto b = index_dumps(dir_b, runs_b);
   if (!b.ok()) return b.status();
   std::vector<const DumpEntry*> order;
   for (const auto& [key, entry] : *a) order.push_back(&entry);
@@ -118,6 +134,9 @@ Result<CompareResult> compare_dumps(const std::string& dir_a, const std::string&
   result.dir_a = dir_a;
   result.dir_b = dir_b;
   result.threshold = threshold;
+  result.warning = several_runs_warning("A", dir_a, runs_a);
+  if (const std::string wb = several_runs_warning("B", dir_b, runs_b); !wb.empty())
+    result.warning += (result.warning.empty() ? "" : "; ") + wb;
   for (const auto& [key, entry] : *b) result.only_in_b += a->count(key) ? 0 : 1;
   for (const DumpEntry* e : order) {
     auto partner = b->find({e->iteration, e->op_name});

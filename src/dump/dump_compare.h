@@ -28,6 +28,10 @@ struct CompareResult {
   std::vector<OpComparison> rows;  // in A's iteration, then task order
   std::optional<size_t> first_exceeding;  // index into rows
   int only_in_a = 0, only_in_b = 0;       // dump files without a partner
+  // One line when A or B holds the dumps of several runs (processes, sessions or models: several
+  // <model_id> folders, each holding iteration folders); files are then matched across runs and
+  // the first deviating op may be wrong. Empty otherwise.
+  std::string warning;
 };
 
 Result<CompareResult> compare_dumps(const std::string& dir_a, const std::string& dir_b, double threshold);

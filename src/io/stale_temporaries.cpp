@@ -65,6 +65,17 @@ int remove_dead_temporaries(const std::string& folder) {
   return remove_matching(folder.empty() ? "." : folder, temporary_owner_pid);
 }
 
+int remove_dead_temporaries_below(const std::string& root, int depth) {
+  int removed = remove_matching(root.empty() ? "." : root, temporary_owner_pid);
+  if (depth <= 0) return removed;
+  std::error_code ec;
+  for (fs::directory_iterator it(root.empty() ? "." : root, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code kind;
+    if (it->is_directory(kind) && !it->is_symlink(kind)) removed += remove_dead_temporaries_below(it->path().string(), depth - 1);
+  }
+  return removed;
+}
+
 int remove_dead_prefixed_folders(const std::string& folder, const std::string& prefix) {
   return remove_matching(folder.empty() ? "." : folder, [&prefix](const std::string& name) -> long {
     if (name.rfind(prefix, 0) != 0) return -1;

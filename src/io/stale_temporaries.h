@@ -19,6 +19,12 @@ bool process_alive(long pid);
 // cannot be removed stays, as before). Returns how many entries it removed.
 int remove_dead_temporaries(const std::string& folder);
 
+// remove_dead_temporaries in `root` and in every folder below it down to `depth` levels (links
+// not followed), for writers whose temporaries sit in folders of their own process that no later
+// process writes into again (a Data Dump's iteration folders, a PROF_ folder). Not once per
+// folder: each call walks. Returns how many entries it removed.
+int remove_dead_temporaries_below(const std::string& root, int depth);
+
 // The same for folders whose name is `prefix` + "<pid>" + "_<anything>" (tmp_weight_<pid>_<id>),
 // on every call.
 int remove_dead_prefixed_folders(const std::string& folder, const std::string& prefix);

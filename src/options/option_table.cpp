@@ -164,7 +164,8 @@ const OptionSpec kTable[] = {
     {"dump_config.dump_path", "", "ge.exec.dumpPath", "", Kind::kDir, "existing directory with read/write permission",
      NORANGE, "", nullptr, nullptr,
      DOES("checked to be a writable folder when a dump is on; the Data Dump and overflow-detection files go "
-          "below it in a <YYYYmmddHHMMSS> folder per session (missing folders created 0700)",
+          "below it in a <YYYYmmddHHMMSS> folder per session, <YYYYmmddHHMMSS>_<pid> when another process made "
+          "that second's folder (missing folders created 0700)",
           "src/dump/dump_config.cpp"),
      "folder of Data Dump and overflow-detection output", "required when enable_dump or enable_dump_debug is True",
      "OPT-dump_config.dump_path-1..3"},

@@ -19,6 +19,10 @@ std::string data_dump_session_dir(const std::string& dump_path, std::time_t when
   return (std::filesystem::path(dump_path) / stamp).lexically_normal().string();
 }
 
+std::string data_dump_session_dir_of_process(const std::string& dump_path, std::time_t when, long pid) {
+  return data_dump_session_dir(dump_path, when) + "_" + std::to_string(pid);
+}
+
 std::string data_dump_iteration_dir(const std::string& session_dir, int device_id, const std::string& model_name,
                                     uint32_t model_id, int64_t iteration) {
   return (std::filesystem::path(session_dir) / std::to_string(device_id) / data_dump_safe_name(model_name) /

@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "io/atomic_file.h"
+#include "io/stale_temporaries.h"
 #include "base/file_modes.h"
 
 namespace openge::profiling {
@@ -46,7 +47,11 @@ Result<std::string> create_collection_dir(const std::string& parent, int device_
     return invalid_argument("profiling output folder '" + parent + "' is not writable by this user: " +
                             std::strerror(errno));
   const std::string name = collection_dir_name();
-  const fs::path tmp = fs::path(parent) / ("." + name + ".tmp");
+  // "<name>.tmp.<pid>": a run killed before the rename leaves a temporary the next run removes,
+  // as it removes the temporaries a killed run left inside its PROF_ folders (their files are
+  // written atomically, and no later process writes into another's PROF_ folder).
+  remove_dead_temporaries_below(parent, 4);
+  const fs::path tmp = fs::path(parent) / ("." + name + ".tmp." + std::to_string(::getpid()));
   const fs::path final_path = fs::path(parent) / name;
   const std::string device = "device_" + std::to_string(device_id);
   auto fail = [&](const std::string& what) -> Status {

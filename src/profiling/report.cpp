@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "base/path_util.h"
 #include "io/html_text.h"
 
 namespace openge::profiling {
@@ -154,6 +155,25 @@ std::string render_report_html(const ReportData& d, const std::vector<std::strin
   return h + "</body></html>\n";
 }
 
+// "; <why>" when the profiler recorded in an info.json of `prof_dir` that it wrote no file
+// (a full disk, storage_limit), so that the error names the cause; "" otherwise.
+static std::string why_not_written(const fs::path& prof_dir) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(prof_dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->path().filename().string().rfind("info.json", 0) != 0 || !it->is_regular_file(ec)) continue;
+    std::ifstream in(it->path());
+    std::string line;
+    while (std::getline(in, line)) {
+      const size_t at = line.find("not written (");
+      if (at == std::string::npos) continue;
+      const size_t end = line.find("; nothing older", at);
+      return "; the profiler wrote none: " + line.substr(at + 13, end == std::string::npos ? 200 : end - at - 13);
+    }
+  }
+  return "";
+}
+
 Result<ReportData> load_report_data(const std::string& dir) {
   fs::path out = fs::path(dir).lexically_normal();
   if (!out.has_filename()) out = out.parent_path();  // "PROF_x/" names PROF_x
@@ -174,6 +194,8 @@ Result<ReportData> load_report_data(const std::string& dir) {
     const std::string name = path.filename().string();
     const bool summary = name.rfind("op_summary_", 0) == 0, step = name.rfind("step_trace_", 0) == 0;
     if ((!summary && !step) || path.extension() != ".csv") continue;
+    // A FIFO would block the read until a writer came; a device would never end.
+    OPENGE_RETURN_IF_ERROR(require_regular_file(path.string(), "profiling file"));
     std::ifstream f(path);
     std::string line;
     if (!std::getline(f, line)) continue;
@@ -215,7 +237,8 @@ Result<ReportData> load_report_data(const std::string& dir) {
   // Timeline times from the iteration's start, as the profiler's own report draws them.
   if (auto s = iteration_start_ns.find(timeline_key); s != iteration_start_ns.end() && !d.timeline.empty())
     for (auto& t : d.timeline) t.start_us += static_cast<double>(d.timeline_first_start_ns - s->second) / 1e3;
-  if (summaries == 0 && d.step_times.empty()) return invalid_argument("no op_summary_*.csv or step_trace_*.csv in " + out.string());
+  if (summaries == 0 && d.step_times.empty())
+    return invalid_argument("no op_summary_*.csv or step_trace_*.csv in " + out.string() + why_not_written(out.parent_path()));
   for (auto& [k, o] : ops) d.ops.push_back(std::move(o));
   return d;
 }

@@ -2,6 +2,8 @@
 // parameters as param_<i>.npy, running statistics as state_<i>.npy, optimizer buffers as
 // optimizer_<i>.npy. The folder is written as DIR.tmp.<pid> and renamed, so a reader never sees
 // half a checkpoint.
+#include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -15,6 +17,7 @@
 #include "distributed/world.h"
 #include "session/trainer_impl.h"
 #include "base/file_modes.h"
+#include "base/path_util.h"
 #include "io/stale_temporaries.h"
 
 namespace openge {
@@ -102,7 +105,14 @@ Status Trainer::write_checkpoint(const std::string& dir) const {
     fs::remove_all(tmp, ec);
     return s.with_context("checkpoint " + dir);
   }
-  // Replace an older checkpoint whole: moved aside, the new one renamed in, the old one removed.
+  // Replace an older checkpoint whole, in one step: the two folders are exchanged atomically
+  // (a process killed at any moment leaves the old or the new checkpoint under the name, never
+  // none) and the old one, now under the temporary's name, removed; a killed run's is removed by
+  // the next save. Where the file system cannot exchange, the old one is moved aside first.
+  if (fs::exists(target, ec) && ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
+    fs::remove_all(tmp, ec);
+    return Status::Ok();
+  }
   const fs::path old = target.string() + ".old." + std::to_string(::getpid());
   const bool had_old = fs::exists(target);
   if (had_old) fs::rename(target, old, ec);
@@ -118,6 +128,16 @@ Status Trainer::write_checkpoint(const std::string& dir) const {
 Status Trainer::load_checkpoint(const std::string& dir) {
   Impl& im = *impl_;
   const fs::path folder(dir);
+  // The manifest names the tensors and the step (a few kB); a FIFO or an oversized file is not one.
+  constexpr uintmax_t kMaxManifestBytes = 16 << 20;
+  std::error_code ec;
+  if (fs::exists(folder / "checkpoint.json", ec)) {
+    const std::string manifest_path = (folder / "checkpoint.json").string();
+    OPENGE_RETURN_IF_ERROR(require_regular_file(manifest_path, "checkpoint manifest"));
+    if (const uintmax_t size = fs::file_size(manifest_path, ec); !ec && size > kMaxManifestBytes)
+      return invalid_argument("checkpoint " + dir + ": checkpoint.json is " + std::to_string(size) +
+                              " bytes, over the 16 MiB a checkpoint manifest may have (not an OpenGE checkpoint)");
+  }
   std::ifstream in(folder / "checkpoint.json");
   if (!in) return invalid_argument("checkpoint " + dir + ": no checkpoint.json (write one with save_checkpoint / --checkpoint-dir)");
   json manifest = json::parse(in, nullptr, false);

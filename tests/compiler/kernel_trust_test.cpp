@@ -168,6 +168,25 @@ TEST(KernelTrustPaths, KnowledgeBaseOfAnotherUserIsNotRead) {
   (void)::chown(path.c_str(), ::geteuid(), ::getegid());
 }
 
+// A knowledge base over the size limit (a sparse 300 MiB file: nothing is written) is not read:
+// an empty base whose problem names the size and the limit. Just under the limit's form, a
+// small valid base beside it is read (the control).
+TEST(KernelTrustPaths, KnowledgeBaseOverTheSizeLimitIsNotRead) {
+  TempDir d;
+  aoe::KnowledgeEntry e;
+  e.op_type = "Conv";
+  e.variant = KernelVariant{};
+  e.default_us = 2;
+  e.tuned_us = 1;
+  const std::string path = d.file(aoe::kKnowledgeBaseFile, aoe::KnowledgeBase::serialize({{"key", e}}));
+  ASSERT_EQ(::chmod(path.c_str(), 0640), 0);
+  ASSERT_EQ(aoe::KnowledgeBase::load(path).size(), 1u) << "the control";
+  ASSERT_EQ(::truncate(path.c_str(), off_t{300} << 20), 0);
+  const auto huge = aoe::KnowledgeBase::load(path);
+  EXPECT_EQ(huge.size(), 0u);
+  EXPECT_NE(huge.problem().find("314572800 bytes, over the 256 MiB"), std::string::npos) << huge.problem();
+}
+
 // A FIFO where a trusted file should be is refused by its mode, before anything opens it (an
 // open of a FIFO would block until a writer came).
 TEST(KernelTrustPaths, FifoKnowledgeBaseAndCacheEntryAreRefusedWithoutBlocking) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <set>
 
@@ -13,6 +14,7 @@
 #include "frontend/onnx_loader.h"
 #include "io/npy.h"
 #include "compiler/pipeline.h"
+#include "paths/data_dump_layout.h"
 
 namespace openge::dump::testing {
 namespace {
@@ -94,6 +96,30 @@ TEST(DataDump, OPT_dump_config_enable_dump_2_LayoutAndFileNames) {
     EXPECT_GT(std::stoull(fields[4]), 1600000000000000ull) << "a timestamp in microseconds since 1970";
   }
   EXPECT_TRUE(ops.count("softmax")) << "the last node of the demo model";
+}
+
+TEST(DataDump, PerSecondFolderOfAnotherProcessGetsThisProcessIdAppended) {
+  // Another process's folder of this second (made here by hand, for this second and the next
+  // two, so that the session starts inside one of them): this process must not write into it.
+  const std::string root = scratch_dir("other_process");
+  const std::time_t now = std::time(nullptr);
+  for (std::time_t t = now; t < now + 3; ++t) fs::create_directories(paths::data_dump_session_dir(root, t));
+  const std::string dir = dump_demo({{"dump_config.enable_dump", "True"}, {"dump_config.dump_path", root}});
+  ASSERT_FALSE(dir.empty());
+  const std::string name = fs::path(dir).filename().string();
+  const std::string suffix = "_" + std::to_string(::getpid());
+  ASSERT_GT(name.size(), suffix.size());
+  EXPECT_EQ(name.substr(14), suffix) << name;
+  EXPECT_FALSE(files_under(dir, is_dump_file).empty());
+  for (std::time_t t = now; t < now + 3; ++t)
+    EXPECT_TRUE(fs::is_empty(paths::data_dump_session_dir(root, t))) << "the other process's folder is untouched";
+  // Sessions of one process alone in a dump_path keep CANN's plain name: in the same second a
+  // later session shares the folder this process made (its model id differs).
+  const std::string own_root = scratch_dir("own_process");
+  for (int i = 0; i < 2; ++i) {
+    const std::string own = dump_demo({{"dump_config.enable_dump", "True"}, {"dump_config.dump_path", own_root}});
+    EXPECT_EQ(fs::path(own).filename().string().size(), 14u) << own;
+  }
 }
 
 TEST(DataDump, OPT_dump_config_enable_dump_2_EveryOpRoundTripsToNpyByteForByte) {

@@ -67,6 +67,22 @@ TEST(DumpCompare, IssueTen_9_BadFoldersGetClearErrors) {
   EXPECT_NE(r.status().message().find("is not a folder"), std::string::npos) << r.status().message();
 }
 
+TEST(DumpCompare, FolderHoldingSeveralRunsGetsOneWarningLine) {
+  // Two runs (model id folders 1 and 2) of the same model below one folder: their files are
+  // matched across runs, so the result may be wrong and says so.
+  const std::string mixed = scratch_dir("cmp_two_runs"), single = scratch_dir("cmp_one_run");
+  write_op(mixed + "/1", "Relu", "first", 0, {1, 2});
+  write_op(mixed + "/2", "Relu", "first", 0, {5, 6});
+  write_op(single + "/1", "Relu", "first", 0, {1, 2});
+  auto r = compare_dumps(single, mixed, 0.01);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_NE(r->warning.find("B (" + mixed + ") holds the dumps of 2 runs"), std::string::npos) << r->warning;
+  EXPECT_EQ(r->warning.find('\n'), std::string::npos) << "one line";
+  auto clean = compare_dumps(single, single, 0.01);
+  ASSERT_TRUE(clean.ok());
+  EXPECT_EQ(clean->warning, "");
+}
+
 std::string dump_demo_with(const std::string& root, const Flags& extra) {
   Flags flags = {{"dump_config.enable_dump", "True"}, {"dump_config.dump_path", root}};
   flags.insert(flags.end(), extra.begin(), extra.end());

@@ -270,6 +270,41 @@ TEST(CompiledModel, TruncatedCorruptOrTamperedFilesAreOneClearError) {
   EXPECT_NE(run.status().message().find("is stored with shape"), std::string::npos) << run.status().message();
 }
 
+TEST(CompiledModel, ResealedFloat16InputOfAVectorOpIsRefusedNotRunWrong) {
+  // A float32 Relu model compiled, its input retyped to float16 and the digest resealed: Relu
+  // computes float16, the file stores float32. The engine before the check read the float16
+  // bytes of the output as floats (2.15e-41 for 1.0); now the run is one error naming the node.
+  TempDir d;
+  const SessionOptions so = session_options(d);
+  onnx::ModelProto relu;
+  onnx::TensorShapeProto* x = start_model(relu, "relu");
+  x->add_dim()->set_dim_value(2);
+  x->add_dim()->set_dim_value(3);
+  add_node(relu.mutable_graph(), "Relu", {"x"}, "y");
+  relu.mutable_graph()->add_output()->set_name("y");
+  const std::string oge = d.path() + "/relu.oge";
+  ASSERT_TRUE(compile_model(save_model(relu, d.path() + "/relu.onnx"), oge, so).ok());
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(read_bytes(oge)));
+  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT16);
+  for (int i = m.metadata_props_size() - 1; i >= 0; --i)
+    if (m.metadata_props(i).key() == "openge.digest") m.mutable_metadata_props()->DeleteSubrange(i, 1);
+  const std::string resealed = seal_oge(m.SerializeAsString());
+  auto session = Session::open_from_memory(resealed.data(), resealed.size(), so, "resealed.oge");
+  if (!session.ok()) {  // refused at open is as good as at the first run
+    EXPECT_NE(session.status().message().find("Relu"), std::string::npos) << session.status().message();
+    return;
+  }
+  Tensor input(DType::kFloat16, {2, 3});
+  for (int i = 0; i < 6; ++i) input.data<uint16_t>()[i] = 0x3c00;  // 1.0
+  auto run = (*session)->run({input});
+  ASSERT_FALSE(run.ok()) << "ran with output " << (run.ok() && !run->empty() ? (*run)[0].data<float>()[0] : 0.0f);
+  EXPECT_NE(run.status().message().find("is stored as float32 but the op computes float16"), std::string::npos)
+      << run.status().message();
+  // The float16 form of a cube op (the precision pass's "float16 in, float32 out") still loads:
+  // covered by PrecisionModeIsCompiledInAndTheOgeMatchesTheOnnxUnderTheSameMode.
+}
+
 TEST(CompiledModel, WriteFailureLeavesNoFile) {
   TempDir d;
   const std::string missing_dir = d.path() + "/no/such/dir/demo.oge";

@@ -271,6 +271,20 @@ TEST(OpEinsum, BatchedAndEllipsisWithBroadcast) {
   expect_near_all(values_of((*bc)[0]), values_of((*mm1)[0]), 1e-6);
 }
 
+TEST(OpEinsum, ZeroSizedDimensionsGiveEmptyOrZeroOutputs) {
+  // "bij,bjk->bik" with i, k or the contracted j made 0 (the sweep of tests/fault_injection
+  // found the first two reading past the empty operand): empty outputs, and zeros for j = 0.
+  struct Case { Shape x, y, out; };
+  for (const Case& c : {Case{{2, 0, 3}, {2, 3, 4}, {2, 0, 4}}, Case{{2, 5, 3}, {2, 3, 0}, {2, 5, 0}},
+                        Case{{2, 5, 0}, {2, 0, 4}, {2, 5, 4}}, Case{{0, 5, 3}, {0, 3, 4}, {0, 5, 4}}}) {
+    Tensor x = random_tensor(c.x, 20), y = random_tensor(c.y, 21);
+    auto out = einsum("bij,bjk->bik", {&x, &y});
+    ASSERT_TRUE(out.ok()) << shape_to_string(c.x) << ": " << out.status().message();
+    EXPECT_EQ((*out)[0].shape(), c.out) << shape_to_string(c.x) << " x " << shape_to_string(c.y);
+    for (double v : values_of((*out)[0])) EXPECT_EQ(v, 0.0) << "an empty sum";
+  }
+}
+
 TEST(OpEinsum, AttentionScores) {
   Tensor q = random_tensor({2, 3, 4, 8}, 15), k = random_tensor({2, 3, 5, 8}, 16);
   auto out = einsum("bhqd,bhkd->bhqk", {&q, &k});

@@ -172,7 +172,8 @@ Operand<Acc> permute(const Operand<Acc>& x, const std::vector<int>& labels, cons
     for (size_t a = 0; a < x.labels.size(); ++a)
       if (x.labels[a] == labels[i] && x.shape[a] != 1) strides[i] += own[a];
   out.data.resize(static_cast<size_t>(shape_numel(out.shape)));
-  gather_strided(x.data.data(), out.shape, strides, out.data.data());
+  // An empty result has nothing to gather (and an empty operand no data to gather from).
+  if (!out.data.empty()) gather_strided(x.data.data(), out.shape, strides, out.data.data());
   return out;
 }
 
@@ -219,7 +220,11 @@ Result<Operand<Acc>> contract(const Operand<Acc>& x, const Operand<Acc>& y, Keep
     if (!contains(x.labels, l)) yo.push_back(l);
   auto sizes_of = [&](const std::vector<int>& ls) {
     std::vector<int64_t> s;
-    for (int l : ls) s.push_back(std::max(label_size(x, l), label_size(y, l)));
+    // Broadcast: a size of 1 (or a label the operand lacks) takes the other's, 0 included.
+    for (int l : ls) {
+      const int64_t a = label_size(x, l), b = label_size(y, l);
+      s.push_back(a == 1 ? b : a);
+    }
     return s;
   };
   auto numel = [](const std::vector<int64_t>& s) { return shape_numel(Shape(s.begin(), s.end())); };
@@ -259,9 +264,11 @@ Result<Operand<Acc>> contract(const Operand<Acc>& x, const Operand<Acc>& y, Keep
   Operand<Acc> out;
   out.labels = out_labels;
   out.shape = Shape(out_sizes.begin(), out_sizes.end());
-  out.data.resize(static_cast<size_t>(B * M * N));
-  batched_gemm<Acc>(B, M, N, K, xp.data.data(), a_off.data(), K, yp.data.data(), b_off.data(), y_transposed ? K : N,
-                    y_transposed, out.data.data());
+  out.data.resize(static_cast<size_t>(B * M * N));  // zeros: an empty sum where K is 0
+  // A zero-sized dimension: nothing to compute, and the kernel takes no empty operand.
+  if (B * M * N > 0 && K > 0)
+    batched_gemm<Acc>(B, M, N, K, xp.data.data(), a_off.data(), K, yp.data.data(), b_off.data(), y_transposed ? K : N,
+                      y_transposed, out.data.data());
   return out;
 }
 

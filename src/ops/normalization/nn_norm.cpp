@@ -113,7 +113,7 @@ template <class T>
 void batch_moments(const Tensor& xt, int64_t groups, int64_t inner, std::vector<double>& mean, std::vector<double>& var) {
   using F = float_or_self_t<T>;
   const T* x = xt.data<T>();
-  const int64_t rows = groups == 0 ? 0 : xt.numel() / (groups * inner);
+  const int64_t rows = groups * inner == 0 ? 0 : xt.numel() / (groups * inner);  // 0 at a zero-sized dim
   mean.assign(static_cast<size_t>(groups), 0.0);
   var.assign(static_cast<size_t>(groups), 0.0);
   const double n = static_cast<double>(rows * inner);
@@ -158,7 +158,7 @@ void batch_norm_typed(KernelContext& ctx, int64_t groups, int64_t inner, const s
   }
   const T* x = xt.data<T>();
   T* y = ctx.output(0).data<T>();
-  const int64_t rows = groups == 0 ? 0 : xt.numel() / (groups * inner);  // batch
+  const int64_t rows = groups * inner == 0 ? 0 : xt.numel() / (groups * inner);  // batch
   parallel_for(rows * groups, inner, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const int64_t c = r % groups;
@@ -175,7 +175,8 @@ Status batch_norm_kernel(KernelContext& ctx) {
   // Per channel: groups = C, each covering the spatial size; per activation: one group per
   // element of a sample.
   const bool per_activation = bn_per_activation(ctx.attrs(), ctx.opset());
-  const int64_t per_sample = x.dim(0) == 0 ? 0 : x.numel() / x.dim(0);
+  // From the dims, not numel / N: a batch of 0 still has C x H x W values per sample.
+  const int64_t per_sample = shape_numel(Shape(x.shape().begin() + 1, x.shape().end()));
   const int64_t groups = per_activation ? per_sample : x.dim(1);
   const int64_t inner = per_activation ? 1 : (groups == 0 ? 0 : per_sample / groups);
   for (size_t i = 1; i < 5; ++i)
