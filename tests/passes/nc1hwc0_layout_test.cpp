@@ -89,11 +89,19 @@ TEST(Nc1hwc0Layout, NeverKeepsNhwcAndByCpuFollowsTheIsa) {
   EXPECT_EQ(count_ops(g, "Nc1hwc0MaxPool"), winograd_available() ? 1 : 0);
 }
 
-// The convolution that reads the graph input "x" (the 3-channel stem): its nc1hwc0 attribute
-// (2: reads the NCHW input as it is), or -1 when it is in NHWC, 0 when in NCHW.
+// The convolution that reads the graph input "x" (the 3-channel stem), as it is or through the
+// region's Transpose into NHWC: its nc1hwc0 attribute (2: reads the NCHW input as it is), or -1
+// when it is in NHWC, 0 when in NCHW.
 int64_t stem_format(const Graph& g) {
+  auto reads_x = [&](int v) {
+    const Value& value = g.values[static_cast<size_t>(v)];
+    if (value.name == "x") return true;
+    if (value.producer < 0) return false;
+    const Node& p = g.nodes[static_cast<size_t>(value.producer)];
+    return p.op_type == "Transpose" && g.values[static_cast<size_t>(p.inputs[0])].name == "x";
+  };
   for (const Node& n : g.nodes)
-    if ((n.op_type == "Conv" || n.op_type == "FusedConv") && g.values[static_cast<size_t>(n.inputs[0])].name == "x")
+    if ((n.op_type == "Conv" || n.op_type == "FusedConv") && reads_x(n.inputs[0]))
       return n.attrs.get_int("channels_last", 0) == 1 ? -1 : n.attrs.get_int("nc1hwc0", 0);
   ADD_FAILURE() << "no convolution reads x";
   return -9;
@@ -113,6 +121,17 @@ TEST(Nc1hwc0Layout, OPT_enable_small_channel_1_StemReadsThePlainInputOnlyWhenOn)
     EXPECT_EQ(count_ops(g, "Nc1hwc0MaxPool"), 1) << "the rest of the region stays NC1HWC0";
     const auto after = eval_graph(g, cnn_input());
     EXPECT_LT(max_abs_diff(after[0], before[0]), 1e-5) << "on " << on;
+  }
+  // In an NHWC region (CPUs without nChw16c kernels) the stem joins it in NHWC, or stays NCHW.
+  Nc1hwc0Setting never(passes::Nc1hwc0Regions::kNever);
+  for (bool on : {true, false}) {
+    passes::ScopedSmallChannelStem small(on);
+    Graph g = cnn(32);
+    const auto before = run_passes(g);
+    EXPECT_EQ(stem_format(g), on ? -1 : 0) << "NHWC, on " << on;
+    EXPECT_EQ(count_ops(g, "NhwcMaxPool"), 1);
+    const auto after = eval_graph(g, cnn_input());
+    EXPECT_LT(max_abs_diff(after[0], before[0]), 1e-5) << "NHWC, on " << on;
   }
 }
 
