@@ -86,6 +86,10 @@ Status ExecutableBuilder::run_passes(graph_dump::GraphDumper& dump, const option
       OPENGE_LOG_INFO("FE", std::string(passes::kNc1hwc0Choice) + " off: AOE subgraph tuning" +
                                 (subgraph_hit_ ? " (knowledge base)" : ""));
   }
+  // enable_small_channel decides where the layout pass puts a small-channel stem convolution.
+  std::optional<passes::ScopedSmallChannelStem> small_channel;
+  if (config && config->has_value("enable_small_channel"))
+    small_channel.emplace(config->get_int("enable_small_channel", 1) == 1);
   for (size_t i = 0; i < passes.size(); ++i) {
     const Pass& pass = passes[i];
     if (pass.after_precision != after_precision) continue;

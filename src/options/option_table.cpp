@@ -209,7 +209,12 @@ const OptionSpec kTable[] = {
           "src/session/data_parallel.cpp"),
      "run Allreduce in parallel with forward/backward", "", "OPT-hcom_parallel-1..2"},
     {"enable_small_channel", "", "ge.enableSmallChannel", "", Kind::kInt, "0 or 1", RANGE(0, 1), "",
-     small_channel_default, nullptr, NO_CPU("oneDNN picks its own layouts for small-channel convolutions"),
+     small_channel_default, nullptr,
+     DOES("1: a convolution over at most 4 input channels that reads the network's input (an RGB stem) joins "
+          "the layout region after it: in NC1HWC0 it reads the NCHW input as it is, in NHWC through a "
+          "transpose of those few channels. 0: it runs in NCHW outside the region and its wide output is "
+          "converted into the region's format (one Transpose more)",
+          "src/compiler/graph_rewrite.cpp"),
      "small-channel (channel<=4) convolution optimization",
      "graph_run_mode=0 forces 1 and a user value is ignored with a warning", "OPT-enable_small_channel-1..4 AMB-19"},
     {"op_precision_mode", "", "ge.exec.op_precision_mode", "", Kind::kFile,

@@ -340,6 +340,15 @@ bool reads_plain_input(const Graph& g, const Node& n, const std::vector<bool>& i
   return nchw_channels(x) % kC0 != 0 && (x.producer < 0 || !in_region[static_cast<size_t>(x.producer)]);
 }
 
+// Whether the convolution `n` is a small-channel stem (ScopedSmallChannelStem): at most
+// kSmallChannels input channels, read from outside every region.
+bool is_small_channel_stem(const Graph& g, const Node& n, const std::vector<bool>& in_region) {
+  if (!is_conv(n) || n.inputs.empty() || n.inputs[0] < 0) return false;
+  const Value& x = g.values[static_cast<size_t>(n.inputs[0])];
+  if (!static_4d(x) || nchw_channels(x) > kSmallChannels) return false;
+  return x.producer < 0 || !in_region[static_cast<size_t>(x.producer)];
+}
+
 // Can node `n` (planned `plan`) run in NC1HWC0? Convolutions, the four pools, Concat and
 // elementwise ops without broadcasting over 4-D operands, on float32 activations whose channels
 // are whole blocks (a convolution's input may be a plain one, reads_plain_input). A broadcast
@@ -362,6 +371,7 @@ bool nc1hwc0_capable(const Graph& g, const Node& n, const Plan& plan, const std:
 }
 
 thread_local Nc1hwc0Regions nc1hwc0_setting = Nc1hwc0Regions::kByCpu;
+thread_local bool small_channel_stem_setting = true;
 thread_local ComputeDtypes compute_dtypes_setting;
 
 bool nc1hwc0_possible(const Graph& g) {
@@ -468,6 +478,7 @@ Result<PassResult> run(Graph& g) {
   for (int ni : *order) {
     const size_t n = static_cast<size_t>(ni);
     plans[n] = anchor_plan(g, g.nodes[n]);
+    if (!small_channel_stem_setting && is_small_channel_stem(g, g.nodes[n], in_region)) plans[n] = {};
     if (plans[n].role == Role::kNone) plans[n] = follower_plan(g, g.nodes[n], in_region);
     if (plans[n].role == Role::kNone) plans[n] = per_dim_plan(g, g.nodes[n], in_region, consumers);
     if (plans[n].role == Role::kNone) plans[n] = bypass_plan(g, g.nodes[n], in_region);
@@ -553,6 +564,8 @@ Result<PassResult> run(Graph& g) {
 
 void set_nc1hwc0_regions(Nc1hwc0Regions setting) { nc1hwc0_setting = setting; }
 Nc1hwc0Regions nc1hwc0_regions() { return nc1hwc0_setting; }
+void set_small_channel_stem(bool on) { small_channel_stem_setting = on; }
+bool small_channel_stem() { return small_channel_stem_setting; }
 
 ScopedComputeDtypes::ScopedComputeDtypes(ComputeDtypes predict) : before_(std::move(compute_dtypes_setting)) {
   compute_dtypes_setting = std::move(predict);

@@ -32,6 +32,26 @@ class ScopedNc1hwc0Regions {
   Nc1hwc0Regions before_;
 };
 
+// enable_small_channel: whether a convolution over at most kSmallChannels input channels that reads
+// an activation from outside every region (a network's RGB stem) joins the region after it (on:
+// it reads its N x C x H x W input as it is in NC1HWC0, or through a transpose of those few
+// channels in NHWC) or stays out of it (off: it runs in NCHW and its wide output is converted into
+// the region's format). On by default here; the compiler fixes it from the option per compile.
+inline constexpr int64_t kSmallChannels = 4;
+void set_small_channel_stem(bool on);
+bool small_channel_stem();
+
+class ScopedSmallChannelStem {
+ public:
+  explicit ScopedSmallChannelStem(bool on) : before_(small_channel_stem()) { set_small_channel_stem(on); }
+  ~ScopedSmallChannelStem() { set_small_channel_stem(before_); }
+  ScopedSmallChannelStem(const ScopedSmallChannelStem&) = delete;
+  ScopedSmallChannelStem& operator=(const ScopedSmallChannelStem&) = delete;
+
+ private:
+  bool before_;
+};
+
 // The dtype each node of a graph will compute in, indexed by node (kUndefined: its own). The
 // compiler hands in the precision pass's decision; without one, each node computes in its
 // outputs' dtype.

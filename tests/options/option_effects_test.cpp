@@ -112,6 +112,7 @@ std::vector<Scenario> implemented_option_scenarios(const TempDir& d) {
           {"enable_exception_dump", "2"},
           {"stream_sync_timeout", "600000"},
           {"external_weight", "True"},
+          {"enable_small_channel", "1"},  // training (the default graph_run_mode), where its default is 0
           // The online compiler (src/compiler/): read at every compile, acting on fused vector kernels.
           {"jit_compile", "true"},
           {"op_debug_level", "3"},

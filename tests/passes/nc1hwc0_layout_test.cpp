@@ -11,6 +11,7 @@
 #include "passes/channels_last_layout_pass.h"
 #include "passes/pass_util.h"
 #include "compiler/pipeline.h"
+#include "options/options_test_util.h"
 
 namespace openge::testing {
 namespace {
@@ -86,6 +87,74 @@ TEST(Nc1hwc0Layout, NeverKeepsNhwcAndByCpuFollowsTheIsa) {
   run_passes(g);
   // By default: NC1HWC0 where oneDNN runs AVX-512 kernels (the ISA its Winograd needs too).
   EXPECT_EQ(count_ops(g, "Nc1hwc0MaxPool"), winograd_available() ? 1 : 0);
+}
+
+// The convolution that reads the graph input "x" (the 3-channel stem), as it is or through the
+// region's Transpose into NHWC: its nc1hwc0 attribute (2: reads the NCHW input as it is), or -1
+// when it is in NHWC, 0 when in NCHW.
+int64_t stem_format(const Graph& g) {
+  auto reads_x = [&](int v) {
+    const Value& value = g.values[static_cast<size_t>(v)];
+    if (value.name == "x") return true;
+    if (value.producer < 0) return false;
+    const Node& p = g.nodes[static_cast<size_t>(value.producer)];
+    return p.op_type == "Transpose" && g.values[static_cast<size_t>(p.inputs[0])].name == "x";
+  };
+  for (const Node& n : g.nodes)
+    if ((n.op_type == "Conv" || n.op_type == "FusedConv") && reads_x(n.inputs[0]))
+      return n.attrs.get_int("channels_last", 0) == 1 ? -1 : n.attrs.get_int("nc1hwc0", 0);
+  ADD_FAILURE() << "no convolution reads x";
+  return -9;
+}
+
+// enable_small_channel on: the RGB stem joins the NC1HWC0 region reading the NCHW input as it
+// is (no conversion in); off: it runs in NCHW and one conversion (Reshape + Transpose) carries
+// its output into the region. Both compute the NCHW graph's result.
+TEST(Nc1hwc0Layout, OPT_enable_small_channel_1_StemReadsThePlainInputOnlyWhenOn) {
+  Nc1hwc0Setting always(passes::Nc1hwc0Regions::kAlways);
+  for (bool on : {true, false}) {
+    passes::ScopedSmallChannelStem small(on);
+    Graph g = cnn(32);
+    const auto before = run_passes(g);
+    EXPECT_EQ(stem_format(g), on ? 2 : 0) << "on " << on;
+    EXPECT_EQ(count_ops(g, "Transpose"), on ? 0 : 1) << "on " << on;
+    EXPECT_EQ(count_ops(g, "Nc1hwc0MaxPool"), 1) << "the rest of the region stays NC1HWC0";
+    const auto after = eval_graph(g, cnn_input());
+    EXPECT_LT(max_abs_diff(after[0], before[0]), 1e-5) << "on " << on;
+  }
+  // In an NHWC region (CPUs without nChw16c kernels) the stem joins it in NHWC, or stays NCHW.
+  Nc1hwc0Setting never(passes::Nc1hwc0Regions::kNever);
+  for (bool on : {true, false}) {
+    passes::ScopedSmallChannelStem small(on);
+    Graph g = cnn(32);
+    const auto before = run_passes(g);
+    EXPECT_EQ(stem_format(g), on ? -1 : 0) << "NHWC, on " << on;
+    EXPECT_EQ(count_ops(g, "NhwcMaxPool"), 1);
+    const auto after = eval_graph(g, cnn_input());
+    EXPECT_LT(max_abs_diff(after[0], before[0]), 1e-5) << "NHWC, on " << on;
+  }
+}
+
+// The option reaches the pass through a compile: training's default (0, OPT-enable_small_channel-2)
+// keeps the stem out of the region, 1 or online inference (OPT-enable_small_channel-3) puts it in.
+TEST(Nc1hwc0Layout, OPT_enable_small_channel_2_3_CompileFollowsTheOption) {
+  Nc1hwc0Setting always(passes::Nc1hwc0Regions::kAlways);
+  const std::vector<std::pair<options::test::Flags, int64_t>> cases = {
+      {{}, 0}, {{{"enable_small_channel", "1"}}, 2}, {{{"graph_run_mode", "0"}}, 2}};
+  for (const auto& [opts, stem] : cases) {
+    auto r = options::test::build(opts);
+    ASSERT_TRUE(r.options) << "options";
+    CompileOptions co;
+    co.num_threads = 1;
+    co.config = std::make_shared<const options::OptionSet>(std::move(*r.options));
+    auto exe = compiler::compile(cnn(32), {{1, 3, 20, 20}}, co);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    int64_t got = -9;
+    for (const CompiledNode& n : (*exe)->nodes())
+      if ((n.node.op_type == "Conv" || n.node.op_type == "FusedConv") && n.node.attrs.get_int("nc1hwc0", 0) != 1)
+        got = n.node.attrs.get_int("channels_last", 0) == 1 ? -1 : n.node.attrs.get_int("nc1hwc0", 0);
+    EXPECT_EQ(got, stem) << "expected stem format " << stem << " for " << opts.size() << " option(s)";
+  }
 }
 
 // Compiled with the AI Core engine: oneDNN runs the region on nChw16c, the result matches the

@@ -17,7 +17,11 @@ namespace openge::testing {
 namespace {
 
 std::shared_ptr<const options::OptionSet> bf16_config() {
-  auto r = options::test::build({{"precision_mode", "allow_mix_precision_bf16"}, {"soc_version", "Ascend910B"}});
+  // enable_small_channel=1: the RGB stem joins the region, so every convolution takes its format
+  // (training's default, 0, would keep the stem in NCHW).
+  auto r = options::test::build({{"precision_mode", "allow_mix_precision_bf16"},
+                                 {"soc_version", "Ascend910B"},
+                                 {"enable_small_channel", "1"}});
   EXPECT_TRUE(r.options) << options::test::dump_errors(r);
   if (!r.options) return nullptr;
   return std::make_shared<const options::OptionSet>(std::move(*r.options));
