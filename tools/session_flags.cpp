@@ -75,16 +75,11 @@ std::optional<SessionOptions> session_options_from_flags(const char* command, co
     // One problem is one line; several get a header and a line each. Bounded: a value echoed
     // back can be megabytes long.
     std::string problems = bound_text(config.status().message());
-    while (!problems.empty() && problems.back() == '
-') problems.pop_back();
-    if (problems.find('
-') == std::string::npos)
-      std::fprintf(stderr, "openge %s: invalid option: %s
-", command, problems.c_str());
+    while (!problems.empty() && problems.back() == '\n') problems.pop_back();
+    if (problems.find('\n') == std::string::npos)
+      std::fprintf(stderr, "openge %s: invalid option: %s\n", command, problems.c_str());
     else
-      std::fprintf(stderr, "openge %s: invalid options:
-%s
-", command, problems.c_str());
+      std::fprintf(stderr, "openge %s: invalid options:\n%s\n", command, problems.c_str());
     return std::nullopt;
   }
   for (const auto& w : config->warnings()) std::fprintf(stderr, "openge %s: warning: %s\n", command, w.c_str());
