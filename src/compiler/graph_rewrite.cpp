@@ -86,10 +86,15 @@ Status ExecutableBuilder::run_passes(graph_dump::GraphDumper& dump, const option
       OPENGE_LOG_INFO("FE", std::string(passes::kNc1hwc0Choice) + " off: AOE subgraph tuning" +
                                 (subgraph_hit_ ? " (knowledge base)" : ""));
   }
-  // enable_small_channel decides where the layout pass puts a small-channel stem convolution.
-  std::optional<passes::ScopedSmallChannelStem> small_channel;
-  if (config && config->has_value("enable_small_channel"))
-    small_channel.emplace(config->get_int("enable_small_channel", 1) == 1);
+  // enable_small_channel decides where the layout pass puts a small-channel stem convolution. The
+  // scenario is what is compiled (docs/DECISIONS.md, graph_run_mode): a training graph follows the
+  // option (training's default: off); an inference compile takes the small-channel path, as
+  // online inference does, unless the user turned it off.
+  const bool stem_joins = !config ? true
+                          : options_.training_graph || config->user_set("enable_small_channel")
+                              ? config->get_int("enable_small_channel", 0) == 1
+                              : true;
+  passes::ScopedSmallChannelStem small_channel(stem_joins);
   for (size_t i = 0; i < passes.size(); ++i) {
     const Pass& pass = passes[i];
     if (pass.after_precision != after_precision) continue;

@@ -213,7 +213,8 @@ const OptionSpec kTable[] = {
      DOES("1: a convolution over at most 4 input channels that reads the network's input (an RGB stem) joins "
           "the layout region after it: in NC1HWC0 it reads the NCHW input as it is, in NHWC through a "
           "transpose of those few channels. 0: it runs in NCHW outside the region and its wide output is "
-          "converted into the region's format (one Transpose more)",
+          "converted into the region's format (one Transpose more). A training graph follows the value (default "
+          "0); a Session's inference compile takes 1 unless the user set 0",
           "src/compiler/graph_rewrite.cpp"),
      "small-channel (channel<=4) convolution optimization",
      "graph_run_mode=0 forces 1 and a user value is ignored with a warning", "OPT-enable_small_channel-1..4 AMB-19"},

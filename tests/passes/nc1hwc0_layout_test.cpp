@@ -135,17 +135,27 @@ TEST(Nc1hwc0Layout, OPT_enable_small_channel_1_StemReadsThePlainInputOnlyWhenOn)
   }
 }
 
-// The option reaches the pass through a compile: training's default (0, OPT-enable_small_channel-2)
-// keeps the stem out of the region, 1 or online inference (OPT-enable_small_channel-3) puts it in.
+// The option reaches the pass through a compile: a training graph under training's default (0,
+// OPT-enable_small_channel-2) keeps the stem out of the region, 1 puts it in; an inference compile
+// (a Session, or graph_run_mode=0: OPT-enable_small_channel-3) puts it in unless the user set 0.
 TEST(Nc1hwc0Layout, OPT_enable_small_channel_2_3_CompileFollowsTheOption) {
   Nc1hwc0Setting always(passes::Nc1hwc0Regions::kAlways);
-  const std::vector<std::pair<options::test::Flags, int64_t>> cases = {
-      {{}, 0}, {{{"enable_small_channel", "1"}}, 2}, {{{"graph_run_mode", "0"}}, 2}};
-  for (const auto& [opts, stem] : cases) {
+  struct Case {
+    options::test::Flags opts;
+    bool training_graph;
+    int64_t stem;
+  };
+  const std::vector<Case> cases = {{{}, true, 0},
+                                   {{{"enable_small_channel", "1"}}, true, 2},
+                                   {{}, false, 2},
+                                   {{{"enable_small_channel", "0"}}, false, 0},
+                                   {{{"graph_run_mode", "0"}}, false, 2}};
+  for (const auto& [opts, training_graph, stem] : cases) {
     auto r = options::test::build(opts);
     ASSERT_TRUE(r.options) << "options";
     CompileOptions co;
     co.num_threads = 1;
+    co.training_graph = training_graph;
     co.config = std::make_shared<const options::OptionSet>(std::move(*r.options));
     auto exe = compiler::compile(cnn(32), {{1, 3, 20, 20}}, co);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
@@ -153,7 +163,8 @@ TEST(Nc1hwc0Layout, OPT_enable_small_channel_2_3_CompileFollowsTheOption) {
     for (const CompiledNode& n : (*exe)->nodes())
       if ((n.node.op_type == "Conv" || n.node.op_type == "FusedConv") && n.node.attrs.get_int("nc1hwc0", 0) != 1)
         got = n.node.attrs.get_int("channels_last", 0) == 1 ? -1 : n.node.attrs.get_int("nc1hwc0", 0);
-    EXPECT_EQ(got, stem) << "expected stem format " << stem << " for " << opts.size() << " option(s)";
+    EXPECT_EQ(got, stem) << "expected stem format " << stem << " for " << opts.size() << " option(s), "
+                         << (training_graph ? "training graph" : "inference");
   }
 }
 
