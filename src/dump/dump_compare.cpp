@@ -39,6 +39,14 @@ Result<std::map<std::pair<std::string, std::string>, DumpEntry>> index_dumps(con
   return out;
 }
 
+// Iterations in numeric order, then execution (task) order.
+bool in_execution_order(const DumpEntry* x, const DumpEntry* y) {
+  if (x->iteration.size() != y->iteration.size()) return x->iteration.size() < y->iteration.size();
+  return x->iteration != y->iteration ? x->iteration < y->iteration : x->task_id < y->task_id;
+}
+
+std::string described(const DumpEntry& e) { return e.op_type + " '" + e.op_name + "' (iteration " + e.iteration + ")"; }
+
 std::vector<double> as_doubles(const Tensor& t) {
   std::vector<double> v(static_cast<size_t>(t.numel()));
   visit_dtype(t.dtype(), [&](auto tag) {
@@ -109,20 +117,22 @@ Result<CompareResult> compare_dumps(const std::string& dir_a, const std::string&
   if (!b.ok()) return b.status();
   std::vector<const DumpEntry*> order;
   for (const auto& [key, entry] : *a) order.push_back(&entry);
-  // Iterations in numeric order, then A's execution order.
-  std::sort(order.begin(), order.end(), [](const DumpEntry* x, const DumpEntry* y) {
-    if (x->iteration.size() != y->iteration.size()) return x->iteration.size() < y->iteration.size();
-    return x->iteration != y->iteration ? x->iteration < y->iteration : x->task_id < y->task_id;
-  });
+  std::sort(order.begin(), order.end(), in_execution_order);
   CompareResult result;
   result.dir_a = dir_a;
   result.dir_b = dir_b;
   result.threshold = threshold;
-  for (const auto& [key, entry] : *b) result.only_in_b += a->count(key) ? 0 : 1;
+  std::vector<const DumpEntry*> b_alone;
+  for (const auto& [key, entry] : *b)
+    if (!a->count(key)) b_alone.push_back(&entry);
+  std::sort(b_alone.begin(), b_alone.end(), in_execution_order);
+  for (const DumpEntry* e : b_alone) result.ops_only_in_b.push_back(described(*e));
+  result.only_in_b = static_cast<int>(b_alone.size());
   for (const DumpEntry* e : order) {
     auto partner = b->find({e->iteration, e->op_name});
     if (partner == b->end()) {
       ++result.only_in_a;
+      result.ops_only_in_a.push_back(described(*e));
       continue;
     }
     auto ra = read_dump_file(e->path);

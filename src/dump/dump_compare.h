@@ -28,6 +28,8 @@ struct CompareResult {
   std::vector<OpComparison> rows;  // in A's iteration, then task order
   std::optional<size_t> first_exceeding;  // index into rows
   int only_in_a = 0, only_in_b = 0;       // dump files without a partner
+  // Those ops by name, "<op_type> '<op_name>' (iteration <i>)", in iteration then task order.
+  std::vector<std::string> ops_only_in_a, ops_only_in_b;
 };
 
 Result<CompareResult> compare_dumps(const std::string& dir_a, const std::string& dir_b, double threshold);

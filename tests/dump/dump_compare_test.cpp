@@ -32,11 +32,16 @@ TEST(DumpCompare, IssueTen_9_FirstOpOverTheThresholdByHand) {
   write_op(a, "Add", "third", 2, {4, -4});
   write_op(b, "Add", "third", 4, {2, -4});
   write_op(a, "Neg", "only_in_a", 3, {1});
+  write_op(b, "Cast", "cast_added_in_b", 1, {1});
+  write_op(b, "Cast", "cast_added_first", 0, {1});
   auto r = compare_dumps(a, b, 0.01);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->rows.size(), 3u);
   EXPECT_EQ(r->only_in_a, 1);
-  EXPECT_EQ(r->only_in_b, 0);
+  EXPECT_EQ(r->only_in_b, 2);
+  EXPECT_EQ(r->ops_only_in_a, std::vector<std::string>{"Neg 'only_in_a' (iteration 0)"});
+  EXPECT_EQ(r->ops_only_in_b, (std::vector<std::string>{"Cast 'cast_added_first' (iteration 0)",
+                                                         "Cast 'cast_added_in_b' (iteration 0)"}));  // task order
   EXPECT_EQ(r->rows[0].op_name, "first");
   EXPECT_EQ(r->rows[0].cosine, 1.0);
   EXPECT_EQ(r->rows[0].max_abs_error, 0.0);
