@@ -48,6 +48,7 @@ int cmd_compare(int argc, char** argv) {
     std::fprintf(stderr, "openge compare: error: %s\n", result.status().message().c_str());
     return 1;
   }
+  if (!result->warning.empty()) std::fprintf(stderr, "openge compare: warning: %s\n", result->warning.c_str());
   if (!args->has("output")) std::cout << dump::comparison_csv(*result);
   auto page = dump::write_comparison_files(*result, args->get("output"), args->get("html"));
   if (!page.ok()) {

@@ -20,22 +20,40 @@ struct DumpEntry {
   int task_id = 0;
 };
 
-// Dump files under `dir`, keyed by iteration folder and op name.
-Result<std::map<std::pair<std::string, std::string>, DumpEntry>> index_dumps(const std::string& dir) {
+// The run a dump file belongs to: the timestamp folder (YYYYMMDDhhmmss) each run of a dump
+// path gets, when `dir` is the dump path; "" when `dir` is inside one run.
+std::string run_folder_of(const fs::path& file, const std::string& dir) {
+  const fs::path rel = file.lexically_relative(dir);
+  if (rel.empty() || std::distance(rel.begin(), rel.end()) < 2) return "";
+  const std::string first = rel.begin()->string();
+  const bool stamp = first.size() == 14 && std::all_of(first.begin(), first.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return stamp ? first : "";
+}
+
+// Dump files under `dir`, keyed by iteration folder and op name; of a dump path holding several
+// runs only the newest run's files, with `warning` naming the runs.
+Result<std::map<std::pair<std::string, std::string>, DumpEntry>> index_dumps(const std::string& dir, std::string& warning) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return invalid_argument(dir + " is not a folder (give a Data Dump folder)");
-  std::map<std::pair<std::string, std::string>, DumpEntry> out;
+  std::map<std::string, std::vector<DumpEntry>> by_run;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (!it->is_regular_file() || !looks_like_dump_file(name)) continue;
     const auto f = dump_name_fields(name);
     DumpEntry e{it->path().string(), f[0], f[1], it->path().parent_path().filename().string(), std::stoi(f[2])};
-    out[{e.iteration, e.op_name}] = e;
+    by_run[run_folder_of(it->path(), dir)].push_back(std::move(e));
   }
   if (ec) return io_error("cannot list " + dir + ": " + ec.message());
-  if (out.empty())
-    return invalid_argument("no dump files under " + dir + " (dump with dump_config.enable_dump=True, dump_data=tensor)");
+  std::map<std::pair<std::string, std::string>, DumpEntry> out;
+  if (by_run.empty()) return invalid_argument("no dump files under " + dir + " (dump with dump_config.enable_dump=True, dump_data=tensor)");
+  if (by_run.size() > 1) {
+    std::string runs;
+    for (const auto& [run, entries] : by_run) runs += " " + (run.empty() ? std::string("(files outside a run folder)") : run);
+    warning = dir + " holds " + std::to_string(by_run.size()) + " dump runs (" + runs.substr(1) + "); compared the newest, " +
+              by_run.rbegin()->first + " (give that run's folder to choose another)";
+  }
+  for (auto& e : by_run.rbegin()->second) out[{e.iteration, e.op_name}] = std::move(e);
   return out;
 }
 
@@ -111,9 +129,10 @@ std::string number(double v) {
 }  // namespace
 
 Result<CompareResult> compare_dumps(const std::string& dir_a, const std::string& dir_b, double threshold) {
-  auto a = index_dumps(dir_a);
+  std::string warning_a, warning_b;
+  auto a = index_dumps(dir_a, warning_a);
   if (!a.ok()) return a.status();
-  auto b = index_dumps(dir_b);
+  auto b = index_dumps(dir_b, warning_b);
   if (!b.ok()) return b.status();
   std::vector<const DumpEntry*> order;
   for (const auto& [key, entry] : *a) order.push_back(&entry);
@@ -122,6 +141,7 @@ Result<CompareResult> compare_dumps(const std::string& dir_a, const std::string&
   result.dir_a = dir_a;
   result.dir_b = dir_b;
   result.threshold = threshold;
+  result.warning = warning_a + (warning_a.empty() || warning_b.empty() ? "" : "; ") + warning_b;
   std::vector<const DumpEntry*> b_alone;
   for (const auto& [key, entry] : *b)
     if (!a->count(key)) b_alone.push_back(&entry);

@@ -30,6 +30,9 @@ struct CompareResult {
   int only_in_a = 0, only_in_b = 0;       // dump files without a partner
   // Those ops by name, "<op_type> '<op_name>' (iteration <i>)", in iteration then task order.
   std::vector<std::string> ops_only_in_a, ops_only_in_b;
+  // A dump path that holds several runs (timestamp folders): only the newest is compared, and
+  // this says so, naming them ("" when each side holds one run).
+  std::string warning;
 };
 
 Result<CompareResult> compare_dumps(const std::string& dir_a, const std::string& dir_b, double threshold);
