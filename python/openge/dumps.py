@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, NamedTuple, Optional, Union
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
 
 from . import _openge
 
@@ -51,6 +51,9 @@ class Comparison(NamedTuple):
     html_path: Optional[str]
     csv: str
     html: str
+    ops_only_in_a: Tuple[str, ...] = ()  # "<op_type> '<op_name>' (iteration <i>)", execution order
+    ops_only_in_b: Tuple[str, ...] = ()
+    warning: str = ""  # a dump path holding several runs: which were found, which was compared
 
     @property
     def first_exceeding_op(self) -> Optional[OpComparison]:
@@ -84,5 +87,6 @@ def compare(dump_a: PathArg, dump_b: PathArg, threshold: float = 0.01, output: O
                                    "" if output is None else os.fspath(output), "" if html is None else os.fspath(html))
     rows = [OpComparison(**r) for r in result["rows"]]
     return Comparison(rows, result["first_exceeding"], result["only_in_a"], result["only_in_b"],
-                      result["threshold"], result["html_path"], result["csv"], result["html"])
+                      result["threshold"], result["html_path"], result["csv"], result["html"],
+                      tuple(result["ops_only_in_a"]), tuple(result["ops_only_in_b"]), result["warning"])
 
