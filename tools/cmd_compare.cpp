@@ -59,6 +59,8 @@ int cmd_compare(int argc, char** argv) {
   if (!page->empty()) std::printf("HTML page: %s\n", page->c_str());
   std::printf("%zu outputs compared (%d ops only in A, %d only in B)\n", result->rows.size(), result->only_in_a,
               result->only_in_b);
+  for (const auto& [side, names] : {std::pair{"A", &result->ops_only_in_a}, std::pair{"B", &result->ops_only_in_b}})
+    for (const std::string& name : *names) std::printf("only in %s: %s\n", side, name.c_str());
   if (result->first_exceeding) {
     const auto& row = result->rows[*result->first_exceeding];
     std::printf("first op over the threshold %g: iteration %s, %s '%s' output %d: cosine %.9g, max abs error %.9g, "

@@ -28,7 +28,8 @@ int cmd_profile_report(int argc, char** argv) {
   if (args->has("help") || rest.size() != 1) {
     std::cout << usage("openge profile-report DIR [--output FILE] [--top N]",
                        "Writes the HTML report of a profiling collection (a PROF_* folder) and prints the top "
-                       "operators by total time.",
+                       "operators by their median time per iteration over iterations 2..N (iteration 1, compile and "
+                       "warm-up, apart). DIR may also be the folder that holds one PROF_* folder.",
                        specs);
     return args->has("help") ? 0 : 2;
   }
@@ -45,15 +46,12 @@ int cmd_profile_report(int argc, char** argv) {
   }
   namespace fs = std::filesystem;
   std::string out = args->get("output");
-  if (out.empty()) {
-    fs::path base = dir;
-    if (fs::is_directory(base / "mindstudio_profiler_output")) base /= "mindstudio_profiler_output";
-    out = (base / "report.html").string();
-  }
+  if (out.empty()) out = (fs::path(data->folder) / "report.html").string();
   if (Status s = write_file_atomically(out, profiling::render_report_html(data.value(), {})); !s.ok()) {
     report_error("profile-report", s);
     return 1;
   }
+  std::printf("profiling data: %s\n", data->folder.c_str());
   print_top_ops(data.value(), static_cast<size_t>(*top));
   std::printf("report: %s\n", out.c_str());
   return 0;

@@ -6,7 +6,8 @@
 
 namespace openge::cli {
 
-// Prints the `top` operators of `data` by total time (name, type, engine, count, total, share).
+// Prints iteration 1 apart, the steady median step time, and the `top` operators by their median
+// time per iteration over iterations 2..N (with min and iteration-1 time).
 void print_top_ops(const profiling::ReportData& data, size_t top);
 
 }  // namespace openge::cli

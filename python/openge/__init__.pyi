@@ -184,6 +184,9 @@ class Comparison(NamedTuple):
     html_path: Optional[str]        # where the page was written
     csv: str
     html: str
+    ops_only_in_a: Tuple[str, ...]  # "<op_type> '<op_name>' (iteration <i>)", execution order
+    ops_only_in_b: Tuple[str, ...]
+    warning: str                    # several runs in a dump path: which were found, which compared
     @property
     def first_exceeding_op(self) -> Optional[OpComparison]: ...
 

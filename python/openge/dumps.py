@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Any, Dict, List, NamedTuple, Optional, Union
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
 
 from . import _openge
 
@@ -52,6 +52,9 @@ class Comparison(NamedTuple):
     html_path: Optional[str]
     csv: str
     html: str
+    ops_only_in_a: Tuple[str, ...] = ()  # "<op_type> '<op_name>' (iteration <i>)", execution order
+    ops_only_in_b: Tuple[str, ...] = ()
+    warning: str = ""  # a dump path holding several runs: which were found, which was compared
 
     @property
     def first_exceeding_op(self) -> Optional[OpComparison]:
@@ -88,5 +91,6 @@ def compare(dump_a: PathArg, dump_b: PathArg, threshold: float = 0.01, output: O
         warnings.warn(result["warning"], UserWarning, stacklevel=2)
     rows = [OpComparison(**r) for r in result["rows"]]
     return Comparison(rows, result["first_exceeding"], result["only_in_a"], result["only_in_b"],
-                      result["threshold"], result["html_path"], result["csv"], result["html"])
+                      result["threshold"], result["html_path"], result["csv"], result["html"],
+                      tuple(result["ops_only_in_a"]), tuple(result["ops_only_in_b"]), result["warning"])
 

@@ -46,6 +46,12 @@ py::dict compare(const std::string& dir_a, const std::string& dir_b, double thre
   out["first_exceeding"] = result->first_exceeding ? py::object(py::int_(*result->first_exceeding)) : py::object(py::none());
   out["only_in_a"] = result->only_in_a;
   out["only_in_b"] = result->only_in_b;
+  for (const auto& [key, names] : {std::pair{"ops_only_in_a", &result->ops_only_in_a},
+                                   std::pair{"ops_only_in_b", &result->ops_only_in_b}}) {
+    py::list list;
+    for (const std::string& n : *names) list.append(text(n));
+    out[key] = list;
+  }
   out["warning"] = text(result->warning);
   out["threshold"] = threshold;
   out["html_path"] = page->empty() ? py::object(py::none()) : py::object(text(*page));
@@ -72,7 +78,7 @@ void bind_dump(py::module_& m) {
         py::arg("html_path"),
         "Compares two Data Dumps op by op and writes the CSV to csv_path and the page beside it or to html_path "
         "('' : not written), as `openge compare --output --html` -> {'rows', 'first_exceeding', 'only_in_a', "
-        "'only_in_b', 'threshold', 'html_path', 'csv', 'html', 'warning'}. Raises DumpError.");
+        "'only_in_b', 'ops_only_in_a', 'ops_only_in_b', 'warning', 'threshold', 'html_path', 'csv', 'html'}. Raises DumpError.");
 }
 
 }  // namespace openge::python

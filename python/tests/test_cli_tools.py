@@ -84,6 +84,12 @@ def test_compare_matches_numpy_and_the_cli(dumps, tmp_path):
     assert over and result.first_exceeding == over[0]
     first = result.first_exceeding_op
     assert f"{first.op_type} '{first.op_name}' output {first.output}" in r.stdout
+    # The ops one side only dumped (the Casts mixed precision inserts), each by name, CLI and Python alike.
+    only_b = sorted(set(b) - set(a))
+    assert only_b and sorted(re.search(r"'(.*)'", n).group(1) for n in result.ops_only_in_b) == only_b
+    assert len(result.ops_only_in_b) == result.only_in_b and result.ops_only_in_a == () and result.warning == ""
+    for name in result.ops_only_in_b:
+        assert f"only in B: {name}\n" in r.stdout
 
 
 def test_compare_without_output_writes_nothing_and_html_alone_when_asked(dumps, tmp_path, monkeypatch):

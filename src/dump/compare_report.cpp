@@ -198,7 +198,14 @@ std::string comparison_html(const CompareResult& r) {
       "color:#555}dd{margin:0 0 4px 90px}</style></head><body><h1>OpenGE dump comparison</h1><dl><dt>A</dt><dd>" +
       html_escape(r.dir_a) + "</dd><dt>B</dt><dd>" + html_escape(r.dir_b) + "</dd><dt>threshold</dt><dd>max rel error &gt; " +
       num(r.threshold) + " (or not comparable) deviates</dd><dt>compared</dt><dd>" + std::to_string(r.rows.size()) +
-      " outputs (" + std::to_string(r.only_in_a) + " ops only in A, " + std::to_string(r.only_in_b) + " only in B)</dd></dl>";
+      " outputs (" + std::to_string(r.only_in_a) + " ops only in A, " + std::to_string(r.only_in_b) + " only in B)</dd>";
+  for (const auto& [side, names] : {std::pair{"A", &r.ops_only_in_a}, std::pair{"B", &r.ops_only_in_b}}) {
+    if (names->empty()) continue;
+    h += std::string("<dt>only in ") + side + "</dt><dd class=only-in-" + side + ">";
+    for (size_t i = 0; i < names->size(); ++i) h += (i ? ", " : "") + html_escape((*names)[i]);
+    h += "</dd>";
+  }
+  h += "</dl>";
   if (r.first_exceeding) {
     const auto& row = r.rows[*r.first_exceeding];
     h += "<p id=verdict class=bad>First op over the threshold: <a href=\"#r" + std::to_string(*r.first_exceeding) + "\">#" +

@@ -22,37 +22,72 @@ struct DumpEntry {
   int task_id = 0;
 };
 
+// The run a dump file belongs to: the timestamp folder (YYYYMMDDhhmmss, or YYYYMMDDhhmmss_<pid>
+// for a process that found the second's folder taken) each run of a dump path gets, when `dir`
+// is the dump path; "" when `dir` is inside one run.
+std::string run_folder_of(const fs::path& file, const std::string& dir) {
+  const fs::path rel = file.lexically_relative(dir);
+  if (rel.empty() || std::distance(rel.begin(), rel.end()) < 2) return "";
+  const std::string first = rel.begin()->string();
+  auto digits = [](std::string_view t) {
+    return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  const std::string_view stamp = std::string_view(first).substr(0, 14);
+  const bool is_run = first.size() >= 14 && digits(stamp) &&
+                      (first.size() == 14 || (first[14] == '_' && digits(std::string_view(first).substr(15))));
+  return is_run ? first : "";
+}
+
 using DumpIndex = std::map<std::pair<std::string, std::string>, DumpEntry>;
 
-// Dump files under `dir`, keyed by iteration folder and op name; `runs` gets the folders that
-// hold iteration folders (one per run: <model_id> in the Data Dump layout).
-Result<DumpIndex> index_dumps(const std::string& dir, std::set<std::string>& runs) {
+// Dump files under `dir`, keyed by iteration folder and op name; of a dump path holding several
+// runs only the newest run's files, with `warning` naming the runs. `models` gets the folders of
+// the chosen files that hold iteration folders (one per process, session or model: <model_id>).
+Result<DumpIndex> index_dumps(const char* which, const std::string& dir, std::string& warning,
+                              std::set<std::string>& models) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return invalid_argument(dir + " is not a folder (give a Data Dump folder)");
-  std::map<std::pair<std::string, std::string>, DumpEntry> out;
+  std::map<std::string, std::vector<DumpEntry>> by_run;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (!it->is_regular_file() || !looks_like_dump_file(name)) continue;
     const auto f = dump_name_fields(name);
     DumpEntry e{it->path().string(), f[0], f[1], it->path().parent_path().filename().string(), std::stoi(f[2])};
-    out[{e.iteration, e.op_name}] = e;
-    runs.insert(it->path().parent_path().parent_path().string());
+    by_run[run_folder_of(it->path(), dir)].push_back(std::move(e));
   }
   if (ec) return io_error("cannot list " + dir + ": " + ec.message());
-  if (out.empty())
-    return invalid_argument("no dump files under " + dir + " (dump with dump_config.enable_dump=True, dump_data=tensor)");
+  std::map<std::pair<std::string, std::string>, DumpEntry> out;
+  if (by_run.empty()) return invalid_argument("no dump files under " + dir + " (dump with dump_config.enable_dump=True, dump_data=tensor)");
+  if (by_run.size() > 1) {
+    std::string runs;
+    for (const auto& [run, entries] : by_run) runs += " " + (run.empty() ? std::string("(files outside a run folder)") : run);
+    warning = std::string(which) + " (" + dir + ") holds the dumps of " + std::to_string(by_run.size()) + " runs (" +
+              runs.substr(1) + "); compared the newest, " + by_run.rbegin()->first +
+              " (give that run's folder to choose another)";
+  }
+  for (auto& e : by_run.rbegin()->second) {
+    models.insert(fs::path(e.path).parent_path().parent_path().string());
+    out[{e.iteration, e.op_name}] = std::move(e);
+  }
   return out;
 }
 
 // "A (DIR) holds the dumps of 3 runs: ..." with at most two folders named, so the line stays short.
-std::string several_runs_warning(const char* which, const std::string& dir, const std::set<std::string>& runs) {
-  if (runs.size() < 2) return "";
-  std::string line = std::string(which) + " (" + dir + ") holds the dumps of " + std::to_string(runs.size()) +
-                     " runs (processes, sessions or models), e.g. " + *runs.begin() + " and " + *std::next(runs.begin()) +
-                     "; ops are matched across them, so the first deviating op may be wrong: give one run's folder";
-  return line;
+std::string several_models_warning(const char* which, const std::string& dir, const std::set<std::string>& models) {
+  if (models.size() < 2) return "";
+  return std::string(which) + " (" + dir + ") holds the dumps of " + std::to_string(models.size()) +
+         " runs (processes, sessions or models), e.g. " + *models.begin() + " and " + *std::next(models.begin()) +
+         "; ops are matched across them, so the first deviating op may be wrong: give one run's folder";
 }
+
+// Iterations in numeric order, then execution (task) order.
+bool in_execution_order(const DumpEntry* x, const DumpEntry* y) {
+  if (x->iteration.size() != y->iteration.size()) return x->iteration.size() < y->iteration.size();
+  return x->iteration != y->iteration ? x->iteration < y->iteration : x->task_id < y->task_id;
+}
+
+std::string described(const DumpEntry& e) { return e.op_type + " '" + e.op_name + "' (iteration " + e.iteration + ")"; }
 
 std::vector<double> as_doubles(const Tensor& t) {
   std::vector<double> v(static_cast<size_t>(t.numel()));
@@ -118,30 +153,35 @@ std::string number(double v) {
 }  // namespace
 
 Result<CompareResult> compare_dumps(const std::string& dir_a, const std::string& dir_b, double threshold) {
-  std::set<std::string> runs_a, runs_b;
-  auto a = index_dumps(dir_a, runs_a);
+  std::string warning_a, warning_b;
+  std::set<std::string> models_a, models_b;
+  auto a = index_dumps("A", dir_a, warning_a, models_a);
   if (!a.ok()) return a.status();
-  auto b = index_dumps(dir_b, runs_b);
+  auto b = index_dumps("B", dir_b, warning_b, models_b);
   if (!b.ok()) return b.status();
   std::vector<const DumpEntry*> order;
   for (const auto& [key, entry] : *a) order.push_back(&entry);
-  // Iterations in numeric order, then A's execution order.
-  std::sort(order.begin(), order.end(), [](const DumpEntry* x, const DumpEntry* y) {
-    if (x->iteration.size() != y->iteration.size()) return x->iteration.size() < y->iteration.size();
-    return x->iteration != y->iteration ? x->iteration < y->iteration : x->task_id < y->task_id;
-  });
+  std::sort(order.begin(), order.end(), in_execution_order);
   CompareResult result;
   result.dir_a = dir_a;
   result.dir_b = dir_b;
   result.threshold = threshold;
-  result.warning = several_runs_warning("A", dir_a, runs_a);
-  if (const std::string wb = several_runs_warning("B", dir_b, runs_b); !wb.empty())
-    result.warning += (result.warning.empty() ? "" : "; ") + wb;
-  for (const auto& [key, entry] : *b) result.only_in_b += a->count(key) ? 0 : 1;
+  std::vector<std::string> warnings;
+  for (const std::string& w : {warning_a, warning_b, several_models_warning("A", dir_a, models_a),
+                               several_models_warning("B", dir_b, models_b)})
+    if (!w.empty()) warnings.push_back(w);
+  for (const std::string& w : warnings) result.warning += (result.warning.empty() ? "" : "; ") + w;
+  std::vector<const DumpEntry*> b_alone;
+  for (const auto& [key, entry] : *b)
+    if (!a->count(key)) b_alone.push_back(&entry);
+  std::sort(b_alone.begin(), b_alone.end(), in_execution_order);
+  for (const DumpEntry* e : b_alone) result.ops_only_in_b.push_back(described(*e));
+  result.only_in_b = static_cast<int>(b_alone.size());
   for (const DumpEntry* e : order) {
     auto partner = b->find({e->iteration, e->op_name});
     if (partner == b->end()) {
       ++result.only_in_a;
+      result.ops_only_in_a.push_back(described(*e));
       continue;
     }
     auto ra = read_dump_file(e->path);

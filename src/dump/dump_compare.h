@@ -28,9 +28,11 @@ struct CompareResult {
   std::vector<OpComparison> rows;  // in A's iteration, then task order
   std::optional<size_t> first_exceeding;  // index into rows
   int only_in_a = 0, only_in_b = 0;       // dump files without a partner
-  // One line when A or B holds the dumps of several runs (processes, sessions or models: several
-  // <model_id> folders, each holding iteration folders); files are then matched across runs and
-  // the first deviating op may be wrong. Empty otherwise.
+  // Those ops by name, "<op_type> '<op_name>' (iteration <i>)", in iteration then task order.
+  std::vector<std::string> ops_only_in_a, ops_only_in_b;
+  // Empty, or one line naming what makes the comparison doubtful: a dump path that holds several
+  // runs (timestamp folders: only the newest is compared), or files of several processes,
+  // sessions or models (several <model_id> folders, whose ops are matched across them).
   std::string warning;
 };
 

@@ -196,6 +196,9 @@ Status Profiler::end_iteration(std::unique_ptr<Iteration> iteration, bool ok) {
     o.engine = task_type(t);
     ++o.count;
     o.total_ns += t.end_ns - t.start_ns;
+    if (o.per_iteration_ns.empty() || o.per_iteration_ns.back().first != r.iteration_id)
+      o.per_iteration_ns.push_back({r.iteration_id, 0});
+    o.per_iteration_ns.back().second += t.end_ns - t.start_ns;
   }
   r.collectives = std::move(collectives_);
   collectives_.clear();
@@ -347,9 +350,14 @@ Status Profiler::flush() {
   return write_pending_locked();
 }
 
+void Profiler::set_model_name(std::string name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  model_name_ = std::move(name);
+}
+
 std::string Profiler::info_json_locked() const {
   std::string j = "{\n  \"pid\": " + std::to_string(pid_) + ",\n  \"device_id\": " + std::to_string(config_.device_id) +
-                  ",\n  \"engine\": \"OpenGE CPU\",\n  \"options_source\": \"" + json_escape(config_.options_source) +
+                  ",\n  \"engine\": \"OpenGE CPU\",\n  \"model\": \"" + json_escape(model_name_) + "\",\n  \"options_source\": \"" + json_escape(config_.options_source) +
                   "\",\n  \"output\": \"" + json_escape(config_.output_dir) + "\",\n  \"output_rule\": \"" +
                   json_escape(config_.output_rule) + "\",\n  \"task_trace\": \"" + task_level_name(config_.task_level) +
                   "\",\n  \"ts_origin_epoch_us\": \"" + format_us(anchor_.epoch_ns) +
@@ -448,7 +456,9 @@ Status Profiler::finish() {
       status = write_file_locked(output_dir() + "/host_sys_usage_mem.csv", mem.text());
   }
   ReportData report;
-  for (const auto& [name, o] : op_totals_) report.ops.push_back({name, o.type, o.engine, o.count, o.total_ns});
+  for (const auto& [name, o] : op_totals_) report.ops.push_back({name, o.type, o.engine, o.count, o.total_ns, o.per_iteration_ns});
+  report.model = model_name_;
+  for (const auto& [k, v] : config_.raw.values) report.options.push_back({k, v});
   report.step_times = step_times_;
   report.timeline = timeline_;
   report.timeline_label = timeline_label_;

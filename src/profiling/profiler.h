@@ -61,6 +61,8 @@ class Profiler {
   };
   // `model` is the compiled model (its model id is assigned on first sight); it must outlive
   // the next flush().
+  // The profiled model's name, for info.json and the report's header.
+  void set_model_name(std::string name);
   std::unique_ptr<Iteration> begin_iteration(const Executable* model, size_t expected_tasks = 0);
   // Closes the iteration; its files are written with the next batch.
   Status end_iteration(std::unique_ptr<Iteration> iteration, bool ok = true);
@@ -103,6 +105,7 @@ class Profiler {
   ClockAnchor anchor_;
   std::string collection_dir_;
   long pid_ = 0;
+  std::string model_name_;
   std::mutex mutex_;
   std::map<const Executable*, uint32_t> model_ids_;
   std::map<uint32_t, std::string> fusion_op_per_model_;  // fusion_op CSV text ("" = no fusion)
@@ -144,6 +147,7 @@ class Profiler {
     std::string type, engine;
     uint64_t count = 0;
     int64_t total_ns = 0;
+    std::vector<std::pair<uint32_t, int64_t>> per_iteration_ns;  // (iteration, ns)
   };
   std::map<std::string, OpTotals> op_totals_;  // by op name
   std::vector<std::pair<uint32_t, int64_t>> step_times_;  // (iteration, ns)

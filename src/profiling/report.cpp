@@ -8,6 +8,8 @@
 #include <map>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "base/path_util.h"
 #include "io/html_text.h"
 
@@ -31,7 +33,7 @@ std::string pct(int64_t part, int64_t all) {
 std::string bar_table(const std::vector<std::pair<std::string, int64_t>>& rows, const char* label) {
   int64_t all = 0, top = 1;
   for (const auto& r : rows) all += r.second, top = std::max(top, r.second);
-  std::string h = std::string("<table><tr><th>") + label + "</th><th>total ms</th><th>%</th><th></th></tr>";
+  std::string h = std::string("<table><tr><th>") + label + "</th><th>ms</th><th>%</th><th></th></tr>";
   for (const auto& [name, ns] : rows)
     h += "<tr><td>" + html_escape(name) + "</td><td class=n>" + ms(ns) + "</td><td class=n>" + pct(ns, all) +
          "</td><td class=b><div class=bar style=\"width:" + pct(ns, top) + "%\"></div></td></tr>";
@@ -73,39 +75,120 @@ std::array<uint64_t, 2> model_and_iteration(const fs::path& file) {
 
 int64_t us_text_to_ns(const std::string& s) { return static_cast<int64_t>(std::strtod(s.c_str(), nullptr) * 1000.0); }
 
+int64_t median_of(std::vector<int64_t> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+std::string us(int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1e3);
+  return buf;
+}
+
+// A folder the user gave that holds the collection one level down (the profiling output folder).
+Result<fs::path> single_collection_inside(const fs::path& dir) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_directory(ec) && e.path().filename().string().rfind("PROF_", 0) == 0) found.push_back(e.path());
+  if (found.size() == 1) return found.front();
+  if (found.empty()) return invalid_argument("'" + dir.string() + "' holds no profiling collection (no PROF_* folder)");
+  std::sort(found.begin(), found.end());
+  std::string names;
+  for (const auto& f : found) names += " " + f.filename().string();
+  return invalid_argument("'" + dir.string() + "' holds " + std::to_string(found.size()) +
+                          " profiling collections; give one of them:" + names);
+}
+
+// The model and profiling options the collection recorded (a collection without them still reports).
+void read_model_and_options(const fs::path& info_json, ReportData& d) {
+  std::ifstream f(info_json);
+  const auto j = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return;
+  if (j.contains("model") && j["model"].is_string()) d.model = j["model"].get<std::string>();
+  if (j.contains("options") && j["options"].is_object())
+    for (const auto& [k, v] : j["options"].items())
+      if (v.is_string()) d.options.push_back({k, v.get<std::string>()});
+}
+
 }  // namespace
 
+OpSteadyStats steady_stats(const ReportOp& op) {
+  OpSteadyStats s;
+  std::vector<int64_t> steady;
+  for (const auto& [iteration, ns] : op.per_iteration_ns) {
+    if (iteration == 1) s.first_ns = (s.first_ns < 0 ? 0 : s.first_ns) + ns;
+    else steady.push_back(ns);
+  }
+  s.steady_iterations = steady.size();
+  if (steady.empty() && s.first_ns >= 0) steady.push_back(s.first_ns);  // nothing but the warm-up
+  if (steady.empty()) return s;
+  s.median_ns = median_of(steady);
+  s.min_ns = *std::min_element(steady.begin(), steady.end());
+  return s;
+}
+
+std::vector<std::pair<ReportOp, OpSteadyStats>> ops_by_steady_median(const std::vector<ReportOp>& ops) {
+  std::vector<std::pair<ReportOp, OpSteadyStats>> v;
+  for (const auto& o : ops) v.push_back({o, steady_stats(o)});
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.median_ns > b.second.median_ns; });
+  return v;
+}
+
+int64_t steady_median_step_ns(const std::vector<std::pair<uint32_t, int64_t>>& step_times) {
+  std::vector<int64_t> steady, all;
+  for (const auto& [iteration, ns] : step_times) (iteration == 1 ? all : steady).push_back(ns);
+  return median_of(steady.empty() ? all : steady);
+}
+
 std::string render_report_html(const ReportData& d, const std::vector<std::string>& files) {
-  std::vector<ReportOp> ops = d.ops;
-  std::sort(ops.begin(), ops.end(), [](const ReportOp& a, const ReportOp& b) { return a.total_ns > b.total_ns; });
+  const auto ranked = ops_by_steady_median(d.ops);
   std::map<std::string, int64_t> by_type, by_engine;
-  int64_t all = 0;
-  for (const auto& o : ops) by_type[o.type] += o.total_ns, by_engine[o.engine] += o.total_ns, all += o.total_ns;
+  int64_t all = 0, steady_all = 0, first_all = 0;
+  for (const auto& [o, st] : ranked) {
+    by_type[o.type] += st.median_ns, by_engine[o.engine] += st.median_ns, steady_all += st.median_ns;
+    all += o.total_ns, first_all += std::max<int64_t>(st.first_ns, 0);
+  }
   auto sorted = [](const std::map<std::string, int64_t>& m) {
     std::vector<std::pair<std::string, int64_t>> v(m.begin(), m.end());
     std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     return v;
   };
+  const std::string heading = d.model.empty() ? d.title : d.model;
   std::string h =
-      "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>OpenGE profile " + html_escape(d.title) +
+      "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>OpenGE profile " + html_escape(heading) +
       "</title><style>body{font:14px sans-serif;margin:20px;color:#222}table{border-collapse:collapse;margin:8px "
       "0 20px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}td.n{text-align:right}"
       ".bar{background:#4a7fd6;height:10px;min-width:1px}td.b{width:240px}svg{border:1px solid #ccc;background:#fafafa}"
-      "h2{margin-top:28px}</style></head><body><h1>OpenGE profile " + html_escape(d.title) + "</h1>";
-  h += "<p>" + std::to_string(d.step_times.size()) + " iterations, " + std::to_string(ops.size()) +
-       " operators, total task time " + ms(all) + " ms.</p>";
-  h += "<h2>Top operators by total time</h2><table id=top-ops><tr><th>#</th><th>op name</th><th>type</th><th>engine</th>"
-       "<th>count</th><th>total ms</th><th>avg us</th><th>%</th></tr>";
-  for (size_t i = 0; i < ops.size() && i < 20; ++i) {
-    const auto& o = ops[i];
-    char avg[32];
-    std::snprintf(avg, sizeof avg, "%.3f", o.count ? static_cast<double>(o.total_ns) / 1e3 / static_cast<double>(o.count) : 0.0);
+      "h2{margin-top:28px}</style></head><body><h1>OpenGE profile: " + html_escape(heading) + "</h1>";
+  // The header: what was profiled, how, and the steady step time it settled at.
+  h += "<table id=header><tr><th>model</th><td>" + html_escape(d.model.empty() ? "(not recorded)" : d.model) +
+       "</td></tr><tr><th>collection</th><td>" + html_escape(d.title) + "</td></tr><tr><th>options</th><td>";
+  for (size_t i = 0; i < d.options.size(); ++i)
+    h += std::string(i ? ", " : "") + html_escape(d.options[i].first + "=" + d.options[i].second);
+  const bool steady = d.step_times.size() > 1;
+  h += "</td></tr><tr><th>median step time</th><td id=median-step>" + ms(steady_median_step_ns(d.step_times)) + " ms" +
+       (steady ? " (iterations 2.." + std::to_string(d.step_times.size()) + ")" : " (one iteration: no steady state)") +
+       "</td></tr>";
+  for (const auto& [id, ns] : d.step_times)
+    if (id == 1) h += "<tr><th>iteration 1 (compile and warm-up)</th><td id=first-step>" + ms(ns) + " ms</td></tr>";
+  h += "</table><p>" + std::to_string(d.step_times.size()) + " iterations, " + std::to_string(ranked.size()) +
+       " operators, task time " + ms(all) + " ms in all, of which iteration 1 " + ms(first_all) + " ms.</p>";
+  h += "<h2>Top operators by median time per iteration" + std::string(steady ? " (iterations 2..N)" : "") +
+       "</h2><table id=top-ops><tr><th>#</th><th>op name</th><th>type</th><th>engine</th>"
+       "<th>median us</th><th>min us</th><th>iteration 1 us</th><th>%</th></tr>";
+  for (size_t i = 0; i < ranked.size() && i < 20; ++i) {
+    const auto& [o, st] = ranked[i];
     h += "<tr><td>" + std::to_string(i + 1) + "</td><td>" + html_escape(o.name) + "</td><td>" + html_escape(o.type) +
-         "</td><td>" + html_escape(o.engine) + "</td><td class=n>" + std::to_string(o.count) + "</td><td class=n>" +
-         ms(o.total_ns) + "</td><td class=n>" + avg + "</td><td class=n>" + pct(o.total_ns, all) + "</td></tr>";
+         "</td><td>" + html_escape(o.engine) + "</td><td class=n>" + us(st.median_ns) + "</td><td class=n>" +
+         us(st.min_ns) + "</td><td class=n>" + (st.first_ns < 0 ? std::string("-") : us(st.first_ns)) +
+         "</td><td class=n>" + pct(st.median_ns, steady_all) + "</td></tr>";
   }
-  h += "</table><h2>Time by op type</h2>" + bar_table(sorted(by_type), "op type");
-  h += "<h2>Time by engine</h2>" + bar_table(sorted(by_engine), "engine");
+  h += "</table><h2>Median time per iteration by op type</h2>" + bar_table(sorted(by_type), "op type");
+  h += "<h2>Median time per iteration by engine</h2>" + bar_table(sorted(by_engine), "engine");
   h += "<h2>Step time per iteration</h2>";
   std::vector<std::pair<std::string, int64_t>> steps;
   for (const auto& [id, ns] : d.step_times) steps.push_back({"iteration " + std::to_string(id), ns});
@@ -178,10 +261,17 @@ Result<ReportData> load_report_data(const std::string& dir) {
   fs::path out = fs::path(dir).lexically_normal();
   if (!out.has_filename()) out = out.parent_path();  // "PROF_x/" names PROF_x
   std::error_code ec;
+  if (fs::is_directory(out, ec) && !fs::is_directory(out / "mindstudio_profiler_output", ec) &&
+      out.filename() != "mindstudio_profiler_output") {
+    auto inside = single_collection_inside(out);
+    if (!inside.ok()) return inside.status();
+    out = *inside;
+  }
   if (fs::is_directory(out / "mindstudio_profiler_output", ec)) out /= "mindstudio_profiler_output";
   if (!fs::is_directory(out, ec)) return invalid_argument("'" + dir + "' is not a profiling collection folder");
   ReportData d;
   d.title = out.parent_path().filename().string();  // the PROF_* folder's name
+  d.folder = out.string();
   std::map<std::string, ReportOp> ops;
   size_t summaries = 0;
   // Files in (model, iteration) order, not name order (iteration 10 after 9).
@@ -215,6 +305,10 @@ Result<ReportData> load_report_data(const std::string& dir) {
         o.name = c[n], o.type = c[t], o.engine = c[e];
         ++o.count;
         o.total_ns += us_text_to_ns(c[du]);
+        const auto iteration = static_cast<uint32_t>(key[1]);
+        if (o.per_iteration_ns.empty() || o.per_iteration_ns.back().first != iteration)
+          o.per_iteration_ns.push_back({iteration, 0});
+        o.per_iteration_ns.back().second += us_text_to_ns(c[du]);
         const int64_t start = us_text_to_ns(c[st]);
         if (first_start < 0) first_start = start;
         tasks.push_back({c[n], c[t], c[e], static_cast<double>(start - first_start) / 1e3,
@@ -240,6 +334,7 @@ Result<ReportData> load_report_data(const std::string& dir) {
   if (summaries == 0 && d.step_times.empty())
     return invalid_argument("no op_summary_*.csv or step_trace_*.csv in " + out.string() + why_not_written(out.parent_path()));
   for (auto& [k, o] : ops) d.ops.push_back(std::move(o));
+  read_model_and_options(out.parent_path() / "host" / "info.json", d);
   return d;
 }
 

@@ -224,6 +224,7 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
     auto profiler = profiling::Profiler::create(std::move(*profiling));
     if (!profiler.ok()) return profiler.status();
     impl->profiler = std::move(profiler.value());
+    impl->profiler->set_model_name(std::filesystem::path(name).filename().string());
     impl->profiler->record_api("ModelLoad", load_start, load_end);
   }
   if (dumping) {

@@ -39,6 +39,7 @@ CompareResult hand_made() {
             row("add", "Add", 0.9, 0.5, true)};
   r.first_exceeding = 1;
   r.only_in_a = 2;
+  r.ops_only_in_a = {"Cast 'cast<1>' (iteration 0)", "Cast 'cast2' (iteration 0)"};
   return r;
 }
 
@@ -48,6 +49,10 @@ TEST(CompareReport, IssueTen_9_PageHoldsPlotTableAndTheFirstOpOverTheThreshold) 
   EXPECT_NE(html.find("<title>OpenGE dump comparison: dumps/fp32 vs dumps/&lt;mixed&gt;</title>"), std::string::npos);
   // One table row per compared output; the first one over the threshold marked.
   EXPECT_EQ(count(html, "<tr id=r"), 3u);
+  // The ops without a partner by name, escaped; no list for a side that has none.
+  EXPECT_NE(html.find("<dd class=only-in-A>Cast 'cast&lt;1&gt;' (iteration 0), Cast 'cast2' (iteration 0)</dd>"),
+            std::string::npos);
+  EXPECT_EQ(html.find("only-in-B"), std::string::npos);
   EXPECT_NE(html.find("<tr id=r1 class=\"over first\">"), std::string::npos);
   EXPECT_NE(html.find("<tr id=r2 class=over>"), std::string::npos);
   EXPECT_NE(html.find("<p id=verdict class=bad>First op over the threshold: <a href=\"#r1\">#2</a>"), std::string::npos);

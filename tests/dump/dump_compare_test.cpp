@@ -32,11 +32,16 @@ TEST(DumpCompare, IssueTen_9_FirstOpOverTheThresholdByHand) {
   write_op(a, "Add", "third", 2, {4, -4});
   write_op(b, "Add", "third", 4, {2, -4});
   write_op(a, "Neg", "only_in_a", 3, {1});
+  write_op(b, "Cast", "cast_added_in_b", 1, {1});
+  write_op(b, "Cast", "cast_added_first", 0, {1});
   auto r = compare_dumps(a, b, 0.01);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->rows.size(), 3u);
   EXPECT_EQ(r->only_in_a, 1);
-  EXPECT_EQ(r->only_in_b, 0);
+  EXPECT_EQ(r->only_in_b, 2);
+  EXPECT_EQ(r->ops_only_in_a, std::vector<std::string>{"Neg 'only_in_a' (iteration 0)"});
+  EXPECT_EQ(r->ops_only_in_b, (std::vector<std::string>{"Cast 'cast_added_first' (iteration 0)",
+                                                         "Cast 'cast_added_in_b' (iteration 0)"}));  // task order
   EXPECT_EQ(r->rows[0].op_name, "first");
   EXPECT_EQ(r->rows[0].cosine, 1.0);
   EXPECT_EQ(r->rows[0].max_abs_error, 0.0);
@@ -55,6 +60,25 @@ TEST(DumpCompare, IssueTen_9_FirstOpOverTheThresholdByHand) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "Iteration,Op Name,Op Type,Task ID,Output,Shape,Cosine Similarity,Max Abs Error,Max Rel Error,Exceeds,Note");
   EXPECT_NE(csv.find("\n0,\"second\",\"MatMul\",1,0,\"2\","), std::string::npos) << csv;
+}
+
+// A dump path that two runs wrote into holds two timestamp folders with the same iterations and
+// op names: the newest run is compared, never a mix of both, and the warning names the runs.
+TEST(DumpCompare, SeveralRunsInOneDumpPathAreNamedAndTheNewestCompared) {
+  const std::string a = scratch_dir("cmp_runs_a"), b = scratch_dir("cmp_runs_b");
+  write_op(a + "/20261207101500", "Relu", "r", 0, {1, 2});  // an older run: would deviate
+  write_op(a + "/20261207111500", "Relu", "r", 0, {4, 5});
+  write_op(b + "/20261207111600", "Relu", "r", 0, {4, 5});
+  auto r = compare_dumps(a, b, 0.01);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 1u);
+  EXPECT_EQ(r->rows[0].max_abs_error, 0.0) << "the older run's file was compared";
+  EXPECT_NE(r->warning.find("holds the dumps of 2 runs (20261207101500 20261207111500)"), std::string::npos)
+      << r->warning;
+  EXPECT_NE(r->warning.find("compared the newest, 20261207111500"), std::string::npos) << r->warning;
+  auto one = compare_dumps(a + "/20261207111500", b, 0.01);  // one run's folder given: no warning
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_EQ(one->warning, "");
 }
 
 TEST(DumpCompare, IssueTen_9_BadFoldersGetClearErrors) {

@@ -1,6 +1,7 @@
 // The profiler end to end on the bundled demo model: the collection folder, one op_summary row
 // per task per iteration, op_statistic = op_summary sums, step times, valid CSV and trace JSON.
 #include <algorithm>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <set>
@@ -348,6 +349,57 @@ TEST(ProfilerE2E, ReportReadBackKeepsIterationOrderPastNine) {
   EXPECT_EQ(d->title, fs::path(c.collection).filename().string());
   ASSERT_FALSE(d->timeline.empty());
   EXPECT_GE(d->timeline.front().start_us, 0.0);  // from the iteration's start, not before it
+}
+
+// Steady state: each op's median and min come from iterations 2..N of its per-iteration task
+// records (the op_summary CSVs), and iteration 1 (compile and warm-up) is reported apart.
+TEST(ProfilerE2E, ReportOpFiguresExcludeIterationOneByDefault) {
+  const int kIterations = 5;
+  auto c = collect("steady", R"({"aicpu":"on","training_trace":"on"})", kIterations);
+  std::map<std::string, std::vector<int64_t>> per_op;  // op name -> ns per iteration 1..N
+  for (int i = 1; i <= kIterations; ++i)
+    for (const auto& row : parse_csv(read_text(c.out + "/op_summary_0_1_" + std::to_string(i) + ".csv")).rows)
+      per_op[row.at("Op Name")].push_back(static_cast<int64_t>(num(row.at("Task Duration(us)")) * 1000.0));
+  auto d = load_report_data(c.collection);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ASSERT_EQ(d->ops.size(), per_op.size());
+  for (const auto& op : d->ops) {
+    const auto& all = per_op.at(op.name);
+    ASSERT_EQ(all.size(), static_cast<size_t>(kIterations)) << op.name;
+    std::vector<int64_t> steady(all.begin() + 1, all.end());
+    std::sort(steady.begin(), steady.end());
+    const OpSteadyStats st = steady_stats(op);
+    EXPECT_EQ(st.steady_iterations, static_cast<size_t>(kIterations - 1)) << op.name;
+    EXPECT_EQ(st.first_ns, all[0]) << op.name;
+    EXPECT_EQ(st.median_ns, (steady[1] + steady[2]) / 2) << op.name;  // four steady iterations
+    EXPECT_EQ(st.min_ns, steady.front()) << op.name;
+  }
+}
+
+TEST(ProfilerE2E, SteadyStatsLeaveTheWarmUpOut) {
+  ReportOp op{"conv1", "Conv", "AI_CORE", 4, 0, {{1, 6'335'000}, {2, 1'600'000}, {3, 1'511'000}, {4, 1'700'000}}};
+  const OpSteadyStats st = steady_stats(op);
+  EXPECT_EQ(st.first_ns, 6'335'000);
+  EXPECT_EQ(st.median_ns, 1'600'000);
+  EXPECT_EQ(st.min_ns, 1'511'000);
+  EXPECT_EQ(steady_median_step_ns({{1, 9'000}, {2, 3'000}, {3, 5'000}}), 4'000);
+  EXPECT_EQ(steady_median_step_ns({{1, 9'000}}), 9'000);  // one iteration: nothing else to report
+  const auto only_first = steady_stats({"x", "Relu", "AI_CORE", 1, 7, {{1, 7}}});
+  EXPECT_EQ(only_first.steady_iterations, 0u);
+  EXPECT_EQ(only_first.median_ns, 7);
+}
+
+TEST(ProfilerE2E, ReportFindsTheCollectionInsideItsOutputFolder) {
+  auto c = collect("inside", R"({"training_trace":"on"})", 2);
+  const std::string parent = fs::path(c.collection).parent_path().string();
+  auto d = load_report_data(parent);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->folder, c.out);
+  fs::create_directories(parent + "/PROF_000000_second");
+  auto two = load_report_data(parent);
+  ASSERT_FALSE(two.ok());
+  EXPECT_NE(two.status().message().find("give one of them"), std::string::npos) << two.status().message();
+  EXPECT_NE(two.status().message().find("PROF_000000_second"), std::string::npos);
 }
 
 TEST(ProfilerE2E, ConcurrentRunsGetTheirOwnStreams) {

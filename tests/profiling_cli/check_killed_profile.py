@@ -110,7 +110,7 @@ def main():
     for line in report.stdout.splitlines():
         cells = line.split()
         if len(cells) >= 7 and cells[0].isdigit():
-            counts.append(int(cells[-3]))
+            counts.append(int(cells[-5]))  # count, median, min, iteration 1, share
     if not counts:
         problems.append("profile-report printed no operator")
     elif any(c != k for c in counts):

@@ -28,6 +28,7 @@ import base64
 import fcntl
 import json
 import os
+import re
 import pathlib
 import select
 import shutil
@@ -232,8 +233,12 @@ PROFILING_PROBE = r"""(() => {
     const room = cell.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
     return {percent: parseFloat(b.style.width), width: b.getBoundingClientRect().width, room: room};
   }).filter(b => !isNaN(b.percent));
+  const header = document.querySelector('table#header');
+  const medianStep = document.querySelector('#median-step');
   return {
     bars: bars,
+    headerText: header ? header.innerText : null,
+    medianStepText: medianStep ? medianStep.innerText : null,
     hasTopOps: !!table, topOpsRows: dataRows.length,
     hasTimeline: !!svg, timelineWidth: box ? box.width : 0, timelineHeight: box ? box.height : 0,
     rects: rects.length, visibleRects: visible.length, rectsOutside: outside,
@@ -308,6 +313,15 @@ def compare_problems(probe):
 
 def profiling_problems(probe):
     problems = []
+    # The header says what was profiled and the steady step time it settled at.
+    if probe["headerText"] is None:
+        problems.append("no header table (table#header) naming the model, the options and the median step time")
+    else:
+        for label in ("model", "options", "median step time"):
+            if label not in probe["headerText"]:
+                problems.append(f"the header (table#header) has no '{label}' row")
+        if not re.search(r"\d+\.\d+ ms", probe["medianStepText"] or ""):
+            problems.append("the header shows no median step time in ms (#median-step)")
     if not probe["hasTopOps"]:
         problems.append("no top-operators table (table#top-ops)")
     elif probe["topOpsRows"] < 1:
@@ -479,6 +493,8 @@ def run_check(html_path, screenshot=None, expect_failure=False, chromium=None, t
 # -- self-test: broken pages the check must catch, each for its own reason ----------------------
 GOOD_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>self-test</title></head><body>
 <h1>self-test</h1>{extra}
+<table id=header><tr><th>model</th><td>demo.onnx</td></tr><tr><th>options</th><td>aicpu=on</td></tr>
+<tr><th>median step time</th><td id=median-step>0.032 ms</td></tr></table>
 <table id=top-ops><tr><th>#</th><th>op name</th></tr>{rows}</table>
 <svg id=timeline width="400" height="40">{rects}</svg></body></html>"""
 ROW = "<tr><td>1</td><td>conv1</td></tr>"
@@ -525,6 +541,8 @@ SELF_TEST_CASES = [  # (name, page, a text the problem list must contain; None: 
         extra='<table><tr><td><div class=bar style="width:100%;height:8px;min-width:1px;'
               'background:#4a7fd6"></div></td></tr></table>', rows=ROW, rects=RECT),
      "bar-chart cells are only"),
+    ("header without the median step time", GOOD_PAGE.replace("0.032 ms", "").format(
+        extra="", rows=ROW, rects=RECT), "no median step time"),
     ("quirks mode", GOOD_PAGE.replace("<!DOCTYPE html>", "").format(extra="", rows=ROW, rects=RECT),
      "quirks mode"),
 ]
