@@ -3,11 +3,22 @@
 #include <google/protobuf/text_format.h>
 #include <onnx/onnx_pb.h>
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
+#include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <mutex>
 
 #include "graph_dump/graph_to_onnx.h"
+#include "base/file_modes.h"
 #include "io/atomic_file.h"
 #include "logging/log.h"
 #include "options/option_set.h"
@@ -28,6 +39,36 @@ void strip_weight_data(onnx::ModelProto& model) {
 }
 
 }  // namespace
+
+Result<std::string> claim_dump_folder(const std::string& folder, int device_id) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> chosen;  // folder -> where this process writes
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = chosen.find(folder); it != chosen.end()) return it->second;
+  std::error_code ec;
+  const std::string canonical = std::filesystem::weakly_canonical(folder, ec).string();
+  char name[64];
+  std::snprintf(name, sizeof name, "openge-graph-dump-%016zx", std::hash<std::string>{}(ec ? folder : canonical));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path + 1, name, std::strlen(name));  // sun_path[0] = 0: the abstract namespace
+  const socklen_t length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + std::strlen(name));
+  std::string where = folder;
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd >= 0 && ::bind(fd, reinterpret_cast<const sockaddr*>(&addr), length) != 0) {
+    const bool taken = errno == EADDRINUSE;
+    ::close(fd);
+    if (taken) {
+      where = (std::filesystem::path(folder) / (std::to_string(::getpid()) + "_" + std::to_string(device_id))).string();
+      OPENGE_RETURN_IF_ERROR(make_directories(where, kFolderMode).with_context("DUMP_GE_GRAPH"));
+      OPENGE_LOG_INFO("GE", "graph dumps of this process go to " + where + ": another process dumps into " + folder);
+    }
+  }
+  // A bound socket stays open for the life of the process: the claim. Where no socket can be made,
+  // the folder is written as before.
+  chosen[folder] = where;
+  return where;
+}
 
 std::string after_fusion_group(std::string_view pass_kind) {
   return pass_kind == "ub" ? "PreRunAfterUbFusion" : "PreRunAfterGraphFusion";
@@ -57,9 +98,11 @@ Result<std::string> GraphDumper::next_file_stem() {
   const paths::ResolvedPath where =
       paths::resolve_artifact(paths::ArtifactKind::kGraphDump, *options_, paths::RunIds::current());
   OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(where).with_context("DUMP_GE_GRAPH"));
+  auto folder = claim_dump_folder(where.path, options_->device_id());
+  if (!folder.ok()) return folder.status();
   char stem[64];
   std::snprintf(stem, sizeof stem, "ge_onnx_%08d_graph_%d_", g_next_file_index++, graph_id_);
-  return (std::filesystem::path(where.path) / stem).string();
+  return (std::filesystem::path(*folder) / stem).string();
 }
 
 Status GraphDumper::write_beside(std::string_view name, std::string_view contents) {

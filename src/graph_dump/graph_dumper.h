@@ -28,6 +28,16 @@ inline constexpr std::string_view kFinal = "Build";
 // After a group of fusion passes of one kind: "PreRunAfterGraphFusion", "PreRunAfterUbFusion".
 std::string after_fusion_group(std::string_view pass_kind);
 
+// The folder this process writes its graph dumps into, given the folder the path rules chose.
+// Dump files are numbered per process (ge_onnx_00000000_...), and DUMP_GRAPH_PATH and the working
+// folder carry no process in their path, so two processes dumping into one folder would overwrite
+// each other's files. The first process to dump into a folder claims it for its lifetime and
+// writes there, as CANN does; a process that finds the folder claimed by another live process
+// writes into `<folder>/<pid>_<device_id>` (the layout of the ASCEND_WORK_PATH tier). The claim is
+// a bound abstract Unix socket named after the folder: no file in the folder, released by the
+// kernel when its holder exits or dies.
+Result<std::string> claim_dump_folder(const std::string& folder, int device_id);
+
 class GraphDumper {
  public:
   explicit GraphDumper(const options::OptionSet* options);  // null options: never dumps

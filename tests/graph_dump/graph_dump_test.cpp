@@ -6,7 +6,10 @@
 #include <google/protobuf/text_format.h>
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <filesystem>
 #include <fstream>
@@ -15,6 +18,7 @@
 #include <set>
 #include <sstream>
 
+#include "graph_dump/graph_dumper.h"
 #include "logging/log.h"
 #include "runtime/demo_run_util.h"
 
@@ -196,6 +200,40 @@ TEST_F(GraphDump, ENV_25_FolderChain) {
   const std::string cwd = d.dir("cwd");
   ASSERT_TRUE(run_demo(base, cwd).ok());
   EXPECT_EQ(dumps_in(cwd).size(), 1u) << "then the working directory";
+}
+
+// Two processes dumping into one DUMP_GRAPH_PATH would overwrite each other's numbered files. A
+// forked child claims the folder first, as its own first dump would, and stays alive: this
+// process's dumps then go to <folder>/<pid>_<device_id>, and none land in the folder itself. The
+// control: a folder nobody holds gets the dumps directly, as before.
+TEST_F(GraphDump, ENV_25_AConcurrentProcessDumpsIntoItsOwnSubfolder) {
+  const std::string shared = d.dir("shared"), alone = d.dir("alone");
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto claimed = claim_dump_folder(shared, 0);
+    const char ok = claimed.ok() && *claimed == shared ? '1' : '0';
+    if (::write(ready[1], &ok, 1) != 1) ::_exit(1);
+    ::pause();  // holds the claim until killed
+    ::_exit(0);
+  }
+  char ok = 0;
+  ASSERT_EQ(::read(ready[0], &ok, 1), 1);
+  ASSERT_EQ(ok, '1') << "the child could not claim a free folder";
+  const Status st = run_demo({{"DUMP_GE_GRAPH", "3"}, {"DUMP_GRAPH_LEVEL", "3"}, {"DUMP_GRAPH_PATH", shared}}, d.path());
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(dumps_in(shared + "/" + std::to_string(::getpid()) + "_0").size(), 1u) << "this process's own subfolder";
+  size_t files_in_shared = 0;
+  for (const auto& e : fs::directory_iterator(shared)) files_in_shared += e.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(files_in_shared, 0u) << "nothing written beside the other process's dumps";
+  ASSERT_TRUE(run_demo({{"DUMP_GE_GRAPH", "3"}, {"DUMP_GRAPH_LEVEL", "3"}, {"DUMP_GRAPH_PATH", alone}}, d.path()).ok());
+  EXPECT_EQ(dumps_in(alone).size(), 1u) << "a folder nobody holds gets the dumps directly";
 }
 
 TEST_F(GraphDump, ENV_25_AnUnwritableFolderIsOneClearError) {
