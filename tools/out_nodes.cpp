@@ -67,15 +67,16 @@ Result<std::string> model_with_out_nodes(const std::string& model_path, const st
     std::map<std::string, int> producer;
     for (int i = 0; i < g.node_size(); ++i)
       for (const auto& o : g.node(i).output()) producer[o] = i;
+    // A walk back from the new outputs over the producers of the values still to visit.
     std::set<int> needed;
-    std::vector<std::string> todo = outputs;
-    while (!todo.empty()) {
-      const std::string v = todo.back();
-      todo.pop_back();
-      auto p = producer.find(v);
+    std::vector<std::string> to_visit = outputs;
+    while (!to_visit.empty()) {
+      const std::string value = to_visit.back();
+      to_visit.pop_back();
+      auto p = producer.find(value);
       if (p == producer.end() || !needed.insert(p->second).second) continue;
       for (const auto& in : g.node(p->second).input())
-        if (!in.empty()) todo.push_back(in);
+        if (!in.empty()) to_visit.push_back(in);
     }
     google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
     for (int i = 0; i < g.node_size(); ++i)

@@ -361,12 +361,12 @@ TEST(OptionEffects, AMB_23_DeviceIdNamesTheDumpFoldersItClaims) {
   const std::string text = effect_of("device_id");
   ASSERT_TRUE(says(text, "${pid}_${device_id}") && says(text, "Data Dump")) << text;
   const DemoRun run = run_demo(d, {{"device_id", "5"},
-                                   {"ASCEND_WORK_PATH", d.path() + "/work"},
+                                   {"ASCEND_WORK_PATH", d.path() + "/ascend_work"},
                                    {"DUMP_GE_GRAPH", "3"},
                                    {"dump_config.enable_dump", "True"},
                                    {"dump_config.dump_path", d.dir("dump")}});
   ASSERT_TRUE(run.config);
-  EXPECT_TRUE(fs::is_directory(d.path() + "/work/" + std::to_string(::getpid()) + "_5"));
+  EXPECT_TRUE(fs::is_directory(d.path() + "/ascend_work/" + std::to_string(::getpid()) + "_5"));
   bool device_folder = false;
   for (const auto& session_dir : fs::directory_iterator(d.path() + "/dump"))
     device_folder = device_folder || fs::is_directory(session_dir.path() / "5");
