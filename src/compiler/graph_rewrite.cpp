@@ -90,10 +90,9 @@ Status ExecutableBuilder::run_passes(graph_dump::GraphDumper& dump, const option
   // scenario is what is compiled (docs/DECISIONS.md, graph_run_mode): a training graph follows the
   // option (training's default: off); an inference compile takes the small-channel path, as
   // online inference does, unless the user turned it off.
-  const bool stem_joins = !config ? true
-                          : options_.training_graph || config->user_set("enable_small_channel")
-                              ? config->get_int("enable_small_channel", 0) == 1
-                              : true;
+  bool stem_joins = true;
+  if (config && (options_.training_graph || config->user_set("enable_small_channel")))
+    stem_joins = config->get_int("enable_small_channel", 0) == 1;
   passes::ScopedSmallChannelStem small_channel(stem_joins);
   for (size_t i = 0; i < passes.size(); ++i) {
     const Pass& pass = passes[i];
