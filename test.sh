@@ -9,6 +9,8 @@ scripts/setup.sh
 python3 scripts/check_layers.py
 # No issue numbers in code comments: they say the reason instead.
 python3 scripts/check_comments.py
+# Every C++ file formatted as .clang-format says (scripts/check_format.py --fix formats them).
+python3 scripts/check_format.py
 # Sanitizer build first: the Release tree's hostile-model suite also runs this CLI.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DOPENGE_SANITIZE=ON >/dev/null
 ninja -C build-asan -j"$(nproc)" openge openge_tests

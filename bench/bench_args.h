@@ -25,15 +25,18 @@ inline BenchArgs parse_bench_args(int argc, char** argv, int default_rounds) {
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     auto next = [&]() { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
-    if (arg == "--threads") a.threads = next();
-    else if (arg == "--rounds") a.rounds = next();
-    else if (arg == "--warmup") a.warmup = next();
+    if (arg == "--threads")
+      a.threads = next();
+    else if (arg == "--rounds")
+      a.rounds = next();
+    else if (arg == "--warmup")
+      a.warmup = next();
     else if (arg == "--option" && i + 1 < argc) {
       const std::string kv = argv[++i];
       const size_t eq = kv.find('=');
       a.options.emplace_back(kv.substr(0, eq), eq == std::string::npos ? "" : kv.substr(eq + 1));
-    }
-    else a.input_path = arg;
+    } else
+      a.input_path = arg;
   }
   return a;
 }

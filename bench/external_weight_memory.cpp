@@ -42,10 +42,14 @@ int main(int argc, char** argv) {
   bool external = false;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--sessions" && i + 1 < argc) sessions = std::atoi(argv[++i]);
-    else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
-    else if (a == "--external") external = true;
-    else return die("unknown argument " + a);
+    if (a == "--sessions" && i + 1 < argc)
+      sessions = std::atoi(argv[++i]);
+    else if (a == "--threads" && i + 1 < argc)
+      threads = std::atoi(argv[++i]);
+    else if (a == "--external")
+      external = true;
+    else
+      return die("unknown argument " + a);
   }
   options::OptionInputs in;
   in.flags.push_back({"external_weight", external ? "True" : "False", "bench"});
@@ -69,12 +73,13 @@ int main(int argc, char** argv) {
     if (!out.ok()) return die(out.status().message());
     open.push_back(std::move(session.value()));
   }
-  std::printf("{\"model\": \"%s\", \"sessions\": %d, \"external_weight\": %s, \"threads\": %d, \"rss_start_kb\": %ld, "
-              "\"vmrss_kb\": %ld, \"rss_anon_kb\": %ld, \"rss_file_kb\": %ld, \"pss_kb\": %ld, \"pss_anon_kb\": %ld, "
-              "\"pss_file_kb\": %ld}\n",
-              model.c_str(), sessions, external ? "true" : "false", threads, rss_start,
-              proc_kb("/proc/self/status", "VmRSS"), proc_kb("/proc/self/status", "RssAnon"),
-              proc_kb("/proc/self/status", "RssFile"), proc_kb("/proc/self/smaps_rollup", "Pss"),
-              proc_kb("/proc/self/smaps_rollup", "Pss_Anon"), proc_kb("/proc/self/smaps_rollup", "Pss_File"));
+  std::printf(
+      "{\"model\": \"%s\", \"sessions\": %d, \"external_weight\": %s, \"threads\": %d, \"rss_start_kb\": %ld, "
+      "\"vmrss_kb\": %ld, \"rss_anon_kb\": %ld, \"rss_file_kb\": %ld, \"pss_kb\": %ld, \"pss_anon_kb\": %ld, "
+      "\"pss_file_kb\": %ld}\n",
+      model.c_str(), sessions, external ? "true" : "false", threads, rss_start, proc_kb("/proc/self/status", "VmRSS"),
+      proc_kb("/proc/self/status", "RssAnon"), proc_kb("/proc/self/status", "RssFile"),
+      proc_kb("/proc/self/smaps_rollup", "Pss"), proc_kb("/proc/self/smaps_rollup", "Pss_Anon"),
+      proc_kb("/proc/self/smaps_rollup", "Pss_File"));
   return 0;
 }

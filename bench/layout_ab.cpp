@@ -94,10 +94,12 @@ int main(int argc, char** argv) {
   for (size_t o = 0; o < outputs[0].size(); ++o)
     if (outputs[0][o].dtype() == DType::kFloat32)
       for (int64_t i = 0; i < outputs[0][o].numel(); ++i)
-        diff = std::max(diff, static_cast<double>(std::fabs(outputs[0][o].data<float>()[i] - outputs[1][o].data<float>()[i])));
-  std::printf("{\"model\": \"%s\", \"threads\": %d, \"rounds\": %d, \"nc1hwc0_nodes\": %zu, \"nhwc_ms\": %.3f, "
-              "\"nc1hwc0_ms\": %.3f, \"ratio\": %.4f, \"max_abs_diff\": %.3g}\n",
-              args.model.c_str(), args.threads, args.rounds, blocked_nodes, cli::median_of(ms[0]), cli::median_of(ms[1]),
-              cli::median_of(ratio), diff);
+        diff = std::max(
+            diff, static_cast<double>(std::fabs(outputs[0][o].data<float>()[i] - outputs[1][o].data<float>()[i])));
+  std::printf(
+      "{\"model\": \"%s\", \"threads\": %d, \"rounds\": %d, \"nc1hwc0_nodes\": %zu, \"nhwc_ms\": %.3f, "
+      "\"nc1hwc0_ms\": %.3f, \"ratio\": %.4f, \"max_abs_diff\": %.3g}\n",
+      args.model.c_str(), args.threads, args.rounds, blocked_nodes, cli::median_of(ms[0]), cli::median_of(ms[1]),
+      cli::median_of(ratio), diff);
   return 0;
 }

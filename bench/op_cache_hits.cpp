@@ -51,8 +51,10 @@ int main(int argc, char** argv) {
   int kernels = 100, rounds = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--kernels") kernels = std::atoi(argv[i + 1]);
-    else if (a == "--rounds") rounds = std::atoi(argv[i + 1]);
+    if (a == "--kernels")
+      kernels = std::atoi(argv[i + 1]);
+    else if (a == "--rounds")
+      rounds = std::atoi(argv[i + 1]);
   }
   const fs::path dir = fs::temp_directory_path() / ("openge_cache_hits_" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -95,8 +97,9 @@ int main(int argc, char** argv) {
     lookup_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     load_ms.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
   }
-  std::printf("{\"kernels\": %d, \"so_bytes\": %zu, \"rounds\": %d, \"lookup_ms_median\": %.3f, \"dlopen_ms_median\": %.3f}\n",
-              kernels, so_bytes.size(), rounds, median(lookup_ms), median(load_ms));
+  std::printf(
+      "{\"kernels\": %d, \"so_bytes\": %zu, \"rounds\": %d, \"lookup_ms_median\": %.3f, \"dlopen_ms_median\": %.3f}\n",
+      kernels, so_bytes.size(), rounds, median(lookup_ms), median(load_ms));
   std::error_code ec;
   fs::remove_all(dir, ec);
   return 0;

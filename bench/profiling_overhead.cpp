@@ -33,7 +33,8 @@ int die(const std::string& what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) return die("usage: openge_profiling_overhead MODEL.onnx [INPUT.npy] [--threads N] [--rounds R] [--warmup W]");
+  if (argc < 2)
+    return die("usage: openge_profiling_overhead MODEL.onnx [INPUT.npy] [--threads N] [--rounds R] [--warmup W]");
   const bench::BenchArgs args = bench::parse_bench_args(argc, argv, 40);
   const std::string& model = args.model;
   const int threads = args.threads, rounds = args.rounds, warmup = args.warmup;
@@ -89,9 +90,10 @@ int main(int argc, char** argv) {
   (void)l0->finish();
   (void)l1->finish();
   fs::remove_all(out);
-  std::printf("{\"model\": \"%s\", \"threads\": %d, \"rounds\": %d, \"tasks\": %zu, \"off_ms\": %.3f, \"l0_ms\": %.3f, "
-              "\"l1_ms\": %.3f, \"l0_ratio\": %.4f, \"l1_ratio\": %.4f}\n",
-              model.c_str(), threads, rounds, (*exe)->nodes().size(), cli::median_of(ms[0]), cli::median_of(ms[1]), cli::median_of(ms[2]),
-              cli::median_of(ratio_l0), cli::median_of(ratio_l1));
+  std::printf(
+      "{\"model\": \"%s\", \"threads\": %d, \"rounds\": %d, \"tasks\": %zu, \"off_ms\": %.3f, \"l0_ms\": %.3f, "
+      "\"l1_ms\": %.3f, \"l0_ratio\": %.4f, \"l1_ratio\": %.4f}\n",
+      model.c_str(), threads, rounds, (*exe)->nodes().size(), cli::median_of(ms[0]), cli::median_of(ms[1]),
+      cli::median_of(ms[2]), cli::median_of(ratio_l0), cli::median_of(ratio_l1));
   return 0;
 }

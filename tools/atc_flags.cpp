@@ -6,8 +6,22 @@
 namespace openge::cli {
 namespace {
 
-enum class AtcField { kMode, kModel, kFramework, kOutput, kOm, kJson, kInputShape, kInputFormat, kOutNodes, kLog,
-                      kCheckReport, kSocVersion, kWeight, kNotOnCpu };
+enum class AtcField {
+  kMode,
+  kModel,
+  kFramework,
+  kOutput,
+  kOm,
+  kJson,
+  kInputShape,
+  kInputFormat,
+  kOutNodes,
+  kLog,
+  kCheckReport,
+  kSocVersion,
+  kWeight,
+  kNotOnCpu
+};
 
 struct AtcFlag {
   const char* name;
@@ -32,7 +46,8 @@ constexpr AtcFlag kAtcFlags[] = {
     {"weight", AtcField::kWeight, ""},
     {"core_type", AtcField::kNotOnCpu, "a CPU has no VectorCore/AiCore choice"},
     {"aicore_num", AtcField::kNotOnCpu, "the thread count is --threads"},
-    {"insert_op_conf", AtcField::kNotOnCpu, "AIPP runs on the Ascend image pre-processor; preprocess the input instead"},
+    {"insert_op_conf", AtcField::kNotOnCpu,
+     "AIPP runs on the Ascend image pre-processor; preprocess the input instead"},
     {"host_env_os", AtcField::kNotOnCpu, "the model runs on the host it was compiled for"},
     {"host_env_cpu", AtcField::kNotOnCpu, "the model runs on the host it was compiled for"},
     {"virtual_type", AtcField::kNotOnCpu, "there are no virtual NPU instances"},
@@ -56,7 +71,8 @@ struct SocFamily {
   const char* prefix;
   const char* profile;
 };
-constexpr SocFamily kSocFamilies[] = {{"Ascend910B", "Ascend910B"}, {"Ascend910", "Ascend910"}, {"Ascend310P", "Ascend310P"}};
+constexpr SocFamily kSocFamilies[] = {
+    {"Ascend910B", "Ascend910B"}, {"Ascend910", "Ascend910"}, {"Ascend310P", "Ascend310P"}};
 
 const AtcFlag* find_atc_flag(const std::string& name) {
   for (const auto& f : kAtcFlags)
@@ -76,31 +92,51 @@ Status apply(const AtcFlag& flag, const std::string& value, AtcRequest& r) {
   switch (flag.field) {
     case AtcField::kMode:
       if (value != "0" && value != "1" && value != "3")
-        return invalid_argument("--mode=" + value + " is not one OpenGE runs; use 0 (compile), 1 (model to JSON) or 3 (precheck)");
+        return invalid_argument("--mode=" + value +
+                                " is not one OpenGE runs; use 0 (compile), 1 (model to JSON) or 3 (precheck)");
       r.mode = value[0] - '0';
       return Status::Ok();
-    case AtcField::kModel: r.model = value; return Status::Ok();
+    case AtcField::kModel:
+      r.model = value;
+      return Status::Ok();
     case AtcField::kFramework:
       if (value != "5")
-        return invalid_argument("--framework=" + value + ": OpenGE reads ONNX models (--framework=5); export the model to ONNX first");
+        return invalid_argument("--framework=" + value +
+                                ": OpenGE reads ONNX models (--framework=5); export the model to ONNX first");
       return Status::Ok();
-    case AtcField::kOutput: r.output = value; return Status::Ok();
-    case AtcField::kOm: r.om = value; return Status::Ok();
-    case AtcField::kJson: r.json = value; return Status::Ok();
-    case AtcField::kInputShape: r.input_shape = value; return Status::Ok();
+    case AtcField::kOutput:
+      r.output = value;
+      return Status::Ok();
+    case AtcField::kOm:
+      r.om = value;
+      return Status::Ok();
+    case AtcField::kJson:
+      r.json = value;
+      return Status::Ok();
+    case AtcField::kInputShape:
+      r.input_shape = value;
+      return Status::Ok();
     case AtcField::kInputFormat:
       // An ONNX model's inputs are in the layout the model declares; ATC accepts NCHW/ND/NCDHW for them.
       if (value != "NCHW" && value != "ND" && value != "NCDHW")
         return invalid_argument("--input_format=" + value + ": ONNX models take NCHW, NCDHW or ND");
       return Status::Ok();
-    case AtcField::kOutNodes: r.out_nodes = value; return Status::Ok();
+    case AtcField::kOutNodes:
+      r.out_nodes = value;
+      return Status::Ok();
     case AtcField::kLog:
       if (value != "debug" && value != "info" && value != "warning" && value != "error" && value != "null")
         return invalid_argument("--log=" + value + " must be debug, info, warning, error or null");
       r.log_level = value;
-      r.options.push_back("ASCEND_GLOBAL_LOG_LEVEL=" + std::to_string(value == "debug" ? 0 : value == "info" ? 1 : value == "warning" ? 2 : value == "error" ? 3 : 4));
+      r.options.push_back("ASCEND_GLOBAL_LOG_LEVEL=" + std::to_string(value == "debug"     ? 0
+                                                                      : value == "info"    ? 1
+                                                                      : value == "warning" ? 2
+                                                                      : value == "error"   ? 3
+                                                                                           : 4));
       return Status::Ok();
-    case AtcField::kCheckReport: r.check_report = value; return Status::Ok();
+    case AtcField::kCheckReport:
+      r.check_report = value;
+      return Status::Ok();
     case AtcField::kSocVersion: {
       std::string profile = value;
       for (const auto& f : kSocFamilies)

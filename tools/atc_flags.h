@@ -10,17 +10,17 @@
 namespace openge::cli {
 
 struct AtcRequest {
-  int mode = 0;             // 0 compile, 1 offline model to JSON, 3 precheck
-  std::string model;        // --model (mode 0 and 3)
-  std::string output;       // --output, the extension appended
-  std::string om;           // --om (mode 1): the .oge to convert
-  std::string json;         // --json (mode 1)
-  std::string input_shape;  // --input_shape, "name:1,3,224,224;name2:..."
-  std::string check_report; // --check_report (mode 3)
-  std::string log_level;    // --log: debug, info, warning, error, null
-  std::string out_nodes;    // --out_nodes, "node:0;node2:1"
-  std::vector<std::string> options;    // "name=value" for the option builder
-  std::vector<std::string> notes;      // one line per flag that does not apply on a CPU
+  int mode = 0;                      // 0 compile, 1 offline model to JSON, 3 precheck
+  std::string model;                 // --model (mode 0 and 3)
+  std::string output;                // --output, the extension appended
+  std::string om;                    // --om (mode 1): the .oge to convert
+  std::string json;                  // --json (mode 1)
+  std::string input_shape;           // --input_shape, "name:1,3,224,224;name2:..."
+  std::string check_report;          // --check_report (mode 3)
+  std::string log_level;             // --log: debug, info, warning, error, null
+  std::string out_nodes;             // --out_nodes, "node:0;node2:1"
+  std::vector<std::string> options;  // "name=value" for the option builder
+  std::vector<std::string> notes;    // one line per flag that does not apply on a CPU
   bool help = false;
 };
 

@@ -38,7 +38,10 @@ Result<Args> Args::parse(int argc, char** argv, int first, const std::vector<Fla
     const FlagSpec* spec = nullptr;
     for (const auto& s : specs)
       if (s.name == name) spec = &s;
-    if (name == "help") { args.values_["help"].push_back(""); continue; }
+    if (name == "help") {
+      args.values_["help"].push_back("");
+      continue;
+    }
     if (!spec) {
       problems.push_back("unknown flag --" + name + flag_suggestion(name, specs));
       // Its value (the next word, when not a flag) belongs to it, not a second mistake.
@@ -46,11 +49,17 @@ Result<Args> Args::parse(int argc, char** argv, int first, const std::vector<Fla
       continue;
     }
     if (!spec->value_name.empty() && !inline_value) {
-      if (i + 1 >= argc) { problems.push_back("--" + name + " needs a value (" + spec->value_name + ")"); continue; }
+      if (i + 1 >= argc) {
+        problems.push_back("--" + name + " needs a value (" + spec->value_name + ")");
+        continue;
+      }
       value = argv[++i];
     }
     auto& slot = args.values_[name];
-    if (!slot.empty() && !spec->repeatable) { problems.push_back("--" + name + " is given more than once"); continue; }
+    if (!slot.empty() && !spec->repeatable) {
+      problems.push_back("--" + name + " is given more than once");
+      continue;
+    }
     slot.push_back(value);
   }
   if (!problems.empty()) {
@@ -89,8 +98,10 @@ std::string usage(const std::string& synopsis, const std::string& description, c
   std::string out = "usage: " + synopsis + "\n\n" + description + "\n\nflags:\n";
   for (const auto& s : specs) {
     std::string left = "  --" + s.name + (s.value_name.empty() ? "" : " " + s.value_name);
-    if (left.size() < 30) left.append(30 - left.size(), ' ');
-    else left += "  ";
+    if (left.size() < 30)
+      left.append(30 - left.size(), ' ');
+    else
+      left += "  ";
     out += left + s.help + (s.repeatable ? " (repeatable)" : "") + "\n";
   }
   out += "  --help                      this text\n";

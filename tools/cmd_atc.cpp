@@ -29,7 +29,8 @@ int run_command(int (*command)(int, char**), std::vector<std::string> args) {
 
 constexpr const char* kHelp =
     "usage: openge atc --model=M.onnx --framework=5 --output=NAME --soc_version=SOC [--input_shape=\"x:1,3,224,224\"]\n"
-    "                  [--mode=0|1|3] [--debug_dir=DIR] [--log=debug|info|warning|error|null] [--GLOBAL_OPTION=VALUE]...\n"
+    "                  [--mode=0|1|3] [--debug_dir=DIR] [--log=debug|info|warning|error|null] "
+    "[--GLOBAL_OPTION=VALUE]...\n"
     "       openge atc --mode=1 --om=NAME.oge --json=NAME.json\n\n"
     "ATC's command line: a line from CANN's documentation runs with `atc` replaced by `openge atc`.\n"
     "  --mode=0 (default) compiles the model to NAME.oge (ATC writes NAME.om); --mode=1 writes a compiled\n"
@@ -81,7 +82,8 @@ int cmd_atc(int argc, char** argv) {
     check.insert(check.end(), option_args.begin(), option_args.end());
     return run_command(cmd_check, check);
   }
-  if (request->output.empty()) return fail(invalid_argument("--output=NAME is required (the model is written to NAME.oge)"));
+  if (request->output.empty())
+    return fail(invalid_argument("--output=NAME is required (the model is written to NAME.oge)"));
   // ATC creates the output's folder (--output=out/resnet50 with no out/ yet).
   const std::string output = with_extension(request->output);
   if (const auto parent = std::filesystem::path(output).parent_path(); !parent.empty())

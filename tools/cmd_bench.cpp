@@ -15,11 +15,11 @@ namespace {
 
 std::vector<FlagSpec> bench_flags() {
   std::vector<FlagSpec> flags = {
-    {"model", "M.onnx", "model to measure (default: the bundled demo model)"},
-    {"input", "NAME=FILE", "input tensor from a .npy or .pb file (others get random data)", true},
-    {"warmup", "N", "untimed runs first (default 5)"},
-    {"runs", "N", "timed runs (default 30)"},
-    {"json", "", "print one JSON line instead of text"},
+      {"model", "M.onnx", "model to measure (default: the bundled demo model)"},
+      {"input", "NAME=FILE", "input tensor from a .npy or .pb file (others get random data)", true},
+      {"warmup", "N", "untimed runs first (default 5)"},
+      {"runs", "N", "timed runs (default 30)"},
+      {"json", "", "print one JSON line instead of text"},
   };
   for (auto& f : session_flag_specs()) flags.push_back(f);
   return flags;
@@ -35,8 +35,7 @@ int cmd_bench(int argc, char** argv) {
   if (!args.ok()) return fail(args.status());
   if (args->has("help")) {
     std::cout << usage("openge bench [--model M.onnx] [--warmup N] [--runs N] [--threads N]",
-                       "Runs a model repeatedly and prints the median, p90 and min latency in milliseconds.",
-                       flags);
+                       "Runs a model repeatedly and prints the median, p90 and min latency in milliseconds.", flags);
     return 0;
   }
   auto warmup = args->get_int("warmup", 5, 0, 100000);
@@ -82,16 +81,19 @@ int cmd_bench(int argc, char** argv) {
   if (Status s = session->finish_profiling(); !s.ok()) return fail(s.with_context("profiling"));
   const double p90 = times[std::min(times.size() - 1, static_cast<size_t>(0.9 * static_cast<double>(times.size())))];
   if (args->has("json")) {
-    std::printf("{\"model\": \"%s\", \"threads\": %d, \"runs\": %d, \"median_ms\": %.4f, \"p90_ms\": %.4f, \"min_ms\": %.4f, "
-                "\"profiling_dir\": \"%s\"}\n",
-                model.c_str(), options->num_threads, *runs, median, p90, times.front(), profiling_dir.c_str());
+    std::printf(
+        "{\"model\": \"%s\", \"threads\": %d, \"runs\": %d, \"median_ms\": %.4f, \"p90_ms\": %.4f, \"min_ms\": %.4f, "
+        "\"profiling_dir\": \"%s\"}\n",
+        model.c_str(), options->num_threads, *runs, median, p90, times.front(), profiling_dir.c_str());
   } else {
     std::printf("%s: %d runs after %d warm-up, threads %s\nmedian %.3f ms   p90 %.3f ms   min %.3f ms\n", model.c_str(),
-                *runs, *warmup, options->num_threads ? std::to_string(options->num_threads).c_str() : "auto", median, p90, times.front());
+                *runs, *warmup, options->num_threads ? std::to_string(options->num_threads).c_str() : "auto", median,
+                p90, times.front());
     if (!profiling_dir.empty()) std::printf("profiling data: %s\n", profiling_dir.c_str());
     // The sum is what a dump's cost is measured on (the writes overlap the runs, then the flush).
     std::printf("timed runs total %.3f ms", total_ms - flush_ms);
-    if (!dump_dir.empty()) std::printf(" + final flush of the dump %.3f ms = %.3f ms; dump: %s", flush_ms, total_ms, dump_dir.c_str());
+    if (!dump_dir.empty())
+      std::printf(" + final flush of the dump %.3f ms = %.3f ms; dump: %s", flush_ms, total_ms, dump_dir.c_str());
     std::printf("\n");
   }
   return 0;

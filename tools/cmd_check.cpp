@@ -15,7 +15,8 @@ namespace openge::cli {
 int cmd_check(int argc, char** argv) {
   std::vector<FlagSpec> flags = {
       {"model", "M.onnx", "the model to check (required)"},
-      {"check-report", "FILE", "where the report goes (default: ASCEND_WORK_PATH/check_result.json, else ./check_result.json)"},
+      {"check-report", "FILE",
+       "where the report goes (default: ASCEND_WORK_PATH/check_result.json, else ./check_result.json)"},
   };
   for (auto& f : option_flag_specs()) flags.push_back(f);
   auto args = Args::parse(argc, argv, 2, flags);
@@ -37,8 +38,8 @@ int cmd_check(int argc, char** argv) {
   if (!written.ok()) return report_error("check", written.status());
   for (const auto& op : report.ops)
     for (const auto& cause : op.causes)
-      std::cout << "node " << op.type << " '" << escape_control_chars(op.name) << "': " << escape_control_chars(cause.message)
-                << "\n";
+      std::cout << "node " << op.type << " '" << escape_control_chars(op.name)
+                << "': " << escape_control_chars(cause.message) << "\n";
   for (const auto& cause : report.model_causes) std::cout << "model: " << escape_control_chars(cause.message) << "\n";
   std::cout << "precheck " << (report.ok() ? "passed" : "failed") << ": " << report.ops.size() - report.failed_ops()
             << " of " << report.ops.size() << " nodes supported; report: " << *written << "\n";

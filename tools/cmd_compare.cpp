@@ -13,7 +13,8 @@ namespace openge::cli {
 int cmd_compare(int argc, char** argv) {
   const std::vector<FlagSpec> specs = {
       {"threshold", "T", "max relative error (max |a-b| / max |a|) above which an op deviates (default 0.01)"},
-      {"output", "FILE", "write the per-op CSV there, and the HTML page beside it as FILE.html (default: print the CSV)"},
+      {"output", "FILE",
+       "write the per-op CSV there, and the HTML page beside it as FILE.html (default: print the CSV)"},
       {"html", "FILE", "write the HTML page (per-op error plot and table) there"},
       {"help", "", "show this help"}};
   const std::string synopsis = "openge compare A B [--threshold T] [--output FILE.csv] [--html FILE.html]";
@@ -63,10 +64,11 @@ int cmd_compare(int argc, char** argv) {
     for (const std::string& name : *names) std::printf("only in %s: %s\n", side, name.c_str());
   if (result->first_exceeding) {
     const auto& row = result->rows[*result->first_exceeding];
-    std::printf("first op over the threshold %g: iteration %s, %s '%s' output %d: cosine %.9g, max abs error %.9g, "
-                "max rel error %.9g%s\n",
-                threshold, row.iteration.c_str(), row.op_type.c_str(), row.op_name.c_str(), row.output, row.cosine,
-                row.max_abs_error, row.max_rel_error, row.note.empty() ? "" : (" (" + row.note + ")").c_str());
+    std::printf(
+        "first op over the threshold %g: iteration %s, %s '%s' output %d: cosine %.9g, max abs error %.9g, "
+        "max rel error %.9g%s\n",
+        threshold, row.iteration.c_str(), row.op_type.c_str(), row.op_name.c_str(), row.output, row.cosine,
+        row.max_abs_error, row.max_rel_error, row.note.empty() ? "" : (" (" + row.note + ")").c_str());
   } else {
     std::printf("no op exceeds the threshold %g\n", threshold);
   }

@@ -58,10 +58,10 @@ int print_info(const std::string& path, const std::string& section) {
     if (it == h.debug.end()) {
       std::string names;
       for (const auto& [name, text] : h.debug) names += (names.empty() ? "" : ", ") + name;
-      return fail(invalid_argument("--section " + section + ": " + path + " has no such debug section (" +
-                                   (names.empty() ? std::string("it has none: compile it with NPU_COLLECT_PATH set")
-                                                  : "it has " + names) +
-                                   ")"));
+      return fail(invalid_argument(
+          "--section " + section + ": " + path + " has no such debug section (" +
+          (names.empty() ? std::string("it has none: compile it with NPU_COLLECT_PATH set") : "it has " + names) +
+          ")"));
     }
     std::cout << it->second << "\n";
     return 0;
@@ -87,8 +87,9 @@ int cmd_compile(int argc, char** argv) {
   std::vector<FlagSpec> flags = {
       {"model", "M.onnx", "the ONNX model to compile (required)"},
       {"output", "M.oge", "the compiled model to write (required)"},
-      {"input-shape", "NAME:D1,D2;...", "shapes to compile for (ATC's --input_shape); needed for inputs whose shape "
-                                        "the model leaves open"},
+      {"input-shape", "NAME:D1,D2;...",
+       "shapes to compile for (ATC's --input_shape); needed for inputs whose shape "
+       "the model leaves open"},
       {"info", "M.oge", "print what a compiled model holds (header, options, debug sections) instead of compiling"},
       {"section", "NAME", "with --info: print that debug section (NPU_COLLECT_PATH compiles them in)"},
   };
@@ -96,15 +97,16 @@ int cmd_compile(int argc, char** argv) {
   auto args = Args::parse(argc, argv, 2, flags);
   if (!args.ok()) return fail(args.status());
   if (args->has("help")) {
-    std::cout << usage("openge compile --model M.onnx --output M.oge [--input-shape NAME:D1,D2;...] [options]\n"
-                       "       openge compile --info M.oge [--section NAME]",
-                       "Compiles a model once, as ATC does: constant folding, the fusion passes and the precision\n"
-                       "pass run with the options given, and the graph is written with those options, the engine\n"
-                       "version and the CPU features to M.oge. openge run --model M.oge then skips those steps.\n"
-                       "A .oge is refused by another OpenGE version, by a CPU lacking a feature it was compiled\n"
-                       "for, and under options that contradict the ones it was compiled with. With NPU_COLLECT_PATH\n"
-                       "set, M.oge also holds debug sections (the compile's record and the fused kernels' source).",
-                       flags);
+    std::cout << usage(
+        "openge compile --model M.onnx --output M.oge [--input-shape NAME:D1,D2;...] [options]\n"
+        "       openge compile --info M.oge [--section NAME]",
+        "Compiles a model once, as ATC does: constant folding, the fusion passes and the precision\n"
+        "pass run with the options given, and the graph is written with those options, the engine\n"
+        "version and the CPU features to M.oge. openge run --model M.oge then skips those steps.\n"
+        "A .oge is refused by another OpenGE version, by a CPU lacking a feature it was compiled\n"
+        "for, and under options that contradict the ones it was compiled with. With NPU_COLLECT_PATH\n"
+        "set, M.oge also holds debug sections (the compile's record and the fused kernels' source).",
+        flags);
     return 0;
   }
   if (args->has("info")) return print_info(args->get("info"), args->get("section"));

@@ -37,10 +37,12 @@ void print_table(const std::vector<PrecisionRecord>& records) {
   int changed = 0;
   for (const PrecisionRecord& r : records) {
     changed += r.input_dtype != r.original_dtype || r.output_dtype != r.original_dtype;
-    std::printf("%-32s %-20s %-9s %-17s %-8s %s%s\n", r.node.c_str(), r.op_type.c_str(), r.original_dtype.c_str(),
-                chosen(r).c_str(), r.engine.c_str(), r.rule.c_str(),
-                r.impl_mode.empty() && r.impl_rule.empty() ? "" : ("; impl: " + (r.impl_mode.empty() ? "default" : r.impl_mode) +
-                                                                  " (" + r.impl_rule + ")").c_str());
+    std::printf(
+        "%-32s %-20s %-9s %-17s %-8s %s%s\n", r.node.c_str(), r.op_type.c_str(), r.original_dtype.c_str(),
+        chosen(r).c_str(), r.engine.c_str(), r.rule.c_str(),
+        r.impl_mode.empty() && r.impl_rule.empty()
+            ? ""
+            : ("; impl: " + (r.impl_mode.empty() ? "default" : r.impl_mode) + " (" + r.impl_rule + ")").c_str());
   }
   std::printf("%zu nodes, %d computing in another dtype than the model's\n", records.size(), changed);
 }
@@ -52,11 +54,12 @@ int cmd_explain_precision(int argc, char** argv) {
   auto args = Args::parse(argc, argv, 2, flags);
   if (!args.ok()) return fail(args.status());
   if (args->has("help")) {
-    std::cout << usage("openge explain-precision [--model M.onnx] [--option K=V]... [--options-file F] [--json]",
-                       "Compiles the model with the options and prints every node's compute dtype, engine and the\n"
-                       "precision rule that decided it (precision_mode / precision_mode_v2, SoC table, mixed-precision\n"
-                       "lists, customize_dtypes, op_precision_mode / op_select_implmode).",
-                       flags);
+    std::cout << usage(
+        "openge explain-precision [--model M.onnx] [--option K=V]... [--options-file F] [--json]",
+        "Compiles the model with the options and prints every node's compute dtype, engine and the\n"
+        "precision rule that decided it (precision_mode / precision_mode_v2, SoC table, mixed-precision\n"
+        "lists, customize_dtypes, op_precision_mode / op_select_implmode).",
+        flags);
     return 0;
   }
   CreatedFolder created;

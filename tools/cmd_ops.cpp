@@ -12,7 +12,9 @@ namespace openge::cli {
 int cmd_ops(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      std::printf("usage: openge ops [--list]\n  prints every registered op type, one per line, sorted (domain::OpType outside the default domain)\n");
+      std::printf(
+          "usage: openge ops [--list]\n  prints every registered op type, one per line, sorted (domain::OpType outside "
+          "the default domain)\n");
       return 0;
     }
     if (std::strcmp(argv[i], "--list") != 0) {

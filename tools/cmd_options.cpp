@@ -41,9 +41,12 @@ const OptionValue* listed_value(const BuildReport& report, const char* name) {
 // The marker after a value in the list: what a user must know before relying on it.
 const char* effect_marker(Effect e) {
   switch (e) {
-    case Effect::kImplemented: return "";
-    case Effect::kNotImplemented: return " (not implemented yet)";
-    case Effect::kNoCpuEffect: return " (no effect on CPU)";
+    case Effect::kImplemented:
+      return "";
+    case Effect::kNotImplemented:
+      return " (not implemented yet)";
+    case Effect::kNoCpuEffect:
+      return " (no effect on CPU)";
   }
   return "";
 }
@@ -69,7 +72,8 @@ int explain(const std::string& name, const BuildReport& report) {
   line("effect:", effect_text(*spec));
   line("consumer:", spec->consumer);
   if (spec->deprecated_by)
-    line("deprecated:", *spec->deprecated_by ? "use " + std::string(spec->deprecated_by) + " instead" : "no replacement");
+    line("deprecated:",
+         *spec->deprecated_by ? "use " + std::string(spec->deprecated_by) + " instead" : "no replacement");
   line("spec:", spec->spec_ids);
   if (const OptionValue* v = listed_value(report, spec->name))
     line("effective:", (v->value.empty() ? "(unset)" : v->value) + "  [" + source_name(v->source) +
@@ -101,8 +105,9 @@ void print_markdown() {
 }  // namespace
 
 int cmd_options(int argc, char** argv) {
-  const auto specs = with_option_flags({{"explain", "NAME", "describe one option: values, default, GE key, "
-                                                            "interactions, what it does in OpenGE today"},
+  const auto specs = with_option_flags({{"explain", "NAME",
+                                         "describe one option: values, default, GE key, "
+                                         "interactions, what it does in OpenGE today"},
                                         {"markdown", "", "print the option table as Markdown (docs/OPTIONS.md)"}});
   auto args = Args::parse(argc, argv, 2, specs);
   if (!args.ok()) {
@@ -154,11 +159,13 @@ int cmd_paths(int argc, char** argv) {
   for (const auto& r : paths::resolve_all_artifacts(*report.options, ids)) {
     const char* writer = paths::artifact_writer(r.kind);
     std::cout << pad(paths::artifact_name(r.kind), 17) << " " << (r.path.empty() ? "(none)" : r.path) << "\n"
-              << pad("", 17) << "   rule: " << r.rule << "\n" << pad("", 17) << "   chain: " << r.chain << "\n"
+              << pad("", 17) << "   rule: " << r.rule << "\n"
+              << pad("", 17) << "   chain: " << r.chain << "\n"
               << pad("", 17) << "   written: "
               << (writer ? std::string("yes, by ") + writer : std::string("no, nothing writes it yet"))
-              << (writer && paths::artifact_written_only(r.kind) ? std::string(", only ") + paths::artifact_written_only(r.kind)
-                                                                  : std::string())
+              << (writer && paths::artifact_written_only(r.kind)
+                      ? std::string(", only ") + paths::artifact_written_only(r.kind)
+                      : std::string())
               << "\n";
   }
   const auto cache = paths::resolve_artifact(paths::ArtifactKind::kCompileCache, *report.options, ids);

@@ -23,17 +23,19 @@ namespace {
 
 std::vector<FlagSpec> run_flags() {
   std::vector<FlagSpec> flags = {
-    {"model", "M.onnx", "model to run: ONNX, or a .oge from openge compile (default: the bundled demo model)"},
-    {"input", "NAME=FILE|FILE,...",
-     "input from a .npy, .pb (ONNX TensorProto) or raw .bin file; FILE,FILE,... gives every input in order "
-     "(msame / ais_bench), and NAME= may be left out for a one-input model", true},
-    {"inputs", "DIR", "read every input from DIR: input_<i>.pb, input_<i>.npy or NAME.npy (a missing one is an error)"},
-    {"outputs", "DIR", "write DIR/output_<i>.pb and .npy (or --outfmt's form) for the i-th graph output"},
-    {"output", "DIR", "the same as --outputs (msame / ais_bench's name)"},
-    {"outfmt", "NPY|BIN|TXT", "write the outputs only as .npy, raw .bin or .txt (msame / ais_bench)"},
-    {"seed", "N", "seed for random inputs (default 0)"},
-    {"iterations", "N", "run the model N times (default 1); the first run includes compilation"},
-    {"loop", "N", "the same as --iterations (msame / ais_bench's name)"},
+      {"model", "M.onnx", "model to run: ONNX, or a .oge from openge compile (default: the bundled demo model)"},
+      {"input", "NAME=FILE|FILE,...",
+       "input from a .npy, .pb (ONNX TensorProto) or raw .bin file; FILE,FILE,... gives every input in order "
+       "(msame / ais_bench), and NAME= may be left out for a one-input model",
+       true},
+      {"inputs", "DIR",
+       "read every input from DIR: input_<i>.pb, input_<i>.npy or NAME.npy (a missing one is an error)"},
+      {"outputs", "DIR", "write DIR/output_<i>.pb and .npy (or --outfmt's form) for the i-th graph output"},
+      {"output", "DIR", "the same as --outputs (msame / ais_bench's name)"},
+      {"outfmt", "NPY|BIN|TXT", "write the outputs only as .npy, raw .bin or .txt (msame / ais_bench)"},
+      {"seed", "N", "seed for random inputs (default 0)"},
+      {"iterations", "N", "run the model N times (default 1); the first run includes compilation"},
+      {"loop", "N", "the same as --iterations (msame / ais_bench's name)"},
   };
   for (auto& f : session_flag_specs()) flags.push_back(f);
   return flags;
@@ -61,11 +63,13 @@ int cmd_run(int argc, char** argv) {
   auto args = Args::parse(argc, argv, 2, flags);
   if (!args.ok()) return fail(args.status());
   if (args->has("help")) {
-    std::cout << usage("openge run [--model M.onnx] [--input NAME=FILE | --input F1,F2,...] [--inputs DIR] [--output DIR [--outfmt NPY|BIN|TXT]]\n"
-                       "                  [--loop N] [--profile]",
-                       "Runs a model (--iterations N times) and prints each output's name, dtype, shape and a summary.\n"
-                       "Inputs not given get seeded random data, and the run says so.",
-                       flags);
+    std::cout << usage(
+        "openge run [--model M.onnx] [--input NAME=FILE | --input F1,F2,...] [--inputs DIR] [--output DIR [--outfmt "
+        "NPY|BIN|TXT]]\n"
+        "                  [--loop N] [--profile]",
+        "Runs a model (--iterations N times) and prints each output's name, dtype, shape and a summary.\n"
+        "Inputs not given get seeded random data, and the run says so.",
+        flags);
     return 0;
   }
   auto seed = args->get_int("seed", 0, 0, 1 << 30);
@@ -109,9 +113,10 @@ int cmd_run(int argc, char** argv) {
 
   for (size_t i = 0; i < outputs->size(); ++i)
     std::cout << "output '" << session->outputs()[i].name << "': " << summarize_tensor((*outputs)[i]) << "\n";
-  std::printf("run time: %.3f ms (first run, includes compilation); nodes: %d AI Core, %d AI CPU; "
-              "peak intermediate memory: %.2f MiB planned + %.2f MiB dynamic\n",
-              times[0], info.aicore_nodes, info.aicpu_nodes, info.arena_bytes / 1048576.0, info.peak_dynamic_bytes / 1048576.0);
+  std::printf(
+      "run time: %.3f ms (first run, includes compilation); nodes: %d AI Core, %d AI CPU; "
+      "peak intermediate memory: %.2f MiB planned + %.2f MiB dynamic\n",
+      times[0], info.aicore_nodes, info.aicpu_nodes, info.arena_bytes / 1048576.0, info.peak_dynamic_bytes / 1048576.0);
   if (times.size() > 1)
     std::printf("runs 2..%zu: median %.3f ms\n", times.size(), median_of({times.begin() + 1, times.end()}));
   std::vector<std::string> artifacts;  // "what: where", for the closing line
@@ -133,10 +138,12 @@ int cmd_run(int argc, char** argv) {
     auto written = write_outputs(*session, *outputs, *output_dir, *format);
     if (!written.ok()) return fail(written.status());
     created_outputs.keep = true;
-    artifacts.push_back(std::to_string(written->size()) + (written->size() == 1 ? " output file in " : " output files in ") +
+    artifacts.push_back(std::to_string(written->size()) +
+                        (written->size() == 1 ? " output file in " : " output files in ") +
                         fs::absolute(*output_dir).lexically_normal().string());
   }
-  const std::vector<std::string> own = {output_dir->empty() ? "" : fs::absolute(*output_dir).lexically_normal().string()};
+  const std::vector<std::string> own = {output_dir->empty() ? ""
+                                                            : fs::absolute(*output_dir).lexically_normal().string()};
   print_artifacts_line(artifacts_written_since(*options->config, started, own), artifacts);
   return 0;
 }

@@ -26,7 +26,8 @@ namespace {
 std::vector<FlagSpec> train_flags() {
   std::vector<FlagSpec> flags = {
       {"model", "M.onnx", "the model to train (required)"},
-      {"data", "DIR", "training data: DIR/<input>.npy per model input and DIR/labels.npy, first axis = samples (required)"},
+      {"data", "DIR",
+       "training data: DIR/<input>.npy per model input and DIR/labels.npy, first axis = samples (required)"},
       {"eval-data", "DIR", "data of the same form to report accuracy on after each epoch (cross_entropy)"},
       {"loss", "LOSS", "cross_entropy (default), mse, or model (the model computes its own scalar loss)"},
       {"loss-output", "NAME", "the model output the loss reads (default: the first)"},
@@ -42,10 +43,12 @@ std::vector<FlagSpec> train_flags() {
       {"save", "OUT.onnx", "write the trained model here"},
       {"checkpoint-dir", "D", "write a checkpoint (weights, optimizer state, step) to D after every epoch"},
       {"resume", "D", "continue from the checkpoint in D: the same steps the uninterrupted run would take"},
-      {"split-by-index", "I,J,...", "under mpirun: gradient all-reduce buckets ending at these gradient indices "
-                                    "(set_split_strategy_by_idx)"},
-      {"split-by-size", "P,Q,...", "under mpirun: gradient all-reduce buckets of these percentages of the gradient "
-                                   "bytes (set_split_strategy_by_size; default 96.54,3.46)"},
+      {"split-by-index", "I,J,...",
+       "under mpirun: gradient all-reduce buckets ending at these gradient indices "
+       "(set_split_strategy_by_idx)"},
+      {"split-by-size", "P,Q,...",
+       "under mpirun: gradient all-reduce buckets of these percentages of the gradient "
+       "bytes (set_split_strategy_by_size; default 96.54,3.46)"},
       {"curve", "PREFIX", "write the loss curve to PREFIX.csv and PREFIX.html (default: OUT.loss beside --save)"},
   };
   for (auto& f : session_flag_specs()) flags.push_back(f);
@@ -105,12 +108,13 @@ int cmd_train(int argc, char** argv) {
   auto args = Args::parse(argc, argv, 2, flags);
   if (!args.ok()) return fail(args.status());
   if (args->has("help")) {
-    std::cout << usage("openge train --model M.onnx --data DIR [--loss cross_entropy|mse|model] [--optimizer OPT] "
-                       "[--lr X] [--batch N] [--epochs N] [--save OUT.onnx]",
-                       "Trains the model's float initializers on DIR's samples (graph_run_mode=1, the training\n"
-                       "scenario) and saves the trained model as ONNX. Prints the loss per epoch (and the accuracy on\n"
-                       "--eval-data) and writes the loss curve as CSV and HTML.",
-                       flags);
+    std::cout << usage(
+        "openge train --model M.onnx --data DIR [--loss cross_entropy|mse|model] [--optimizer OPT] "
+        "[--lr X] [--batch N] [--epochs N] [--save OUT.onnx]",
+        "Trains the model's float initializers on DIR's samples (graph_run_mode=1, the training\n"
+        "scenario) and saves the trained model as ONNX. Prints the loss per epoch (and the accuracy on\n"
+        "--eval-data) and writes the loss curve as CSV and HTML.",
+        flags);
     return 0;
   }
   std::vector<std::string> problems;
@@ -178,7 +182,8 @@ int cmd_train(int argc, char** argv) {
     eval = std::move(e.value());
   }
   const std::string save = args->get("save");
-  const std::string curve = args->get("curve", save.empty() ? "train.loss" : (fs::path(save).replace_extension("").string() + ".loss"));
+  const std::string curve =
+      args->get("curve", save.empty() ? "train.loss" : (fs::path(save).replace_extension("").string() + ".loss"));
 
   training::BatchPlan plan;
   plan.batch = *batch;
@@ -238,15 +243,17 @@ int cmd_train(int argc, char** argv) {
       record.add_step({epoch, ++step, *loss, static_cast<double>(samples) / std::max(seconds, 1e-9)});
       if (terminal) {
         const double rate = static_cast<double>(epoch_samples) / std::max(epoch_seconds, 1e-9);
-        const double left = static_cast<double>((*epochs - epoch) * data->size() + (data->size() - epoch_samples)) / rate;
+        const double left =
+            static_cast<double>((*epochs - epoch) * data->size() + (data->size() - epoch_samples)) / rate;
         std::fprintf(stderr, "\repoch %lld/%d step %zu/%zu loss %.4f  %.0f samples/s  ETA %.0f s   ",
                      static_cast<long long>(epoch), *epochs, b + 1, batches.size(), *loss, rate, left);
       }
     }
     if (terminal) std::fprintf(stderr, "\r%80s\r", "");
     training::EpochRecord er{epoch, loss_sum / static_cast<double>(batches.size()), -1};
-    if (speaks) std::printf("epoch %lld/%d: mean loss %.5f, %.0f samples/s", static_cast<long long>(epoch), *epochs, er.mean_loss,
-                static_cast<double>(epoch_samples) / std::max(epoch_seconds, 1e-9));
+    if (speaks)
+      std::printf("epoch %lld/%d: mean loss %.5f, %.0f samples/s", static_cast<long long>(epoch), *epochs, er.mean_loss,
+                  static_cast<double>(epoch_samples) / std::max(epoch_seconds, 1e-9));
     if (eval && speaks) {
       auto acc = accuracy(t, *eval, *batch);
       if (!acc.ok()) return fail(acc.status().with_context("--eval-data"));

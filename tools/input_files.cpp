@@ -61,9 +61,12 @@ Result<Tensor> read_input_file(const TensorInfo& info, const std::string& path) 
     return io_error("input file " + path + " does not exist; check the path given for input '" + info.name + "'");
   const std::string ext = fs::path(path).extension().string();
   Result<Tensor> t = invalid_argument("input file " + path + " must be .npy, .pb or .bin (raw bytes)");
-  if (ext == ".npy") t = read_npy(path);
-  else if (ext == ".pb") t = info.kind == ValueKind::kTensor ? read_tensor_pb(path) : read_value_pb(path, info.kind, info.dtype);
-  else if (ext == ".bin") t = read_raw_bin(info, path);
+  if (ext == ".npy")
+    t = read_npy(path);
+  else if (ext == ".pb")
+    t = info.kind == ValueKind::kTensor ? read_tensor_pb(path) : read_value_pb(path, info.kind, info.dtype);
+  else if (ext == ".bin")
+    t = read_raw_bin(info, path);
   if (!t.ok()) return t.status();
   OPENGE_RETURN_IF_ERROR(check_input(info, *t, path));
   return t;

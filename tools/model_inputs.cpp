@@ -54,7 +54,8 @@ Status read_input_flag(const std::vector<TensorInfo>& infos, const std::string& 
     }
   }
   if (positional_used)
-    return invalid_argument("--input FILE,FILE... is given twice; list every input's file in one --input, in input order");
+    return invalid_argument(
+        "--input FILE,FILE... is given twice; list every input's file in one --input, in input order");
   positional_used = true;
   const auto files = split_commas(spec);
   if (files.size() != infos.size())
@@ -86,7 +87,8 @@ std::vector<std::string> folder_candidates(const TensorInfo& info, size_t i) {
 Status read_inputs_folder(const std::vector<TensorInfo>& infos, const std::string& dir, std::vector<Tensor>& tensors,
                           const std::vector<bool>& given) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return invalid_argument("--inputs " + dir + " is not a folder; give the folder that holds the input files");
+  if (!fs::is_directory(dir, ec))
+    return invalid_argument("--inputs " + dir + " is not a folder; give the folder that holds the input files");
   for (size_t i = 0; i < infos.size(); ++i) {
     if (given[i]) continue;
     const auto candidates = folder_candidates(infos[i], i);
@@ -101,11 +103,14 @@ Status read_inputs_folder(const std::vector<TensorInfo>& infos, const std::strin
       for (const auto& c : candidates) looked += (looked.empty() ? "" : ", ") + c;
       int shown = 0;
       for (const auto& entry : fs::directory_iterator(dir, ec)) {
-        if (shown++ == 5) { present += ", ..."; break; }
+        if (shown++ == 5) {
+          present += ", ...";
+          break;
+        }
         present += (present.empty() ? "" : ", ") + entry.path().filename().string();
       }
-      return invalid_argument("--inputs " + dir + " has no file for input '" + infos[i].name + "' (looked for " + looked +
-                              "; the folder holds " + (present.empty() ? "nothing" : present) +
+      return invalid_argument("--inputs " + dir + " has no file for input '" + infos[i].name + "' (looked for " +
+                              looked + "; the folder holds " + (present.empty() ? "nothing" : present) +
                               "); name the file so, or give it with --input " + infos[i].name + "=FILE");
     }
     auto t = read_input_file(infos[i], found);

@@ -33,7 +33,10 @@ Status write_oge_as_json(const std::string& oge_path, const std::string& json_pa
   for (int v : g.inputs) inputs.push_back(value_json(g.values[static_cast<size_t>(v)]));
   for (int v : g.outputs) outputs.push_back(value_json(g.values[static_cast<size_t>(v)]));
   for (const Node& n : g.nodes) {
-    Json node = {{"name", n.name}, {"type", n.op_type}, {"input", Json::array()}, {"output", Json::array()},
+    Json node = {{"name", n.name},
+                 {"type", n.op_type},
+                 {"input", Json::array()},
+                 {"output", Json::array()},
                  {"attr", Json::array()}};
     if (!n.domain.empty()) node["domain"] = n.domain;
     for (int v : n.inputs) node["input"].push_back(value_name(g, v));

@@ -32,9 +32,11 @@ constexpr Command kCommands[] = {
      "compile a model once (ATC's offline compile) into a .oge that run loads without recompiling"},
     {"atc", openge::cli::cmd_atc,
      "ATC's command line as is (--model=M --framework=5 --output=NAME --soc_version=... --mode=0|1|3)"},
-    {"check", openge::cli::cmd_check, "precheck a model (ATC --mode=3): check_result.json, every node supported or not"},
+    {"check", openge::cli::cmd_check,
+     "precheck a model (ATC --mode=3): check_result.json, every node supported or not"},
     {"dump", openge::cli::cmd_dump, "dump convert DIR --to npy: Data Dump files as .npy, one per tensor"},
-    {"compare", openge::cli::cmd_compare, "compare two Data Dumps op by op: cosine, max abs/rel error, first deviating op"},
+    {"compare", openge::cli::cmd_compare,
+     "compare two Data Dumps op by op: cosine, max abs/rel error, first deviating op"},
 };
 
 void print_usage(FILE* out) {

@@ -29,7 +29,8 @@ Result<std::string> model_with_out_nodes(const std::string& model_path, const st
     std::ifstream in(model_path, std::ios::binary);
     if (!in) return io_error("cannot read " + model_path + "; check the path given to --model");
     if (!model.ParseFromIstream(&in))
-      return invalid_argument("model " + model_path + " is not an ONNX model; give the .onnx file the model was exported to");
+      return invalid_argument("model " + model_path +
+                              " is not an ONNX model; give the .onnx file the model was exported to");
   }
   onnx::GraphProto& g = *model.mutable_graph();
   std::map<std::string, int> node_of;
@@ -87,7 +88,8 @@ Result<std::string> model_with_out_nodes(const std::string& model_path, const st
   for (const auto& o : outputs) g.add_output()->set_name(o);
   const fs::path source(model_path);
   const std::string copy =
-      (source.parent_path() / ("." + source.stem().string() + ".out_nodes." + std::to_string(::getpid()) + ".onnx")).string();
+      (source.parent_path() / ("." + source.stem().string() + ".out_nodes." + std::to_string(::getpid()) + ".onnx"))
+          .string();
   std::string bytes;
   if (!model.SerializeToString(&bytes)) return io_error("--out_nodes: the edited model could not be written");
   OPENGE_RETURN_IF_ERROR(write_file_atomically(copy, bytes).with_context("--out_nodes"));

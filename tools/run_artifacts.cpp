@@ -58,7 +58,8 @@ bool written_by_another_process(const std::string& path, const std::string& root
   std::smatch m;
   for (const auto& part : relative) {
     const std::string name = part.string();
-    if ((std::regex_match(name, m, kPidName) || std::regex_match(name, m, kPidFolder)) && m[1].str() != own) return true;
+    if ((std::regex_match(name, m, kPidName) || std::regex_match(name, m, kPidFolder)) && m[1].str() != own)
+      return true;
   }
   return false;
 }
@@ -87,7 +88,8 @@ std::vector<std::string> artifacts_written_since(const options::OptionSet& optio
   files.erase(std::unique(files.begin(), files.end()), files.end());
   std::vector<size_t> counts(resolved.size(), 0);
   for (const auto& f : files) {
-    if (std::any_of(exclude.begin(), exclude.end(), [&](const std::string& x) { return !x.empty() && is_inside(f, x); }))
+    if (std::any_of(exclude.begin(), exclude.end(),
+                    [&](const std::string& x) { return !x.empty() && is_inside(f, x); }))
       continue;
     size_t best = resolved.size();
     for (size_t i = 0; i < resolved.size(); ++i) {
@@ -103,8 +105,11 @@ std::vector<std::string> artifacts_written_since(const options::OptionSet& optio
   for (size_t i = 0; i < resolved.size(); ++i) {
     if (counts[i] == 0) continue;
     const std::string name = paths::artifact_name(resolved[i].kind);
-    if (fs::is_regular_file(resolved[i].path, ec)) out.push_back(name + " " + resolved[i].path);
-    else out.push_back(name + " " + resolved[i].path + " (" + std::to_string(counts[i]) + (counts[i] == 1 ? " file)" : " files)"));
+    if (fs::is_regular_file(resolved[i].path, ec))
+      out.push_back(name + " " + resolved[i].path);
+    else
+      out.push_back(name + " " + resolved[i].path + " (" + std::to_string(counts[i]) +
+                    (counts[i] == 1 ? " file)" : " files)"));
   }
   return out;
 }
@@ -116,7 +121,9 @@ void print_artifacts_line(std::vector<std::string> artifacts, const std::vector<
     const std::string head = entry.substr(0, entry.rfind(" ("));
     return entry.back() == ')' ? head.substr(head.rfind(' ') + 1) : entry.substr(entry.rfind(' ') + 1);
   };
-  const auto inside = [](const std::string& a, const std::string& b) { return a.rfind(b, 0) == 0 || b.rfind(a, 0) == 0; };
+  const auto inside = [](const std::string& a, const std::string& b) {
+    return a.rfind(b, 0) == 0 || b.rfind(a, 0) == 0;
+  };
   for (const auto& m : more) {
     bool named = false;
     for (const auto& a : artifacts) named = named || inside(path_of(a), path_of(m));

@@ -24,7 +24,8 @@ struct FormatName {
   const char* name;
   OutputFormat format;
 };
-constexpr FormatName kFormats[] = {{"NPY", OutputFormat::kNpy}, {"BIN", OutputFormat::kBin}, {"TXT", OutputFormat::kTxt}};
+constexpr FormatName kFormats[] = {
+    {"NPY", OutputFormat::kNpy}, {"BIN", OutputFormat::kBin}, {"TXT", OutputFormat::kTxt}};
 
 // TXT as msame writes it: one line per innermost row, values separated by spaces.
 std::string as_text(const Tensor& t) {
@@ -32,8 +33,10 @@ std::string as_text(const Tensor& t) {
   const int64_t row = t.rank() == 0 ? 1 : std::max<int64_t>(1, t.shape().back());
   char buf[40];
   for (int64_t i = 0; i < t.numel(); ++i) {
-    if (dtype_is_float(t.dtype())) std::snprintf(buf, sizeof buf, "%.9g", t.scalar_as_double(i));
-    else std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(t.scalar_as_int(i)));
+    if (dtype_is_float(t.dtype()))
+      std::snprintf(buf, sizeof buf, "%.9g", t.scalar_as_double(i));
+    else
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(t.scalar_as_int(i)));
     out += buf;
     out += (i + 1) % row == 0 ? '\n' : ' ';
   }

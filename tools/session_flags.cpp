@@ -61,12 +61,14 @@ CreatedFolder::~CreatedFolder() {
   if (!keep && !path.empty() && fs::is_empty(path, ec)) fs::remove(path, ec);
 }
 
-std::optional<SessionOptions> session_options_from_flags(const char* command, const Args& args, CreatedFolder& created) {
+std::optional<SessionOptions> session_options_from_flags(const char* command, const Args& args,
+                                                         CreatedFolder& created) {
   auto threads = args.get_int("threads", 0, 0, 1024);
   if (!threads.ok()) return report_error(command, threads.status()), std::nullopt;
   const std::string engine = args.get("engine", "auto");
   if (engine != "auto" && engine != "aicpu")
-    return report_error(command, invalid_argument("--engine must be auto or aicpu, got '" + engine + "'")), std::nullopt;
+    return report_error(command, invalid_argument("--engine must be auto or aicpu, got '" + engine + "'")),
+           std::nullopt;
   const options::EnvMap env = options::capture_process_environment();
   auto profile = profile_assignments(args, env, created);
   if (!profile.ok()) return report_error(command, profile.status()), std::nullopt;

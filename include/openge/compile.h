@@ -16,7 +16,7 @@ struct CompileSummary {
   size_t model_nodes = 0;     // nodes of the ONNX model
   size_t compiled_nodes = 0;  // nodes of the compiled graph (after folding, fusion and precision)
   std::vector<std::pair<std::string, int>> passes_applied;  // fusion pass -> rewrites made
-  std::map<std::string, std::string> options;             // the options that shaped the graph
+  std::map<std::string, std::string> options;               // the options that shaped the graph
   std::vector<std::pair<std::string, Shape>> input_shapes;  // what it was compiled for
   size_t file_bytes = 0;
   // Debug sections compiled in under NPU_COLLECT_PATH (NPU-8): name -> bytes.

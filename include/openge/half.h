@@ -6,8 +6,16 @@
 
 namespace openge {
 
-inline uint32_t float_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-inline float bits_float(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+inline uint32_t float_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline float bits_float(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
 
 inline uint16_t float_to_bf16_bits(float f) {
   uint32_t u = float_bits(f);
@@ -21,9 +29,9 @@ inline uint16_t float_to_half_bits(float f) {
   const uint32_t u = float_bits(f);
   const uint32_t sign = (u >> 16) & 0x8000u;
   const uint32_t abs = u & 0x7fffffffu;
-  if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
+  if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);   // NaN
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to >= 65520: inf
-  if (abs >= 0x38800000u) {  // normal half
+  if (abs >= 0x38800000u) {                                              // normal half
     // Re-bias the exponent (127 -> 15) and round the 13 dropped mantissa bits to nearest even.
     uint32_t v = abs - 0x38000000u;
     v += 0xfffu + ((v >> 13) & 1u);
@@ -58,7 +66,11 @@ struct Float16 {
   uint16_t bits = 0;
   Float16() = default;
   explicit Float16(float f) : bits(float_to_half_bits(f)) {}
-  static Float16 from_bits(uint16_t b) { Float16 h; h.bits = b; return h; }
+  static Float16 from_bits(uint16_t b) {
+    Float16 h;
+    h.bits = b;
+    return h;
+  }
   operator float() const { return half_bits_to_float(bits); }
 };
 
@@ -66,7 +78,11 @@ struct BFloat16 {
   uint16_t bits = 0;
   BFloat16() = default;
   explicit BFloat16(float f) : bits(float_to_bf16_bits(f)) {}
-  static BFloat16 from_bits(uint16_t b) { BFloat16 h; h.bits = b; return h; }
+  static BFloat16 from_bits(uint16_t b) {
+    BFloat16 h;
+    h.bits = b;
+    return h;
+  }
   operator float() const { return bf16_bits_to_float(bits); }
 };
 

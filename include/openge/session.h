@@ -12,7 +12,9 @@
 
 namespace openge {
 
-namespace options { class OptionSet; }
+namespace options {
+class OptionSet;
+}
 
 struct SessionOptions {
   // Threads of compiles and runs, set on the calling thread only for the call (its OpenMP
@@ -29,13 +31,13 @@ struct SessionOptions {
 struct TensorInfo {
   std::string name;
   DType dtype = DType::kUndefined;
-  Shape shape;  // -1 for a dimension fixed only at run time
+  Shape shape;                          // -1 for a dimension fixed only at run time
   ValueKind kind = ValueKind::kTensor;  // a sequence or optional: dtype is its elements', no shape
 };
 
 struct RunInfo {
-  size_t arena_bytes = 0;          // planned intermediate memory (peak, with reuse)
-  size_t peak_dynamic_bytes = 0;   // intermediates sized at run time
+  size_t arena_bytes = 0;         // planned intermediate memory (peak, with reuse)
+  size_t peak_dynamic_bytes = 0;  // intermediates sized at run time
   int aicore_nodes = 0;
   int aicpu_nodes = 0;
 };

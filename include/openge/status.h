@@ -92,8 +92,8 @@ class [[nodiscard]] Result {
 
 }  // namespace openge
 
-#define OPENGE_RETURN_IF_ERROR(expr)           \
-  do {                                         \
-    ::openge::Status _openge_status = (expr);  \
+#define OPENGE_RETURN_IF_ERROR(expr)                 \
+  do {                                               \
+    ::openge::Status _openge_status = (expr);        \
     if (!_openge_status.ok()) return _openge_status; \
   } while (0)

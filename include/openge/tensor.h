@@ -54,8 +54,14 @@ class Tensor {
 
   void* raw() { return data_; }
   const void* raw() const { return data_; }
-  template <class T> T* data() { return static_cast<T*>(data_); }
-  template <class T> const T* data() const { return static_cast<const T*>(data_); }
+  template <class T>
+  T* data() {
+    return static_cast<T*>(data_);
+  }
+  template <class T>
+  const T* data() const {
+    return static_cast<const T*>(data_);
+  }
 
   // False for a borrowed view (arena memory) that must be copied before it outlives a run.
   bool owns_storage() const { return owner_ != nullptr || kind_ != ValueKind::kTensor; }

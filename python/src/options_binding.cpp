@@ -37,7 +37,10 @@ py::dict spec_dict(const OptionSpec& s) {
   d["types"] = types;
   d["allowed"] = s.allowed;
   d["choices"] = s.kind == Kind::kEnum || s.kind == Kind::kTypeList;  // `allowed` is "a|b|c"
-  if (s.kind == Kind::kInt) d["range"] = py::make_tuple(s.min, s.max); else d["range"] = py::none();
+  if (s.kind == Kind::kInt)
+    d["range"] = py::make_tuple(s.min, s.max);
+  else
+    d["range"] = py::none();
   d["default"] = default_for(s, DefaultContext{1, kDefaultSoc});
   d["default_depends_on_scenario"] = s.default_fn != nullptr;
   d["default_text"] = default_text(s);  // as `openge options --explain` prints it
@@ -67,7 +70,8 @@ OptionInputs inputs_of(const Assignments& assignments, const std::vector<std::st
 
 py::dict values_dict(const OptionSet& set) {
   py::dict values;
-  for (const auto& [name, v] : set.values()) values[text(name)] = py::make_tuple(text(v.value), source_name(v.source), text(v.origin));
+  for (const auto& [name, v] : set.values())
+    values[text(name)] = py::make_tuple(text(v.value), source_name(v.source), text(v.origin));
   return values;
 }
 
@@ -117,22 +121,32 @@ py::dict paths(const Assignments& assignments, const std::vector<std::string>& o
 }  // namespace
 
 void bind_options(py::module_& m) {
-  m.def("option_table", [] {
-    py::list rows;
-    for (const auto& s : option_table()) rows.append(spec_dict(s));
-    return rows;
-  }, "Every row of the C++ option table, in table order, as dicts.");
-  m.def("find_option", [](const std::string& name) -> py::object {
-    const OptionSpec* s = find_option(name);
-    return s ? py::object(py::str(s->name)) : py::object(py::none());
-  }, py::arg("name"), "The canonical name of an option given by dotted name, alias, GE key or leaf name; None if unknown.");
-  m.def("check_option", [](const std::string& name, py::handle value, const std::string& origin) {
-    const auto [type, text] = api_value(value);
-    const CheckedOption c = check_single_option(name, type, text, origin);
-    if (c.problem) raise(errors().option_error, c.problem->to_string());
-    return py::make_tuple(c.spec->name, c.value);
-  }, py::arg("name"), py::arg("value"), py::arg("origin"),
-     "Checks one assignment alone; returns (canonical name, canonical text) or raises OptionError (E10001).");
+  m.def(
+      "option_table",
+      [] {
+        py::list rows;
+        for (const auto& s : option_table()) rows.append(spec_dict(s));
+        return rows;
+      },
+      "Every row of the C++ option table, in table order, as dicts.");
+  m.def(
+      "find_option",
+      [](const std::string& name) -> py::object {
+        const OptionSpec* s = find_option(name);
+        return s ? py::object(py::str(s->name)) : py::object(py::none());
+      },
+      py::arg("name"),
+      "The canonical name of an option given by dotted name, alias, GE key or leaf name; None if unknown.");
+  m.def(
+      "check_option",
+      [](const std::string& name, py::handle value, const std::string& origin) {
+        const auto [type, text] = api_value(value);
+        const CheckedOption c = check_single_option(name, type, text, origin);
+        if (c.problem) raise(errors().option_error, c.problem->to_string());
+        return py::make_tuple(c.spec->name, c.value);
+      },
+      py::arg("name"), py::arg("value"), py::arg("origin"),
+      "Checks one assignment alone; returns (canonical name, canonical text) or raises OptionError (E10001).");
   m.def("build_options", &build, py::arg("assignments"), py::arg("option_files"), py::arg("check_files"),
         py::arg("check_rules") = true,
         "Builds a configuration from (name, text, origin) assignments, option files and the process environment "

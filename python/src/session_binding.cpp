@@ -58,14 +58,14 @@ py::object numpy_dtype(DType t) {
 py::tuple info_tuple(const TensorInfo& t) {
   py::list shape;
   for (int64_t d : t.shape) shape.append(d < 0 ? py::object(py::none()) : py::object(py::int_(d)));
-  return py::make_tuple(text(t.name), dtype_name(t.dtype), numpy_dtype(t.dtype),
-                        py::tuple(shape));
+  return py::make_tuple(text(t.name), dtype_name(t.dtype), numpy_dtype(t.dtype), py::tuple(shape));
 }
 
 // An output as a NumPy array over the tensor's own buffer (kept alive by the array's base).
 py::array to_numpy(Tensor t) {
   py::object dt = numpy_dtype(t.dtype());
-  if (dt.is_none()) raise(errors().run_error, std::string("output dtype ") + dtype_name(t.dtype()) + " has no NumPy type");
+  if (dt.is_none())
+    raise(errors().run_error, std::string("output dtype ") + dtype_name(t.dtype()) + " has no NumPy type");
   if (!t.owns_storage()) t = t.clone();
   auto* kept = new Tensor(std::move(t));
   py::capsule base(kept, [](void* p) { delete static_cast<Tensor*>(p); });
@@ -174,12 +174,15 @@ class PySession {
       if (!utf8) throw py::error_already_set();
       const std::string name(utf8, static_cast<size_t>(length));
       auto it = input_index_.find(name);
-      if (it == input_index_.end()) raise(errors().input_error, "unknown input '" + name + "'; the model's inputs are " + names(declared));
+      if (it == input_index_.end())
+        raise(errors().input_error, "unknown input '" + name + "'; the model's inputs are " + names(declared));
       const TensorInfo& info = declared[it->second];
-      py::array a = py::isinstance<py::array>(value) ? py::reinterpret_borrow<py::array>(value) : py::array::ensure(value);
+      py::array a =
+          py::isinstance<py::array>(value) ? py::reinterpret_borrow<py::array>(value) : py::array::ensure(value);
       if (!a) {
         PyErr_Clear();
-        raise(errors().input_error, "input '" + name + "': expected a numpy.ndarray, got " + std::string(py::str(py::type::of(value))));
+        raise(errors().input_error,
+              "input '" + name + "': expected a numpy.ndarray, got " + std::string(py::str(py::type::of(value))));
       }
       if (a.dtype().byteorder() == '>' || (a.flags() & kReadableInPlace) != kReadableInPlace)
         a = py::module_::import("numpy").attr("ascontiguousarray")(a, a.dtype().attr("newbyteorder")("="));
@@ -204,7 +207,8 @@ class PySession {
       for (const auto& n : *output_names) {
         auto it = output_index_.find(n);
         if (it == output_index_.end())
-          raise(errors().input_error, "unknown output '" + n + "'; the model's outputs are " + names(session_->outputs()));
+          raise(errors().input_error,
+                "unknown output '" + n + "'; the model's outputs are " + names(session_->outputs()));
         wanted.push_back(it->second);
       }
     } else {
@@ -329,7 +333,8 @@ void bind_session(py::module_& m) {
            "Writes all pending profiling data, the info files and report.html; later runs are not recorded.")
       .def("range_push", &PySession::range_push, py::arg("message"),
            "Opens an msproftx range on this thread (profiling_options msproftx=on; no-op otherwise).")
-      .def("range_pop", &PySession::range_pop, "Closes the innermost msproftx range of this thread (RunError without one).")
+      .def("range_pop", &PySession::range_pop,
+           "Closes the innermost msproftx range of this thread (RunError without one).")
       .def("mark", &PySession::mark, py::arg("message"), "An msproftx instant marker on this thread.")
       .def("precision_report", &PySession::precision_report,
            "The precision pass's decision per node of the graph compiled by the first run (empty before it): "

@@ -70,7 +70,9 @@ class PyTrainer {
       if (a.dtype().byteorder() == '>' || (a.flags() & kReadableInPlace) != kReadableInPlace)
         a = py::module_::import("numpy").attr("ascontiguousarray")(a, a.dtype().attr("newbyteorder")("="));
       const DType dt = dtype_of(a.dtype(), declared[it->second].dtype);
-      if (dt == DType::kUndefined) raise(errors().input_error, "'" + name + "': NumPy dtype " + std::string(py::str(a.dtype())) + " is not supported");
+      if (dt == DType::kUndefined)
+        raise(errors().input_error,
+              "'" + name + "': NumPy dtype " + std::string(py::str(a.dtype())) + " is not supported");
       tensors[it->second] = Tensor::borrow(dt, Shape(a.shape(), a.shape() + a.ndim()), const_cast<void*>(a.data()));
       arrays[it->second] = std::move(a);
     }
@@ -148,8 +150,8 @@ class PyTrainer {
 void bind_trainer(py::module_& m) {
   py::class_<PyTrainer>(m, "Trainer")
       .def(py::init<const std::string&, const Assignments&, const std::vector<std::string>&, std::optional<int>,
-                    const std::string&, const std::string&, const std::string&, float, float, float, float, float, float,
-                    const std::vector<std::string>&, const std::string&, const std::vector<int64_t>&,
+                    const std::string&, const std::string&, const std::string&, float, float, float, float, float,
+                    float, const std::vector<std::string>&, const std::string&, const std::vector<int64_t>&,
                     const std::vector<double>&, int64_t>())
       .def("step", &PyTrainer::step)
       .def("evaluate", &PyTrainer::evaluate)

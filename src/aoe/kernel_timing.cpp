@@ -18,9 +18,12 @@ double median(std::vector<double>& samples) {
 NodeBench::NodeBench(const KernelRequest& request) : request_(request) {
   for (size_t i = 0; i < request.inputs.size(); ++i) {
     const ValueInfo& in = request.inputs[i];
-    if (in.dtype == DType::kUndefined) inputs_.emplace_back();
-    else if (in.value) inputs_.push_back(*in.value);
-    else inputs_.push_back(random_tensor(in.dtype, in.shape, static_cast<uint32_t>(i)));
+    if (in.dtype == DType::kUndefined)
+      inputs_.emplace_back();
+    else if (in.value)
+      inputs_.push_back(*in.value);
+    else
+      inputs_.push_back(random_tensor(in.dtype, in.shape, static_cast<uint32_t>(i)));
   }
   for (const ValueInfo& out : request.outputs)
     outputs_.push_back(out.dtype == DType::kUndefined ? Tensor() : Tensor(out.dtype, out.shape));

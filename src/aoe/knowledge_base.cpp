@@ -34,9 +34,12 @@ std::string float_text(double v) {
 std::string attribute_text(const Attribute& a) {
   std::string out;
   switch (a.kind) {
-    case Attribute::Kind::kFloat: return float_text(a.f);
-    case Attribute::Kind::kInt: return std::to_string(a.i);
-    case Attribute::Kind::kString: return "'" + a.s + "'";
+    case Attribute::Kind::kFloat:
+      return float_text(a.f);
+    case Attribute::Kind::kInt:
+      return std::to_string(a.i);
+    case Attribute::Kind::kString:
+      return "'" + a.s + "'";
     case Attribute::Kind::kFloats:
       for (float f : a.floats) out += float_text(f) + " ";
       return "[" + out + "]";
@@ -47,9 +50,10 @@ std::string attribute_text(const Attribute& a) {
       for (const auto& s : a.strings) out += "'" + s + "' ";
       return "[" + out + "]";
     case Attribute::Kind::kTensor:
-      return std::string("tensor ") + dtype_name(a.t.dtype()) + shape_to_string(a.t.shape()) + " sha256:" +
-             sha256_hex(std::string_view(static_cast<const char*>(a.t.raw()), a.t.nbytes()));
-    default: return "?";
+      return std::string("tensor ") + dtype_name(a.t.dtype()) + shape_to_string(a.t.shape()) +
+             " sha256:" + sha256_hex(std::string_view(static_cast<const char*>(a.t.raw()), a.t.nbytes()));
+    default:
+      return "?";
   }
 }
 
@@ -113,8 +117,8 @@ std::string subgraph_key(const Graph& graph, int threads) {
       if (!name.starts_with("_") && a.kind != Attribute::Kind::kGraph) text += " " + name + "=" + attribute_text(a);
     text += "\n";
   }
-  return std::string(kSubgraphEntry) + " sha256:" + sha256_hex(text) + " threads " + std::to_string(threads) +
-         " " + platform_id();
+  return std::string(kSubgraphEntry) + " sha256:" + sha256_hex(text) + " threads " + std::to_string(threads) + " " +
+         platform_id();
 }
 
 KnowledgeBase KnowledgeBase::load(const std::string& path) {
@@ -132,7 +136,8 @@ KnowledgeBase KnowledgeBase::load(const std::string& path) {
   // and a file over it (or /dev/zero behind a link the trust check let through) is not read.
   if (const auto size = std::filesystem::file_size(path, ec); ec || size > kMaxKnowledgeBaseBytes) {
     kb.problem_ = ec ? "its size cannot be read: " + ec.message()
-                     : "it is " + std::to_string(size) + " bytes, over the " + std::to_string(kMaxKnowledgeBaseBytes >> 20) +
+                     : "it is " + std::to_string(size) + " bytes, over the " +
+                           std::to_string(kMaxKnowledgeBaseBytes >> 20) +
                            " MiB a knowledge base may have (move it aside; tuning writes a new one)";
     return kb;
   }
@@ -149,8 +154,8 @@ KnowledgeBase KnowledgeBase::load(const std::string& path) {
     return kb;
   }
   if (doc.value("format", "") != kFormat || !doc.contains("version") || doc["version"] != kVersion) {
-    kb.problem_ = std::string("it is not a knowledge base of format '") + kFormat + "' version " +
-                  std::to_string(kVersion);
+    kb.problem_ =
+        std::string("it is not a knowledge base of format '") + kFormat + "' version " + std::to_string(kVersion);
     return kb;
   }
   const auto entries = doc.find("entries");

@@ -20,16 +20,18 @@
 #include "ops/kernel.h"
 #include "openge/status.h"
 
-namespace openge::options { class OptionSet; }
+namespace openge::options {
+class OptionSet;
+}
 
 namespace openge::aoe {
 
 struct KnowledgeEntry {
-  std::string op_type;      // kSubgraphEntry for a whole graph's entry (aoe_mode 1), kGradientSplitEntry (aoe_mode 4)
-  KernelVariant variant;    // operators: the winning variant
+  std::string op_type;    // kSubgraphEntry for a whole graph's entry (aoe_mode 1), kGradientSplitEntry (aoe_mode 4)
+  KernelVariant variant;  // operators: the winning variant
   std::vector<std::string> passes_off;  // subgraphs: the passes the winner compiles without
-  double default_us = 0;  // the default variant's median time when it was measured
-  double tuned_us = 0;    // the winner's
+  double default_us = 0;                // the default variant's median time when it was measured
+  double tuned_us = 0;                  // the winner's
   std::vector<int64_t> split_by_index;  // gradient splits: each bucket's last gradient index
 };
 

@@ -73,8 +73,9 @@ Result<TuningSettings> read_tuning_settings(const options::OptionSet* config, in
     for (const auto& f : file->feature) {
       if (f == "deeper_opat") s.deeper_opat = true;
       if (f == "nonhomo_split")
-        OPENGE_LOG_INFO("GE", "aoe_config_file feature nonhomo_split: the engine does not split graphs across "
-                              "devices; subgraph tuning chooses among the graph's passes only");
+        OPENGE_LOG_INFO("GE",
+                        "aoe_config_file feature nonhomo_split: the engine does not split graphs across "
+                        "devices; subgraph tuning chooses among the graph's passes only");
     }
   }
   return s;
@@ -88,8 +89,9 @@ TunedSelection::TunedSelection(TuningSettings settings, int threads)
   stats_.knowledge_base_path = kb_.path();
   stats_.knowledge_base_problem = kb_.problem();
   if (!kb_.problem().empty())
-    OPENGE_LOG_WARNING("GE", "AOE knowledge base " + kb_.path() + " cannot be used (" + kb_.problem() + "): ignored" +
-                                 (stats_.tuning ? "; this tuning run rebuilds it" : "; the next tuning run (aoe_mode 2) rebuilds it"));
+    OPENGE_LOG_WARNING(
+        "GE", "AOE knowledge base " + kb_.path() + " cannot be used (" + kb_.problem() + "): ignored" +
+                  (stats_.tuning ? "; this tuning run rebuilds it" : "; the next tuning run (aoe_mode 2) rebuilds it"));
   // A corrupt base is rewritten by a tuning run even when nothing new is measured.
   kb_changed_ = stats_.tuning && !kb_.problem().empty();
 }
@@ -192,7 +194,8 @@ Result<TunedSelection::Choice> TunedSelection::measure(size_t index, KernelReque
     }
     auto us = bench.median_us(**k, single, settings_.repetitions);
     if (!us.ok()) {
-      if (done.empty()) return us.status().with_context("AOE measuring " + request.node.op_type + " '" + request.node.name + "'");
+      if (done.empty())
+        return us.status().with_context("AOE measuring " + request.node.op_type + " '" + request.node.name + "'");
       continue;
     }
     done.push_back({v, single, *us, std::move(k.value())});

@@ -20,15 +20,17 @@
 #include "ops/kernel.h"
 #include "paths/artifact_paths.h"
 
-namespace openge::options { class OptionSet; }
+namespace openge::options {
+class OptionSet;
+}
 
 namespace openge::aoe {
 
 struct TuningSettings {
-  int mode = 0;                // 0: no tuning; 1: subgraph tuning; 2: operator tuning
-  int repetitions = 10;        // timed runs per candidate (O1: twice as many)
+  int mode = 0;                                           // 0: no tuning; 1: subgraph tuning; 2: operator tuning
+  int repetitions = 10;                                   // timed runs per candidate (O1: twice as many)
   std::vector<std::string> tune_ops_name, tune_ops_type;  // empty: every tunable node
-  bool deeper_opat = false;    // feature deeper_opat: the wider candidate set (tuning_space.h)
+  bool deeper_opat = false;  // feature deeper_opat: the wider candidate set (tuning_space.h)
   // Where records and the knowledge base live (path "" without a configuration: no lookups).
   paths::ResolvedPath aoe_data{paths::ArtifactKind::kAoeData, "", false, "", ""};
 };

@@ -94,7 +94,8 @@ std::string tuning_record_json(const TuningStats& stats, const std::string& mode
   return doc.dump(1) + "\n";
 }
 
-std::string subgraph_record_json(const TuningStats& stats, const std::string& model_name, const std::string& timestamp) {
+std::string subgraph_record_json(const TuningStats& stats, const std::string& model_name,
+                                 const std::string& timestamp) {
   json candidates = json::array();
   for (const auto& c : stats.subgraph_candidates)
     candidates.push_back({{"passes_off", c.passes_off}, {"model_performance(ms)", rounded(c.model_ms, 0.001)}});
@@ -133,8 +134,8 @@ Result<std::string> write_record(const std::string& kind, const TuningStats& sta
                                  std::string (*text)(const TuningStats&, const std::string&, const std::string&)) {
   OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(aoe_data));
   const std::string ts = timestamp_now();
-  const std::string path = aoe_data.path + "/aoe_result_" + kind + "_" + ts + "_pid" +
-                           std::to_string(static_cast<long>(getpid())) + ".json";
+  const std::string path =
+      aoe_data.path + "/aoe_result_" + kind + "_" + ts + "_pid" + std::to_string(static_cast<long>(getpid())) + ".json";
   OPENGE_RETURN_IF_ERROR(write_file_atomically(path, text(stats, model_name, ts)).with_context("AOE record"));
   return path;
 }

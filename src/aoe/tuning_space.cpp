@@ -17,22 +17,14 @@ struct TunableRow {
 // The ops with several real implementations in this engine: the oneDNN convolutions and matmuls,
 // and pooling (whose only choice is its thread plan).
 constexpr TunableRow kTunableOps[] = {
-    {"Conv", true, false},
-    {"FusedConv", true, false},
-    {"MatMul", false, true},
-    {"FusedMatMul", false, true},
-    {"Gemm", false, true},
-    {"MaxPool"},
-    {"AveragePool"},
-    {"GlobalAveragePool"},
-    {"GlobalMaxPool"},
-    {"NhwcMaxPool"},
-    {"NhwcAveragePool"},
-    {"NhwcGlobalAveragePool"},
-    {"NhwcGlobalMaxPool"},
-    {"Nc1hwc0MaxPool"},
-    {"Nc1hwc0AveragePool"},
-    {"Nc1hwc0GlobalAveragePool"},
+    {"Conv", true, false},    {"FusedConv", true, false},
+    {"MatMul", false, true},  {"FusedMatMul", false, true},
+    {"Gemm", false, true},    {"MaxPool"},
+    {"AveragePool"},          {"GlobalAveragePool"},
+    {"GlobalMaxPool"},        {"NhwcMaxPool"},
+    {"NhwcAveragePool"},      {"NhwcGlobalAveragePool"},
+    {"NhwcGlobalMaxPool"},    {"Nc1hwc0MaxPool"},
+    {"Nc1hwc0AveragePool"},   {"Nc1hwc0GlobalAveragePool"},
     {"Nc1hwc0GlobalMaxPool"},
 };
 
@@ -56,16 +48,18 @@ std::vector<KernelVariant> candidate_variants(const KernelRequest& request, int 
   std::vector<std::pair<ConvAlgorithm, ActivationLayout>> conv{{by_default.conv_algorithm, by_default.activations}};
   // A convolution not on NHWC activations may also run on NHWC, staged.
   if (row->conv_algorithms)
-    for (std::pair<ConvAlgorithm, ActivationLayout> other : {std::pair{ConvAlgorithm::kDirect, ActivationLayout::kGraph},
-                                                             std::pair{ConvAlgorithm::kDirect, ActivationLayout::kBlocked},
-                                                             std::pair{ConvAlgorithm::kWinograd, ActivationLayout::kBlocked},
-                                                             std::pair{ConvAlgorithm::kDirect, ActivationLayout::kChannelsLast}})
+    for (std::pair<ConvAlgorithm, ActivationLayout> other :
+         {std::pair{ConvAlgorithm::kDirect, ActivationLayout::kGraph},
+          std::pair{ConvAlgorithm::kDirect, ActivationLayout::kBlocked},
+          std::pair{ConvAlgorithm::kWinograd, ActivationLayout::kBlocked},
+          std::pair{ConvAlgorithm::kDirect, ActivationLayout::kChannelsLast}})
       if (other != conv.front() && (other.second != ActivationLayout::kChannelsLast ||
                                     conv_formats(request.node.attrs).y != ActivationFormat::kNhwc))
         conv.push_back(other);
   std::vector<WeightLayout> layouts{WeightLayout::kPacked};
   // Only constant weights have a layout to choose.
-  if (row->weight_layouts && request.inputs.size() > 1 && request.inputs[1].value) layouts.push_back(WeightLayout::kPlain);
+  if (row->weight_layouts && request.inputs.size() > 1 && request.inputs[1].value)
+    layouts.push_back(WeightLayout::kPlain);
   // A node the grain table gives the team may run on one thread instead; never the other way:
   // measured alone, a team looks fast (its workers spin between the timed runs), but inside a
   // model on a loaded machine each extra team node waits at its barrier for a descheduled worker

@@ -12,19 +12,19 @@ namespace openge::aoe {
 
 struct OperatorTuning {
   std::string name, op_type;
-  KernelVariant before, after;   // the default variant, and the one the node runs
+  KernelVariant before, after;  // the default variant, and the one the node runs
   double before_us = 0, after_us = 0;
   bool knowledge_base_hit = false;  // taken from the knowledge base, not measured now
 };
 
 struct TuningStats {
-  bool tuning = false;                // aoe_mode 2: operators were measured in this compile
-  int tunable_operators = 0;          // nodes of tunable op types with static shapes
-  int knowledge_base_hits = 0;        // of those, how many took their variant from the base
-  int measured_operators = 0;         // how many were measured in this compile
-  std::string knowledge_base_path;    // "" when no base was looked up
-  std::string knowledge_base_problem; // why the file on disk was ignored ("" when sound or absent)
-  std::vector<OperatorTuning> operators;  // tuning runs: every tuned or hit operator
+  bool tuning = false;                               // aoe_mode 2: operators were measured in this compile
+  int tunable_operators = 0;                         // nodes of tunable op types with static shapes
+  int knowledge_base_hits = 0;                       // of those, how many took their variant from the base
+  int measured_operators = 0;                        // how many were measured in this compile
+  std::string knowledge_base_path;                   // "" when no base was looked up
+  std::string knowledge_base_problem;                // why the file on disk was ignored ("" when sound or absent)
+  std::vector<OperatorTuning> operators;             // tuning runs: every tuned or hit operator
   double model_before_ms = -1, model_after_ms = -1;  // tuning runs: whole-model medians (-1: not measured)
   double tuning_seconds = 0;
   // aoe_mode 1 (subgraph tuning): the graph's key, the passes the chosen compile ran without,
@@ -46,7 +46,7 @@ struct TuningStats {
   std::vector<SplitCandidate> split_candidates;
   std::vector<int64_t> split_by_index;
   int ranks = 0;
-  std::string record_path;            // the aoe_result_*.json written, "" if none
+  std::string record_path;  // the aoe_result_*.json written, "" if none
 };
 
 }  // namespace openge::aoe

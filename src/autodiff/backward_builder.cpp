@@ -31,8 +31,8 @@ class RuleContext final : public GradientBuilder {
   }
   Result<std::vector<int>> emit(std::string_view op_type, std::vector<int> inputs, Attributes attrs, size_t num_outputs,
                                 std::string_view domain, uint32_t omitted) override {
-    return b_.emit(node().name + "/grad/" + std::string(op_type), op_type, std::move(inputs), std::move(attrs), num_outputs,
-                   domain, omitted);
+    return b_.emit(node().name + "/grad/" + std::string(op_type), op_type, std::move(inputs), std::move(attrs),
+                   num_outputs, domain, omitted);
   }
   int constant(Tensor value) override { return b_.constant(node().name + "/grad/const", std::move(value)); }
 
@@ -56,9 +56,9 @@ int BackwardBuilder::constant(const std::string& name, Tensor value) {
   return v;
 }
 
-Result<std::vector<int>> BackwardBuilder::emit(const std::string& name, std::string_view op_type, std::vector<int> inputs,
-                                               Attributes attrs, size_t num_outputs, std::string_view domain,
-                                               uint32_t omitted) {
+Result<std::vector<int>> BackwardBuilder::emit(const std::string& name, std::string_view op_type,
+                                               std::vector<int> inputs, Attributes attrs, size_t num_outputs,
+                                               std::string_view domain, uint32_t omitted) {
   const OpSchema* schema = find_op_schema(op_type);
   if (!schema) return internal_error("a gradient rule emitted the unknown op " + std::string(op_type));
   Node node;
@@ -108,7 +108,8 @@ Result<std::vector<int>> BackwardBuilder::run(int loss, int seed, const std::vec
     const Node node = g_.nodes[n];  // a copy: emitting grows g_.nodes
     bool wanted = false;
     for (size_t i = 0; i < node.inputs.size(); ++i)
-      wanted = wanted || (node.inputs[i] >= 0 && need_[static_cast<size_t>(node.inputs[i])] && differentiable_(g_, node, i));
+      wanted =
+          wanted || (node.inputs[i] >= 0 && need_[static_cast<size_t>(node.inputs[i])] && differentiable_(g_, node, i));
     if (!wanted) continue;
     std::vector<int> output_grads;
     bool any = false;
@@ -125,7 +126,8 @@ Result<std::vector<int>> BackwardBuilder::run(int loss, int seed, const std::vec
     if (!any) continue;
     const OpSchema* schema = find_op_schema(node.op_type);
     if (!schema || !schema->gradient)
-      return unsupported(g_.node_label(static_cast<int>(n)) + ": the op has no gradient rule, so training cannot pass "
+      return unsupported(g_.node_label(static_cast<int>(n)) +
+                         ": the op has no gradient rule, so training cannot pass "
                          "through it (freeze the parameters before it, or ask for the rule)");
     RuleContext ctx(*this, node, std::move(output_grads));
     OPENGE_RETURN_IF_ERROR(schema->gradient(ctx));
@@ -134,7 +136,8 @@ Result<std::vector<int>> BackwardBuilder::run(int loss, int seed, const std::vec
   for (int p : params) {
     auto gr = gradient_of(p);
     if (!gr.ok()) return gr.status();
-    if (*gr < 0) return internal_error("no gradient reached parameter '" + g_.values[static_cast<size_t>(p)].name + "'");
+    if (*gr < 0)
+      return internal_error("no gradient reached parameter '" + g_.values[static_cast<size_t>(p)].name + "'");
     grads.push_back(*gr);
   }
   return grads;

@@ -25,11 +25,8 @@ struct FrozenInputs {
   std::initializer_list<size_t> inputs;
 };
 constexpr FrozenInputs kFrozenInputs[] = {
-    {"BatchNormalization", {3, 4}},
-    {"Pow", {1}},
-    {"SoftmaxCrossEntropyLoss", {2}},
-    {"NegativeLogLikelihoodLoss", {2}},
-    {"Dropout", {1}},
+    {"BatchNormalization", {3, 4}},     {"Pow", {1}},     {"SoftmaxCrossEntropyLoss", {2}},
+    {"NegativeLogLikelihoodLoss", {2}}, {"Dropout", {1}},
 };
 
 bool is_float(DType t) {
@@ -214,12 +211,13 @@ Status infer_types(Graph& g) {
 
 Status bind_data_shapes(Graph& g, const std::vector<Shape>& shapes, size_t count) {
   if (shapes.size() < count)
-    return invalid_argument("the model has " + std::to_string(count) + " inputs, got " + std::to_string(shapes.size()) + " shapes");
+    return invalid_argument("the model has " + std::to_string(count) + " inputs, got " + std::to_string(shapes.size()) +
+                            " shapes");
   for (size_t i = 0; i < count; ++i) {
     Value& v = g.values[static_cast<size_t>(g.inputs[i])];
     if (v.shape && v.shape->size() != shapes[i].size())
-      return invalid_argument("input '" + v.name + "' has rank " + std::to_string(v.shape->size()) + ", got data of shape " +
-                              shape_to_string(shapes[i]));
+      return invalid_argument("input '" + v.name + "' has rank " + std::to_string(v.shape->size()) +
+                              ", got data of shape " + shape_to_string(shapes[i]));
     v.shape = shapes[i];
   }
   return Status::Ok();
@@ -268,13 +266,15 @@ Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector
     if (!spec.output.empty()) output = g.find_value(spec.output);
     if (output < 0) return invalid_argument("the model has no output '" + spec.output + "' for the loss to read");
     if (data_shapes.size() != model_inputs + 1)
-      return invalid_argument("a named loss needs the labels' shape after the model's " + std::to_string(model_inputs) + " input shapes");
+      return invalid_argument("a named loss needs the labels' shape after the model's " + std::to_string(model_inputs) +
+                              " input shapes");
     // The output's inferred type decides the labels' dtype (mse) and, when not given, their shape.
     OPENGE_RETURN_IF_ERROR(infer_types(g));
     Shape labels_shape = data_shapes.back();
     if (labels_shape.empty()) {  // derived from the output: its shape (mse), without the class dim (cross entropy)
       labels_shape = g.values[static_cast<size_t>(output)].shape.value_or(Shape{});
-      if (spec.loss == LossKind::kCrossEntropy && labels_shape.size() >= 2) labels_shape.erase(labels_shape.begin() + 1);
+      if (spec.loss == LossKind::kCrossEntropy && labels_shape.size() >= 2)
+        labels_shape.erase(labels_shape.begin() + 1);
     }
     auto l = attach_named_loss(g, spec, output, labels_shape);
     if (!l.ok()) return l.status();
@@ -283,7 +283,8 @@ Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector
   }
   const Value& loss_value = g.values[static_cast<size_t>(loss)];
   if (!loss_value.shape || shape_numel(*loss_value.shape) != 1 || !is_float(loss_value.dtype))
-    return invalid_argument("the loss '" + loss_value.name + "' must be one float value, got " + dtype_name(loss_value.dtype) + " " +
+    return invalid_argument("the loss '" + loss_value.name + "' must be one float value, got " +
+                            dtype_name(loss_value.dtype) + " " +
                             (loss_value.shape ? shape_to_string(*loss_value.shape) : std::string("of unknown shape")));
   tg.loss_name = loss_value.name;
   tg.data_inputs = g.inputs.size();
@@ -300,7 +301,8 @@ Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector
     for (int v : candidates)
       if (need[static_cast<size_t>(v)]) tg.trainable.push_back(g.values[static_cast<size_t>(v)].name);
   }
-  if (tg.trainable.empty()) return invalid_argument("nothing to train: no float initializer of the model reaches the loss");
+  if (tg.trainable.empty())
+    return invalid_argument("nothing to train: no float initializer of the model reaches the loss");
   OPENGE_RETURN_IF_ERROR(initializers_to_inputs(g, tg.trainable, tg.initial_values));
   std::vector<int> state_outputs;
   for (const auto& [in, out] : bn_state) {
@@ -401,8 +403,8 @@ Result<Graph> expand_gradient_nodes(Graph g, const std::vector<Shape>& input_sha
     if (!computed.ok()) return computed.status().with_context(label);
     for (size_t i = 0; i < xs.size(); ++i) {
       if (gradient.outputs[i] < 0) continue;
-      g.nodes.push_back(Node{gradient.name + "/" + xs[i], "Identity", "", {(*computed)[i]}, {gradient.outputs[i]}, {}, {},
-                             false, ""});
+      g.nodes.push_back(Node{
+          gradient.name + "/" + xs[i], "Identity", "", {(*computed)[i]}, {gradient.outputs[i]}, {}, {}, false, ""});
     }
   }
   OPENGE_RETURN_IF_ERROR(sort_topologically(g));

@@ -7,8 +7,8 @@
 // mean and variance), the step seed when a Dropout trains (kStepSeedInput), then the loss scale
 // (the loss's shape and dtype: the gradient the backward
 // pass starts from, so every gradient comes out multiplied by it). Its outputs: the loss, one
-// gradient per trainable parameter (same order), then each state tensor's new value. The parameters are inputs, not constants, so that
-// one compiled graph serves every step while the optimizer changes them.
+// gradient per trainable parameter (same order), then each state tensor's new value. The parameters are inputs, not
+// constants, so that one compiled graph serves every step while the optimizer changes them.
 #pragma once
 #include <string>
 #include <vector>
@@ -45,18 +45,18 @@ struct TrainingSpec {
 
 struct TrainingGraph {
   Graph graph;
-  size_t data_inputs = 0;               // the model's inputs and the labels: graph.inputs[0 .. data_inputs)
-  std::vector<std::string> trainable;   // graph.inputs[data_inputs ..), outputs[1 ..)
-  std::vector<Tensor> initial_values;   // each trainable's value in the model
-  std::vector<std::string> state;       // graph.inputs after the trainables; outputs after the gradients
+  size_t data_inputs = 0;              // the model's inputs and the labels: graph.inputs[0 .. data_inputs)
+  std::vector<std::string> trainable;  // graph.inputs[data_inputs ..), outputs[1 ..)
+  std::vector<Tensor> initial_values;  // each trainable's value in the model
+  std::vector<std::string> state;      // graph.inputs after the trainables; outputs after the gradients
   std::vector<Tensor> initial_state;
-  std::string loss_name;                // the loss value (graph output 0)
-  bool step_seed = false;               // graph.inputs[size - 2] is the step seed (a Dropout trains)
+  std::string loss_name;   // the loss value (graph output 0)
+  bool step_seed = false;  // graph.inputs[size - 2] is the step seed (a Dropout trains)
 };
 
 // `data_shapes`: one concrete shape per model input (graph order) and, for a named loss, the
-// labels' shape last ([] derives it from the output the loss reads). An error names the op without a gradient rule, a loss that is not a
-// scalar, or a trainable name the model lacks.
+// labels' shape last ([] derives it from the output the loss reads). An error names the op without a gradient rule, a
+// loss that is not a scalar, or a trainable name the model lacks.
 Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector<Shape>& data_shapes,
                                            const TrainingSpec& spec);
 

@@ -35,8 +35,7 @@ Status make_directories(const std::string& dir, mode_t mode) {
 }
 
 Status set_mode(const std::string& path, mode_t mode) {
-  if (::chmod(path.c_str(), mode) != 0)
-    return io_error(path + ": cannot set its mode: " + std::strerror(errno));
+  if (::chmod(path.c_str(), mode) != 0) return io_error(path + ": cannot set its mode: " + std::strerror(errno));
   return Status::Ok();
 }
 

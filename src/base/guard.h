@@ -26,8 +26,10 @@ auto guard_exceptions(Fn&& fn, What&& what) -> decltype(fn()) {
   try {
     return fn();
   } catch (...) {
-    if constexpr (std::is_invocable_v<What>) return status_from_exception(std::current_exception(), what());
-    else return status_from_exception(std::current_exception(), std::string(what));
+    if constexpr (std::is_invocable_v<What>)
+      return status_from_exception(std::current_exception(), what());
+    else
+      return status_from_exception(std::current_exception(), std::string(what));
   }
 }
 

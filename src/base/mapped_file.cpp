@@ -16,7 +16,7 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& pa
   // file); a regular file's reads ignore the flag.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return io_error(path + ": cannot open: " + std::strerror(errno));
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0) {
     const int why = errno;
     ::close(fd);

@@ -12,9 +12,12 @@ thread_local uint64_t tls_limit = 0;
 // "40000000000 bytes (37.3 GiB)".
 std::string bytes_text(uint64_t bytes) {
   char buf[64];
-  if (bytes >= (uint64_t{1} << 30)) std::snprintf(buf, sizeof buf, " (%.1f GiB)", static_cast<double>(bytes) / (1 << 30));
-  else if (bytes >= (uint64_t{1} << 20)) std::snprintf(buf, sizeof buf, " (%.1f MiB)", static_cast<double>(bytes) / (1 << 20));
-  else buf[0] = '\0';
+  if (bytes >= (uint64_t{1} << 30))
+    std::snprintf(buf, sizeof buf, " (%.1f GiB)", static_cast<double>(bytes) / (1 << 30));
+  else if (bytes >= (uint64_t{1} << 20))
+    std::snprintf(buf, sizeof buf, " (%.1f MiB)", static_cast<double>(bytes) / (1 << 20));
+  else
+    buf[0] = '\0';
   return std::to_string(bytes) + " bytes" + buf;
 }
 
@@ -91,12 +94,14 @@ Status check_tensor_size(const std::vector<int64_t>& dims, size_t elem_size, con
   // Say how much it would have been, when that is a number at all.
   std::string need;
   auto bytes = checked_nbytes(dims, e);
-  if (!bytes.ok()) need = "a size that overflows int64";
-  else if (*bytes == 0) need = "more than the limit for the product of its non-zero dims";
-  else need = bytes_text(*bytes);
+  if (!bytes.ok())
+    need = "a size that overflows int64";
+  else if (*bytes == 0)
+    need = "more than the limit for the product of its non-zero dims";
+  else
+    need = bytes_text(*bytes);
   return resource_exhausted(what + " of shape " + dims_to_string(dims) + " is too large: it would need " + need +
-                            ", over the limit of " + bytes_text(limit) +
-                            " per tensor (option max_tensor_bytes)");
+                            ", over the limit of " + bytes_text(limit) + " per tensor (option max_tensor_bytes)");
 }
 
 }  // namespace openge

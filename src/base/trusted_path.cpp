@@ -27,10 +27,11 @@ Status untrusted(const std::string& subject, const std::string& why, const std::
 
 Status check_owner_and_mode(const struct stat& st, const std::string& subject, const std::string& path, bool folder) {
   if (!trusted_owner(st.st_uid))
-    return untrusted(subject,
-                     "it is owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
-                         std::to_string(::geteuid()) + ") or root",
-                     "remove it, or run 'chown " + std::to_string(::geteuid()) + " " + path + "' if its content is yours");
+    return untrusted(
+        subject,
+        "it is owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " + std::to_string(::geteuid()) +
+            ") or root",
+        "remove it, or run 'chown " + std::to_string(::geteuid()) + " " + path + "' if its content is yours");
   const bool others_write = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
   if (others_write && !(folder && (st.st_mode & S_ISVTX)))
     return untrusted(subject, "it is writable by group or others (mode " + octal(st.st_mode) + ")",

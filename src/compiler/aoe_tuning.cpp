@@ -133,7 +133,6 @@ void ExecutableBuilder::read_tuned_passes(const options::OptionSet& config) {
                             std::to_string(passes_off_.size()) + " passes off)");
 }
 
-
 Result<std::unique_ptr<Executable>> tune_subgraphs(Graph graph, const std::vector<Shape>& input_shapes,
                                                    const CompileOptions& options, CompileReport* report) {
   const double start = now_seconds();
@@ -171,7 +170,8 @@ Result<std::unique_ptr<Executable>> tune_subgraphs(Graph graph, const std::vecto
   } else {
     auto inputs = model_inputs(pristine);
     if (!inputs)
-      return unsupported("model " + pristine.source + ": aoe_config.aoe_mode=1 times whole runs, and this model has "
+      return unsupported("model " + pristine.source +
+                         ": aoe_config.aoe_mode=1 times whole runs, and this model has "
                          "sequence or optional inputs");
     // The graph-level choices: each fusion pass that rewrote this graph, the channels-last
     // layout pass, and its NC1HWC0 regions (NHWC instead), one at a time switched off. Scope

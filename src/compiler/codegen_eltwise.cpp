@@ -72,7 +72,8 @@ std::string generate_eltwise_source(const EltwiseKernelSpec& spec, const Codegen
     return row->fast_expr && step.impl_mode != "high_precision" ? row->fast_expr : row->expr;
   };
   bool fastmath = false;
-  for (const EltwiseStep& step : spec.program.steps) fastmath = fastmath || expr_of(step) != find_eltwise_op(step.op)->expr;
+  for (const EltwiseStep& step : spec.program.steps)
+    fastmath = fastmath || expr_of(step) != find_eltwise_op(step.op)->expr;
   if (fastmath) {
     std::string text = kFastmathSource;
     if (const size_t at = text.find("#pragma once"); at != std::string::npos) text.erase(at, 12);
@@ -80,7 +81,8 @@ std::string generate_eltwise_source(const EltwiseKernelSpec& spec, const Codegen
     w(text);
   }
   w("static inline float clamp01(float v) { return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v); }");
-  w("static inline float clip3(float v, float lo, float hi) { const float r = v < lo ? lo : v; return r > hi ? hi : r; }");
+  w("static inline float clip3(float v, float lo, float hi) { const float r = v < lo ? lo : v; return r > hi ? hi : r; "
+    "}");
   if (options.oom) {
     w("// op_debug_config oom: every access is checked against its tensor's size (CANN's CheckInvalidAccessOfDDR).");
     w("static inline bool CheckInvalidAccessOfDDR(int64_t access_offset, int64_t access_extent, int64_t ddr_size) {\n"
@@ -138,8 +140,8 @@ std::string generate_eltwise_source(const EltwiseKernelSpec& spec, const Codegen
     std::vector<std::string> args;
     for (int a : step.args) args.push_back(a >= 0 ? load[static_cast<size_t>(a)] : "t" + std::to_string(-a - 1));
     if (locs) locs->push_back({w.line, step.name, step.op});
-    w("      const float t" + std::to_string(s) + " = " + substitute(expr_of(step), args, step.alpha, step.beta) + ";  // " +
-      step.op + " '" + step.name + "'");
+    w("      const float t" + std::to_string(s) + " = " + substitute(expr_of(step), args, step.alpha, step.beta) +
+      ";  // " + step.op + " '" + step.name + "'");
   }
   const std::string store = options.test_only_output_shift != 0
                                 ? "base + j + (" + std::to_string(options.test_only_output_shift) + ")"

@@ -20,12 +20,12 @@
 namespace openge::compiler {
 
 struct EltwiseKernelSpec {
-  std::string kernel_name;                // a C identifier, also the base name of its files
-  std::string node_name;                  // the fused node (messages)
+  std::string kernel_name;  // a C identifier, also the base name of its files
+  std::string node_name;    // the fused node (messages)
   EltwiseProgram program;
-  std::vector<OperandPattern> inputs;     // one per node input
-  std::vector<std::string> input_names;   // the values' names (messages, dump_loc)
-  int64_t numel = 0;                      // output elements
+  std::vector<OperandPattern> inputs;    // one per node input
+  std::vector<std::string> input_names;  // the values' names (messages, dump_loc)
+  int64_t numel = 0;                     // output elements
 };
 
 struct CodegenOptions {

@@ -33,7 +33,8 @@ std::string thread_plan(const Executable& exe) {
   if (exe.timed_team_us() < 0) return one ? "every node on the calling thread (as asked), " : "";
   char text[160];
   std::snprintf(text, sizeof text, "timed %.0f us a run with the team, %.0f us on the calling thread: %s, ",
-                exe.timed_team_us(), exe.timed_one_thread_us(), one ? "runs on the calling thread" : "runs with the team");
+                exe.timed_team_us(), exe.timed_one_thread_us(),
+                one ? "runs on the calling thread" : "runs with the team");
   return text;
 }
 
@@ -86,7 +87,7 @@ void log_compile_decisions(const Executable& exe, const CompileReport& report, b
     }
     if (!aicore_enabled || !logging::enabled(Level::kInfo)) continue;
     // A fallback: the op has an AI Core kernel, which refused this node's form.
-    const char* why = n.node.aicpu_only               ? "placed on AI CPU by the precision rules"
+    const char* why = n.node.aicpu_only                ? "placed on AI CPU by the precision rules"
                       : n.schema->output_aliases_input ? "a view of its input, no kernel runs"
                       : has_aicore_kernel(n.node.op_type)
                           ? "fallback: its AI Core kernel does not cover this dtype, rank or attributes, the AI CPU "
@@ -96,9 +97,9 @@ void log_compile_decisions(const Executable& exe, const CompileReport& report, b
   }
   OPENGE_LOG_INFO("GE", model + "compiled: " + std::to_string(exe.nodes().size()) + " nodes, " +
                             std::to_string(aicore) + " on AI Core, " + std::to_string(exe.nodes().size() - aicore) +
-                            " on AI CPU, " + std::to_string(one_thread) +
-                            " below the threading grain of " + std::to_string(exe.threading_grain().cycles) +
-                            " cycles" + grain_source(exe.threading_grain()) + " (on the calling thread), " +
+                            " on AI CPU, " + std::to_string(one_thread) + " below the threading grain of " +
+                            std::to_string(exe.threading_grain().cycles) + " cycles" +
+                            grain_source(exe.threading_grain()) + " (on the calling thread), " +
                             branches(exe.run_steps()) + thread_plan(exe) + concats_in_place(exe) + "arena " +
                             std::to_string(exe.arena_bytes()) + " bytes, thread plan " + thread_plan_hash(exe));
 }

@@ -11,7 +11,9 @@
 
 namespace openge {
 
-namespace options { class OptionSet; }
+namespace options {
+class OptionSet;
+}
 
 // Which stages of a compile run (docs/ARCHITECTURE.md, "Compiled models").
 enum class CompileStages {
@@ -22,11 +24,11 @@ enum class CompileStages {
 };
 
 struct CompileOptions {
-  int num_threads = 0;         // 0: one per core
+  int num_threads = 0;  // 0: one per core
   // Nodes estimated below this many cycles run on the calling thread; 0: measured at compile
   // from the team's fork/join cost (compiler/op_grain.h). Tests pin it.
   int64_t threading_grain_cycles = 0;
-  bool use_aicore = true;      // false: every node on the reference engine
+  bool use_aicore = true;  // false: every node on the reference engine
   bool run_passes = true;
   CompileStages stages = CompileStages::kAll;
   // The session's validated configuration (precision, impl modes …); null: every default.

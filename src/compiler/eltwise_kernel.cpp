@@ -43,7 +43,8 @@ class EltwiseKernel final : public CompiledKernel {
       ins[k] = t.data<float>();
     }
     Tensor& y = ctx.output(0);
-    if (y.numel() != spec_.numel) return ctx.error("kernel " + spec_.kernel_name + ": output size differs from the compiled one");
+    if (y.numel() != spec_.numel)
+      return ctx.error("kernel " + spec_.kernel_name + ": output size differs from the compiled one");
     float* out = y.data<float>();
     const int64_t n = spec_.numel;
     const int64_t chunks = std::clamp<int64_t>(n / kMinElementsPerChunk, 1, std::max(1, num_threads()));
@@ -70,7 +71,8 @@ class EltwiseKernel final : public CompiledKernel {
       if (checks_.check_flag && b == 0) unsignalled = wait_flags(done, chunks);
     });
     for (int64_t c = 0; c < chunks; ++c)
-      if (codes[static_cast<size_t>(c)] != 0) return oom_error(ctx, codes[static_cast<size_t>(c)], &reports[static_cast<size_t>(c) * 4]);
+      if (codes[static_cast<size_t>(c)] != 0)
+        return oom_error(ctx, codes[static_cast<size_t>(c)], &reports[static_cast<size_t>(c) * 4]);
     if (unsignalled >= 0) return sync_timeout_error(ctx, unsignalled, chunks);
     return Status::Ok();
   }
@@ -90,27 +92,29 @@ class EltwiseKernel final : public CompiledKernel {
 
   // CANN's two messages of a synchronisation mismatch (OPT-op_debug_config-13), at the faulty operator.
   Status sync_timeout_error(KernelContext& ctx, int64_t chunk, int64_t chunks) const {
-    return internal_error("EZ9999: Aicore kernel execute failed, device_id=0, stream_id=0, task_id=" +
-                          std::to_string(chunk) + ", fault kernel_name=" + spec_.kernel_name + ", fault op " +
-                          ctx.node().op_type + " '" + spec_.node_name + "'; rtStreamSynchronizeWithTimeout execute "
-                          "failed, reason=[stream sync timeout]: after " + std::to_string(checks_.check_flag_timeout_ms) +
-                          " ms chunk " + std::to_string(chunk) + " of " + std::to_string(chunks) +
-                          " has not set its flag (set_flag PIPE_MTE3 -> PIPE_S, EVENT_ID0; op_debug_config check_flag)");
+    return internal_error(
+        "EZ9999: Aicore kernel execute failed, device_id=0, stream_id=0, task_id=" + std::to_string(chunk) +
+        ", fault kernel_name=" + spec_.kernel_name + ", fault op " + ctx.node().op_type + " '" + spec_.node_name +
+        "'; rtStreamSynchronizeWithTimeout execute "
+        "failed, reason=[stream sync timeout]: after " +
+        std::to_string(checks_.check_flag_timeout_ms) + " ms chunk " + std::to_string(chunk) + " of " +
+        std::to_string(chunks) +
+        " has not set its flag (set_flag PIPE_MTE3 -> PIPE_S, EVENT_ID0; op_debug_config check_flag)");
   }
 
   Status oom_error(KernelContext& ctx, int code, const int64_t* r) const {
     std::string ops;
     for (const EltwiseStep& s : spec_.program.steps) ops += (ops.empty() ? "" : ", ") + s.op + " '" + s.name + "'";
     const bool read = r[0] == 1;
-    const std::string what = read ? "read of input " + std::to_string(r[1]) + " ('" +
-                                        spec_.input_names[static_cast<size_t>(r[1])] + "')"
-                                  : "write of the output";
+    const std::string what =
+        read ? "read of input " + std::to_string(r[1]) + " ('" + spec_.input_names[static_cast<size_t>(r[1])] + "')"
+             : "write of the output";
     char trap[16];
     std::snprintf(trap, sizeof trap, "0X%X", static_cast<unsigned>(code));
     return internal_error("EZ9999: out-of-bounds Global Memory access in kernel " + spec_.kernel_name + " of " +
-                          ctx.node().op_type + " '" + spec_.node_name + "' (ops " + ops + "): " + what + " at element " +
-                          std::to_string(r[2]) + " of a tensor of " + std::to_string(r[3]) + " elements (trap " + trap +
-                          ", op_debug_config oom)");
+                          ctx.node().op_type + " '" + spec_.node_name + "' (ops " + ops + "): " + what +
+                          " at element " + std::to_string(r[2]) + " of a tensor of " + std::to_string(r[3]) +
+                          " elements (trap " + trap + ", op_debug_config oom)");
   }
 
   std::shared_ptr<SharedObject> so_;

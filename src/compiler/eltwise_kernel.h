@@ -23,8 +23,8 @@ class SharedObject {
 };
 
 struct EltwiseKernelChecks {
-  bool oom = false;         // the kernel reports out-of-bounds accesses (EZ9999)
-  bool check_flag = false;  // every chunk's set_flag must reach the launching thread's wait_flag
+  bool oom = false;                       // the kernel reports out-of-bounds accesses (EZ9999)
+  bool check_flag = false;                // every chunk's set_flag must reach the launching thread's wait_flag
   int64_t check_flag_timeout_ms = 10000;  // how long wait_flag waits (stream_sync_timeout when set)
 };
 

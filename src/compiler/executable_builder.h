@@ -14,8 +14,12 @@
 
 namespace openge {
 class SubgraphCompiler;  // runtime/control_flow.h
-namespace aoe { class TunedSelection; }
-namespace graph_dump { class GraphDumper; }
+namespace aoe {
+class TunedSelection;
+}
+namespace graph_dump {
+class GraphDumper;
+}
 }  // namespace openge
 
 namespace openge::compiler {
@@ -99,14 +103,14 @@ class ExecutableBuilder {
   std::unique_ptr<Executable> exe_;
   const CompileOptions& options_;
   CompileReport report_;
-  bool release_packed_constants_ = false;  // the pipeline's decision, for select_kernels
+  bool release_packed_constants_ = false;           // the pipeline's decision, for select_kernels
   std::vector<passes::FusionCount> fusion_counts_;  // both pass stages, for fusion_result.json
-  bool grain_pending_ = false;   // the grain is to be measured once a node's decision depends on it
-  bool dynamic_model_ = false;   // a graph input declared with a symbolic dimension
-  std::vector<std::string> passes_off_;  // AOE subgraph tuning's choice for this graph
-  bool subgraph_hit_ = false;            // passes_off_ came from the knowledge base
-  bool branches_allowed_ = true;  // false in the one-thread plan
-  bool time_plans_ = false;       // select_kernels made one-thread kernels: choose_thread_plan times
+  bool grain_pending_ = false;                      // the grain is to be measured once a node's decision depends on it
+  bool dynamic_model_ = false;                      // a graph input declared with a symbolic dimension
+  std::vector<std::string> passes_off_;             // AOE subgraph tuning's choice for this graph
+  bool subgraph_hit_ = false;                       // passes_off_ came from the knowledge base
+  bool branches_allowed_ = true;                    // false in the one-thread plan
+  bool time_plans_ = false;                         // select_kernels made one-thread kernels: choose_thread_plan times
   // During a compile that times the plans: each team node's kernel made for one thread (swapped
   // with the node's own while the one-thread plan is timed; thread_plan.cpp).
   struct OneThreadKernel {

@@ -68,7 +68,7 @@ Status ExecutableBuilder::rewrite(graph_dump::GraphDumper& dump) {
 }
 
 Status ExecutableBuilder::run_passes(graph_dump::GraphDumper& dump, const options::OptionSet* shaping,
-                              const options::OptionSet* config, bool after_precision) {
+                                     const options::OptionSet* config, bool after_precision) {
   const std::vector<Pass>& passes = all_passes();
   auto choices = passes::choose_passes(passes, shaping);
   if (!choices.ok()) return choices.status();
@@ -105,7 +105,8 @@ Status ExecutableBuilder::run_passes(graph_dump::GraphDumper& dump, const option
     }
     // A dump after each group of passes of one kind (graph fusion, then UB fusion); the passes
     // after precision show in the final dump.
-    if (!after_precision && (i + 1 == passes.size() || passes[i + 1].kind != pass.kind || passes[i + 1].after_precision))
+    if (!after_precision &&
+        (i + 1 == passes.size() || passes[i + 1].kind != pass.kind || passes[i + 1].after_precision))
       OPENGE_RETURN_IF_ERROR(dump.dump(exe_->graph_, graph_dump::after_fusion_group(pass.kind)));
   }
   // A statistics file that cannot be written does not stop the model (CANN goes on too): warned.

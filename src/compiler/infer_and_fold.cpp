@@ -21,8 +21,8 @@ constexpr size_t kMaxFoldBytes = size_t{64} << 20;
 // Their kernels write float32 from narrow inputs; any other op's kernel writes its input's
 // dtype, so a .oge storing float32 there over float16 inputs was edited after openge compile
 // and would read half the output buffer as floats.
-constexpr std::string_view kFloat32OutputOps[] = {"Conv",    "FusedConv",   "ConvTranspose",  "ConvGrad", "MatMul",
-                                                  "FusedMatMul", "Gemm",    "FusedAttention", "Einsum"};
+constexpr std::string_view kFloat32OutputOps[] = {"Conv",        "FusedConv", "ConvTranspose",  "ConvGrad", "MatMul",
+                                                  "FusedMatMul", "Gemm",      "FusedAttention", "Einsum"};
 
 bool may_widen_output(const std::string& op_type) {
   return std::find(std::begin(kFloat32OutputOps), std::end(kFloat32OutputOps), op_type) != std::end(kFloat32OutputOps);
@@ -63,9 +63,9 @@ Status ExecutableBuilder::check_precompiled() {
                              " (not written by openge compile): recompile it");
       if (v.dtype == DType::kUndefined) v.dtype = info.dtype;
       if (info.shape_known && shape_is_static(v.shape) && *v.shape != info.shape)
-        return invalid_model("node " + g.node_label(static_cast<int>(n)) + ": output '" + v.name + "' is stored with shape " +
-                             shape_to_string(*v.shape) + " but the op computes " + shape_to_string(info.shape) +
-                             " (not written by openge compile): recompile it");
+        return invalid_model("node " + g.node_label(static_cast<int>(n)) + ": output '" + v.name +
+                             "' is stored with shape " + shape_to_string(*v.shape) + " but the op computes " +
+                             shape_to_string(info.shape) + " (not written by openge compile): recompile it");
       v.shape = info.shape_known ? std::optional<Shape>(info.shape) : std::nullopt;
       if (o < ctx.folded().size() && ctx.folded()[o].defined()) v.constant = ctx.folded()[o];
     }

@@ -43,8 +43,8 @@ Status write_kernel_meta(const std::string& dir, const KernelMetaFiles& f, bool 
     compute["fusionOpName"] = f.spec->node_name;
     compute["inputs"] = nlohmann::json::array();
     for (size_t k = 0; k < f.spec->inputs.size(); ++k)
-      compute["inputs"].push_back({{"name", f.spec->input_names[k]}, {"div", f.spec->inputs[k].div},
-                                   {"mod", f.spec->inputs[k].mod}});
+      compute["inputs"].push_back(
+          {{"name", f.spec->input_names[k]}, {"div", f.spec->inputs[k].div}, {"mod", f.spec->inputs[k].mod}});
     compute["ops"] = nlohmann::json::array();
     for (const EltwiseStep& s : f.spec->program.steps)
       compute["ops"].push_back({{"type", s.op}, {"name", s.name}, {"args", s.args}});

@@ -15,8 +15,8 @@ namespace openge::compiler {
 
 struct KernelMetaFiles {
   std::string kernel_name;
-  std::string so_path;            // the built binary (already in kernel_meta)
-  std::string source;             // the generated source
+  std::string so_path;  // the built binary (already in kernel_meta)
+  std::string source;   // the generated source
   std::vector<SourceLoc> locs;
   std::vector<std::string> flags;
   std::string compiler, compiler_version;

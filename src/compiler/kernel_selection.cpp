@@ -23,7 +23,8 @@ namespace openge::compiler {
 
 openge::KernelRequest ExecutableBuilder::kernel_request(const Node& node, bool deterministic) const {
   openge::KernelRequest request{node, exe_->graph_.opset, {}, {}, deterministic};
-  for (int in : node.inputs) request.inputs.push_back(in >= 0 ? info_of(exe_->graph_.values[static_cast<size_t>(in)]) : ValueInfo{});
+  for (int in : node.inputs)
+    request.inputs.push_back(in >= 0 ? info_of(exe_->graph_.values[static_cast<size_t>(in)]) : ValueInfo{});
   for (int out : node.outputs)
     request.outputs.push_back(out >= 0 ? info_of(exe_->graph_.values[static_cast<size_t>(out)]) : ValueInfo{});
   return request;
@@ -42,7 +43,8 @@ Status ExecutableBuilder::select_kernels(aoe::TunedSelection& tuning) {
   std::optional<PackedConstantRelease> release;
   if (release_packed_constants_) release.emplace(exe_->graph_);
   int tunable = 0;
-  for (const Node& node : exe_->graph_.nodes) tunable += options_.use_aicore && !node.aicpu_only && aoe::is_tunable(node.op_type);
+  for (const Node& node : exe_->graph_.nodes)
+    tunable += options_.use_aicore && !node.aicpu_only && aoe::is_tunable(node.op_type);
   tuning.begin(tunable);
   // The one-thread plan (runtime/thread_plan.h): asked for, or a candidate the compile times
   // against the team plan, which needs each team node's kernel made for one thread too.
@@ -54,7 +56,8 @@ Status ExecutableBuilder::select_kernels(aoe::TunedSelection& tuning) {
     CompiledNode cn;
     cn.node = exe_->graph_.nodes[n];
     cn.schema = find_op_schema(cn.node.op_type);
-    if (!cn.schema) return internal_error("node " + exe_->graph_.node_label(static_cast<int>(n)) + " has no schema after passes");
+    if (!cn.schema)
+      return internal_error("node " + exe_->graph_.node_label(static_cast<int>(n)) + " has no schema after passes");
     openge::KernelRequest request = kernel_request(cn.node, deterministic);
     cn.static_outputs = true;
     for (size_t o = 0; o < cn.node.outputs.size(); ++o)
@@ -64,7 +67,8 @@ Status ExecutableBuilder::select_kernels(aoe::TunedSelection& tuning) {
       exe_->grain_ = measure_threading_grain(exe_->num_threads_);
       grain_pending_ = false;
     }
-    cn.single_thread = !has_subgraph(cn.node) && (one_thread_plan || runs_on_calling_thread(request, exe_->num_threads_, exe_->grain_.cycles));
+    cn.single_thread = !has_subgraph(cn.node) &&
+                       (one_thread_plan || runs_on_calling_thread(request, exe_->num_threads_, exe_->grain_.cycles));
     if (has_subgraph(cn.node)) {
       std::vector<DType> output_dtypes;
       for (int out : cn.node.outputs)

@@ -38,7 +38,8 @@ void ExecutableBuilder::plan_memory_layout() {
   for (size_t v = 0; v < nv; ++v) exe_->alias_root_[v] = static_cast<int>(v);
   for (const CompiledNode& cn : exe_->nodes_)
     if (cn.schema->output_aliases_input && cn.node.inputs[0] >= 0 && cn.node.outputs[0] >= 0)
-      exe_->alias_root_[static_cast<size_t>(cn.node.outputs[0])] = exe_->alias_root_[static_cast<size_t>(cn.node.inputs[0])];
+      exe_->alias_root_[static_cast<size_t>(cn.node.outputs[0])] =
+          exe_->alias_root_[static_cast<size_t>(cn.node.inputs[0])];
   // Every statically shaped tensor a node makes is placed, so that a run allocates nothing: the
   // graph outputs too (they live until the run copies them out, after the last step), and
   // values nobody reads (an unused second output) for the step that writes them.
@@ -64,7 +65,8 @@ void ExecutableBuilder::plan_memory_layout() {
   exe_->last_use_.assign(nv, -1);
   for (size_t s = 0; s < exe_->nodes_.size(); ++s)
     for (int in : exe_->nodes_[s].node.inputs)
-      if (in >= 0) exe_->last_use_[static_cast<size_t>(in)] = std::max(exe_->last_use_[static_cast<size_t>(in)], step_of[s]);
+      if (in >= 0)
+        exe_->last_use_[static_cast<size_t>(in)] = std::max(exe_->last_use_[static_cast<size_t>(in)], step_of[s]);
   for (int v : g.outputs) exe_->last_use_[static_cast<size_t>(v)] = INT_MAX;
   // A buffer lives until the last read of any value sharing it.
   std::vector<int> root_last(nv, -1);
@@ -78,7 +80,9 @@ void ExecutableBuilder::plan_memory_layout() {
   for (size_t v = 0; v < nv; ++v)
     if (g.values[v].producer >= 0) first_write[v] = step_of[static_cast<size_t>(g.values[v].producer)];
   for (size_t v = 0; v < nv; ++v)
-    if (inside_of[v] >= 0) first_write[static_cast<size_t>(inside_of[v])] = std::min(first_write[static_cast<size_t>(inside_of[v])], first_write[v]);
+    if (inside_of[v] >= 0)
+      first_write[static_cast<size_t>(inside_of[v])] =
+          std::min(first_write[static_cast<size_t>(inside_of[v])], first_write[v]);
   std::vector<BufferRequest> requests;
   std::vector<int> requested_values;
   for (int v : planned_values) {
@@ -86,8 +90,9 @@ void ExecutableBuilder::plan_memory_layout() {
     requested_values.push_back(v);
     const Value& value = g.values[static_cast<size_t>(v)];
     const int written = first_write[static_cast<size_t>(v)];
-    const int last = root_last[static_cast<size_t>(v)] == INT_MAX ? after_last_step
-                                                                 : std::max(root_last[static_cast<size_t>(v)], written);
+    const int last = root_last[static_cast<size_t>(v)] == INT_MAX
+                         ? after_last_step
+                         : std::max(root_last[static_cast<size_t>(v)], written);
     const size_t bytes = static_cast<size_t>(shape_numel(*value.shape)) * dtype_size(value.dtype);
     requests.push_back({bytes, written, last});
   }
@@ -102,17 +107,20 @@ void ExecutableBuilder::plan_memory_layout() {
   }
   const MemoryPlan plan = plan_memory(requests);
   exe_->arena_offset_.assign(nv, SIZE_MAX);
-  for (size_t i = 0; i < requested_values.size(); ++i) exe_->arena_offset_[static_cast<size_t>(requested_values[i])] = plan.offsets[i];
+  for (size_t i = 0; i < requested_values.size(); ++i)
+    exe_->arena_offset_[static_cast<size_t>(requested_values[i])] = plan.offsets[i];
   for (size_t v = 0; v < nv; ++v)
-    if (inside_of[v] >= 0) exe_->arena_offset_[v] = exe_->arena_offset_[static_cast<size_t>(inside_of[v])] + inside_offset[v];
+    if (inside_of[v] >= 0)
+      exe_->arena_offset_[v] = exe_->arena_offset_[static_cast<size_t>(inside_of[v])] + inside_offset[v];
   exe_->scratch_offset_.assign(exe_->nodes_.size(), SIZE_MAX);
-  for (size_t i = 0; i < scratch_nodes.size(); ++i) exe_->scratch_offset_[scratch_nodes[i]] = plan.offsets[value_requests + i];
+  for (size_t i = 0; i < scratch_nodes.size(); ++i)
+    exe_->scratch_offset_[scratch_nodes[i]] = plan.offsets[value_requests + i];
   exe_->arena_bytes_ = plan.arena_bytes;
   exe_->total_intermediate_bytes_ = plan.total_bytes;
 }
 
 void ExecutableBuilder::place_concat_inputs(const std::vector<char>& planned, std::vector<int>& inside_of,
-                                     std::vector<size_t>& inside_offset) {
+                                            std::vector<size_t>& inside_offset) {
   const Graph& g = exe_->graph_;
   exe_->concat_in_place_.assign(exe_->nodes_.size(), 0);
   std::vector<int> readers(g.values.size(), 0);
@@ -162,7 +170,8 @@ void ExecutableBuilder::decide_slots(const std::vector<int>& planned_values) {
   exe_->slot_kind_.assign(g.values.size(), SlotKind::kDynamic);
   for (int v : planned_values) exe_->slot_kind_[static_cast<size_t>(v)] = SlotKind::kArena;
   for (int v : g.inputs)
-    if (g.values[static_cast<size_t>(v)].kind == ValueKind::kTensor && shape_is_static(g.values[static_cast<size_t>(v)].shape))
+    if (g.values[static_cast<size_t>(v)].kind == ValueKind::kTensor &&
+        shape_is_static(g.values[static_cast<size_t>(v)].shape))
       exe_->slot_kind_[static_cast<size_t>(v)] = SlotKind::kShared;
   exe_->node_prepared_.assign(exe_->nodes_.size(), 0);
   for (size_t s = 0; s < exe_->nodes_.size(); ++s) {

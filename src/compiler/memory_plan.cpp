@@ -11,9 +11,13 @@ MemoryPlan plan_memory(const std::vector<BufferRequest>& requests) {
   plan.offsets.assign(requests.size(), 0);
   std::vector<size_t> order(requests.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return requests[a].bytes > requests[b].bytes; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return requests[a].bytes > requests[b].bytes; });
 
-  struct Placed { size_t begin, end; int first, last; };
+  struct Placed {
+    size_t begin, end;
+    int first, last;
+  };
   std::vector<Placed> placed;
   for (size_t idx : order) {
     const BufferRequest& r = requests[idx];
@@ -26,7 +30,10 @@ MemoryPlan plan_memory(const std::vector<BufferRequest>& requests) {
     std::sort(busy.begin(), busy.end());
     size_t best = SIZE_MAX, best_gap = SIZE_MAX, cursor = 0;
     for (const auto& [b, e] : busy) {
-      if (b > cursor && b - cursor >= size && b - cursor < best_gap) { best = cursor; best_gap = b - cursor; }
+      if (b > cursor && b - cursor >= size && b - cursor < best_gap) {
+        best = cursor;
+        best_gap = b - cursor;
+      }
       cursor = std::max(cursor, e);
     }
     if (best == SIZE_MAX) best = cursor;

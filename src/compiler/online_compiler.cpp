@@ -90,7 +90,8 @@ Status collect_kernel(const std::string& dir, const std::string& so_path, Kernel
   if (ec) {
     std::error_code ignored;
     fs::remove(tmp, ignored);
-    return io_error("cannot collect kernel " + files.kernel_name + " into " + dir + " (NPU_COLLECT_PATH): " + ec.message());
+    return io_error("cannot collect kernel " + files.kernel_name + " into " + dir +
+                    " (NPU_COLLECT_PATH): " + ec.message());
   }
   files.so_path = dest;
   return write_kernel_meta(dir, files, /*keep_source=*/false, /*keep_loc=*/false, /*keep_compute=*/false);
@@ -108,8 +109,9 @@ Result<EltwiseKernelSpec> kernel_spec(const KernelRequest& r, const CodegenOptio
   spec.input_names = r.input_names;
   for (const Shape& s : r.input_shapes) {
     auto p = operand_pattern(s, r.output_shape);
-    if (!p) return internal_error("node '" + r.node->name + "': input of shape " + shape_to_string(s) +
-                                  " does not broadcast as a fused kernel needs");
+    if (!p)
+      return internal_error("node '" + r.node->name + "': input of shape " + shape_to_string(s) +
+                            " does not broadcast as a fused kernel needs");
     spec.inputs.push_back(*p);
   }
   spec.kernel_name = kernel_name_for(spec, codegen, flags);
@@ -153,7 +155,8 @@ JitDecision decide_jit(const options::OptionSet* config, bool dynamic_model) {
 Result<DebugSettings> read_debug_settings(const options::OptionSet& config) {
   DebugSettings d;
   d.level = static_cast<int>(config.get_int("op_debug_level", 0));
-  if (config.get_int("stream_sync_timeout", -1) > 0) d.check_flag_timeout_ms = config.get_int("stream_sync_timeout", -1);
+  if (config.get_int("stream_sync_timeout", -1) > 0)
+    d.check_flag_timeout_ms = config.get_int("stream_sync_timeout", -1);
   if (config.has_value("op_debug_config")) {
     const std::string path = resolve_against(config.cwd(), config.get("op_debug_config"));
     auto text = options::read_text_file(path);
@@ -207,8 +210,10 @@ Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::
   if (debug.any()) {
     // kernel_meta is made on first use (ENV-17..23).
     OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(settings.kernel_meta));
-    OPENGE_LOG_INFO("TEFUSION", "compile cache not used: op_debug_level / op_debug_config is set "
-                                "(OPT-op_compiler_cache_mode-9); kernels are built into " + settings.kernel_meta.path);
+    OPENGE_LOG_INFO("TEFUSION",
+                    "compile cache not used: op_debug_level / op_debug_config is set "
+                    "(OPT-op_compiler_cache_mode-9); kernels are built into " +
+                        settings.kernel_meta.path);
   } else {
     auto opened = settings.cache ? OpCache::open(*settings.cache) : OpCache::at("", CacheMode::kDisable, "", {});
     if (!opened.ok()) return opened.status();
@@ -250,7 +255,12 @@ Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::
           if (ec) return io_error("cannot rename " + tmp + ": " + ec.message());
         } else {
           job.source = generate_eltwise_source(anonymous(job.spec), codegen);
-          const KernelKey key{name, job.source, toolchain->compiler, toolchain->version, flags, toolchain->cpu_features,
+          const KernelKey key{name,
+                              job.source,
+                              toolchain->compiler,
+                              toolchain->version,
+                              flags,
+                              toolchain->cpu_features,
                               settings.cache ? settings.cache->soc_version : ""};
           auto got = cache->get_or_build(
               key, [&](const std::string& out) { return build_kernel(*toolchain, flags, job.source, out, name); });
@@ -261,12 +271,13 @@ Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::
         auto so = SharedObject::open(so_path, name);
         if (!so.ok()) return so.status();
         job.so = std::move(so.value());
-        const KernelMetaFiles meta{name, so_path, job.source, job.locs, flags, toolchain->compiler,
-                                   toolchain->version, block_dim, &job.spec};
+        const KernelMetaFiles meta{
+            name, so_path, job.source, job.locs, flags, toolchain->compiler, toolchain->version, block_dim, &job.spec};
         if (debug.any())
           OPENGE_RETURN_IF_ERROR(write_kernel_meta(settings.kernel_meta.path, meta, debug.keep_source(),
                                                    debug.keep_loc(), debug.keep_compute()));
-        if (!settings.collect.path.empty()) OPENGE_RETURN_IF_ERROR(collect_kernel(settings.collect.path, so_path, meta));
+        if (!settings.collect.path.empty())
+          OPENGE_RETURN_IF_ERROR(collect_kernel(settings.collect.path, so_path, meta));
         // A binary of mode disable is this process's own file, mapped now; a cached one is the
         // cache's and stays.
         if (cache && cache->mode() == CacheMode::kDisable) {

@@ -26,7 +26,9 @@
 #include "options/config_files.h"
 #include "paths/artifact_paths.h"
 
-namespace openge::options { class OptionSet; }
+namespace openge::options {
+class OptionSet;
+}
 
 namespace openge::compiler {
 
@@ -55,7 +57,7 @@ Result<DebugSettings> read_debug_settings(const options::OptionSet& config);
 struct JitSettings {
   JitDecision decision;
   DebugSettings debug;
-  std::string compiler;         // CXX, default g++
+  std::string compiler;                                                                  // CXX, default g++
   paths::ResolvedPath kernel_meta{paths::ArtifactKind::kKernelMeta, "", false, "", ""};  // debug builds go here
   // The operator compile cache; absent when debug settings bypass it, or without options (no
   // folder to use: builds then go to a private folder of the process and nothing is kept).
@@ -74,9 +76,9 @@ struct KernelRequest {
 };
 
 struct KernelBuildCounts {
-  int kernels = 0;   // distinct kernels
-  int compiled = 0;  // built by the compiler now
-  int cached = 0;    // served from the operator compile cache
+  int kernels = 0;          // distinct kernels
+  int compiled = 0;         // built by the compiler now
+  int cached = 0;           // served from the operator compile cache
   double milliseconds = 0;  // wall time of the whole online compile of the graph
 };
 

@@ -33,7 +33,8 @@ struct ModeName {
   CacheMode mode;
   const char* name;
 };
-constexpr ModeName kModes[] = {{CacheMode::kEnable, "enable"}, {CacheMode::kDisable, "disable"}, {CacheMode::kForce, "force"}};
+constexpr ModeName kModes[] = {
+    {CacheMode::kEnable, "enable"}, {CacheMode::kDisable, "disable"}, {CacheMode::kForce, "force"}};
 
 std::string join(const std::string& dir, const std::string& name) { return (fs::path(dir) / name).string(); }
 
@@ -51,7 +52,8 @@ class PrivateBuildDir {
  public:
   static Result<std::string> path() {
     static PrivateBuildDir dir;
-    if (dir.path_.empty()) return io_error("cannot create a private folder for kernels compiled without the cache: " + dir.error_);
+    if (dir.path_.empty())
+      return io_error("cannot create a private folder for kernels compiled without the cache: " + dir.error_);
     return dir.path_;
   }
 
@@ -60,8 +62,10 @@ class PrivateBuildDir {
     std::error_code ec;
     std::string pattern = (fs::temp_directory_path(ec) / "openge_kernels_XXXXXX").string();
     if (ec) pattern = "/tmp/openge_kernels_XXXXXX";
-    if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-    else error_ = pattern + ": " + std::strerror(errno);
+    if (::mkdtemp(pattern.data()) != nullptr)
+      path_ = pattern;
+    else
+      error_ = pattern + ": " + std::strerror(errno);
   }
   ~PrivateBuildDir() {
     std::error_code ec;
@@ -74,7 +78,10 @@ class PrivateBuildDir {
 bool looks_like_shared_object(const std::string& path) {
   char magic[4] = {};
   std::ifstream in(path, std::ios::binary);
-  return in.read(magic, 4) && std::memcmp(magic, "\x7f" "ELF", 4) == 0;
+  return in.read(magic, 4) && std::memcmp(magic,
+                                          "\x7f"
+                                          "ELF",
+                                          4) == 0;
 }
 
 // The build callback is the compiler helper's code: an exception from it is its error, not a crash.
@@ -98,7 +105,8 @@ void write_ini_if_missing(const std::string& root, const CacheLimits& l) {
       "# Written by OpenGE with the limits in effect; this file wins over ASCEND_MAX_OP_CACHE_SIZE /\n"
       "# ASCEND_REMAIN_CACHE_SIZE_RATIO. Sizes in MB; the ratio is the share of the limit kept when aging.\n"
       "[op_compiler_cache]\n"
-      "ascend_max_op_cache_size=" + std::to_string(l.max_bytes >> 20) + "\n" +
+      "ascend_max_op_cache_size=" +
+      std::to_string(l.max_bytes >> 20) + "\n" +
       "ascend_remain_cache_size_ratio=" + std::to_string(l.remain_ratio_percent) + "\n";
   if (write_new_file(tmp, text).ok()) {
     if (::link(tmp.c_str(), ini.c_str()) != 0 && errno != EEXIST)
@@ -152,8 +160,7 @@ Result<CacheSettings> OpCache::settings_from_options(const options::OptionSet& o
   bool known = text.empty();  // OPT-op_compiler_cache_mode-1: enable
   for (const auto& m : kModes)
     if (text == m.name) s.mode = m.mode, known = true;
-  if (!known)
-    return invalid_argument("op_compiler_cache_mode: '" + text + "' is not one of enable, disable, force");
+  if (!known) return invalid_argument("op_compiler_cache_mode: '" + text + "' is not one of enable, disable, force");
   if (s.mode == CacheMode::kDisable) return s;
   // The folder: op_compiler_cache_dir/kernel_cache > ASCEND_CACHE_PATH/kernel_cache_<host> >
   // $HOME/atc_data/kernel_cache_<host>; the limits: its op_cache.ini > ASCEND_MAX_OP_CACHE_SIZE /
@@ -194,7 +201,8 @@ Result<OpCache> OpCache::at(const std::string& root, CacheMode mode, const std::
   c.shared_ = std::make_shared<Shared>();
   if (mode == CacheMode::kDisable) return c;
   // Limits apply per chip (docs/FORMATS.md, "Compile cache"): one folder per SoC below the cache folder.
-  const std::string soc = soc_version.empty() || soc_version.find('/') != std::string::npos ? "default_soc" : soc_version;
+  const std::string soc =
+      soc_version.empty() || soc_version.find('/') != std::string::npos ? "default_soc" : soc_version;
   c.root_ = root;
   c.soc_dir_ = join(root, soc);
   Status made = make_directories(c.soc_dir_, kFolderMode);
@@ -234,8 +242,8 @@ Result<CacheOutcome> OpCache::get_or_build(const KernelKey& key,
       return CacheOutcome{so, true, ""};
     }
     if (reason != "not in cache")
-      OPENGE_LOG_WARNING(kModule, "compile cache entry " + so + " of kernel " + key.kernel_name + " cannot be used: " +
-                                      reason + "; it is recompiled and replaced");
+      OPENGE_LOG_WARNING(kModule, "compile cache entry " + so + " of kernel " + key.kernel_name +
+                                      " cannot be used: " + reason + "; it is recompiled and replaced");
   }
   OPENGE_LOG_INFO(kModule, "compile cache miss: kernel " + key.kernel_name + " (" + digest.substr(0, 16) +
                                ") is compiled: " + reason);

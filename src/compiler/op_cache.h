@@ -60,8 +60,8 @@ struct CacheLimits {
 // reads it at every compile that builds online and opens the cache only when a kernel needs it.
 struct CacheSettings {
   CacheMode mode = CacheMode::kEnable;
-  std::string root;         // the kernel_cache folder ("" in disable)
-  std::string root_rule;    // which option or variable chose it
+  std::string root;       // the kernel_cache folder ("" in disable)
+  std::string root_rule;  // which option or variable chose it
   std::string soc_version;
   CacheLimits limits;
   std::vector<std::string> warnings;  // an op_cache.ini that is not used, and why
@@ -88,7 +88,8 @@ class OpCache {
   // The returned so_path (enable/force) is the cache's own file, shared with other processes:
   // dlopen it right away (a hit refreshes its last use, so aging leaves it alone for 30 minutes)
   // and never delete or change it. In disable it is this process's file, free to delete once loaded.
-  Result<CacheOutcome> get_or_build(const KernelKey& key, const std::function<Status(const std::string& out_path)>& build);
+  Result<CacheOutcome> get_or_build(const KernelKey& key,
+                                    const std::function<Status(const std::string& out_path)>& build);
 
   CacheMode mode() const { return mode_; }
   const std::string& root() const { return root_; }        // kernel_cache folder ("" in disable)

@@ -62,8 +62,10 @@ Result<int> OpCache::age_entries() const {
     const auto mtime = f.last_write_time(ec);
     const int64_t size = static_cast<int64_t>(f.file_size(ec));
     if (name.rfind(".tmp.", 0) == 0) {
-      if (abandoned_temp(name, mtime)) fs::remove(f.path(), ec);
-      else total += size;
+      if (abandoned_temp(name, mtime))
+        fs::remove(f.path(), ec);
+      else
+        total += size;
       continue;
     }
     EntryFiles& e = entries[f.path().stem().string()];
@@ -94,13 +96,16 @@ Result<int> OpCache::age_entries() const {
     freed += e->bytes;
     ++removed;
   }
-  OPENGE_LOG_INFO("TEFUSION", "compile cache " + soc_dir_ + " over its limit of " + std::to_string(limits_.max_bytes >> 20) +
-                                  " MB (" + limits_.rule + "): " + std::to_string(removed) + " entries unused for " +
+  OPENGE_LOG_INFO("TEFUSION", "compile cache " + soc_dir_ + " over its limit of " +
+                                  std::to_string(limits_.max_bytes >> 20) + " MB (" + limits_.rule +
+                                  "): " + std::to_string(removed) + " entries unused for " +
                                   std::to_string(limits_.unused_seconds / 60) + " minutes aged (" +
                                   std::to_string(freed) + " bytes), " + std::to_string(total) + " bytes remain");
   if (total > limits_.max_bytes)
-    OPENGE_LOG_WARNING("TEFUSION", "compile cache " + soc_dir_ + " stays over its limit: the remaining entries were used "
-                                   "in the last " + std::to_string(limits_.unused_seconds / 60) + " minutes");
+    OPENGE_LOG_WARNING("TEFUSION", "compile cache " + soc_dir_ +
+                                       " stays over its limit: the remaining entries were used "
+                                       "in the last " +
+                                       std::to_string(limits_.unused_seconds / 60) + " minutes");
   return removed;
 }
 

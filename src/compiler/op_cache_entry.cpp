@@ -30,18 +30,21 @@ std::string check_entry(const std::string& so_path, const std::string& manifest_
   std::error_code ec;
   const bool have_so = fs::exists(so_path, ec);
   std::ifstream in(manifest_path, std::ios::binary);
-  if (!in) return have_so ? "entry incomplete (shared object without manifest: its writer was interrupted)" : "not in cache";
+  if (!in)
+    return have_so ? "entry incomplete (shared object without manifest: its writer was interrupted)" : "not in cache";
   // A manifest is four fields (~250 bytes); a larger file is not one, and is not read whole.
   constexpr uintmax_t kMaxManifestBytes = 64 << 10;
   if (const uintmax_t size = fs::file_size(manifest_path, ec); !ec && size > kMaxManifestBytes)
-    return "manifest corrupt (" + manifest_path + " is " + std::to_string(size) + " bytes, over the 64 KiB a manifest may have)";
+    return "manifest corrupt (" + manifest_path + " is " + std::to_string(size) +
+           " bytes, over the 64 KiB a manifest may have)";
   std::stringstream text;
   text << in.rdbuf();
   const auto j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("key_digest") || !j["key_digest"].is_string() || !j.contains("so_size") ||
       !j["so_size"].is_number_integer() || !j.contains("so_sha256") || !j["so_sha256"].is_string())
     return "manifest corrupt (" + manifest_path + " is not a complete manifest)";
-  if (j["key_digest"].get<std::string>() != key_digest) return "manifest belongs to another key (" + manifest_path + ")";
+  if (j["key_digest"].get<std::string>() != key_digest)
+    return "manifest belongs to another key (" + manifest_path + ")";
   if (!have_so) return "entry incomplete (shared object missing)";
   auto digest = sha256_file(so_path);
   if (!digest.ok()) return "entry unreadable (" + digest.status().message() + ")";
@@ -49,7 +52,8 @@ std::string check_entry(const std::string& so_path, const std::string& manifest_
   if (digest->size < want)
     return "entry truncated (" + std::to_string(digest->size) + " of " + std::to_string(want) + " bytes)";
   if (digest->size != want)
-    return "entry size differs (" + std::to_string(digest->size) + " bytes, manifest says " + std::to_string(want) + ")";
+    return "entry size differs (" + std::to_string(digest->size) + " bytes, manifest says " + std::to_string(want) +
+           ")";
   if (digest->sha256 != j["so_sha256"].get<std::string>()) return "entry corrupt (SHA-256 differs from its manifest)";
   return "";
 }

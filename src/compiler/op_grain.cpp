@@ -16,15 +16,15 @@ namespace {
 
 // What a node's work is proportional to.
 enum class Work {
-  kLargest,           // the larger of all input and all output elements (elementwise, data movement)
-  kInputs,            // elements read (reductions, normalisations, softmax)
-  kOutputs,           // elements written (resampling)
-  kConvMacs,          // output elements x (weight elements / output channels)
-  kConvTransposeMacs, // input elements x (weight elements / input channels)
-  kMatMulMacs,        // output elements x K, the last dim of input 0
-  kGemmMacs,          // output elements x K, input 0's dim 0 under transA, else dim 1
-  kPoolWindow,        // output elements x the kernel_shape window
-  kRecurrentStep,     // one time step: batch x (directions x gates x hidden) x (input + hidden)
+  kLargest,            // the larger of all input and all output elements (elementwise, data movement)
+  kInputs,             // elements read (reductions, normalisations, softmax)
+  kOutputs,            // elements written (resampling)
+  kConvMacs,           // output elements x (weight elements / output channels)
+  kConvTransposeMacs,  // input elements x (weight elements / input channels)
+  kMatMulMacs,         // output elements x K, the last dim of input 0
+  kGemmMacs,           // output elements x K, input 0's dim 0 under transA, else dim 1
+  kPoolWindow,         // output elements x the kernel_shape window
+  kRecurrentStep,      // one time step: batch x (directions x gates x hidden) x (input + hidden)
 };
 
 struct GrainRow {
@@ -130,8 +130,10 @@ int64_t work_units(Work work, const KernelRequest& r) {
       const int64_t i = total_elements(in), o = total_elements(out);
       return i < 0 || o < 0 ? -1 : std::max(i, o);
     }
-    case Work::kInputs: return total_elements(in);
-    case Work::kOutputs: return total_elements(out);
+    case Work::kInputs:
+      return total_elements(in);
+    case Work::kOutputs:
+      return total_elements(out);
     case Work::kConvMacs:
     case Work::kConvTransposeMacs: {
       const int64_t w = in.size() > 1 ? elements(in[1]) : -1;
@@ -139,8 +141,10 @@ int64_t work_units(Work work, const KernelRequest& r) {
       if (w < 0 || channels <= 0) return -1;
       return times(work == Work::kConvMacs ? out0 : in0, w / channels);
     }
-    case Work::kMatMulMacs: return times(out0, dim(in, 0, -1));
-    case Work::kGemmMacs: return times(out0, dim(in, 0, r.node.attrs.get_int("transA", 0) ? 0 : 1));
+    case Work::kMatMulMacs:
+      return times(out0, dim(in, 0, -1));
+    case Work::kGemmMacs:
+      return times(out0, dim(in, 0, r.node.attrs.get_int("transA", 0) ? 0 : 1));
     case Work::kPoolWindow: {
       int64_t window = 1;
       for (int64_t k : r.node.attrs.get_ints("kernel_shape")) window *= std::max<int64_t>(k, 1);

@@ -59,8 +59,8 @@ ExecutableBuilder::ExecutableBuilder(Graph graph, const CompileOptions& options)
   exe_->num_threads_ = options.num_threads > 0 ? options.num_threads : omp_get_max_threads();
   // The grain: the caller's, else option threading_grain_cycles, else measured (compiler/op_grain.h).
   const int64_t pinned_grain = options.threading_grain_cycles > 0 ? options.threading_grain_cycles
-                               : options.config ? options.config->get_int("threading_grain_cycles", 0)
-                                                : 0;
+                               : options.config                   ? options.config->get_int("threading_grain_cycles", 0)
+                                                                  : 0;
   if (pinned_grain > 0) exe_->grain_.cycles = pinned_grain;
   // Measured by select_kernels when the first node whose decision depends on it comes up: a graph
   // of only tiny or only large nodes does not pay the 10 ms probe.
@@ -86,8 +86,8 @@ Status ExecutableBuilder::bind_input_shapes(const std::vector<Shape>& input_shap
       for (size_t d = 0; compatible && d < given.size(); ++d)
         compatible = (*v.shape)[d] < 0 || (*v.shape)[d] == given[d];
       if (!compatible)
-        return invalid_argument("input '" + v.name + "' has shape " + shape_to_string(given) + " but the model declares " +
-                                shape_to_string(*v.shape) + " (-1 = any size)");
+        return invalid_argument("input '" + v.name + "' has shape " + shape_to_string(given) +
+                                " but the model declares " + shape_to_string(*v.shape) + " (-1 = any size)");
     }
     v.shape = given;
   }
@@ -112,7 +112,8 @@ Result<std::unique_ptr<Executable>> ExecutableBuilder::build(const std::vector<S
   release_packed_constants_ = options.release_packed_constants && !exe_->failure_hook_ && !dump.active();
   // AOE (aoe_config.*): the knowledge base's variants, and operator tuning under aoe_mode 2.
   const double select_start = now_seconds();
-  auto tuning_settings = aoe::read_tuning_settings(options.config.get(), options.aoe_repetitions, options.training_graph);
+  auto tuning_settings =
+      aoe::read_tuning_settings(options.config.get(), options.aoe_repetitions, options.training_graph);
   if (!tuning_settings.ok()) return tuning_settings.status().with_context("model " + g.source);
   if (options.aoe_lookup_only) tuning_settings->mode = 0;
   aoe::TunedSelection tuning(std::move(tuning_settings.value()), exe_->num_threads_);

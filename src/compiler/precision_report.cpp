@@ -22,13 +22,20 @@ std::vector<PrecisionRecord> precision_records(const Executable& exe, const Comp
   return records;
 }
 
-std::string precision_report_json(const std::vector<PrecisionRecord>& records, const std::vector<std::string>& warnings) {
+std::string precision_report_json(const std::vector<PrecisionRecord>& records,
+                                  const std::vector<std::string>& warnings) {
   nlohmann::json nodes = nlohmann::json::array();
   for (const PrecisionRecord& r : records)
-    nodes.push_back({{"node", r.node}, {"op_type", r.op_type}, {"ascend_type", r.ascend_type},
-                     {"original_dtype", r.original_dtype}, {"input_dtype", r.input_dtype},
-                     {"output_dtype", r.output_dtype}, {"engine", r.engine}, {"rule", r.rule},
-                     {"impl_mode", r.impl_mode}, {"impl_rule", r.impl_rule}});
+    nodes.push_back({{"node", r.node},
+                     {"op_type", r.op_type},
+                     {"ascend_type", r.ascend_type},
+                     {"original_dtype", r.original_dtype},
+                     {"input_dtype", r.input_dtype},
+                     {"output_dtype", r.output_dtype},
+                     {"engine", r.engine},
+                     {"rule", r.rule},
+                     {"impl_mode", r.impl_mode},
+                     {"impl_rule", r.impl_rule}});
   return nlohmann::json{{"nodes", nodes}, {"warnings", warnings}}.dump(2) + "\n";
 }
 

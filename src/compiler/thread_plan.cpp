@@ -48,7 +48,8 @@ void ExecutableBuilder::swap_thread_plans() {
 }
 
 void ExecutableBuilder::choose_thread_plan(ThreadPlanChoice choice) {
-  exe_->run_threads_ = choice == ThreadPlanChoice::kOneThread && exe_->num_threads_ > 1 ? RunThreads::kOneThread : RunThreads::kTeam;
+  exe_->run_threads_ =
+      choice == ThreadPlanChoice::kOneThread && exe_->num_threads_ > 1 ? RunThreads::kOneThread : RunThreads::kTeam;
   if (choice != ThreadPlanChoice::kCalibrate || exe_->num_threads_ <= 1 || !time_plans_) return;
   // The nodes select_kernels gave no one-thread kernel (AI CPU kernels, whose parallel loops
   // follow the node's setting at run time) only change their flag.
@@ -110,7 +111,8 @@ void ExecutableBuilder::choose_thread_plan(ThreadPlanChoice choice) {
       exe_->run_threads_ = RunThreads::kOneThread;
     }
   } else {
-    OPENGE_LOG_INFO("GE", "model " + exe_->graph_.source + ": a timing run of the thread plans failed; the team plan is kept");
+    OPENGE_LOG_INFO(
+        "GE", "model " + exe_->graph_.source + ": a timing run of the thread plans failed; the team plan is kept");
   }
   one_thread_kernels_.clear();  // the plan not kept: its kernels and packed weights go
 }

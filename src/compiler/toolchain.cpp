@@ -15,7 +15,6 @@
 #include <set>
 #include <sstream>
 
-
 namespace openge::compiler {
 namespace {
 
@@ -122,8 +121,9 @@ Result<Toolchain> resolve_toolchain(const std::string& compiler) {
 // -O3, not -O2: g++ 12 vectorises at -O2 only loops without a remainder ("very cheap" cost
 // model), and a kernel's chunk [begin, end) has one; at -O2 nothing was vectorised.
 std::vector<std::string> compile_flags(const BuildFlags& build) {
-  std::vector<std::string> flags = {"-std=c++17", build.no_optimization ? "-O0" : "-O3", "-march=native",
-                                    "-ffp-contract=off", "-fPIC", "-shared", "-fno-exceptions"};
+  std::vector<std::string> flags = {
+      "-std=c++17",     build.no_optimization ? "-O0" : "-O3", "-march=native", "-ffp-contract=off", "-fPIC", "-shared",
+      "-fno-exceptions"};
   if (build.debug_info) flags.push_back("-g");
   return flags;
 }

@@ -10,9 +10,9 @@
 namespace openge::compiler {
 
 struct Toolchain {
-  std::string compiler;          // as given by CXX (a program name or path), default "g++"
-  std::string version;           // first line of `<compiler> --version`
-  std::string cpu_features;      // the CPU's SIMD features -march=native selects from, sorted
+  std::string compiler;      // as given by CXX (a program name or path), default "g++"
+  std::string version;       // first line of `<compiler> --version`
+  std::string cpu_features;  // the CPU's SIMD features -march=native selects from, sorted
 };
 
 // The compiler `compiler` (CXX, read through the OptionSet's environment row; "g++" by default):

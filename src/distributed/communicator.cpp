@@ -117,7 +117,8 @@ Status Communicator::wait(Ticket ticket) {
   if (completed_.wait_for(lock, std::chrono::milliseconds(timeouts_.event_ms), done)) return Status::Ok();
   std::string what = "operation " + std::to_string(ticket);
   for (const Operation& op : queue_)
-    if (op.ticket == ticket) what = op.event.name + " of " + op.event.what + " (step " + std::to_string(op.event.step) + ")";
+    if (op.ticket == ticket)
+      what = op.event.name + " of " + op.event.what + " (step " + std::to_string(op.event.step) + ")";
   return resource_exhausted("event_sync_timeout: the training step waited " + seconds_text(timeouts_.event_ms) +
                             " for the communication thread to finish the " + what +
                             "; raise event_sync_timeout (ms, -1 waits without limit) if the network is slow");
@@ -192,9 +193,8 @@ void Communicator::execute(Operation& op) {
       });
       break;
     case Kind::kBroadcast:
-      chunks(op.count, 1, [&](void* p, int n, MPI_Request* r) {
-        MPI_Ibcast(p, n, MPI_BYTE, op.root, mpi_->collectives, r);
-      });
+      chunks(op.count, 1,
+             [&](void* p, int n, MPI_Request* r) { MPI_Ibcast(p, n, MPI_BYTE, op.root, mpi_->collectives, r); });
       break;
     case Kind::kBarrier:
       parts.emplace_back();
@@ -223,8 +223,8 @@ void Communicator::execute(Operation& op) {
         MPI_Test(&receives[static_cast<size_t>(peer)], &got, MPI_STATUS_IGNORE);
         if (!got) missing += (missing.empty() ? "" : ", ") + std::to_string(peer);
       }
-      const std::string limit = std::string(op.setup ? "HCCL_CONNECT_TIMEOUT" : "HCCL_EXEC_TIMEOUT") + " (" +
-                                seconds_text(limit_ms) + ")";
+      const std::string limit =
+          std::string(op.setup ? "HCCL_CONNECT_TIMEOUT" : "HCCL_EXEC_TIMEOUT") + " (" + seconds_text(limit_ms) + ")";
       abort_job(world_, op.event.name + " of " + op.event.what + " (step " + std::to_string(op.event.step) + ", " +
                             std::to_string(op.event.bytes) + " bytes) did not complete within " + limit + ": " +
                             (missing.empty() ? std::string("every rank arrived, but the operation did not finish "

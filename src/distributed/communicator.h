@@ -26,9 +26,9 @@ namespace openge::distributed {
 
 // What the profile records of one collective (hccl_*.json, the communication lane).
 struct CollectiveEvent {
-  std::string name;      // "allReduce", "broadcast", "barrier"
-  std::string what;      // e.g. "gradient bucket 2"
-  int bucket = -1;       // -1: not a gradient bucket
+  std::string name;  // "allReduce", "broadcast", "barrier"
+  std::string what;  // e.g. "gradient bucket 2"
+  int bucket = -1;   // -1: not a gradient bucket
   int64_t step = 0;
   int64_t bytes = 0;
   int64_t start_ns = 0;  // steady clock: when the communication thread started it
@@ -37,9 +37,9 @@ struct CollectiveEvent {
 };
 
 struct Timeouts {
-  int64_t exec_ms = 1836 * 1000;  // HCCL_EXEC_TIMEOUT (CANN's default, 1836 s)
+  int64_t exec_ms = 1836 * 1000;    // HCCL_EXEC_TIMEOUT (CANN's default, 1836 s)
   int64_t connect_ms = 120 * 1000;  // HCCL_CONNECT_TIMEOUT (CANN's default, 120 s)
-  int64_t event_ms = -1;          // event_sync_timeout: a wait of the compute side for the thread (-1: none)
+  int64_t event_ms = -1;            // event_sync_timeout: a wait of the compute side for the thread (-1: none)
 };
 
 class Communicator {

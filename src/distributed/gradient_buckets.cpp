@@ -38,8 +38,10 @@ Result<std::vector<Bucket>> plan_buckets(const std::vector<int64_t>& elements, c
     int64_t previous = -1;
     for (int64_t idx : strategy.by_index) {
       if (idx <= previous || idx >= n)
-        return invalid_argument("gradient split by index: " + std::to_string(idx) + " must be above the previous "
-                                "index and below the gradient count " + std::to_string(n));
+        return invalid_argument("gradient split by index: " + std::to_string(idx) +
+                                " must be above the previous "
+                                "index and below the gradient count " +
+                                std::to_string(n));
       buckets.push_back(make_bucket(elements, static_cast<size_t>(previous + 1), static_cast<size_t>(idx)));
       previous = idx;
     }
@@ -56,7 +58,8 @@ Result<std::vector<Bucket>> plan_buckets(const std::vector<int64_t>& elements, c
     sum += s;
   }
   if (std::abs(sum - 100.0) > 1e-6)
-    return invalid_argument("gradient split by size: the percentages must sum to 100, they sum to " + std::to_string(sum));
+    return invalid_argument("gradient split by size: the percentages must sum to 100, they sum to " +
+                            std::to_string(sum));
   int64_t total = 0;
   for (int64_t e : elements) total += e;
   // Each segment ends at the first parameter that brings the running size to its cumulative share

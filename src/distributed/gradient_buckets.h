@@ -27,8 +27,8 @@ inline const std::vector<double>& default_split_by_size() {
 }
 
 struct Bucket {
-  size_t first = 0, last = 0;        // parameter indices [first, last]
-  std::vector<int64_t> offsets;      // per parameter of the bucket: its first element in the bucket
+  size_t first = 0, last = 0;    // parameter indices [first, last]
+  std::vector<int64_t> offsets;  // per parameter of the bucket: its first element in the bucket
   int64_t elements = 0;
 };
 

@@ -44,14 +44,16 @@ void initialise() {
     if (dlopen(name, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD)) break;
   int provided = 0;
   if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
-    g_init_status = unsupported("MPI_Init_thread failed: check that mpirun started this process and that Open MPI "
-                                "(Debian's openmpi-bin) is installed on every host");
+    g_init_status = unsupported(
+        "MPI_Init_thread failed: check that mpirun started this process and that Open MPI "
+        "(Debian's openmpi-bin) is installed on every host");
     return;
   }
   std::atexit(finalize_at_exit);
   if (provided < MPI_THREAD_MULTIPLE) {
-    g_init_status = unsupported("this MPI library does not support MPI_THREAD_MULTIPLE, which the communication "
-                                "thread of data-parallel training needs; use Open MPI from Debian's openmpi-bin");
+    g_init_status = unsupported(
+        "this MPI library does not support MPI_THREAD_MULTIPLE, which the communication "
+        "thread of data-parallel training needs; use Open MPI from Debian's openmpi-bin");
     return;
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &g_world.rank);
@@ -79,11 +81,13 @@ Status check_rank_environment(const World& world, const char* rank_id, const cha
   if (rank_size && !parse_int(rank_size, size))
     return invalid_argument("RANK_SIZE must be a number of ranks, got '" + std::string(rank_size) + "'");
   if (rank_size && size != world.size)
-    return invalid_argument("RANK_SIZE=" + std::string(rank_size) + " but mpirun started " + std::to_string(world.size) +
+    return invalid_argument("RANK_SIZE=" + std::string(rank_size) + " but mpirun started " +
+                            std::to_string(world.size) +
                             " ranks: unset RANK_SIZE (MPI gives the size) or make it agree with -np");
   if (rank_id && id != world.rank)
     return invalid_argument("RANK_ID=" + std::string(rank_id) + " but MPI made this process rank " +
-                            std::to_string(world.rank) + ": unset RANK_ID (MPI gives each rank its id) or set it per rank "
+                            std::to_string(world.rank) +
+                            ": unset RANK_ID (MPI gives each rank its id) or set it per rank "
                             "to OMPI_COMM_WORLD_RANK");
   return Status::Ok();
 }
@@ -131,8 +135,8 @@ SetupDeadline::SetupDeadline(int64_t timeout_ms) {
     char limit[32];
     std::snprintf(limit, sizeof limit, "%g s", static_cast<double>(timeout_ms) / 1000.0);
     abort_job(w, std::string("the data-parallel set-up (MPI joining the ranks, rank 0's initial weights) did not "
-                             "complete within HCCL_CONNECT_TIMEOUT (") + limit +
-                     "): a rank did not start, or stopped; the job is aborted");
+                             "complete within HCCL_CONNECT_TIMEOUT (") +
+                     limit + "): a rank did not start, or stopped; the job is aborted");
   });
 }
 

@@ -86,17 +86,20 @@ struct ErrorAxis {
 std::string point_label(const OpComparison& row, size_t i) {
   return "#" + std::to_string(i + 1) + " iteration " + row.iteration + ", " + row.op_type + " '" + row.op_name +
          "' output " + std::to_string(row.output) + ": cosine " + cos_num(row.cosine) + ", max rel error " +
-         num(row.max_rel_error) + ", max abs error " + num(row.max_abs_error) + (row.note.empty() ? "" : " (" + row.note + ")");
+         num(row.max_rel_error) + ", max abs error " + num(row.max_abs_error) +
+         (row.note.empty() ? "" : " (" + row.note + ")");
 }
 
 std::string panel_frame(double top, const std::string& title) {
   return "<rect class=frame x=\"" + px(kLeft) + "\" y=\"" + px(top) + "\" width=\"" + px(kPlotWidth) + "\" height=\"" +
-         px(kPanelHeight) + "\"/><text class=ptitle x=\"" + px(kLeft) + "\" y=\"" + px(top - 8) + "\">" + title + "</text>";
+         px(kPanelHeight) + "\"/><text class=ptitle x=\"" + px(kLeft) + "\" y=\"" + px(top - 8) + "\">" + title +
+         "</text>";
 }
 
 std::string y_tick(double y, const std::string& label) {
-  return "<line class=grid x1=\"" + px(kLeft) + "\" y1=\"" + px(y) + "\" x2=\"" + px(kLeft + kPlotWidth) + "\" y2=\"" + px(y) +
-         "\"/><text class=tick x=\"" + px(kLeft - 6) + "\" y=\"" + px(y + 4) + "\" text-anchor=\"end\">" + label + "</text>";
+  return "<line class=grid x1=\"" + px(kLeft) + "\" y1=\"" + px(y) + "\" x2=\"" + px(kLeft + kPlotWidth) + "\" y2=\"" +
+         px(y) + "\"/><text class=tick x=\"" + px(kLeft - 6) + "\" y=\"" + px(y + 4) + "\" text-anchor=\"end\">" +
+         label + "</text>";
 }
 
 // One panel's polyline and points (each a link to its table row, with its values as tooltip).
@@ -108,8 +111,9 @@ std::string series(const CompareResult& r, double top, YOf y_of) {
     const auto& row = r.rows[i];
     const double x = x_of(i, n), y = y_of(row, top);
     line += (i ? " " : "") + px(x) + "," + px(y);
-    points += "<a href=\"#r" + std::to_string(i) + "\"><circle class=\"" + (row.exceeds ? "pt over" : "pt") + "\" cx=\"" +
-              px(x) + "\" cy=\"" + px(y) + "\" r=\"3\"><title>" + html_escape(point_label(row, i)) + "</title></circle></a>";
+    points += "<a href=\"#r" + std::to_string(i) + "\"><circle class=\"" + (row.exceeds ? "pt over" : "pt") +
+              "\" cx=\"" + px(x) + "\" cy=\"" + px(y) + "\" r=\"3\"><title>" + html_escape(point_label(row, i)) +
+              "</title></circle></a>";
   }
   return line + "\"/>" + points;
 }
@@ -120,8 +124,8 @@ std::string plot(const CompareResult& r) {
   const ErrorAxis err_axis(r);
   const double top1 = kTop, top2 = kTop + kPanelHeight + kGap;
   const double height = top2 + kPanelHeight + kBottom;
-  std::string s = "<svg id=error-plot width=\"" + px(kLeft + kPlotWidth + kRight) +
-                  "\" height=\"" + px(height) + "\" font-size=\"11\">";
+  std::string s = "<svg id=error-plot width=\"" + px(kLeft + kPlotWidth + kRight) + "\" height=\"" + px(height) +
+                  "\" font-size=\"11\">";
   s += panel_frame(top1, "cosine similarity (1 = same direction)");
   // Tick labels with as many decimals as tell the ticks apart (0.9999990 .. 1.0000000).
   // The top tick is 1 (the axis reaches a little above it so that points at 1 stay visible).
@@ -132,14 +136,15 @@ std::string plot(const CompareResult& r) {
     std::snprintf(label, sizeof label, "%.*f", decimals, c);
     s += y_tick(cos_axis.y(c, top1), label);
   }
-  s += panel_frame(top2, "max relative error (max |a-b| / max |a|, log scale; 0 on the floor, Inf/not comparable on the ceiling)");
+  s += panel_frame(
+      top2, "max relative error (max |a-b| / max |a|, log scale; 0 on the floor, Inf/not comparable on the ceiling)");
   for (int e = err_axis.lo; e <= err_axis.hi; ++e)  // the floor also holds 0 and what is below it
     if ((err_axis.hi - err_axis.lo) <= 8 || (e - err_axis.lo) % 2 == 0)
       s += y_tick(err_axis.y(std::pow(10.0, e), top2), (e == err_axis.lo ? "&le;1e" : "1e") + std::to_string(e));
   const double ty = err_axis.y(r.threshold, top2);
-  s += "<line id=threshold class=threshold x1=\"" + px(kLeft) + "\" y1=\"" + px(ty) + "\" x2=\"" + px(kLeft + kPlotWidth) +
-       "\" y2=\"" + px(ty) + "\"/><text class=tlabel x=\"" + px(kLeft + kPlotWidth - 4) + "\" y=\"" + px(ty - 4) +
-       "\" text-anchor=\"end\">threshold " + num(r.threshold) + "</text>";
+  s += "<line id=threshold class=threshold x1=\"" + px(kLeft) + "\" y1=\"" + px(ty) + "\" x2=\"" +
+       px(kLeft + kPlotWidth) + "\" y2=\"" + px(ty) + "\"/><text class=tlabel x=\"" + px(kLeft + kPlotWidth - 4) +
+       "\" y=\"" + px(ty - 4) + "\" text-anchor=\"end\">threshold " + num(r.threshold) + "</text>";
   // x ticks: op numbers (1-based, as the table's # column).
   const size_t ticks = std::min<size_t>(n, 10);
   for (size_t k = 0; k < ticks; ++k) {
@@ -148,13 +153,15 @@ std::string plot(const CompareResult& r) {
          "\" text-anchor=\"middle\">" + std::to_string(i + 1) + "</text>";
   }
   s += "<text class=tick x=\"" + px(kLeft + kPlotWidth / 2) + "\" y=\"" + px(top2 + kPanelHeight + 34) +
-       "\" text-anchor=\"middle\">compared output # in execution order (hover a point for its op, click for its row)</text>";
+       "\" text-anchor=\"middle\">compared output # in execution order (hover a point for its op, click for its "
+       "row)</text>";
   if (r.first_exceeding) {
     const double x = x_of(*r.first_exceeding, n);
     const auto& row = r.rows[*r.first_exceeding];
-    s += "<g id=first-exceeding><line class=first x1=\"" + px(x) + "\" y1=\"" + px(top1) + "\" x2=\"" + px(x) + "\" y2=\"" +
-         px(top2 + kPanelHeight) + "\"/><text class=flabel x=\"" + px(std::min(x + 4, kLeft + kPlotWidth - 4)) + "\" y=\"" +
-         px(top2 - 26) + "\" text-anchor=\"" + (x > kLeft + kPlotWidth * 0.6 ? "end" : "start") +
+    s += "<g id=first-exceeding><line class=first x1=\"" + px(x) + "\" y1=\"" + px(top1) + "\" x2=\"" + px(x) +
+         "\" y2=\"" + px(top2 + kPanelHeight) + "\"/><text class=flabel x=\"" +
+         px(std::min(x + 4, kLeft + kPlotWidth - 4)) + "\" y=\"" + px(top2 - 26) + "\" text-anchor=\"" +
+         (x > kLeft + kPlotWidth * 0.6 ? "end" : "start") +
          "\">first over the threshold: " + html_escape(clipped(row.op_type + " '" + row.op_name + "'")) + "</text></g>";
   }
   s += series(r, top1, [&](const OpComparison& row, double top) { return cos_axis.y(row.cosine, top); });
@@ -171,12 +178,19 @@ std::string table(const CompareResult& r) {
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const auto& row = r.rows[i];
     const bool first = r.first_exceeding && *r.first_exceeding == i;
-    t += "<tr id=r" + std::to_string(i) + (first ? " class=\"over first\"" : row.exceeds ? " class=over" : "") + "><td class=n>" +
-         std::to_string(i + 1) + "</td><td class=n>" + html_escape(row.iteration) + "</td><td>" + html_escape(row.op_name) +
-         "</td><td>" + html_escape(row.op_type) + "</td><td class=n>" + std::to_string(row.task_id) + "</td><td class=n>" +
-         std::to_string(row.output) + "</td><td>" + html_escape(row.shape) + "</td><td class=n>" + cos_num(row.cosine) +
-         "</td><td class=n>" + num(row.max_abs_error) + "</td><td class=n>" + num(row.max_rel_error) + "</td><td>" +
-         (first ? "first" : row.exceeds ? "yes" : "") + "</td><td>" + html_escape(row.note) + "</td></tr>";
+    t += "<tr id=r" + std::to_string(i) +
+         (first         ? " class=\"over first\""
+          : row.exceeds ? " class=over"
+                        : "") +
+         "><td class=n>" + std::to_string(i + 1) + "</td><td class=n>" + html_escape(row.iteration) + "</td><td>" +
+         html_escape(row.op_name) + "</td><td>" + html_escape(row.op_type) + "</td><td class=n>" +
+         std::to_string(row.task_id) + "</td><td class=n>" + std::to_string(row.output) + "</td><td>" +
+         html_escape(row.shape) + "</td><td class=n>" + cos_num(row.cosine) + "</td><td class=n>" +
+         num(row.max_abs_error) + "</td><td class=n>" + num(row.max_rel_error) + "</td><td>" +
+         (first         ? "first"
+          : row.exceeds ? "yes"
+                        : "") +
+         "</td><td>" + html_escape(row.note) + "</td></tr>";
   }
   return t + "</table>";
 }
@@ -187,18 +201,21 @@ std::string comparison_html(const CompareResult& r) {
   const std::string title = "OpenGE dump comparison: " + r.dir_a + " vs " + r.dir_b;
   std::string h =
       "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>" + html_escape(title) +
-      "</title><style>body{font:14px sans-serif;margin:20px;color:#222}table{border-collapse:collapse;margin:8px 0 20px}"
+      "</title><style>body{font:14px sans-serif;margin:20px;color:#222}table{border-collapse:collapse;margin:8px 0 "
+      "20px}"
       "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}td.n{text-align:right}tr.over td{background:#fde8e8}"
       "tr.first td{background:#f8b4b4;font-weight:bold}tr:target td{outline:2px solid #4a7fd6}"
       "svg{border:1px solid #ccc;background:#fafafa}.frame{fill:#fff;stroke:#999}.grid{stroke:#e4e4e4}"
       ".ptitle{font-weight:bold}.tick{fill:#555}.series{fill:none;stroke:#4a7fd6;stroke-width:1}"
       ".pt{fill:#4a7fd6}.pt.over{fill:#d63a3a}.threshold{stroke:#d63a3a;stroke-dasharray:6 4}.tlabel{fill:#d63a3a}"
       ".first{stroke:#d63a3a;stroke-width:1.5}.flabel{fill:#d63a3a;font-weight:bold}"
-      "#verdict.bad{color:#b00000;font-weight:bold}#verdict.good{color:#1a7a1a;font-weight:bold}dt{float:left;width:90px;"
+      "#verdict.bad{color:#b00000;font-weight:bold}#verdict.good{color:#1a7a1a;font-weight:bold}dt{float:left;width:"
+      "90px;"
       "color:#555}dd{margin:0 0 4px 90px}</style></head><body><h1>OpenGE dump comparison</h1><dl><dt>A</dt><dd>" +
-      html_escape(r.dir_a) + "</dd><dt>B</dt><dd>" + html_escape(r.dir_b) + "</dd><dt>threshold</dt><dd>max rel error &gt; " +
-      num(r.threshold) + " (or not comparable) deviates</dd><dt>compared</dt><dd>" + std::to_string(r.rows.size()) +
-      " outputs (" + std::to_string(r.only_in_a) + " ops only in A, " + std::to_string(r.only_in_b) + " only in B)</dd>";
+      html_escape(r.dir_a) + "</dd><dt>B</dt><dd>" + html_escape(r.dir_b) +
+      "</dd><dt>threshold</dt><dd>max rel error &gt; " + num(r.threshold) +
+      " (or not comparable) deviates</dd><dt>compared</dt><dd>" + std::to_string(r.rows.size()) + " outputs (" +
+      std::to_string(r.only_in_a) + " ops only in A, " + std::to_string(r.only_in_b) + " only in B)</dd>";
   for (const auto& [side, names] : {std::pair{"A", &r.ops_only_in_a}, std::pair{"B", &r.ops_only_in_b}}) {
     if (names->empty()) continue;
     h += std::string("<dt>only in ") + side + "</dt><dd class=only-in-" + side + ">";
@@ -208,8 +225,8 @@ std::string comparison_html(const CompareResult& r) {
   h += "</dl>";
   if (r.first_exceeding) {
     const auto& row = r.rows[*r.first_exceeding];
-    h += "<p id=verdict class=bad>First op over the threshold: <a href=\"#r" + std::to_string(*r.first_exceeding) + "\">#" +
-         std::to_string(*r.first_exceeding + 1) + "</a>, iteration " + html_escape(row.iteration) + ", " +
+    h += "<p id=verdict class=bad>First op over the threshold: <a href=\"#r" + std::to_string(*r.first_exceeding) +
+         "\">#" + std::to_string(*r.first_exceeding + 1) + "</a>, iteration " + html_escape(row.iteration) + ", " +
          html_escape(row.op_type) + " '" + html_escape(row.op_name) + "' output " + std::to_string(row.output) +
          ": cosine " + cos_num(row.cosine) + ", max rel error " + num(row.max_rel_error) + ", max abs error " +
          num(row.max_abs_error) + (row.note.empty() ? "" : " (" + html_escape(row.note) + ")") + "</p>";
@@ -230,7 +247,8 @@ std::string comparison_html_path(const std::string& csv_path, const std::string&
 Result<std::string> write_comparison_files(const CompareResult& result, const std::string& csv_path,
                                            const std::string& html_path) {
   const std::string page = comparison_html_path(csv_path, html_path);
-  if (!csv_path.empty() && page == csv_path) return invalid_argument("the CSV and the HTML page cannot both be " + csv_path);
+  if (!csv_path.empty() && page == csv_path)
+    return invalid_argument("the CSV and the HTML page cannot both be " + csv_path);
   if (!csv_path.empty()) OPENGE_RETURN_IF_ERROR(write_file_atomically(csv_path, comparison_csv(result)));
   if (page.empty()) return page;
   if (Status s = write_file_atomically(page, comparison_html(result)); !s.ok()) {

@@ -46,7 +46,8 @@ std::string claim_session_dir(const std::string& dump_path, std::time_t when) {
 
 uint64_t now_us() {
   return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
 }
 
 // The node's label in files and messages: its name, or its type and position when it has none.

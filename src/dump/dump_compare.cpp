@@ -58,10 +58,13 @@ Result<DumpIndex> index_dumps(const char* which, const std::string& dir, std::st
   }
   if (ec) return io_error("cannot list " + dir + ": " + ec.message());
   std::map<std::pair<std::string, std::string>, DumpEntry> out;
-  if (by_run.empty()) return invalid_argument("no dump files under " + dir + " (dump with dump_config.enable_dump=True, dump_data=tensor)");
+  if (by_run.empty())
+    return invalid_argument("no dump files under " + dir +
+                            " (dump with dump_config.enable_dump=True, dump_data=tensor)");
   if (by_run.size() > 1) {
     std::string runs;
-    for (const auto& [run, entries] : by_run) runs += " " + (run.empty() ? std::string("(files outside a run folder)") : run);
+    for (const auto& [run, entries] : by_run)
+      runs += " " + (run.empty() ? std::string("(files outside a run folder)") : run);
     warning = std::string(which) + " (" + dir + ") holds the dumps of " + std::to_string(by_run.size()) + " runs (" +
               runs.substr(1) + "); compared the newest, " + by_run.rbegin()->first +
               " (give that run's folder to choose another)";

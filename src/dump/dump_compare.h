@@ -25,7 +25,7 @@ struct OpComparison {
 struct CompareResult {
   std::string dir_a, dir_b;
   double threshold = 0;
-  std::vector<OpComparison> rows;  // in A's iteration, then task order
+  std::vector<OpComparison> rows;         // in A's iteration, then task order
   std::optional<size_t> first_exceeding;  // index into rows
   int only_in_a = 0, only_in_b = 0;       // dump files without a partner
   // Those ops by name, "<op_type> '<op_name>' (iteration <i>)", in iteration then task order.

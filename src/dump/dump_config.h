@@ -11,7 +11,9 @@
 
 #include "openge/status.h"
 
-namespace openge::options { class OptionSet; }
+namespace openge::options {
+class OptionSet;
+}
 
 namespace openge::dump {
 
@@ -22,8 +24,8 @@ enum class DumpData { kTensor, kStats };
 enum OverflowBits : unsigned { kAicoreOverflow = 1, kAtomicOverflow = 2 };
 
 struct DumpConfig {
-  std::string dump_path;  // absolute (resolved against the session's working directory)
-  bool data_dump = false;  // enable_dump
+  std::string dump_path;       // absolute (resolved against the session's working directory)
+  bool data_dump = false;      // enable_dump
   unsigned overflow_bits = 0;  // enable_dump_debug: dump_debug_mode as OverflowBits; 0 when off
   // dump_step as inclusive ranges; empty = every iteration (OPT-dump_config.dump_step-1, AMB-17).
   std::vector<std::pair<int64_t, int64_t>> steps;

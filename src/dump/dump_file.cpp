@@ -70,7 +70,8 @@ Result<Tensor> tensor_from(const Message& m, const char* what, int index, const 
     return invalid_argument(label + " has data type " + std::to_string(m.data_type()) + ", which OpenGE cannot hold");
   Shape shape;
   for (uint64_t d : m.shape().dim()) {
-    if (d > static_cast<uint64_t>(INT64_MAX)) return invalid_argument(label + ": dimension " + std::to_string(d) + " is too large");
+    if (d > static_cast<uint64_t>(INT64_MAX))
+      return invalid_argument(label + ": dimension " + std::to_string(d) + " is too large");
     shape.push_back(static_cast<int64_t>(d));
   }
   OPENGE_RETURN_IF_ERROR(check_tensor_size(shape, dtype_size(dtype), label));

@@ -16,7 +16,7 @@ namespace openge::dump {
 struct DumpRecord {
   std::string op_name;
   uint64_t dump_time_us = 0;
-  std::vector<Tensor> inputs;   // an undefined Tensor: an omitted optional input (written empty)
+  std::vector<Tensor> inputs;  // an undefined Tensor: an omitted optional input (written empty)
   std::vector<Tensor> outputs;
   // OpBuffers (buffer_type L1): the failing kernel's workspace in an exception dump, as uint8
   // [size] tensors. A Data Dump has none.

@@ -15,8 +15,7 @@ size_t record_bytes(const DumpRecord& record) {
   return bytes;
 }
 
-DumpWriter::DumpWriter(size_t max_pending_bytes)
-    : max_pending_bytes_(max_pending_bytes), thread_([this] { loop(); }) {}
+DumpWriter::DumpWriter(size_t max_pending_bytes) : max_pending_bytes_(max_pending_bytes), thread_([this] { loop(); }) {}
 
 DumpWriter::~DumpWriter() {
   {

@@ -16,7 +16,8 @@ namespace {
 
 uint64_t now_us() {
   return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
 }
 
 // "float32 [4,3] ND, 48 bytes": what NPU-13 asks the plog to show of each tensor.
@@ -54,8 +55,7 @@ std::shared_ptr<const ExceptionDumper> ExceptionDumper::from_options(const optio
       new ExceptionDumper(level == 1 ? Level::kL1 : Level::kLite, folder, resolved.rule));
 }
 
-Status ExceptionDumper::on_node_failed(size_t index, const CompiledNode& cn,
-                                       const std::vector<const Tensor*>& inputs,
+Status ExceptionDumper::on_node_failed(size_t index, const CompiledNode& cn, const std::vector<const Tensor*>& inputs,
                                        const std::vector<const Tensor*>& outputs, KernelWorkspace workspace,
                                        const Status& failure) const {
   const Node& node = cn.node;
@@ -67,7 +67,8 @@ Status ExceptionDumper::on_node_failed(size_t index, const CompiledNode& cn,
   record.outputs = copies(outputs);
   record.buffers = workspace_buffers(workspace);
   const std::string file =
-      folder_ + "/" + paths::data_dump_file_name(node.op_type, op_name, static_cast<uint32_t>(index), 0, record.dump_time_us);
+      folder_ + "/" +
+      paths::data_dump_file_name(node.op_type, op_name, static_cast<uint32_t>(index), 0, record.dump_time_us);
   Status written = make_dump_directories(folder_);
   if (written.ok()) written = write_dump_file(file, record);
   if (!written.ok()) {
@@ -76,8 +77,8 @@ Status ExceptionDumper::on_node_failed(size_t index, const CompiledNode& cn,
     return Status(failure.code(), failure.message() + "; " + why);
   }
   log(index, cn, inputs, outputs, workspace, file);
-  return Status(failure.code(), failure.message() + "; exception dump of " + node.op_type + " '" + op_name +
-                                    "' written to " + file);
+  return Status(failure.code(),
+                failure.message() + "; exception dump of " + node.op_type + " '" + op_name + "' written to " + file);
 }
 
 void ExceptionDumper::log(size_t index, const CompiledNode& cn, const std::vector<const Tensor*>& inputs,

@@ -35,11 +35,16 @@ bool any_16bit(const Tensor& t, bool (*non_finite)(uint16_t), uint16_t max_bits,
 
 bool check(const Tensor& t, bool count_saturated) {
   switch (t.dtype()) {
-    case DType::kFloat32: return any_non_finite(t.data<float>(), t.numel());
-    case DType::kFloat64: return any_non_finite(t.data<double>(), t.numel());
-    case DType::kFloat16: return any_16bit(t, half_bits_non_finite, kHalfMaxBits, count_saturated);
-    case DType::kBFloat16: return any_16bit(t, bf16_bits_non_finite, kBf16MaxBits, count_saturated);
-    default: return false;
+    case DType::kFloat32:
+      return any_non_finite(t.data<float>(), t.numel());
+    case DType::kFloat64:
+      return any_non_finite(t.data<double>(), t.numel());
+    case DType::kFloat16:
+      return any_16bit(t, half_bits_non_finite, kHalfMaxBits, count_saturated);
+    case DType::kBFloat16:
+      return any_16bit(t, bf16_bits_non_finite, kBf16MaxBits, count_saturated);
+    default:
+      return false;
   }
 }
 
@@ -49,12 +54,37 @@ bool has_non_finite(const Tensor& t) { return t.defined() && check(t, false); }
 bool overflowed(const Tensor& t) { return t.defined() && check(t, true); }
 
 bool accumulating_op(std::string_view op_type) {
-  static const std::set<std::string, std::less<>> kAccumulating = {
-      "MatMul", "Gemm", "Conv", "ConvTranspose", "ConvInteger", "MatMulInteger", "QLinearConv", "QLinearMatMul",
-      "Einsum", "ReduceSum", "ReduceMean", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum",
-      "ReduceLogSumExp", "ReduceProd", "Sum", "Mean", "CumSum", "AveragePool", "GlobalAveragePool", "LpPool",
-      "GlobalLpPool", "LpNormalization", "LayerNormalization", "InstanceNormalization", "GroupNormalization",
-      "Softmax", "LogSoftmax", "Attention"};
+  static const std::set<std::string, std::less<>> kAccumulating = {"MatMul",
+                                                                   "Gemm",
+                                                                   "Conv",
+                                                                   "ConvTranspose",
+                                                                   "ConvInteger",
+                                                                   "MatMulInteger",
+                                                                   "QLinearConv",
+                                                                   "QLinearMatMul",
+                                                                   "Einsum",
+                                                                   "ReduceSum",
+                                                                   "ReduceMean",
+                                                                   "ReduceSumSquare",
+                                                                   "ReduceL1",
+                                                                   "ReduceL2",
+                                                                   "ReduceLogSum",
+                                                                   "ReduceLogSumExp",
+                                                                   "ReduceProd",
+                                                                   "Sum",
+                                                                   "Mean",
+                                                                   "CumSum",
+                                                                   "AveragePool",
+                                                                   "GlobalAveragePool",
+                                                                   "LpPool",
+                                                                   "GlobalLpPool",
+                                                                   "LpNormalization",
+                                                                   "LayerNormalization",
+                                                                   "InstanceNormalization",
+                                                                   "GroupNormalization",
+                                                                   "Softmax",
+                                                                   "LogSoftmax",
+                                                                   "Attention"};
   // OpenGE's fused forms and the pools' other formats (FusedConv, NhwcAveragePool, Nc1hwc0MaxPool ...).
   op_type = unprefixed_op_type(op_type);
   return kAccumulating.count(op_type) > 0;

@@ -53,20 +53,34 @@ namespace {
 
 const char* cann_dtype_name(DType t) {
   switch (t) {
-    case DType::kFloat32: return "DT_FLOAT";
-    case DType::kFloat16: return "DT_FLOAT16";
-    case DType::kBFloat16: return "DT_BF16";
-    case DType::kFloat64: return "DT_DOUBLE";
-    case DType::kInt8: return "DT_INT8";
-    case DType::kInt16: return "DT_INT16";
-    case DType::kInt32: return "DT_INT32";
-    case DType::kInt64: return "DT_INT64";
-    case DType::kUInt8: return "DT_UINT8";
-    case DType::kUInt16: return "DT_UINT16";
-    case DType::kUInt32: return "DT_UINT32";
-    case DType::kUInt64: return "DT_UINT64";
-    case DType::kBool: return "DT_BOOL";
-    default: return "DT_UNDEFINED";
+    case DType::kFloat32:
+      return "DT_FLOAT";
+    case DType::kFloat16:
+      return "DT_FLOAT16";
+    case DType::kBFloat16:
+      return "DT_BF16";
+    case DType::kFloat64:
+      return "DT_DOUBLE";
+    case DType::kInt8:
+      return "DT_INT8";
+    case DType::kInt16:
+      return "DT_INT16";
+    case DType::kInt32:
+      return "DT_INT32";
+    case DType::kInt64:
+      return "DT_INT64";
+    case DType::kUInt8:
+      return "DT_UINT8";
+    case DType::kUInt16:
+      return "DT_UINT16";
+    case DType::kUInt32:
+      return "DT_UINT32";
+    case DType::kUInt64:
+      return "DT_UINT64";
+    case DType::kBool:
+      return "DT_BOOL";
+    default:
+      return "DT_UNDEFINED";
   }
 }
 

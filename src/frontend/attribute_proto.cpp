@@ -10,15 +10,30 @@ Result<Attribute> attribute_from_proto(const onnx::AttributeProto& ap, const std
                                        const std::string& what) {
   Attribute a;
   switch (ap.type()) {
-    case onnx::AttributeProto::FLOAT: a.kind = Attribute::Kind::kFloat; a.f = ap.f(); break;
-    case onnx::AttributeProto::INT: a.kind = Attribute::Kind::kInt; a.i = ap.i(); break;
-    case onnx::AttributeProto::STRING: a.kind = Attribute::Kind::kString; a.s = ap.s(); break;
+    case onnx::AttributeProto::FLOAT:
+      a.kind = Attribute::Kind::kFloat;
+      a.f = ap.f();
+      break;
+    case onnx::AttributeProto::INT:
+      a.kind = Attribute::Kind::kInt;
+      a.i = ap.i();
+      break;
+    case onnx::AttributeProto::STRING:
+      a.kind = Attribute::Kind::kString;
+      a.s = ap.s();
+      break;
     case onnx::AttributeProto::FLOATS:
-      a.kind = Attribute::Kind::kFloats; a.floats.assign(ap.floats().begin(), ap.floats().end()); break;
+      a.kind = Attribute::Kind::kFloats;
+      a.floats.assign(ap.floats().begin(), ap.floats().end());
+      break;
     case onnx::AttributeProto::INTS:
-      a.kind = Attribute::Kind::kInts; a.ints.assign(ap.ints().begin(), ap.ints().end()); break;
+      a.kind = Attribute::Kind::kInts;
+      a.ints.assign(ap.ints().begin(), ap.ints().end());
+      break;
     case onnx::AttributeProto::STRINGS:
-      a.kind = Attribute::Kind::kStrings; a.strings.assign(ap.strings().begin(), ap.strings().end()); break;
+      a.kind = Attribute::Kind::kStrings;
+      a.strings.assign(ap.strings().begin(), ap.strings().end());
+      break;
     case onnx::AttributeProto::TENSOR: {
       a.kind = Attribute::Kind::kTensor;
       auto t = tensor_from_proto(ap.t(), base_dir, what);

@@ -5,7 +5,9 @@
 
 #include "ir/graph.h"
 
-namespace onnx { class AttributeProto; }
+namespace onnx {
+class AttributeProto;
+}
 
 namespace openge {
 

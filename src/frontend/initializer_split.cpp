@@ -13,9 +13,9 @@ namespace pbio = google::protobuf::io;
 // Protobuf wire types (encoding guide) and the three fields the walk looks into.
 constexpr uint32_t kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5;
 constexpr uint32_t tag_of(uint32_t field, uint32_t wire_type) { return field << 3 | wire_type; }
-constexpr uint32_t kModelGraph = tag_of(7, kLengthDelimited);          // ModelProto.graph
-constexpr uint32_t kGraphInitializer = tag_of(5, kLengthDelimited);    // GraphProto.initializer
-constexpr uint32_t kTensorRawData = tag_of(9, kLengthDelimited);       // TensorProto.raw_data
+constexpr uint32_t kModelGraph = tag_of(7, kLengthDelimited);        // ModelProto.graph
+constexpr uint32_t kGraphInitializer = tag_of(5, kLengthDelimited);  // GraphProto.initializer
+constexpr uint32_t kTensorRawData = tag_of(9, kLengthDelimited);     // TensorProto.raw_data
 
 void append_varint(std::string& out, uint64_t v) {
   while (v >= 0x80) {
@@ -35,14 +35,24 @@ void append_message(std::string& out, uint32_t tag, const std::string& body) {
 // (deprecated, and never in ONNX).
 bool skip_value(pbio::CodedInputStream& in, uint32_t tag) {
   switch (tag & 7) {
-    case kVarint: { uint64_t v; return in.ReadVarint64(&v); }
-    case kFixed64: { uint64_t v; return in.ReadLittleEndian64(&v); }
-    case kFixed32: { uint32_t v; return in.ReadLittleEndian32(&v); }
+    case kVarint: {
+      uint64_t v;
+      return in.ReadVarint64(&v);
+    }
+    case kFixed64: {
+      uint64_t v;
+      return in.ReadLittleEndian64(&v);
+    }
+    case kFixed32: {
+      uint32_t v;
+      return in.ReadLittleEndian32(&v);
+    }
     case kLengthDelimited: {
       uint32_t n;
       return in.ReadVarint32(&n) && n <= INT_MAX && in.Skip(static_cast<int>(n));
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 

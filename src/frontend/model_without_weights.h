@@ -10,7 +10,9 @@
 #include "frontend/initializer_split.h"
 #include "frontend/tensor_proto.h"
 
-namespace onnx { class ModelProto; }
+namespace onnx {
+class ModelProto;
+}
 
 namespace openge {
 

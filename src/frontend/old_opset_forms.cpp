@@ -63,8 +63,10 @@ class OldFormRewriter {
           node.attrs.set(std::string(form.detail), std::move(moved));
         }
         return Status::Ok();
-      case OldFormKind::kTypeNameAttribute: return type_name_to_enum(i, attr);
-      case OldFormKind::kLegacyBroadcast: return legacy_broadcast(i);
+      case OldFormKind::kTypeNameAttribute:
+        return type_name_to_enum(i, attr);
+      case OldFormKind::kLegacyBroadcast:
+        return legacy_broadcast(i);
       case OldFormKind::kTestModeOnly:
         if (node.attrs.get_int(attr, 0) == 0) return fail(i, std::string(form.detail));
         node.attrs = without(node.attrs, {form.attribute});
@@ -75,10 +77,14 @@ class OldFormRewriter {
         node.attrs.set("training_mode", int_attr(training ? 1 : 0));
         return Status::Ok();
       }
-      case OldFormKind::kSlopeOfOneValue: return slope_of_one_value(i);
-      case OldFormKind::kUpsampleScales: return upsample_scales(i);
-      case OldFormKind::kConstantInputToAttribute: return constant_input_to_attribute(i, form);
-      case OldFormKind::kNotSupported: return check_old_form_supported(node, graph_.opset);
+      case OldFormKind::kSlopeOfOneValue:
+        return slope_of_one_value(i);
+      case OldFormKind::kUpsampleScales:
+        return upsample_scales(i);
+      case OldFormKind::kConstantInputToAttribute:
+        return constant_input_to_attribute(i, form);
+      case OldFormKind::kNotSupported:
+        return check_old_form_supported(node, graph_.opset);
     }
     return Status::Ok();
   }
@@ -90,7 +96,8 @@ class OldFormRewriter {
     if (!a || a->kind != Attribute::Kind::kString) return Status::Ok();
     onnx::TensorProto_DataType type{};
     if (!onnx::TensorProto_DataType_Parse(a->s, &type) || type == onnx::TensorProto::UNDEFINED)
-      return fail(i, "'" + attr + "' names the type '" + a->s + "', which is not an ONNX tensor type (FLOAT, INT64, …)");
+      return fail(i,
+                  "'" + attr + "' names the type '" + a->s + "', which is not an ONNX tensor type (FLOAT, INT64, …)");
     node.attrs.set(attr, int_attr(static_cast<int64_t>(type)));
     return Status::Ok();
   }
@@ -134,8 +141,9 @@ class OldFormRewriter {
     const int s = node.inputs.size() > 1 ? node.inputs[1] : -1;
     const Value* slope = s >= 0 ? &graph_.values[static_cast<size_t>(s)] : nullptr;
     if (slope && slope->constant && slope->constant->numel() == 1) return Status::Ok();
-    return fail(i, "the slope must be a constant with one value: before opset 7 ONNX does not define how a "
-                   "larger slope broadcasts against X (re-export with opset >= 7)");
+    return fail(i,
+                "the slope must be a constant with one value: before opset 7 ONNX does not define how a "
+                "larger slope broadcasts against X (re-export with opset >= 7)");
   }
 
   // Upsample-1: height_scale and width_scale of an NCHW input become the scales [1, 1, h, w] of

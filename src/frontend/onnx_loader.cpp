@@ -101,15 +101,15 @@ class Loader {
       graph_.opset = 1;
       found = true;
     }
-    if (!found && !domain_opsets_.empty()) {  // only other domains (a lone optimizer): no default-domain node may appear
+    if (!found &&
+        !domain_opsets_.empty()) {  // only other domains (a lone optimizer): no default-domain node may appear
       graph_.opset = kMaxOpset;
       default_domain_imported_ = false;
       found = true;
     }
     if (!found) {
-      return unsupported("the model declares no default-domain opset; OpenGE runs opsets " +
-                         std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
-                         " (re-export it with one of those)");
+      return unsupported("the model declares no default-domain opset; OpenGE runs opsets " + std::to_string(kMinOpset) +
+                         " to " + std::to_string(kMaxOpset) + " (re-export it with one of those)");
     }
     if (graph_.opset < kMinOpset || graph_.opset > kMaxOpset)
       return unsupported("the model uses default-domain opset " + std::to_string(graph_.opset) +
@@ -184,13 +184,15 @@ class Loader {
       inner = &inner->sequence_type().elem_type();
     }
     if (!inner->has_tensor_type())
-      return unsupported(what + " is a " + value_kind_name(value.kind) +
-                         " of something other than tensors (maps, sparse tensors and nested sequences are not supported)");
+      return unsupported(
+          what + " is a " + value_kind_name(value.kind) +
+          " of something other than tensors (maps, sparse tensors and nested sequences are not supported)");
     const auto& tt = inner->tensor_type();
     value.dtype = static_cast<DType>(tt.elem_type());
     if (value.kind != ValueKind::kTensor) {
       if (tt.elem_type() != 0 && !dtype_supported(value.dtype) && value.dtype != DType::kString)
-        return unsupported(what + " holds element type " + std::to_string(tt.elem_type()) + ", which OpenGE does not support");
+        return unsupported(what + " holds element type " + std::to_string(tt.elem_type()) +
+                           ", which OpenGE does not support");
       return Status::Ok();
     }
     if (!dtype_supported(value.dtype) && value.dtype != DType::kString)
@@ -222,15 +224,20 @@ class Loader {
       node.domain = np.domain() == "ai.onnx" ? "" : np.domain();
       const std::string label = node.op_type + " '" + node.name + "'";
       if (node.domain.empty() && !default_domain_imported_)
-        return invalid_model("node " + label + " is an op of the default ONNX domain, which the model does not import "
+        return invalid_model("node " + label +
+                             " is an op of the default ONNX domain, which the model does not import "
                              "(add the default domain to its opset_import)");
       if (!node.domain.empty() && !registered_in_domain(node))
         return unsupported("node " + label + " is in domain '" + node.domain +
                            "'; OpenGE runs the default ONNX domain and the optimizers of ai.onnx.preview.training");
       for (const auto& out : np.output()) {
-        if (out.empty()) { node.outputs.push_back(-1); continue; }
+        if (out.empty()) {
+          node.outputs.push_back(-1);
+          continue;
+        }
         if (graph_.find_value(out) >= 0)
-          return invalid_model("node " + label + " produces '" + out + "', which is already defined (a value must have one producer)");
+          return invalid_model("node " + label + " produces '" + out +
+                               "', which is already defined (a value must have one producer)");
         const int v = graph_.add_value(out);
         graph_.values[static_cast<size_t>(v)].producer = static_cast<int>(graph_.nodes.size());
         node.outputs.push_back(v);
@@ -252,7 +259,10 @@ class Loader {
       Node& node = graph_.nodes[static_cast<size_t>(i)];
       const std::string reads = "node " + node.op_type + " '" + node.name + "' reads '";
       for (const auto& in : g.node(i).input()) {
-        if (in.empty()) { node.inputs.push_back(-1); continue; }
+        if (in.empty()) {
+          node.inputs.push_back(-1);
+          continue;
+        }
         const int v = resolve(in);
         if (v < 0)
           return invalid_model(reads + in + "', which no node, input or initializer " +
@@ -351,8 +361,7 @@ class Loader {
         continue;
       }
       const OpSchema* schema = find_op_schema(node.op_type);
-      if (!schema)
-        return unsupported("node " + label + ": op " + node.op_type + " is not supported by OpenGE");
+      if (!schema) return unsupported("node " + label + ": op " + node.op_type + " is not supported by OpenGE");
       OPENGE_RETURN_IF_ERROR(check_old_form_supported(node, graph_.opset));
       OPENGE_RETURN_IF_ERROR(check_arity(*schema, node).with_context("node"));
       new_index[i] = static_cast<int>(kept.size());
@@ -429,9 +438,9 @@ class Loader {
   std::map<std::string, int64_t> domain_opsets_;  // opset_import of the other domains
   bool default_domain_imported_ = true;
   Graph graph_;
-  const Loader* parent_ = nullptr;  // the graph enclosing this subgraph
-  int depth_ = 0;                   // 0 for the model's graph
-  std::vector<std::string> captured_;  // outer-scope names this subgraph reads, in first-use order
+  const Loader* parent_ = nullptr;                // the graph enclosing this subgraph
+  int depth_ = 0;                                 // 0 for the model's graph
+  std::vector<std::string> captured_;             // outer-scope names this subgraph reads, in first-use order
   const ModelWithoutWeights* outside_ = nullptr;  // the main graph's only
 };
 
@@ -446,10 +455,12 @@ Result<Graph> load_model(const void* data, size_t size, const std::string& sourc
   // held twice (file and protobuf); otherwise whole.
   ModelWithoutWeights outside;
   if (!outside.parse(data, size, pages, model))
-    return invalid_model(where + " is not an ONNX model (not a valid ONNX protobuf: the file is of another format, "
+    return invalid_model(where +
+                         " is not an ONNX model (not a valid ONNX protobuf: the file is of another format, "
                          "corrupt or truncated); give the .onnx file the model was exported to");
   if (!model.has_graph())
-    return invalid_model(where + " is not an ONNX model (it has no graph); give the .onnx file the model was exported to");
+    return invalid_model(where +
+                         " is not an ONNX model (it has no graph); give the .onnx file the model was exported to");
   Loader loader(source_name, base_dir);
   auto graph = loader.load(model, &outside);
   if (!graph.ok()) return graph.status().with_context(where);
@@ -469,8 +480,8 @@ Result<Graph> load_onnx(const std::string& path) {
   // Parsed straight from the file's pages; the mapping goes as soon as the parse is done.
   auto file = MappedFile::open(path);
   if (!file.ok())
-    return io_error("model " + path + ": cannot open the file (check the path and its read permission): " +
-                    file.status().message());
+    return io_error("model " + path +
+                    ": cannot open the file (check the path and its read permission): " + file.status().message());
   (*file)->advise_sequential();
   const std::string base = fs::path(path).parent_path().string();
   return load_model((*file)->data(), (*file)->size(), path, base.empty() ? "." : base, file->get());

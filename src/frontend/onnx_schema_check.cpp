@@ -8,27 +8,42 @@ namespace {
 
 const char* attribute_type_name(onnx::AttributeProto::AttributeType t) {
   switch (t) {
-    case onnx::AttributeProto::FLOAT: return "float";
-    case onnx::AttributeProto::INT: return "int";
-    case onnx::AttributeProto::STRING: return "string";
-    case onnx::AttributeProto::TENSOR: return "tensor";
-    case onnx::AttributeProto::GRAPH: return "graph";
-    case onnx::AttributeProto::FLOATS: return "floats";
-    case onnx::AttributeProto::INTS: return "ints";
-    case onnx::AttributeProto::STRINGS: return "strings";
-    default: return "other";
+    case onnx::AttributeProto::FLOAT:
+      return "float";
+    case onnx::AttributeProto::INT:
+      return "int";
+    case onnx::AttributeProto::STRING:
+      return "string";
+    case onnx::AttributeProto::TENSOR:
+      return "tensor";
+    case onnx::AttributeProto::GRAPH:
+      return "graph";
+    case onnx::AttributeProto::FLOATS:
+      return "floats";
+    case onnx::AttributeProto::INTS:
+      return "ints";
+    case onnx::AttributeProto::STRINGS:
+      return "strings";
+    default:
+      return "other";
   }
 }
 
 // A scalar attribute must carry the field of its declared type.
 bool value_present(const onnx::AttributeProto& a) {
   switch (a.type()) {
-    case onnx::AttributeProto::FLOAT: return a.has_f();
-    case onnx::AttributeProto::INT: return a.has_i();
-    case onnx::AttributeProto::STRING: return a.has_s();
-    case onnx::AttributeProto::TENSOR: return a.has_t();
-    case onnx::AttributeProto::GRAPH: return a.has_g();
-    default: return true;  // lists may be empty
+    case onnx::AttributeProto::FLOAT:
+      return a.has_f();
+    case onnx::AttributeProto::INT:
+      return a.has_i();
+    case onnx::AttributeProto::STRING:
+      return a.has_s();
+    case onnx::AttributeProto::TENSOR:
+      return a.has_t();
+    case onnx::AttributeProto::GRAPH:
+      return a.has_g();
+    default:
+      return true;  // lists may be empty
   }
 }
 
@@ -43,9 +58,8 @@ Status check_node_against_onnx_schema(const onnx::NodeProto& node, int64_t opset
                          std::to_string(opset) + (default_domain ? "" : " of domain " + domain));
   // Inputs that later opsets added (Unsqueeze's axes, Pad's pads …) do not exist in older ones.
   if (node.input_size() > schema->max_input())
-    return invalid_model("node " + label + " has " + std::to_string(node.input_size()) + " inputs; " +
-                         node.op_type() + " (opset " + std::to_string(opset) + ") takes at most " +
-                         std::to_string(schema->max_input()));
+    return invalid_model("node " + label + " has " + std::to_string(node.input_size()) + " inputs; " + node.op_type() +
+                         " (opset " + std::to_string(opset) + ") takes at most " + std::to_string(schema->max_input()));
   const auto& defined = schema->attributes();
   for (const auto& a : node.attribute()) {
     auto it = defined.find(a.name());

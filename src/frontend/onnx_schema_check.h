@@ -7,7 +7,9 @@
 
 #include "openge/status.h"
 
-namespace onnx { class NodeProto; }
+namespace onnx {
+class NodeProto;
+}
 
 namespace openge {
 

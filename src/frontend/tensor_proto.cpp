@@ -52,8 +52,12 @@ Result<Tensor> read_external(const onnx::TensorProto& proto, const std::string& 
       if (!n)
         return invalid_model(what + ": external data field '" + entry.key() + "' is not a byte count: '" +
                              entry.value() + "'");
-      if (entry.key() == "offset") offset = *n;
-      else { length = *n; has_length = true; }
+      if (entry.key() == "offset")
+        offset = *n;
+      else {
+        length = *n;
+        has_length = true;
+      }
     }
   }
   if (location.empty()) return invalid_model(what + ": external data has no location");
@@ -91,12 +95,17 @@ Result<Tensor> read_external(const onnx::TensorProto& proto, const std::string& 
 // How many values the typed field for `dtype` holds (the field ONNX stores that type in).
 int typed_value_count(const onnx::TensorProto& proto, DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return proto.float_data_size();
-    case DType::kFloat64: return proto.double_data_size();
-    case DType::kInt64: return proto.int64_data_size();
+    case DType::kFloat32:
+      return proto.float_data_size();
+    case DType::kFloat64:
+      return proto.double_data_size();
+    case DType::kInt64:
+      return proto.int64_data_size();
     case DType::kUInt32:
-    case DType::kUInt64: return proto.uint64_data_size();
-    default: return proto.int32_data_size();
+    case DType::kUInt64:
+      return proto.uint64_data_size();
+    default:
+      return proto.int32_data_size();
   }
 }
 
@@ -156,7 +165,8 @@ Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const std::stri
     const std::string_view raw = raw_data_outside ? raw_data_outside->bytes : std::string_view(proto.raw_data());
     if (raw.size() != nbytes)
       return invalid_model(what + " has " + std::to_string(raw.size()) + " bytes of raw_data but its dims " +
-                           shape_to_string(dims) + " and type " + dtype_name(dtype) + " need " + std::to_string(nbytes));
+                           shape_to_string(dims) + " and type " + dtype_name(dtype) + " need " +
+                           std::to_string(nbytes));
     Tensor t(dtype, dims);
     if (raw_data_outside && raw_data_outside->file)
       raw_data_outside->file->copy_releasing(raw_data_outside->file_offset, nbytes, t.raw());
@@ -182,17 +192,25 @@ Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const std::stri
     case DType::kUInt32:
     case DType::kUInt64:
       s = copy_typed(proto.uint64_data(), t, what, "uint64_data", [&](int i, uint64_t v) {
-        if (dtype == DType::kUInt32) t.data<uint32_t>()[i] = static_cast<uint32_t>(v);
-        else t.data<uint64_t>()[i] = v;
+        if (dtype == DType::kUInt32)
+          t.data<uint32_t>()[i] = static_cast<uint32_t>(v);
+        else
+          t.data<uint64_t>()[i] = v;
       });
       break;
     default:
       // int32_data carries every type of 32 bits or fewer, fp16/bf16 as their bit patterns.
       s = copy_typed(proto.int32_data(), t, what, "int32_data", [&](int i, int32_t v) {
         switch (dtype_size(dtype)) {
-          case 1: t.data<uint8_t>()[i] = static_cast<uint8_t>(v); break;
-          case 2: t.data<uint16_t>()[i] = static_cast<uint16_t>(v); break;
-          default: t.data<int32_t>()[i] = v; break;
+          case 1:
+            t.data<uint8_t>()[i] = static_cast<uint8_t>(v);
+            break;
+          case 2:
+            t.data<uint16_t>()[i] = static_cast<uint16_t>(v);
+            break;
+          default:
+            t.data<int32_t>()[i] = v;
+            break;
         }
       });
       break;
@@ -206,12 +224,14 @@ Result<Tensor> read_tensor_pb_from_bytes(const void* data, size_t size, const st
   // Protobuf's parser refuses messages over 2 GiB; say so before it tries.
   if (size > static_cast<size_t>(std::numeric_limits<int>::max()))
     return invalid_argument(name + " is larger than 2 GiB, the limit of a serialized TensorProto");
-  return guard_exceptions([&]() -> Result<Tensor> {
-    onnx::TensorProto proto;
-    if (!proto.ParseFromArray(data, static_cast<int>(size)))
-      return invalid_argument(name + " is not a serialized ONNX TensorProto");
-    return tensor_from_proto(proto, base_dir, name);
-  }, name);
+  return guard_exceptions(
+      [&]() -> Result<Tensor> {
+        onnx::TensorProto proto;
+        if (!proto.ParseFromArray(data, static_cast<int>(size)))
+          return invalid_argument(name + " is not a serialized ONNX TensorProto");
+        return tensor_from_proto(proto, base_dir, name);
+      },
+      name);
 }
 
 Result<std::string> read_proto_file(const std::string& path, const std::string& what) {

@@ -8,7 +8,9 @@
 #include "openge/status.h"
 #include "openge/tensor.h"
 
-namespace onnx { class TensorProto; }
+namespace onnx {
+class TensorProto;
+}
 
 namespace openge {
 

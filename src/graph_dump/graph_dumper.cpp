@@ -84,9 +84,12 @@ GraphDumper::GraphDumper(const options::OptionSet* options) : options_(options),
 // built graph; 4 the graph as loaded.
 bool GraphDumper::level_keeps(std::string_view stage) const {
   switch (level_) {
-    case 1: return true;
-    case 3: return stage == kFinal;
-    case 4: return stage == kAfterLoad;
+    case 1:
+      return true;
+    case 3:
+      return stage == kFinal;
+    case 4:
+      return stage == kAfterLoad;
     default:
       for (std::string_view skip : {"partition", "OptimizeSubGraph", "Aicpu", "sub_graph"})
         if (stage.find(skip) != std::string_view::npos) return false;
@@ -125,7 +128,8 @@ Status GraphDumper::dump(const Graph& graph, std::string_view stage) {
   onnx::ModelProto model;
   graph_to_onnx(graph, static_cast<Detail>(detail_), model, /*file_constants=*/true);
   const std::string base = *stem + std::string(stage);
-  OPENGE_RETURN_IF_ERROR(write_file_atomically(base + ".onnx", model.SerializeAsString()).with_context("DUMP_GE_GRAPH"));
+  OPENGE_RETURN_IF_ERROR(
+      write_file_atomically(base + ".onnx", model.SerializeAsString()).with_context("DUMP_GE_GRAPH"));
   // The text leaves the weights' bytes out (they are in the .onnx): escaped, ResNet-50's 100 MB
   // of weights become ~290 MB of unreadable text per stage and most of a compile's time.
   strip_weight_data(model);

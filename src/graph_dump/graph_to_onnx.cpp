@@ -36,8 +36,10 @@ void set_type(const Value& v, bool with_shape, onnx::ValueInfoProto& info) {
   if (!with_shape || !v.shape) return;
   auto* shape = tensor_type->mutable_shape();
   for (int64_t d : *v.shape) {
-    if (d >= 0) shape->add_dim()->set_dim_value(d);
-    else shape->add_dim()->set_dim_param("?");
+    if (d >= 0)
+      shape->add_dim()->set_dim_value(d);
+    else
+      shape->add_dim()->set_dim_param("?");
   }
 }
 
@@ -59,10 +61,22 @@ void add_attribute(const std::string& name, const Attribute& a, bool with_data, 
   auto* p = node.add_attribute();
   p->set_name(name);
   switch (a.kind) {
-    case K::kFloat: p->set_type(onnx::AttributeProto::FLOAT); p->set_f(a.f); break;
-    case K::kInt: p->set_type(onnx::AttributeProto::INT); p->set_i(a.i); break;
-    case K::kString: p->set_type(onnx::AttributeProto::STRING); p->set_s(a.s); break;
-    case K::kTensor: p->set_type(onnx::AttributeProto::TENSOR); set_tensor(a.t, "", with_data, *p->mutable_t()); break;
+    case K::kFloat:
+      p->set_type(onnx::AttributeProto::FLOAT);
+      p->set_f(a.f);
+      break;
+    case K::kInt:
+      p->set_type(onnx::AttributeProto::INT);
+      p->set_i(a.i);
+      break;
+    case K::kString:
+      p->set_type(onnx::AttributeProto::STRING);
+      p->set_s(a.s);
+      break;
+    case K::kTensor:
+      p->set_type(onnx::AttributeProto::TENSOR);
+      set_tensor(a.t, "", with_data, *p->mutable_t());
+      break;
     case K::kFloats:
       p->set_type(onnx::AttributeProto::FLOATS);
       for (float f : a.floats) p->add_floats(f);
@@ -79,7 +93,8 @@ void add_attribute(const std::string& name, const Attribute& a, bool with_data, 
       p->set_type(onnx::AttributeProto::TYPE_PROTO);
       tensor_type_of(a.type_kind, a.type_dtype, p->mutable_tp());
       break;
-    case K::kGraph: break;
+    case K::kGraph:
+      break;
   }
 }
 

@@ -24,11 +24,11 @@ enum class Detail {
 // otherwise (OpenGE's own fused ops, or an op the table puts elsewhere).
 std::optional<int64_t> domain_opset(const Node& n);
 
-// Nodes keep their order; every domain the nodes use is imported (OpenGE's own at version 1); values without a name get none. Fused nodes carry `_fused_from`, and
-// the precision pass's choices `_aicpu_only` / `_impl_mode`, as extra attributes (shown by Netron).
-// file_constants: weights that view an external_weight file (base/file_backed_memory.h) become
-// FileConstant nodes naming the file (graph dumps); off, every weight is an initializer with its
-// data (a .oge must carry its weights, not a temporary file's name).
+// Nodes keep their order; every domain the nodes use is imported (OpenGE's own at version 1); values without a name get
+// none. Fused nodes carry `_fused_from`, and the precision pass's choices `_aicpu_only` / `_impl_mode`, as extra
+// attributes (shown by Netron). file_constants: weights that view an external_weight file (base/file_backed_memory.h)
+// become FileConstant nodes naming the file (graph dumps); off, every weight is an initializer with its data (a .oge
+// must carry its weights, not a temporary file's name).
 void graph_to_onnx(const Graph& graph, Detail detail, onnx::ModelProto& model, bool file_constants = false);
 
 }  // namespace openge::graph_dump

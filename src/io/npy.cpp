@@ -14,7 +14,10 @@
 namespace openge {
 namespace {
 
-struct Descr { const char* code; DType dtype; };
+struct Descr {
+  const char* code;
+  DType dtype;
+};
 // NumPy's type codes for the dtypes OpenGE holds.
 constexpr Descr kDescrs[] = {
     {"<f4", DType::kFloat32}, {"<f2", DType::kFloat16}, {"<f8", DType::kFloat64}, {"|i1", DType::kInt8},
@@ -59,9 +62,12 @@ class HeaderParser {
         descr = *v;
       } else if (*key == "fortran_order") {
         if (fortran) return fail("key 'fortran_order' appears twice");
-        if (eat_word("True")) fortran = true;
-        else if (eat_word("False")) fortran = false;
-        else return fail("'fortran_order' must be True or False");
+        if (eat_word("True"))
+          fortran = true;
+        else if (eat_word("False"))
+          fortran = false;
+        else
+          return fail("'fortran_order' must be True or False");
       } else if (*key == "shape") {
         if (shape) return fail("key 'shape' appears twice");
         auto v = shape_tuple();
@@ -86,7 +92,8 @@ class HeaderParser {
       if (code == d.code) h.dtype = d.dtype;
     if (h.dtype == DType::kUndefined)
       return unsupported(name_ + ": .npy element type '" + *descr + "' is not supported");
-    if (*fortran) return unsupported(name_ + ": Fortran-ordered .npy files are not supported (save with np.ascontiguousarray)");
+    if (*fortran)
+      return unsupported(name_ + ": Fortran-ordered .npy files are not supported (save with np.ascontiguousarray)");
     h.shape = std::move(*shape);
     return h;
   }
@@ -162,7 +169,8 @@ size_t prefix_bytes(unsigned char major) { return major == 1 ? 10 : (major == 2 
 
 Result<NpyHeader> parse_npy_header(const void* data, size_t size, const std::string& name) {
   const auto* b = static_cast<const unsigned char*>(data);
-  if (size < 8 || std::memcmp(b, "\x93NUMPY", 6) != 0) return invalid_argument(name + " is not a .npy file (bad magic)");
+  if (size < 8 || std::memcmp(b, "\x93NUMPY", 6) != 0)
+    return invalid_argument(name + " is not a .npy file (bad magic)");
   const size_t prefix = prefix_bytes(b[6]);
   if (!prefix) return invalid_argument(name + ": unsupported .npy version " + std::to_string(b[6]));
   if (size < prefix) return invalid_argument(name + ": truncated .npy header");
@@ -189,7 +197,8 @@ Result<Tensor> read_array(const NpyHeader& h, uint64_t available, const std::str
                             shape_to_string(h.shape) + " needs " + std::to_string(needed));
   Tensor t(h.dtype, h.shape);
   if (needed && !read(t.raw(), needed))
-    return invalid_argument(name + ": the file holds fewer bytes than its shape " + shape_to_string(h.shape) + " needs");
+    return invalid_argument(name + ": the file holds fewer bytes than its shape " + shape_to_string(h.shape) +
+                            " needs");
   return t;
 }
 

@@ -15,10 +15,14 @@ Tensor random_tensor(DType dtype, const Shape& shape, uint32_t seed) {
     using T = typename decltype(tag)::type;
     T* p = t.data<T>();
     for (int64_t i = 0; i < t.numel(); ++i) {
-      if constexpr (std::is_same_v<T, bool>) p[i] = small(rng) >= 5;
-      else if constexpr (is_half_v<T>) p[i] = T(real(rng));
-      else if constexpr (std::is_floating_point_v<T>) p[i] = static_cast<T>(real(rng));
-      else p[i] = static_cast<T>(small(rng));
+      if constexpr (std::is_same_v<T, bool>)
+        p[i] = small(rng) >= 5;
+      else if constexpr (is_half_v<T>)
+        p[i] = T(real(rng));
+      else if constexpr (std::is_floating_point_v<T>)
+        p[i] = static_cast<T>(real(rng));
+      else
+        p[i] = static_cast<T>(small(rng));
     }
   });
   return t;
@@ -41,8 +45,9 @@ std::vector<std::string> fill_missing_inputs(const std::vector<TensorInfo>& info
     for (int64_t& d : shape)
       if (d < 0) d = 1, symbolic = true;
     inputs[i] = random_tensor(infos[i].dtype, shape, seed + static_cast<uint32_t>(i));
-    notes.push_back("input '" + infos[i].name + "': random " + dtype_name(infos[i].dtype) + " " + shape_to_string(shape) +
-                    " (seed " + std::to_string(seed + i) + ")" + (symbolic ? ", symbolic dimensions set to 1" : ""));
+    notes.push_back("input '" + infos[i].name + "': random " + dtype_name(infos[i].dtype) + " " +
+                    shape_to_string(shape) + " (seed " + std::to_string(seed + i) + ")" +
+                    (symbolic ? ", symbolic dimensions set to 1" : ""));
   }
   return notes;
 }

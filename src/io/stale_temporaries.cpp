@@ -71,7 +71,8 @@ int remove_dead_temporaries_below(const std::string& root, int depth) {
   std::error_code ec;
   for (fs::directory_iterator it(root.empty() ? "." : root, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code kind;
-    if (it->is_directory(kind) && !it->is_symlink(kind)) removed += remove_dead_temporaries_below(it->path().string(), depth - 1);
+    if (it->is_directory(kind) && !it->is_symlink(kind))
+      removed += remove_dead_temporaries_below(it->path().string(), depth - 1);
   }
   return removed;
 }

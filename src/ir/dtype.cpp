@@ -38,19 +38,34 @@ const DTypeInfo* find(DType t) {
 
 }  // namespace
 
-size_t dtype_size(DType t) { const auto* i = find(t); return i ? i->size : 0; }
+size_t dtype_size(DType t) {
+  const auto* i = find(t);
+  return i ? i->size : 0;
+}
 const char* dtype_name(DType t) {
   if (const auto* i = find(t)) return i->name;
   switch (t) {
-    case DType::kString: return "string";
-    case DType::kUndefined: return "undefined";
-    default: return "unsupported";
+    case DType::kString:
+      return "string";
+    case DType::kUndefined:
+      return "undefined";
+    default:
+      return "unsupported";
   }
 }
 bool dtype_supported(DType t) { return find(t) != nullptr; }
-bool dtype_is_float(DType t) { const auto* i = find(t); return i && i->is_float; }
-bool dtype_is_integer(DType t) { const auto* i = find(t); return i && i->is_integer; }
-bool dtype_is_signed(DType t) { const auto* i = find(t); return i && i->is_signed; }
+bool dtype_is_float(DType t) {
+  const auto* i = find(t);
+  return i && i->is_float;
+}
+bool dtype_is_integer(DType t) {
+  const auto* i = find(t);
+  return i && i->is_integer;
+}
+bool dtype_is_signed(DType t) {
+  const auto* i = find(t);
+  return i && i->is_signed;
+}
 DType dtype_from_name(const std::string& name) {
   for (const auto& info : kDTypes)
     if (name == info.name) return info.type;

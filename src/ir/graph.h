@@ -53,9 +53,9 @@ struct Value {
   std::string name;
   ValueKind kind = ValueKind::kTensor;  // a sequence or optional has no shape; dtype is its elements'
   DType dtype = DType::kUndefined;
-  std::optional<Shape> shape;       // known static shape, if any (-1 dims mean "unknown")
-  std::optional<Tensor> constant;   // initializer or folded constant
-  int producer = -1;                // node index, -1 for graph inputs and initializers
+  std::optional<Shape> shape;      // known static shape, if any (-1 dims mean "unknown")
+  std::optional<Tensor> constant;  // initializer or folded constant
+  int producer = -1;               // node index, -1 for graph inputs and initializers
 };
 
 // True for a node that owns subgraphs (If's branches, Loop's and Scan's body).
@@ -68,9 +68,9 @@ bool shape_is_static(const std::optional<Shape>& shape);
 struct Node {
   std::string name;
   std::string op_type;
-  std::string domain;            // "" is the default ONNX domain
-  std::vector<int> inputs;       // value indices; -1 for an omitted optional input
-  std::vector<int> outputs;      // value indices; -1 for an omitted optional output
+  std::string domain;        // "" is the default ONNX domain
+  std::vector<int> inputs;   // value indices; -1 for an omitted optional input
+  std::vector<int> outputs;  // value indices; -1 for an omitted optional output
   Attributes attrs;
   // The model's nodes a fusion pass merged into this one, this node's own name first
   // (fusion_op_*.csv "Original Ops"); empty for a node no pass fused.
@@ -84,11 +84,11 @@ struct Node {
 
 struct Graph {
   std::string name;
-  std::string source;            // file the graph came from, for messages
-  int64_t opset = 0;             // default-domain opset version
+  std::string source;  // file the graph came from, for messages
+  int64_t opset = 0;   // default-domain opset version
   std::vector<Value> values;
   std::vector<Node> nodes;
-  std::vector<int> inputs;       // graph inputs that are not initializers
+  std::vector<int> inputs;  // graph inputs that are not initializers
   std::vector<int> outputs;
   // The model's initializers (its weights), in file order. Constant nodes' values are constants
   // too but not listed: training learns initializers only.

@@ -32,10 +32,14 @@ std::string shape_to_string(const Shape& shape) {
 
 const char* value_kind_name(ValueKind kind) {
   switch (kind) {
-    case ValueKind::kTensor: return "tensor";
-    case ValueKind::kSequence: return "sequence";
-    case ValueKind::kOptional: return "optional";
-    case ValueKind::kOptionalSequence: return "optional sequence";
+    case ValueKind::kTensor:
+      return "tensor";
+    case ValueKind::kSequence:
+      return "sequence";
+    case ValueKind::kOptional:
+      return "optional";
+    case ValueKind::kOptionalSequence:
+      return "optional sequence";
   }
   return "unknown";
 }

@@ -94,8 +94,8 @@ Result<std::unique_ptr<CompiledKernel>> make_aicore_kernel(const KernelRequest& 
         return make_fixed_plan_kernel([&] { return make_row_kernel(row, request); });
       return make_row_kernel(row, request);
     } catch (const std::exception& e) {
-      return internal_error(request.node.op_type + " '" + request.node.name + "': AI Core kernel creation failed: " +
-                            e.what());
+      return internal_error(request.node.op_type + " '" + request.node.name +
+                            "': AI Core kernel creation failed: " + e.what());
     }
   }
   return std::unique_ptr<CompiledKernel>();

@@ -127,7 +127,8 @@ Result<std::unique_ptr<CompiledKernel>> make_bilinear_resize_kernel(const Kernel
   ResizePlan plan;
   if (!make_resize_plan(request.node, request.opset, *x, value, &plan).ok() || !constants || plan.output != *y)
     return none();
-  if (plan.mode != ResizeMode::kLinear || plan.coord == CoordMode::kTfCropAndResize || shape_numel(*y) == 0) return none();
+  if (plan.mode != ResizeMode::kLinear || plan.coord == CoordMode::kTfCropAndResize || shape_numel(*y) == 0)
+    return none();
   // The dims that change: at most two, adjacent (H, W); one alone is paired with a neighbour.
   const size_t rank = x->size();
   std::vector<AxisTable> tables;

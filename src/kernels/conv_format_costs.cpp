@@ -9,8 +9,9 @@ constexpr DType f32 = DType::kFloat32, bf16 = DType::kBFloat16;
 
 // Each row says where its numbers come from (bench/RESULTS.md, "2026-12-07, low precision", for
 // the rows measured on this project's machine, an AMD EPYC with AVX512_BF16 and no AMX; the
-// classes below it were measured there by capping oneDNN with ONEDNN_MAX_CPU_ISA). float32 on NC1HWC0: oneDNN's Winograd and nChw16c direct kernels without a
-// reorder in and out, and Concats of whole blocks in place (0.94-0.96 of NHWC on ResNet).
+// classes below it were measured there by capping oneDNN with ONEDNN_MAX_CPU_ISA). float32 on NC1HWC0: oneDNN's
+// Winograd and nChw16c direct kernels without a reorder in and out, and Concats of whole blocks in place (0.94-0.96 of
+// NHWC on ResNet).
 constexpr FormatCostRow kRows[] = {
     {"Conv", CpuIsa::kAvx2, f32, 1.0, 0.0, "oneDNN's nChw16c kernels are AVX-512 ones"},
     {"Conv", CpuIsa::kAvx2, bf16, 1.2, 0.0,
@@ -34,11 +35,16 @@ constexpr FormatCostRow kRows[] = {
 
 std::string_view isa_name(CpuIsa isa) {
   switch (isa) {
-    case CpuIsa::kAvx2: return "avx2";
-    case CpuIsa::kAvx512: return "avx512_core";
-    case CpuIsa::kAvx512Vnni: return "avx512_core_vnni";
-    case CpuIsa::kAvx512Bf16: return "avx512_core_bf16";
-    case CpuIsa::kAmx: return "avx512_core_amx";
+    case CpuIsa::kAvx2:
+      return "avx2";
+    case CpuIsa::kAvx512:
+      return "avx512_core";
+    case CpuIsa::kAvx512Vnni:
+      return "avx512_core_vnni";
+    case CpuIsa::kAvx512Bf16:
+      return "avx512_core_bf16";
+    case CpuIsa::kAmx:
+      return "avx512_core_amx";
   }
   return "avx2";
 }
@@ -46,11 +52,16 @@ std::string_view isa_name(CpuIsa isa) {
 CpuIsa cpu_isa() {
   using isa = dnnl::cpu_isa;
   switch (dnnl::get_effective_cpu_isa()) {
-    case isa::avx512_core: return CpuIsa::kAvx512;
-    case isa::avx512_core_vnni: return CpuIsa::kAvx512Vnni;
-    case isa::avx512_core_bf16: return CpuIsa::kAvx512Bf16;
-    case isa::avx512_core_amx: return CpuIsa::kAmx;
-    default: return CpuIsa::kAvx2;  // AVX2 and older, AVX2-VNNI: no nChw16c kernels
+    case isa::avx512_core:
+      return CpuIsa::kAvx512;
+    case isa::avx512_core_vnni:
+      return CpuIsa::kAvx512Vnni;
+    case isa::avx512_core_bf16:
+      return CpuIsa::kAvx512Bf16;
+    case isa::avx512_core_amx:
+      return CpuIsa::kAmx;
+    default:
+      return CpuIsa::kAvx2;  // AVX2 and older, AVX2-VNNI: no nChw16c kernels
   }
 }
 

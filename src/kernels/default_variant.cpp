@@ -13,8 +13,10 @@ bool winograd_available() {
     case isa::avx512_core:
     case isa::avx512_core_vnni:
     case isa::avx512_core_bf16:
-    case isa::avx512_core_amx: return true;
-    default: return false;
+    case isa::avx512_core_amx:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -22,7 +24,7 @@ namespace {
 
 // The smallest convolution Winograd is the default for (default_variant.h).
 constexpr int64_t kMinChannels = 32;
-constexpr int64_t kChannelMultiple = 16;   // oneDNN's Winograd kernel works on 16-channel blocks
+constexpr int64_t kChannelMultiple = 16;  // oneDNN's Winograd kernel works on 16-channel blocks
 constexpr int64_t kMinOutputPixels = 14 * 14;
 
 bool all_ones(const std::vector<int64_t>& v) {

@@ -26,7 +26,7 @@ class FusedAttentionKernel final : public OneDnnKernel {
   int64_t slices = 1, lq = 0, d = 0, lk = 0, dv = 0;
   float scale = 1.0f;
   bool has_mask = false;
-  Shape lead;                        // the leading (batch, head) dims
+  Shape lead;                         // the leading (batch, head) dims
   std::vector<int64_t> mask_strides;  // per scores axis (ops/fused/fused_attention.h)
 
   Status run(KernelContext& ctx) const override {

@@ -24,18 +24,24 @@ dnnl::stream& thread_stream() {
 dnnl::memory::format_tag activation_tag(ActivationFormat f) {
   static_assert(kC0 == 16, "NC1HWC0 maps to nChw16c");
   switch (f) {
-    case ActivationFormat::kNhwc: return dnnl::memory::format_tag::nhwc;
-    case ActivationFormat::kNc1hwc0: return dnnl::memory::format_tag::nChw16c;
-    case ActivationFormat::kNchw: break;
+    case ActivationFormat::kNhwc:
+      return dnnl::memory::format_tag::nhwc;
+    case ActivationFormat::kNc1hwc0:
+      return dnnl::memory::format_tag::nChw16c;
+    case ActivationFormat::kNchw:
+      break;
   }
   return dnnl::memory::format_tag::nchw;
 }
 
 std::optional<dnnl::memory::data_type> to_dnnl(DType t) {
   switch (t) {
-    case DType::kFloat32: return dnnl::memory::data_type::f32;
-    case DType::kBFloat16: return dnnl::memory::data_type::bf16;
-    default: return std::nullopt;
+    case DType::kFloat32:
+      return dnnl::memory::data_type::f32;
+    case DType::kBFloat16:
+      return dnnl::memory::data_type::bf16;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -54,15 +60,32 @@ std::optional<Shape> static_shape(const ValueInfo& info) {
 void append_activation(dnnl::post_ops& ops, const FusedActivation& act) {
   using A = dnnl::algorithm;
   switch (act.kind) {
-    case Activation::kNone: return;
-    case Activation::kRelu: ops.append_eltwise(1.0f, A::eltwise_relu, 0.0f, 0.0f); return;
-    case Activation::kLeakyRelu: ops.append_eltwise(1.0f, A::eltwise_relu, act.alpha, 0.0f); return;
-    case Activation::kClip: ops.append_eltwise(1.0f, A::eltwise_clip, act.alpha, act.beta); return;
-    case Activation::kSigmoid: ops.append_eltwise(1.0f, A::eltwise_logistic, 0.0f, 0.0f); return;
-    case Activation::kTanh: ops.append_eltwise(1.0f, A::eltwise_tanh, 0.0f, 0.0f); return;
-    case Activation::kGelu: ops.append_eltwise(1.0f, A::eltwise_gelu_erf, 0.0f, 0.0f); return;
-    case Activation::kSwish: ops.append_eltwise(1.0f, A::eltwise_swish, 1.0f, 0.0f); return;
-    case Activation::kHardSwish: ops.append_eltwise(1.0f, A::eltwise_hardswish, 0.0f, 0.0f); return;
+    case Activation::kNone:
+      return;
+    case Activation::kRelu:
+      ops.append_eltwise(1.0f, A::eltwise_relu, 0.0f, 0.0f);
+      return;
+    case Activation::kLeakyRelu:
+      ops.append_eltwise(1.0f, A::eltwise_relu, act.alpha, 0.0f);
+      return;
+    case Activation::kClip:
+      ops.append_eltwise(1.0f, A::eltwise_clip, act.alpha, act.beta);
+      return;
+    case Activation::kSigmoid:
+      ops.append_eltwise(1.0f, A::eltwise_logistic, 0.0f, 0.0f);
+      return;
+    case Activation::kTanh:
+      ops.append_eltwise(1.0f, A::eltwise_tanh, 0.0f, 0.0f);
+      return;
+    case Activation::kGelu:
+      ops.append_eltwise(1.0f, A::eltwise_gelu_erf, 0.0f, 0.0f);
+      return;
+    case Activation::kSwish:
+      ops.append_eltwise(1.0f, A::eltwise_swish, 1.0f, 0.0f);
+      return;
+    case Activation::kHardSwish:
+      ops.append_eltwise(1.0f, A::eltwise_hardswish, 0.0f, 0.0f);
+      return;
     case Activation::kHardSigmoid:  // oneDNN 2.6 has no hardsigmoid: clip(alpha * x + beta, 0, 1)
       ops.append_eltwise(1.0f, A::eltwise_linear, act.alpha, act.beta);
       ops.append_eltwise(1.0f, A::eltwise_clip, 0.0f, 1.0f);

@@ -111,9 +111,9 @@ struct ActivationStaging {
     dnnl::reorder prim;
     dnnl::memory::desc plain_md, scratchpad_md;
   };
-  dnnl::memory::desc src_md, dst_md;          // the primitive's layouts
-  std::optional<Reorder> src_in, dst_out;     // plain -> primitive, primitive -> plain; none when equal
-  std::optional<Reorder> residual_in;         // a sum post-op's residual, plain -> the dst layout
+  dnnl::memory::desc src_md, dst_md;       // the primitive's layouts
+  std::optional<Reorder> src_in, dst_out;  // plain -> primitive, primitive -> plain; none when equal
+  std::optional<Reorder> residual_in;      // a sum post-op's residual, plain -> the dst layout
 
   // Reorders between `plain` (ONNX's layout) and the primitive's (`src_md`/`dst_md`).
   static ActivationStaging make(const dnnl::memory::desc& src_plain, const dnnl::memory::desc& src_chosen,

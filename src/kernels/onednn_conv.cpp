@@ -17,12 +17,12 @@ class ConvKernel final : public OneDnnKernel {
  public:
   dnnl::convolution_forward prim;
   dnnl::memory::desc bias_md, scratchpad_md;
-  ActivationStaging staging;     // the primitive's activation layouts (blocked ones staged)
-  dnnl::memory weights;          // reordered once into the primitive's preferred layout
-  std::optional<Tensor> bias;    // constant bias (else read from input 2 per run, if present)
+  ActivationStaging staging;   // the primitive's activation layouts (blocked ones staged)
+  dnnl::memory weights;        // reordered once into the primitive's preferred layout
+  std::optional<Tensor> bias;  // constant bias (else read from input 2 per run, if present)
   bool has_bias = false;
   bool has_residual = false;
-  bool silu_after = false;       // the Swish activation runs after the primitive (silu_in_place.h)
+  bool silu_after = false;  // the Swish activation runs after the primitive (silu_in_place.h)
 
   Status run(KernelContext& ctx) const override {
     std::unique_ptr<KernelState> temp;
@@ -35,8 +35,10 @@ class ConvKernel final : public OneDnnKernel {
   std::unique_ptr<KernelState> make_state(KernelContext&) const override {
     std::unique_ptr<StagedArgs> args = staging.make_args(scratchpad_md);
     args->prim.add_fixed(DNNL_ARG_WEIGHTS, weights);
-    if (has_bias && bias) args->prim.add_fixed(DNNL_ARG_BIAS, wrap(bias_md, bias->raw()));
-    else if (has_bias) args->prim.add(DNNL_ARG_BIAS, bias_md);
+    if (has_bias && bias)
+      args->prim.add_fixed(DNNL_ARG_BIAS, wrap(bias_md, bias->raw()));
+    else if (has_bias)
+      args->prim.add(DNNL_ARG_BIAS, bias_md);
     return args;
   }
   size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
@@ -57,8 +59,8 @@ Result<std::unique_ptr<CompiledKernel>> make_conv_kernel(const KernelRequest& re
   const auto dt = to_dnnl(in[0].dtype);
   // Weights that are an input (training graphs: they change every step) are not packed.
   if (!fused && !in[1].value && in[1].dtype != DType::kUndefined) return make_runtime_weight_conv_kernel(request);
-  if (!x_shape || !w_shape || !y_shape || !dt || w_shape->size() != 4 || !in[1].value ||
-      in[1].dtype != in[0].dtype || request.outputs[0].dtype != in[0].dtype)
+  if (!x_shape || !w_shape || !y_shape || !dt || w_shape->size() != 4 || !in[1].value || in[1].dtype != in[0].dtype ||
+      request.outputs[0].dtype != in[0].dtype)
     return std::unique_ptr<CompiledKernel>();
   const bool has_bias = in.size() > 2 && in[2].dtype != DType::kUndefined;
   const bool has_residual = fused && in.size() > 3 && in[3].dtype != DType::kUndefined;
@@ -95,15 +97,17 @@ Result<std::unique_ptr<CompiledKernel>> make_conv_kernel(const KernelRequest& re
   // The variant may run the primitive on oneDNN's blocked layout or on NHWC, staged around it.
   auto primitive_md = [&](const Shape& dims, const dnnl::memory::desc& graph_md) {
     switch (request.variant.activations) {
-      case ActivationLayout::kBlocked: return dnnl::memory::desc(to_dims(dims), *dt, tag::any);
-      case ActivationLayout::kChannelsLast: return dnnl::memory::desc(to_dims(dims), *dt, tag::nhwc);
-      case ActivationLayout::kGraph: break;
+      case ActivationLayout::kBlocked:
+        return dnnl::memory::desc(to_dims(dims), *dt, tag::any);
+      case ActivationLayout::kChannelsLast:
+        return dnnl::memory::desc(to_dims(dims), *dt, tag::nhwc);
+      case ActivationLayout::kGraph:
+        break;
     }
     return graph_md;
   };
   const dnnl::memory::desc src_prim = primitive_md(x, src_md), dst_prim = primitive_md(y, dst_md);
-  const dnnl::memory::dims w_dims =
-      group > 1 ? dnnl::memory::dims{group, w[0] / group, w[1], w[2], w[3]} : to_dims(w);
+  const dnnl::memory::dims w_dims = group > 1 ? dnnl::memory::dims{group, w[0] / group, w[1], w[2], w[3]} : to_dims(w);
   const dnnl::memory::desc w_plain(w_dims, *dt, group > 1 ? tag::goihw : tag::oihw);
   const dnnl::memory::desc w_any(w_dims, *dt, tag::any);
   k->has_bias = has_bias;
@@ -132,11 +136,11 @@ Result<std::unique_ptr<CompiledKernel>> make_conv_kernel(const KernelRequest& re
                                         ? dnnl::algorithm::convolution_winograd
                                         : dnnl::algorithm::convolution_direct;
   auto pd = try_create([&] {
-    auto desc = has_bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm, src_prim,
-                                                           w_any, k->bias_md, dst_prim, strides, dilations, pad_l,
-                                                           pad_r)
-                         : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm, src_prim,
-                                                           w_any, dst_prim, strides, dilations, pad_l, pad_r);
+    auto desc = has_bias
+                    ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm, src_prim, w_any,
+                                                      k->bias_md, dst_prim, strides, dilations, pad_l, pad_r)
+                    : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm, src_prim, w_any,
+                                                      dst_prim, strides, dilations, pad_l, pad_r);
     return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
   });
   if (!pd) return std::unique_ptr<CompiledKernel>();

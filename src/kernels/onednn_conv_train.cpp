@@ -52,11 +52,12 @@ std::optional<ConvSetup> conv_setup(const Node& node, const Shape& x, const Shap
 }
 
 dnnl::convolution_forward::primitive_desc forward_pd(const ConvSetup& s, bool bias) {
-  auto desc = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-                                                     s.x_any, s.w_any, s.bias_plain, s.y_any, s.strides, s.dilations,
-                                                     s.pad_l, s.pad_r)
-                   : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-                                                     s.x_any, s.w_any, s.y_any, s.strides, s.dilations, s.pad_l, s.pad_r);
+  auto desc =
+      bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
+                                             s.x_any, s.w_any, s.bias_plain, s.y_any, s.strides, s.dilations, s.pad_l,
+                                             s.pad_r)
+           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
+                                             s.x_any, s.w_any, s.y_any, s.strides, s.dilations, s.pad_l, s.pad_r);
   return dnnl::convolution_forward::primitive_desc(desc, make_attr(dnnl::post_ops()), cpu_engine());
 }
 
@@ -83,7 +84,8 @@ struct TrainConvState : KernelState {
 
 // The memory a primitive reads or writes for tensor `data` (plain) through slot `slot`: the
 // tensor itself, or the state's buffer (filled from the tensor first when `read`).
-dnnl::memory bind(const Staged& s, TrainConvState& state, size_t slot, const void* data, bool read, dnnl::stream& stream) {
+dnnl::memory bind(const Staged& s, TrainConvState& state, size_t slot, const void* data, bool read,
+                  dnnl::stream& stream) {
   dnnl::memory plain = wrap(s.plain, data);
   if (!s.staged()) return plain;
   if (!state.buffers[slot]) state.buffers[slot] = dnnl::memory(s.chosen, cpu_engine());
@@ -120,11 +122,10 @@ class RuntimeWeightConvKernel final : public OneDnnKernel {
     TrainConvState& st = state_for_run<TrainConvState>(*this, ctx, temp);
     return guarded(ctx, [&] {
       dnnl::stream& stream = thread_stream();
-      std::unordered_map<int, dnnl::memory> args{
-          {DNNL_ARG_SRC, bind(x, st, 0, ctx.input(0).raw(), true, stream)},
-          {DNNL_ARG_WEIGHTS, bind(w, st, 1, ctx.input(1).raw(), true, stream)},
-          {DNNL_ARG_DST, bind(y, st, 2, ctx.output(0).raw(), false, stream)},
-          {DNNL_ARG_SCRATCHPAD, scratchpad(scratchpad_md)}};
+      std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, bind(x, st, 0, ctx.input(0).raw(), true, stream)},
+                                                 {DNNL_ARG_WEIGHTS, bind(w, st, 1, ctx.input(1).raw(), true, stream)},
+                                                 {DNNL_ARG_DST, bind(y, st, 2, ctx.output(0).raw(), false, stream)},
+                                                 {DNNL_ARG_SCRATCHPAD, scratchpad(scratchpad_md)}};
       if (has_bias) args.emplace(DNNL_ARG_BIAS, wrap(bias_md, ctx.input(2).raw()));
       prim.execute(stream, args);
       unstage(y, st, 2, ctx.output(0).raw(), stream);
@@ -240,8 +241,9 @@ Result<std::unique_ptr<CompiledKernel>> make_conv_grad_kernel(const KernelReques
   if (!hint) return std::unique_ptr<CompiledKernel>();
   if (k->want_dx) {
     auto pd = try_create([&] {
-      dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, setup->x_any, setup->w_any, setup->y_any,
-                                              setup->strides, setup->dilations, setup->pad_l, setup->pad_r);
+      dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, setup->x_any, setup->w_any,
+                                              setup->y_any, setup->strides, setup->dilations, setup->pad_l,
+                                              setup->pad_r);
       return dnnl::convolution_backward_data::primitive_desc(d, make_attr(dnnl::post_ops()), cpu_engine(), *hint);
     });
     if (!pd) return std::unique_ptr<CompiledKernel>();

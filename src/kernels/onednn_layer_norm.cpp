@@ -30,8 +30,10 @@ class LayerNormKernel final : public OneDnnKernel {
     args->add(DNNL_ARG_DST, data_md);
     for (size_t k = 0; k < 2; ++k) {
       if (!has[k]) continue;
-      if (params[k]) args->add_fixed(kParamArgs[k], dnnl::memory(param_md, cpu_engine(), const_cast<void*>(params[k]->raw())));
-      else args->add(kParamArgs[k], param_md);
+      if (params[k])
+        args->add_fixed(kParamArgs[k], dnnl::memory(param_md, cpu_engine(), const_cast<void*>(params[k]->raw())));
+      else
+        args->add(kParamArgs[k], param_md);
     }
     return args;
   }

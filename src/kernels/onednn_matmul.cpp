@@ -17,8 +17,8 @@ using dims = dnnl::memory::dims;
 struct MatmulSpec {
   dnnl::memory::data_type dt;
   dnnl::memory::desc src_md, dst_md;
-  dnnl::memory::desc w_md;              // layout of the weights' data (may be strided: transB)
-  std::optional<Tensor> w_const;        // constant weights, packed once
+  dnnl::memory::desc w_md;        // layout of the weights' data (may be strided: transB)
+  std::optional<Tensor> w_const;  // constant weights, packed once
   int w_input = 1;
   std::optional<dnnl::memory::desc> bias_md;
   std::optional<Tensor> bias_const;
@@ -53,11 +53,15 @@ class MatmulKernel final : public OneDnnKernel {
   std::unique_ptr<KernelState> make_state(KernelContext&) const override {
     auto args = std::make_unique<PrimitiveArgs>(scratchpad_md);
     args->add(DNNL_ARG_SRC, src_md);
-    if (w_packed) args->add_fixed(DNNL_ARG_WEIGHTS, *w_packed);
-    else args->add(DNNL_ARG_WEIGHTS, w_md);
+    if (w_packed)
+      args->add_fixed(DNNL_ARG_WEIGHTS, *w_packed);
+    else
+      args->add(DNNL_ARG_WEIGHTS, w_md);
     args->add(DNNL_ARG_DST, dst_md);
-    if (has_bias && bias_const) args->add_fixed(DNNL_ARG_BIAS, wrap(bias_md, bias_const->raw()));
-    else if (has_bias) args->add(DNNL_ARG_BIAS, bias_md);
+    if (has_bias && bias_const)
+      args->add_fixed(DNNL_ARG_BIAS, wrap(bias_md, bias_const->raw()));
+    else if (has_bias)
+      args->add(DNNL_ARG_BIAS, bias_md);
     return args;
   }
   size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
@@ -194,8 +198,8 @@ Result<std::unique_ptr<CompiledKernel>> make_gemm_kernel(const KernelRequest& re
   const auto y = static_shape(request.outputs[0]);
   const DType dtype = request.inputs[0].dtype;
   const auto dt = to_dnnl(dtype);
-  if (!a || !b || !y || !dt || a->size() != 2 || b->size() != 2 || y->size() != 2 ||
-      request.inputs[1].dtype != dtype || request.outputs[0].dtype != dtype)
+  if (!a || !b || !y || !dt || a->size() != 2 || b->size() != 2 || y->size() != 2 || request.inputs[1].dtype != dtype ||
+      request.outputs[0].dtype != dtype)
     return none();
   const bool trans_a = node.attrs.get_int("transA", 0) != 0;
   const bool trans_b = node.attrs.get_int("transB", 0) != 0;

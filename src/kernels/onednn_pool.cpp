@@ -21,7 +21,8 @@ Result<std::unique_ptr<CompiledKernel>> make_pool_kernel(const KernelRequest& re
   const auto xs = static_shape(request.inputs[0]);
   const auto ys = static_shape(request.outputs[0]);
   const auto dt = to_dnnl(request.inputs[0].dtype);
-  if (!xs || !ys || !dt || request.outputs[0].dtype != request.inputs[0].dtype) return std::unique_ptr<CompiledKernel>();
+  if (!xs || !ys || !dt || request.outputs[0].dtype != request.inputs[0].dtype)
+    return std::unique_ptr<CompiledKernel>();
   // Logical NCHW dims; the format only changes the memory tag.
   const auto x_nchw = nchw_shape(*xs, format);
   const auto y_nchw = nchw_shape(*ys, format);
@@ -71,9 +72,8 @@ Result<std::unique_ptr<CompiledKernel>> make_pool_kernel(const KernelRequest& re
   k->src_md = dnnl::memory::desc(to_dims(x), *dt, t);
   k->dst_md = dnnl::memory::desc(to_dims(y), *dt, t);
   auto pd = try_create([&] {
-    dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg, k->src_md, k->dst_md,
-                                        to_dims(strides), to_dims(kernel), to_dims(dil_dnnl), to_dims(pad_l),
-                                        to_dims(pad_r));
+    dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg, k->src_md, k->dst_md, to_dims(strides),
+                                        to_dims(kernel), to_dims(dil_dnnl), to_dims(pad_l), to_dims(pad_r));
     return dnnl::pooling_v2_forward::primitive_desc(desc, make_attr(dnnl::post_ops()), cpu_engine());
   });
   if (!pd) return std::unique_ptr<CompiledKernel>();

@@ -16,8 +16,10 @@ bool cpu_has_vnni() {
     case isa::avx2_vnni:
     case isa::avx512_core_vnni:
     case isa::avx512_core_bf16:
-    case isa::avx512_core_amx: return true;
-    default: return false;
+    case isa::avx512_core_amx:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -69,7 +71,8 @@ std::optional<Requant> read_requant(const KernelRequest& r, int64_t channels) {
   const float xs = static_cast<float>(x_scale->scalar_as_double());
   const float ys = static_cast<float>(y_scale->scalar_as_double());
   // The reference kernels' multiplier, in their order: x_scale * w_scale[m], then / y_scale.
-  for (int64_t m = 0; m < w_scale->numel(); ++m) q.scales.push_back(xs * static_cast<float>(w_scale->scalar_as_double(m)) / ys);
+  for (int64_t m = 0; m < w_scale->numel(); ++m)
+    q.scales.push_back(xs * static_cast<float>(w_scale->scalar_as_double(m)) / ys);
   q.src_zp = x_zp ? static_cast<int32_t>(x_zp->scalar_as_int()) : 0;
   q.dst_zp = static_cast<int32_t>(y_zp->scalar_as_int());
   return q;
@@ -117,7 +120,9 @@ bool weights_supported(const KernelRequest& r, size_t i) {
 }
 
 // oneDNN's reference int8 kernels are slower than OpenGE's own reference; only jit ones count.
-bool is_reference_impl(const dnnl::primitive_desc_base& pd) { return std::string(pd.impl_info_str()).rfind("ref", 0) == 0; }
+bool is_reference_impl(const dnnl::primitive_desc_base& pd) {
+  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
+}
 
 // One int8 primitive. The activations arrive and leave in ONNX's plain layout; where the
 // primitive wants another (int8 convolutions run on channels-last), they are reordered through
@@ -176,8 +181,9 @@ Result<std::unique_ptr<CompiledKernel>> make_qlinear_conv_kernel(const KernelReq
         static_shape(in[9]) != y_shape)
       return none();
     const Tensor* y_scale = constant_input(request, 6);
-    residual = Residual{static_cast<float>(r_scale->scalar_as_double()) / static_cast<float>(y_scale->scalar_as_double()),
-                        static_cast<int32_t>(r_zp->scalar_as_int()), *r_dt, request.node.attrs.get_int("relu", 0) != 0};
+    residual =
+        Residual{static_cast<float>(r_scale->scalar_as_double()) / static_cast<float>(y_scale->scalar_as_double()),
+                 static_cast<int32_t>(r_zp->scalar_as_int()), *r_dt, request.node.attrs.get_int("relu", 0) != 0};
   }
   const std::vector<int64_t> kernel{w[2], w[3]};
   auto params = read_window_params(request.node.attrs, 2, &kernel, false);
@@ -204,10 +210,11 @@ Result<std::unique_ptr<CompiledKernel>> make_qlinear_conv_kernel(const KernelReq
   auto pd = try_create([&] {
     const auto prop = dnnl::prop_kind::forward_inference;
     const auto algo = dnnl::algorithm::convolution_direct;
-    auto desc = bias ? dnnl::convolution_forward::desc(prop, algo, any(to_dims(x), *x_dt), any(w_dims, w_plain.data_type()),
-                                                       k->bias_md, any(to_dims(y), *y_dt), strides, dilations, pad_l, pad_r)
-                     : dnnl::convolution_forward::desc(prop, algo, any(to_dims(x), *x_dt), any(w_dims, w_plain.data_type()),
-                                                       any(to_dims(y), *y_dt), strides, dilations, pad_l, pad_r);
+    auto desc =
+        bias ? dnnl::convolution_forward::desc(prop, algo, any(to_dims(x), *x_dt), any(w_dims, w_plain.data_type()),
+                                               k->bias_md, any(to_dims(y), *y_dt), strides, dilations, pad_l, pad_r)
+             : dnnl::convolution_forward::desc(prop, algo, any(to_dims(x), *x_dt), any(w_dims, w_plain.data_type()),
+                                               any(to_dims(y), *y_dt), strides, dilations, pad_l, pad_r);
     return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
   });
   if (!pd || is_reference_impl(*pd)) return none();
@@ -227,7 +234,8 @@ Result<std::unique_ptr<CompiledKernel>> make_qlinear_matmul_kernel(const KernelR
   const auto a_dt = int8_type(in[0].dtype);
   const auto y_dt = int8_type(request.outputs[0].dtype);
   // A [..., M, K] folded into rows, B a constant [K, N]: the form of quantized Linear / Gemm layers.
-  if (!a || !b || !y || !a_dt || !y_dt || a->size() < 2 || b->size() != 2 || !weights_supported(request, 3)) return none();
+  if (!a || !b || !y || !a_dt || !y_dt || a->size() < 2 || b->size() != 2 || !weights_supported(request, 3))
+    return none();
   const int64_t K = a->back(), N = (*b)[1];
   if ((*b)[0] != K || y->back() != N) return none();
   const int64_t M = shape_numel(*a) / std::max<int64_t>(K, 1);

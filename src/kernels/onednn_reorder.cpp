@@ -36,8 +36,7 @@ Result<std::unique_ptr<CompiledKernel>> make_transpose_kernel(const KernelReques
   k->src_md = dnnl::memory::desc(logical, *dt, from);
   k->dst_md = dnnl::memory::desc(logical, *dt, to);
   auto pd = try_create([&] {
-    return dnnl::reorder::primitive_desc(cpu_engine(), k->src_md, cpu_engine(), k->dst_md,
-                                         make_attr(dnnl::post_ops()));
+    return dnnl::reorder::primitive_desc(cpu_engine(), k->src_md, cpu_engine(), k->dst_md, make_attr(dnnl::post_ops()));
   });
   if (!pd) return std::unique_ptr<CompiledKernel>();
   k->prim = dnnl::reorder(*pd);

@@ -33,7 +33,9 @@ constexpr RnnRow kRows[] = {
     {"LSTM", 4, {"Sigmoid", "Tanh", "Tanh"}, {0, 2, 3, 1}},
 };
 
-bool present(const std::vector<ValueInfo>& infos, size_t i) { return i < infos.size() && infos[i].dtype != DType::kUndefined; }
+bool present(const std::vector<ValueInfo>& infos, size_t i) {
+  return i < infos.size() && infos[i].dtype != DType::kUndefined;
+}
 
 // The attributes name only what oneDNN's cells compute: default activations, no clip …
 bool default_cell(const Attributes& attrs, const RnnRow& row) {
@@ -215,8 +217,8 @@ Result<std::unique_ptr<CompiledKernel>> make_rnn_kernel(const KernelRequest& req
   bool made = false;
   if (row->op == "RNN") {
     auto pd = try_create([&] {
-      dnnl::vanilla_rnn_forward::desc d(prop, dnnl::algorithm::eltwise_tanh, dir, s.src_layer_md, s.src_iter_md, any(wl),
-                                        any(wi), bias_md, s.dst_layer_md, s.dst_iter_md);
+      dnnl::vanilla_rnn_forward::desc d(prop, dnnl::algorithm::eltwise_tanh, dir, s.src_layer_md, s.src_iter_md,
+                                        any(wl), any(wi), bias_md, s.dst_layer_md, s.dst_iter_md);
       return dnnl::vanilla_rnn_forward::primitive_desc(d, attr, cpu_engine());
     });
     if (pd) {

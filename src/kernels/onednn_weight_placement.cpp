@@ -31,7 +31,8 @@ std::map<std::string, size_t>& choices() {
 
 double seconds_of_one_run(const dnnl::matmul& prim, std::unordered_map<int, dnnl::memory> args,
                           const dnnl::memory::desc& scratchpad_md) {
-  if (scratchpad_md.get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = wrap(scratchpad_md, thread_scratchpad(scratchpad_md.get_size()));
+  if (scratchpad_md.get_size() > 0)
+    args[DNNL_ARG_SCRATCHPAD] = wrap(scratchpad_md, thread_scratchpad(scratchpad_md.get_size()));
   dnnl::stream& s = thread_stream();
   prim.execute(s, args);  // warm: first-touch and JIT effects stay out of the timing
   s.wait();

@@ -40,7 +40,9 @@ inline FloatV clamp(FloatV x, float lo, float hi) {
 inline FloatV round_nearest(FloatV x) {
   return reinterpret_cast<FloatV>(_mm512_roundscale_ps(native(x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
-inline FloatV times_pow2(FloatV p, FloatV n) { return reinterpret_cast<FloatV>(_mm512_scalef_ps(native(p), native(n))); }
+inline FloatV times_pow2(FloatV p, FloatV n) {
+  return reinterpret_cast<FloatV>(_mm512_scalef_ps(native(p), native(n)));
+}
 inline FloatV approx_reciprocal(FloatV d) { return reinterpret_cast<FloatV>(_mm512_rcp14_ps(native(d))); }  // 2^-14
 #else
 typedef __m256 Native;
@@ -104,9 +106,8 @@ void silu_in_place(float* data, int64_t n) {
   // Whole vectors in chunks of 64 elements, the tail after; about 4 cycles an element.
   constexpr int64_t kBlock = 64;
   const int64_t blocks = n / kBlock;
-  parallel_for(blocks, 4 * kBlock, [&](int64_t begin, int64_t end) {
-    silu_vector(data + begin * kBlock, (end - begin) * kBlock);
-  });
+  parallel_for(blocks, 4 * kBlock,
+               [&](int64_t begin, int64_t end) { silu_vector(data + begin * kBlock, (end - begin) * kBlock); });
   const int64_t done = blocks * kBlock;
   const int64_t vectors = (n - done) / kLanes * kLanes;
   if (vectors) silu_vector(data + done, vectors);

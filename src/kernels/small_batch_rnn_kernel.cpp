@@ -121,7 +121,7 @@ void gru_update(float* __restrict h, const float* __restrict z, const float* __r
 
 // One direction's weights, prepared at compile.
 struct Direction {
-  std::vector<float> w_t;   // [C, G*H]: W transposed, so that X·W is one row-major sgemm
+  std::vector<float> w_t;  // [C, G*H]: W transposed, so that X·W is one row-major sgemm
   // R transposed ([H, G*H]) as panels (to_panels); GRU without linear_before_reset packs its h
   // gate's columns apart (r_h), since their product waits for r.
   std::vector<float> r_t, r_h;
@@ -172,10 +172,14 @@ class SmallBatchRnnKernel final : public CompiledKernel {
     float* tmp = c + nh;
     dnnl_sgemm('N', 'N', steps * batch, gh, input, 1.0f, ctx.input(kX).data<float>(), input, dir.w_t.data(), gh, 0.0f,
                xw, gh);
-    if (has_h0) std::copy_n(ctx.input(kInitH).data<float>() + d * nh, nh, h);
-    else std::fill_n(h, nh, 0.0f);
-    if (has_c0) std::copy_n(ctx.input(kInitC).data<float>() + d * nh, nh, c);
-    else std::fill_n(c, nh, 0.0f);
+    if (has_h0)
+      std::copy_n(ctx.input(kInitH).data<float>() + d * nh, nh, h);
+    else
+      std::fill_n(h, nh, 0.0f);
+    if (has_c0)
+      std::copy_n(ctx.input(kInitC).data<float>() + d * nh, nh, c);
+    else
+      std::fill_n(c, nh, 0.0f);
     const bool backwards = reverse || d == 1;
     float* y = has_y ? ctx.output(0).data<float>() : nullptr;
     const float* b = dir.bias.data();
@@ -236,7 +240,9 @@ class SmallBatchRnnKernel final : public CompiledKernel {
   }
 };
 
-bool present(const std::vector<ValueInfo>& infos, size_t i) { return i < infos.size() && infos[i].dtype != DType::kUndefined; }
+bool present(const std::vector<ValueInfo>& infos, size_t i) {
+  return i < infos.size() && infos[i].dtype != DType::kUndefined;
+}
 
 // The attributes ask for nothing but the default cell of one row, layout 0.
 bool default_cell(const Attributes& attrs, const CellRow& row) {
@@ -253,7 +259,8 @@ bool default_cell(const Attributes& attrs, const CellRow& row) {
 std::unique_ptr<CompiledKernel> make_small_batch_kernel(const KernelRequest& request, const CellRow& row) {
   const auto& in = request.inputs;
   const auto& out = request.outputs;
-  if (in.size() < 3 || !default_cell(request.node.attrs, row) || present(in, kSeqLens) || present(in, kP)) return nullptr;
+  if (in.size() < 3 || !default_cell(request.node.attrs, row) || present(in, kSeqLens) || present(in, kP))
+    return nullptr;
   for (size_t i = 0; i < in.size(); ++i)
     if (present(in, i) && in[i].dtype != DType::kFloat32) return nullptr;
   for (const ValueInfo& o : out)

@@ -29,15 +29,15 @@ constexpr int kLevelNull = 4;  // ASCEND_GLOBAL_LOG_LEVEL=4: nothing is logged
 struct Settings {
   int level = static_cast<int>(Level::kError);  // CANN's default
   bool to_stdout = false;
-  paths::ResolvedPath log_dir;    // .path "" until configured: records only enter the ring
+  paths::ResolvedPath log_dir;  // .path "" until configured: records only enter the ring
   paths::ResolvedPath trace_dir;
   std::shared_ptr<const options::OptionSet> options;  // for prepare_artifact_directory
   Limits limits;
 
   // Settings that need a new destination when they change (the level does not).
   bool same_destination(const Settings& o) const {
-    return to_stdout == o.to_stdout && log_dir.path == o.log_dir.path && limits.max_file_bytes == o.limits.max_file_bytes &&
-           limits.max_files == o.limits.max_files;
+    return to_stdout == o.to_stdout && log_dir.path == o.log_dir.path &&
+           limits.max_file_bytes == o.limits.max_file_bytes && limits.max_files == o.limits.max_files;
   }
 };
 
@@ -78,7 +78,7 @@ struct State {
   std::string log_file;
   bool destination_failed = false;  // the current destination could not be written: records are dropped
   TraceRing ring;
-  std::string trace_file;  // this process's atrace file, named at the first flush
+  std::string trace_file;          // this process's atrace file, named at the first flush
   std::set<std::string> reported;  // problems already said on stderr (each once)
 };
 
@@ -148,10 +148,10 @@ std::string flush_trace_locked(State& s) {
     return "";
   }
   if (s.trace_file.empty() || std::filesystem::path(s.trace_file).parent_path() != s.settings.trace_dir.path)
-    s.trace_file = (std::filesystem::path(s.settings.trace_dir.path) /
-                    ("atrace-" + std::to_string(::getpid()) + "_" + file_timestamp(std::chrono::system_clock::now()) +
-                     ".log"))
-                       .string();
+    s.trace_file =
+        (std::filesystem::path(s.settings.trace_dir.path) /
+         ("atrace-" + std::to_string(::getpid()) + "_" + file_timestamp(std::chrono::system_clock::now()) + ".log"))
+            .string();
   std::string text;
   for (const std::string& line : s.ring.contents()) text += line + '\n';
   Status written = write_file_atomically(s.trace_file, text);
@@ -207,7 +207,7 @@ void write(Level level, std::string_view module, const char* file, int line, std
   std::lock_guard<std::mutex> lock(s.mutex);
   const bool passes = s.settings.level != kLevelNull && static_cast<int>(level) >= s.settings.level;
   if (passes && open_destination(s)) {
-    s.logger->log(spdlog::level::info, text);  // the level is in the text; spdlog's own is not used
+    s.logger->log(spdlog::level::info, text);    // the level is in the text; spdlog's own is not used
     if (s.destination_failed) s.logger.reset();  // the error handler ran: stop trying this destination
   }
   s.ring.push(std::move(text));

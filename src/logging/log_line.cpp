@@ -34,8 +34,10 @@ std::string_view short_path(const char* file) {
 
 void append_escaped(std::string& out, std::string_view text) {
   for (unsigned char c : text) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
     else if (c < 0x20 && c != '\t') {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\x%02x", c);
@@ -50,10 +52,14 @@ void append_escaped(std::string& out, std::string_view text) {
 
 const char* level_name(Level level) {
   switch (level) {
-    case Level::kDebug: return "DEBUG";
-    case Level::kInfo: return "INFO";
-    case Level::kWarning: return "WARNING";
-    case Level::kError: return "ERROR";
+    case Level::kDebug:
+      return "DEBUG";
+    case Level::kInfo:
+      return "INFO";
+    case Level::kWarning:
+      return "WARNING";
+    case Level::kError:
+      return "ERROR";
   }
   return "?";
 }

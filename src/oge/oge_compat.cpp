@@ -30,8 +30,9 @@ Status check_compatible(const OgeHeader& header, const std::string& source, cons
                             "'");
   }
   if (header.fusion_passes != here.fusion_passes)
-    differences.push_back(std::string("it was compiled with the fusion passes ") + (header.fusion_passes ? "on" : "off") +
-                          ", this session has them " + (here.fusion_passes ? "on" : "off"));
+    differences.push_back(std::string("it was compiled with the fusion passes ") +
+                          (header.fusion_passes ? "on" : "off") + ", this session has them " +
+                          (here.fusion_passes ? "on" : "off"));
   if (differences.empty()) return Status::Ok();
   std::string message = "compiled model " + source + " cannot run here: ";
   for (size_t i = 0; i < differences.size(); ++i) message += (i ? "; " : "") + differences[i];

@@ -7,7 +7,9 @@
 
 #include "oge/oge_file.h"
 
-namespace openge::options { class OptionSet; }
+namespace openge::options {
+class OptionSet;
+}
 
 namespace openge::oge {
 

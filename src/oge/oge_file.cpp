@@ -79,7 +79,6 @@ std::vector<std::string> split(const std::string& text) {
   return out;
 }
 
-
 // Every value a node or the graph refers to gets a unique, non-empty name (passes may leave
 // two values with one name, or none).
 void make_names_unique(Graph& g) {
@@ -109,8 +108,10 @@ class Reader {
   Result<Graph> read(const onnx::ModelProto& model) {
     g_.source = source_;
     for (const auto& opset : model.opset_import()) {
-      if (opset.domain().empty() || opset.domain() == "ai.onnx") g_.opset = opset.version();
-      else imported_.insert(opset.domain());
+      if (opset.domain().empty() || opset.domain() == "ai.onnx")
+        g_.opset = opset.version();
+      else
+        imported_.insert(opset.domain());
     }
     if (g_.opset < kMinOpset || g_.opset > kMaxOpset)
       return invalid_model("default-domain opset " + std::to_string(g_.opset) + " is not one OpenGE runs");
@@ -159,7 +160,8 @@ class Reader {
   }
 
   // A value's dtype and shape from its ValueInfoProto; `require_static`: every dim known.
-  static Status read_type(const onnx::ValueInfoProto& info, Value& value, bool require_static, const std::string& what) {
+  static Status read_type(const onnx::ValueInfoProto& info, Value& value, bool require_static,
+                          const std::string& what) {
     if (!info.type().has_tensor_type()) return invalid_model(what + " is not a tensor");
     const auto& tt = info.type().tensor_type();
     value.dtype = static_cast<DType>(tt.elem_type());
@@ -184,7 +186,8 @@ class Reader {
     for (const auto& in : gp.input()) {
       auto v = new_value(in.name(), "a graph input");
       if (!v.ok()) return v.status();
-      OPENGE_RETURN_IF_ERROR(read_type(in, g_.values[static_cast<size_t>(*v)], true, "graph input '" + in.name() + "'"));
+      OPENGE_RETURN_IF_ERROR(
+          read_type(in, g_.values[static_cast<size_t>(*v)], true, "graph input '" + in.name() + "'"));
       g_.inputs.push_back(*v);
     }
     return Status::Ok();
@@ -231,7 +234,8 @@ class Reader {
         if (!v.ok()) return v.status();
         node.outputs.push_back(*v);
         if (auto it = types_.find(out); it != types_.end())
-          OPENGE_RETURN_IF_ERROR(read_type(*it->second, g_.values[static_cast<size_t>(*v)], false, "value '" + out + "'"));
+          OPENGE_RETURN_IF_ERROR(
+              read_type(*it->second, g_.values[static_cast<size_t>(*v)], false, "value '" + out + "'"));
       }
       for (const auto& ap : np.attribute()) {
         const std::string what = label + " attribute '" + ap.name() + "'";
@@ -255,7 +259,9 @@ class Reader {
           continue;
         }
         const int v = g_.find_value(in);
-        if (v < 0) return invalid_model("node " + node.op_type + " '" + node.name + "' reads '" + in + "', which nothing defines");
+        if (v < 0)
+          return invalid_model("node " + node.op_type + " '" + node.name + "' reads '" + in +
+                               "', which nothing defines");
         node.inputs.push_back(v);
       }
       OPENGE_RETURN_IF_ERROR(check_arity(*find_op_schema(node.op_type), node).with_context("node"));
@@ -296,12 +302,18 @@ Result<OgeHeader> read_header(const onnx::ModelProto& model) {
                          ") reads format " + std::to_string(kFormatVersion) +
                          ": recompile the model with this version's openge compile");
   for (const auto& [key, value] : meta) {
-    if (key == kEngineKey) h.engine_version = value;
-    else if (key == kCpuKey) h.cpu_features = split(value);
-    else if (key == kPassesKey) h.fusion_passes = value != "off";
-    else if (key == kSourceKey) h.source_model = value;
-    else if (key.rfind(kOptionPrefix, 0) == 0) h.options[key.substr(std::strlen(kOptionPrefix))] = value;
-    else if (key.rfind(kDebugPrefix, 0) == 0) h.debug[key.substr(std::strlen(kDebugPrefix))] = value;
+    if (key == kEngineKey)
+      h.engine_version = value;
+    else if (key == kCpuKey)
+      h.cpu_features = split(value);
+    else if (key == kPassesKey)
+      h.fusion_passes = value != "off";
+    else if (key == kSourceKey)
+      h.source_model = value;
+    else if (key.rfind(kOptionPrefix, 0) == 0)
+      h.options[key.substr(std::strlen(kOptionPrefix))] = value;
+    else if (key.rfind(kDebugPrefix, 0) == 0)
+      h.debug[key.substr(std::strlen(kDebugPrefix))] = value;
   }
   return h;
 }
@@ -369,7 +381,8 @@ std::string seal_oge(std::string model_bytes) {
 namespace {
 
 // `pages`, when the bytes are a mapped file, gets the pages of each weight back once copied.
-Result<OgeModel> parse_oge_bytes(const void* data, size_t size, const std::string& source_name, const MappedFile* pages) {
+Result<OgeModel> parse_oge_bytes(const void* data, size_t size, const std::string& source_name,
+                                 const MappedFile* pages) {
   const std::string where = "compiled model " + source_name;
   const std::string recompile = ": recompile it with openge compile";
   const size_t tail = trailer_size();
@@ -412,9 +425,10 @@ Result<OgeModel> read_oge_file(const std::string& path) {
   // tensors once each, and those pages given back as they go.
   auto file = MappedFile::open(path);
   if (!file.ok())
-    return io_error("compiled model " + path + ": cannot open the file (check the path and its read permission): " +
-                    file.status().message());
-  if ((*file)->size() > kMaxModelBytes) return invalid_model("compiled model " + path + ": larger than 2 GiB, not a .oge");
+    return io_error("compiled model " + path +
+                    ": cannot open the file (check the path and its read permission): " + file.status().message());
+  if ((*file)->size() > kMaxModelBytes)
+    return invalid_model("compiled model " + path + ": larger than 2 GiB, not a .oge");
   return parse_oge_bytes((*file)->data(), (*file)->size(), path, file->get());
 }
 

@@ -17,8 +17,10 @@ int GradientBuilder::scalar(DType dtype, double v) {
   Tensor t(dtype, {});
   visit_numeric_dtype(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (is_half_v<T>) t.data<T>()[0] = T(static_cast<float>(v));
-    else t.data<T>()[0] = static_cast<T>(v);
+    if constexpr (is_half_v<T>)
+      t.data<T>()[0] = T(static_cast<float>(v));
+    else
+      t.data<T>()[0] = static_cast<T>(v);
   });
   return constant(std::move(t));
 }

@@ -39,8 +39,7 @@ class GradientBuilder {
   // `omitted`: bit i set leaves output i out (-1), for a backward op whose caller wants only
   // some of its gradients.
   virtual Result<std::vector<int>> emit(std::string_view op_type, std::vector<int> inputs, Attributes attrs = {},
-                                        size_t num_outputs = 1, std::string_view domain = "",
-                                        uint32_t omitted = 0) = 0;
+                                        size_t num_outputs = 1, std::string_view domain = "", uint32_t omitted = 0) = 0;
   // A constant value (an initializer of the training graph).
   virtual int constant(Tensor value) = 0;
 
@@ -54,8 +53,8 @@ class GradientBuilder {
   DType dtype_of(int v) const { return value(v).dtype; }
   Result<int> emit1(std::string_view op_type, std::vector<int> inputs, Attributes attrs = {},
                     std::string_view domain = "");
-  int scalar(DType dtype, double v);                 // a 0-d constant of `dtype`
-  int int64s(const std::vector<int64_t>& values);    // a 1-d int64 constant
+  int scalar(DType dtype, double v);               // a 0-d constant of `dtype`
+  int int64s(const std::vector<int64_t>& values);  // a 1-d int64 constant
   // An error naming the forward node: "Conv 'conv1': no gradient for ...".
   Status error(const std::string& message) const;
 };

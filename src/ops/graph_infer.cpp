@@ -15,8 +15,7 @@ ValueInfo info_of(const Value& v) {
   return info;
 }
 
-void input_infos(const Graph& g, const Node& node, std::vector<ValueInfo>& infos,
-                 std::vector<const ValueInfo*>& ptrs) {
+void input_infos(const Graph& g, const Node& node, std::vector<ValueInfo>& infos, std::vector<const ValueInfo*>& ptrs) {
   infos.assign(node.inputs.size(), ValueInfo{});
   ptrs.assign(node.inputs.size(), nullptr);
   for (size_t i = 0; i < node.inputs.size(); ++i) {
@@ -66,8 +65,9 @@ Status infer_and_fold_nodes(Graph& g, size_t max_fold_bytes) {
     std::vector<const Tensor*> inputs;
     bool all_constant = true;
     for (int in : node.inputs) {
-      const Tensor* value = in >= 0 && g.values[static_cast<size_t>(in)].constant ? &*g.values[static_cast<size_t>(in)].constant
-                                                                                  : nullptr;
+      const Tensor* value = in >= 0 && g.values[static_cast<size_t>(in)].constant
+                                ? &*g.values[static_cast<size_t>(in)].constant
+                                : nullptr;
       if (in >= 0) all_constant = all_constant && value;
       inputs.push_back(value);
     }

@@ -56,7 +56,7 @@ S& state_for_run(const CompiledKernel& kernel, KernelContext& ctx, std::unique_p
 struct KernelRequest {
   const Node& node;
   int64_t opset;
-  std::vector<ValueInfo> inputs;   // dtype kUndefined for an omitted optional input
+  std::vector<ValueInfo> inputs;  // dtype kUndefined for an omitted optional input
   std::vector<ValueInfo> outputs;
   // deterministic=1: kernels that reduce are built so that no thread count changes their bits
   // (kernels/fixed_plan_kernel.h).

@@ -10,7 +10,9 @@ namespace {
 constexpr std::array<std::pair<ConvAlgorithm, std::string_view>, 2> kAlgorithms{
     {{ConvAlgorithm::kDirect, "direct"}, {ConvAlgorithm::kWinograd, "winograd"}}};
 constexpr std::array<std::pair<ActivationLayout, std::string_view>, 3> kActivations{
-    {{ActivationLayout::kGraph, "graph"}, {ActivationLayout::kBlocked, "blocked"}, {ActivationLayout::kChannelsLast, "nhwc"}}};
+    {{ActivationLayout::kGraph, "graph"},
+     {ActivationLayout::kBlocked, "blocked"},
+     {ActivationLayout::kChannelsLast, "nhwc"}}};
 constexpr std::array<std::pair<WeightLayout, std::string_view>, 2> kLayouts{
     {{WeightLayout::kPacked, "packed"}, {WeightLayout::kPlain, "plain"}}};
 constexpr std::array<std::pair<ThreadPlan, std::string_view>, 3> kThreads{
@@ -37,7 +39,8 @@ bool read(const std::array<std::pair<E, std::string_view>, N>& table, std::strin
 
 std::string to_string(const KernelVariant& v) {
   return "conv_algorithm=" + std::string(spell(kAlgorithms, v.conv_algorithm)) +
-         ",activations=" + std::string(spell(kActivations, v.activations)) + ",weights=" + std::string(spell(kLayouts, v.weights)) + ",threads=" + std::string(spell(kThreads, v.threads));
+         ",activations=" + std::string(spell(kActivations, v.activations)) +
+         ",weights=" + std::string(spell(kLayouts, v.weights)) + ",threads=" + std::string(spell(kThreads, v.threads));
 }
 
 std::optional<KernelVariant> parse_kernel_variant(std::string_view text) {
@@ -51,10 +54,14 @@ std::optional<KernelVariant> parse_kernel_variant(std::string_view text) {
     if (eq == std::string_view::npos) return std::nullopt;
     const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
     bool ok = false;
-    if (key == "conv_algorithm" && !seen[0]) ok = seen[0] = read(kAlgorithms, value, v.conv_algorithm);
-    else if (key == "activations" && !seen[1]) ok = seen[1] = read(kActivations, value, v.activations);
-    else if (key == "weights" && !seen[2]) ok = seen[2] = read(kLayouts, value, v.weights);
-    else if (key == "threads" && !seen[3]) ok = seen[3] = read(kThreads, value, v.threads);
+    if (key == "conv_algorithm" && !seen[0])
+      ok = seen[0] = read(kAlgorithms, value, v.conv_algorithm);
+    else if (key == "activations" && !seen[1])
+      ok = seen[1] = read(kActivations, value, v.activations);
+    else if (key == "weights" && !seen[2])
+      ok = seen[2] = read(kLayouts, value, v.weights);
+    else if (key == "threads" && !seen[3])
+      ok = seen[3] = read(kThreads, value, v.threads);
     if (!ok) return std::nullopt;
   }
   if (!seen[0] || !seen[1] || !seen[2] || !seen[3]) return std::nullopt;

@@ -9,8 +9,8 @@ Status check_arity(const OpSchema& schema, const Node& node) {
   const int out = static_cast<int>(node.outputs.size());
   const std::string label = node.op_type + " '" + node.name + "'";
   if (in < schema.min_inputs || (schema.max_inputs >= 0 && in > schema.max_inputs))
-    return invalid_model(label + " has " + std::to_string(in) + " inputs; " + std::string(schema.op_type) +
-                         " takes " + std::to_string(schema.min_inputs) + " to " +
+    return invalid_model(label + " has " + std::to_string(in) + " inputs; " + std::string(schema.op_type) + " takes " +
+                         std::to_string(schema.min_inputs) + " to " +
                          (schema.max_inputs < 0 ? std::string("any number") : std::to_string(schema.max_inputs)));
   if (out < schema.min_outputs || out > schema.max_outputs)
     return invalid_model(label + " has " + std::to_string(out) + " outputs; " + std::string(schema.op_type) +
@@ -28,9 +28,19 @@ namespace {
 // kernel that copies dtype_size() bytes per element would silently lose them). Every other op
 // is refused a string input before its infer runs.
 bool takes_strings(std::string_view op_type) {
-  static constexpr std::string_view kOps[] = {"Cast", "CastLike", "Identity", "StringNormalizer", "TfIdfVectorizer",
-                                              "SequenceConstruct", "SequenceInsert", "SplitToSequence", "Optional",
-                                              "OptionalGetElement", "If", "Loop", "SequenceMap"};
+  static constexpr std::string_view kOps[] = {"Cast",
+                                              "CastLike",
+                                              "Identity",
+                                              "StringNormalizer",
+                                              "TfIdfVectorizer",
+                                              "SequenceConstruct",
+                                              "SequenceInsert",
+                                              "SplitToSequence",
+                                              "Optional",
+                                              "OptionalGetElement",
+                                              "If",
+                                              "Loop",
+                                              "SequenceMap"};
   for (std::string_view op : kOps)
     if (op == op_type) return true;
   return false;
@@ -65,8 +75,8 @@ Status run_infer(const OpSchema& schema, InferContext& ctx) {
     const ValueInfo& o = ctx.output(i);
     if (!o.shape_known || i >= node.outputs.size() || node.outputs[i] < 0) continue;
     const size_t elem_size = o.dtype == DType::kString ? sizeof(std::string) : dtype_size(o.dtype);
-    OPENGE_RETURN_IF_ERROR(check_tensor_size(o.shape, elem_size,
-                                             node.op_type + " '" + node.name + "': output " + std::to_string(i)));
+    OPENGE_RETURN_IF_ERROR(
+        check_tensor_size(o.shape, elem_size, node.op_type + " '" + node.name + "': output " + std::to_string(i)));
   }
   return Status::Ok();
 }
@@ -79,7 +89,8 @@ Result<std::vector<ValueInfo>> infer_node(const OpSchema& schema, const Node& no
     if (!inputs[i]) continue;
     // A sequence or optional has no shape; its ops read what they need from the value.
     const bool tensor = inputs[i]->is_tensor();
-    infos[i] = ValueInfo{inputs[i]->dtype(), tensor, tensor ? inputs[i]->shape() : Shape{}, inputs[i], inputs[i]->kind()};
+    infos[i] =
+        ValueInfo{inputs[i]->dtype(), tensor, tensor ? inputs[i]->shape() : Shape{}, inputs[i], inputs[i]->kind()};
     ptrs[i] = &infos[i];
   }
   InferContext ctx(node, opset, std::move(ptrs), node.outputs.size());

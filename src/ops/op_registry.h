@@ -12,7 +12,7 @@ namespace openge {
 
 using InferFn = Status (*)(InferContext&);
 using KernelFn = Status (*)(KernelContext&);
-class CompiledKernel;   // ops/kernel.h
+class CompiledKernel;  // ops/kernel.h
 struct KernelRequest;
 // The compile-time prepare step of a reference kernel (docs/ARCHITECTURE.md, "The op contract"):
 // for a node whose shapes are all static, everything the kernel can decide before it sees data
@@ -23,7 +23,7 @@ using PrepareFn = Result<std::unique_ptr<CompiledKernel>> (*)(const KernelReques
 struct OpSchema {
   std::string_view op_type;
   int min_inputs = 0;
-  int max_inputs = 0;    // -1: variadic
+  int max_inputs = 0;  // -1: variadic
   int min_outputs = 1;
   int max_outputs = 1;
   InferFn infer = nullptr;
@@ -58,31 +58,33 @@ void register_shape_ops(std::vector<OpSchema>& table);
 void register_nn_ops(std::vector<OpSchema>& table);
 void register_reduce_ops(std::vector<OpSchema>& table);
 void register_math_ops(std::vector<OpSchema>& table);
-void register_fused_ops(std::vector<OpSchema>& table);  // internal ops made by fusion passes (domain "openge")
-void register_index_ops(std::vector<OpSchema>& table);   // GatherND ScatterElements Scatter ReverseSequence
-void register_select_ops(std::vector<OpSchema>& table);  // NonZero Compress Unique (data-dependent sizes)
-void register_layout_ops(std::vector<OpSchema>& table);  // DepthToSpace SpaceToDepth
+void register_fused_ops(std::vector<OpSchema>& table);          // internal ops made by fusion passes (domain "openge")
+void register_index_ops(std::vector<OpSchema>& table);          // GatherND ScatterElements Scatter ReverseSequence
+void register_select_ops(std::vector<OpSchema>& table);         // NonZero Compress Unique (data-dependent sizes)
+void register_layout_ops(std::vector<OpSchema>& table);         // DepthToSpace SpaceToDepth
 void register_normalization_ops(std::vector<OpSchema>& table);  // LRN MeanVarianceNormalization LpNormalization
-void register_pooling_ops(std::vector<OpSchema>& table);  // LpPool GlobalLpPool MaxUnpool MaxRoiPool
-void register_detection_ops(std::vector<OpSchema>& table);  // RoiAlign NonMaxSuppression
-void register_grid_sample_ops(std::vector<OpSchema>& table);  // GridSample
-void register_loss_ops(std::vector<OpSchema>& table);  // NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
+void register_pooling_ops(std::vector<OpSchema>& table);        // LpPool GlobalLpPool MaxUnpool MaxRoiPool
+void register_detection_ops(std::vector<OpSchema>& table);      // RoiAlign NonMaxSuppression
+void register_grid_sample_ops(std::vector<OpSchema>& table);    // GridSample
+void register_loss_ops(std::vector<OpSchema>& table);           // NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
 void register_extended_activation_ops(std::vector<OpSchema>& table);  // Celu ThresholdedRelu Shrink Softsign
-void register_numeric_ops(std::vector<OpSchema>& table);  // IsInf IsNaN Mod BitShift
-void register_hardmax_ops(std::vector<OpSchema>& table);  // Hardmax
-void register_construct_ops(std::vector<OpSchema>& table);  // Trilu EyeLike OneHot
-void register_random_ops(std::vector<OpSchema>& table);  // RandomUniform/Normal(Like) Bernoulli Multinomial (seeded)
-void register_signal_ops(std::vector<OpSchema>& table);  // Hann/Hamming/BlackmanWindow MelWeightMatrix DFT STFT
-void register_linalg_ops(std::vector<OpSchema>& table);  // Det
+void register_numeric_ops(std::vector<OpSchema>& table);              // IsInf IsNaN Mod BitShift
+void register_hardmax_ops(std::vector<OpSchema>& table);              // Hardmax
+void register_construct_ops(std::vector<OpSchema>& table);            // Trilu EyeLike OneHot
+void register_random_ops(std::vector<OpSchema>& table);     // RandomUniform/Normal(Like) Bernoulli Multinomial (seeded)
+void register_signal_ops(std::vector<OpSchema>& table);     // Hann/Hamming/BlackmanWindow MelWeightMatrix DFT STFT
+void register_linalg_ops(std::vector<OpSchema>& table);     // Det
 void register_recurrent_ops(std::vector<OpSchema>& table);  // RNN GRU LSTM
 void register_quantize_ops(std::vector<OpSchema>& table);
 void register_sequence_ops(std::vector<OpSchema>& table);  // Sequence* SplitToSequence ConcatFromSequence Optional*
-void register_string_ops(std::vector<OpSchema>& table);  // StringNormalizer
-void register_tfidf_ops(std::vector<OpSchema>& table);  // TfIdfVectorizer
+void register_string_ops(std::vector<OpSchema>& table);    // StringNormalizer
+void register_tfidf_ops(std::vector<OpSchema>& table);     // TfIdfVectorizer
 void register_training_ops(std::vector<OpSchema>& table);  // Adagrad Adam Momentum (ai.onnx.preview.training)
-void register_grad_ops(std::vector<OpSchema>& table);  // the backward ops of src/ops/grad/ (domain "openge")
+void register_grad_ops(std::vector<OpSchema>& table);      // the backward ops of src/ops/grad/ (domain "openge")
 // Not rows: sets the `gradient` field of the rows that have a rule (src/ops/grad/gradient_rules.cpp).
 void register_gradient_rules(std::vector<OpSchema>& table);
-void register_control_flow_ops(std::vector<OpSchema>& table);  // If Loop Scan (subgraphs run by runtime/control_flow.cpp)  // QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger QLinearMatMul
+void register_control_flow_ops(
+    std::vector<OpSchema>& table);  // If Loop Scan (subgraphs run by runtime/control_flow.cpp)  // QuantizeLinear
+                                    // DequantizeLinear DynamicQuantizeLinear MatMulInteger QLinearMatMul
 
 }  // namespace openge

@@ -12,28 +12,54 @@ namespace {
 using K = OldFormKind;
 
 // consumed_inputs (opsets 1-5) told a runtime which inputs it may overwrite; results never depended on it.
-#define OPENGE_CONSUMED_INPUTS(op) {op, 1, 5, K::kIgnoredAttribute, "consumed_inputs", "", 0}
+#define OPENGE_CONSUMED_INPUTS(op) \
+  { op, 1, 5, K::kIgnoredAttribute, "consumed_inputs", "", 0 }
 // broadcast / axis of the binary ops (opsets 1-6), before NumPy broadcasting.
-#define OPENGE_LEGACY_BROADCAST(op) {op, 1, 6, K::kLegacyBroadcast, "broadcast", "", 0}
+#define OPENGE_LEGACY_BROADCAST(op) \
+  { op, 1, 6, K::kLegacyBroadcast, "broadcast", "", 0 }
 
 constexpr auto kOldForms = std::to_array<OldOpsetForm>({
-    OPENGE_CONSUMED_INPUTS("Abs"), OPENGE_CONSUMED_INPUTS("Add"), OPENGE_CONSUMED_INPUTS("BatchNormalization"),
-    OPENGE_CONSUMED_INPUTS("Ceil"), OPENGE_CONSUMED_INPUTS("Clip"), OPENGE_CONSUMED_INPUTS("Div"),
-    OPENGE_CONSUMED_INPUTS("Dropout"), OPENGE_CONSUMED_INPUTS("Elu"), OPENGE_CONSUMED_INPUTS("Exp"),
-    OPENGE_CONSUMED_INPUTS("Floor"), OPENGE_CONSUMED_INPUTS("HardSigmoid"),
-    OPENGE_CONSUMED_INPUTS("InstanceNormalization"), OPENGE_CONSUMED_INPUTS("LeakyRelu"),
-    OPENGE_CONSUMED_INPUTS("Log"), OPENGE_CONSUMED_INPUTS("Max"), OPENGE_CONSUMED_INPUTS("Mean"),
-    OPENGE_CONSUMED_INPUTS("Min"), OPENGE_CONSUMED_INPUTS("Mul"), OPENGE_CONSUMED_INPUTS("Neg"),
-    OPENGE_CONSUMED_INPUTS("PRelu"), OPENGE_CONSUMED_INPUTS("Reciprocal"), OPENGE_CONSUMED_INPUTS("Relu"),
-    OPENGE_CONSUMED_INPUTS("Selu"), OPENGE_CONSUMED_INPUTS("Sigmoid"),
-    OPENGE_CONSUMED_INPUTS("Sqrt"), OPENGE_CONSUMED_INPUTS("Sub"), OPENGE_CONSUMED_INPUTS("Sum"),
+    OPENGE_CONSUMED_INPUTS("Abs"),
+    OPENGE_CONSUMED_INPUTS("Add"),
+    OPENGE_CONSUMED_INPUTS("BatchNormalization"),
+    OPENGE_CONSUMED_INPUTS("Ceil"),
+    OPENGE_CONSUMED_INPUTS("Clip"),
+    OPENGE_CONSUMED_INPUTS("Div"),
+    OPENGE_CONSUMED_INPUTS("Dropout"),
+    OPENGE_CONSUMED_INPUTS("Elu"),
+    OPENGE_CONSUMED_INPUTS("Exp"),
+    OPENGE_CONSUMED_INPUTS("Floor"),
+    OPENGE_CONSUMED_INPUTS("HardSigmoid"),
+    OPENGE_CONSUMED_INPUTS("InstanceNormalization"),
+    OPENGE_CONSUMED_INPUTS("LeakyRelu"),
+    OPENGE_CONSUMED_INPUTS("Log"),
+    OPENGE_CONSUMED_INPUTS("Max"),
+    OPENGE_CONSUMED_INPUTS("Mean"),
+    OPENGE_CONSUMED_INPUTS("Min"),
+    OPENGE_CONSUMED_INPUTS("Mul"),
+    OPENGE_CONSUMED_INPUTS("Neg"),
+    OPENGE_CONSUMED_INPUTS("PRelu"),
+    OPENGE_CONSUMED_INPUTS("Reciprocal"),
+    OPENGE_CONSUMED_INPUTS("Relu"),
+    OPENGE_CONSUMED_INPUTS("Selu"),
+    OPENGE_CONSUMED_INPUTS("Sigmoid"),
+    OPENGE_CONSUMED_INPUTS("Sqrt"),
+    OPENGE_CONSUMED_INPUTS("Sub"),
+    OPENGE_CONSUMED_INPUTS("Sum"),
     OPENGE_CONSUMED_INPUTS("Tanh"),
     {"Reshape", 1, 4, K::kIgnoredAttribute, "consumed_inputs", "", 0},  // Reshape-5 dropped it a version early
 
-    OPENGE_LEGACY_BROADCAST("Add"), OPENGE_LEGACY_BROADCAST("Sub"), OPENGE_LEGACY_BROADCAST("Mul"),
-    OPENGE_LEGACY_BROADCAST("Div"), OPENGE_LEGACY_BROADCAST("Pow"), OPENGE_LEGACY_BROADCAST("And"),
-    OPENGE_LEGACY_BROADCAST("Or"), OPENGE_LEGACY_BROADCAST("Xor"), OPENGE_LEGACY_BROADCAST("Equal"),
-    OPENGE_LEGACY_BROADCAST("Greater"), OPENGE_LEGACY_BROADCAST("Less"),
+    OPENGE_LEGACY_BROADCAST("Add"),
+    OPENGE_LEGACY_BROADCAST("Sub"),
+    OPENGE_LEGACY_BROADCAST("Mul"),
+    OPENGE_LEGACY_BROADCAST("Div"),
+    OPENGE_LEGACY_BROADCAST("Pow"),
+    OPENGE_LEGACY_BROADCAST("And"),
+    OPENGE_LEGACY_BROADCAST("Or"),
+    OPENGE_LEGACY_BROADCAST("Xor"),
+    OPENGE_LEGACY_BROADCAST("Equal"),
+    OPENGE_LEGACY_BROADCAST("Greater"),
+    OPENGE_LEGACY_BROADCAST("Less"),
     // Gemm's C: broadcast = 0 wanted [M, N], broadcast = 1 a scalar, [N] or [M, N]; the
     // unidirectional broadcasting of opset 7 gives the same result for every one of them.
     {"Gemm", 1, 6, K::kIgnoredAttribute, "broadcast", "", 0},
@@ -50,16 +76,19 @@ constexpr auto kOldForms = std::to_array<OldOpsetForm>({
     {"Cast", 1, 5, K::kTypeNameAttribute, "to", "", 0},
     {"Dropout", 1, 6, K::kTestModeOnly, "is_test",
      "is_test = 0 is training mode, which drops a random part of the input; an inference engine "
-     "runs is_test = 1 (set it in the model)", 0},
+     "runs is_test = 1 (set it in the model)",
+     0},
     {"BatchNormalization", 1, 6, K::kTestModeAsTraining, "is_test", "", 0},
     {"PRelu", 1, 6, K::kSlopeOfOneValue, "", "", 0},
     {"Upsample", 1, 6, K::kUpsampleScales, "", "", 0},
     {"Split", 1, 1, K::kConstantInputToAttribute, "split",
      "the split sizes must be a constant when given as the second input (Split-1); give them as the "
-     "'split' attribute or re-export", 1},
+     "'split' attribute or re-export",
+     1},
     {"Tile", 1, 5, K::kNotSupported, "",
      "Tile before opset 6 repeats along one axis given by an input, which OpenGE does not run; "
-     "re-export with opset >= 6 (a repeats input per axis)", 0},
+     "re-export with opset >= 6 (a repeats input per axis)",
+     0},
 });
 
 #undef OPENGE_CONSUMED_INPUTS
@@ -89,8 +118,10 @@ Status infer_legacy_axis_align(InferContext& ctx) {
   }
   auto shape = aligned_shape(ctx, ctx.input_shape(0), ctx.input_shape(1).size());
   if (!shape.ok()) return shape.status();
-  if (const Tensor* b = ctx.input_value(0)) ctx.set_output_value(0, b->reshaped(*shape));
-  else ctx.set_output(0, dt, *shape);
+  if (const Tensor* b = ctx.input_value(0))
+    ctx.set_output_value(0, b->reshaped(*shape));
+  else
+    ctx.set_output(0, dt, *shape);
   return Status::Ok();
 }
 

@@ -16,20 +16,20 @@
 namespace openge {
 
 enum class OldFormKind {
-  kIgnoredAttribute,    // no effect on results (consumed_inputs: a memory-reuse hint): removed
-  kDefaultAttribute,    // optional then, required now: `value` is set when the model omits it
-  kDefaultFloatAttribute,  // a float attribute whose default was `float_value` then
-  kRenamedAttribute,    // same meaning under the name `detail`
-  kTypeNameAttribute,   // a data type given by name ("FLOAT") where later opsets give the enum
-  kLegacyBroadcast,     // broadcast/axis of the binary ops: equal shapes, or B aligned at axis
-  kTestModeOnly,        // `attribute` must be non-zero: training mode (0) draws a random mask
-  kTestModeAsTraining,  // is_test = 0 selects batch statistics: becomes training_mode = 1
-  kSlopeOfOneValue,     // PRelu: opset < 7 does not say how a slope broadcasts; one value only
-  kUpsampleScales,      // height_scale/width_scale and "bilinear" of Upsample-1
+  kIgnoredAttribute,          // no effect on results (consumed_inputs: a memory-reuse hint): removed
+  kDefaultAttribute,          // optional then, required now: `value` is set when the model omits it
+  kDefaultFloatAttribute,     // a float attribute whose default was `float_value` then
+  kRenamedAttribute,          // same meaning under the name `detail`
+  kTypeNameAttribute,         // a data type given by name ("FLOAT") where later opsets give the enum
+  kLegacyBroadcast,           // broadcast/axis of the binary ops: equal shapes, or B aligned at axis
+  kTestModeOnly,              // `attribute` must be non-zero: training mode (0) draws a random mask
+  kTestModeAsTraining,        // is_test = 0 selects batch statistics: becomes training_mode = 1
+  kSlopeOfOneValue,           // PRelu: opset < 7 does not say how a slope broadcasts; one value only
+  kUpsampleScales,            // height_scale/width_scale and "bilinear" of Upsample-1
   kConstantInputToAttribute,  // input `value` given as a constant becomes attribute `attribute`;
                               // a computed one is refused (`detail` says why)
-  kNotSupported,        // an old form OpenGE does not run (with more than `value` inputs when
-                        // `value` > 0); `detail` says why
+  kNotSupported,              // an old form OpenGE does not run (with more than `value` inputs when
+                              // `value` > 0); `detail` says why
 };
 
 struct OldOpsetForm {

@@ -42,9 +42,7 @@ void for_each_line(std::string_view text, const std::function<void(int, std::str
   }
 }
 
-int col_of(std::string_view line, std::string_view part) {
-  return static_cast<int>(part.data() - line.data()) + 1;
-}
+int col_of(std::string_view line, std::string_view part) { return static_cast<int>(part.data() - line.data()) + 1; }
 
 Status collect(const std::vector<std::string>& errors) {
   std::string m;
@@ -96,9 +94,9 @@ bool read_name_list(const Json& v, std::vector<std::string>& out) {
 
 const std::set<std::string>& dtype_names() {
   // Ascend IR dtype names (AMB-14); float32 and float are synonyms as in CANN.
-  static const std::set<std::string> k = {"float16", "float32", "float", "bfloat16", "double", "float64",
-                                          "int8",    "uint8",   "int16", "uint16",   "int32",  "uint32",
-                                          "int64",   "uint64",  "bool"};
+  static const std::set<std::string> k = {"float16", "float32", "float", "bfloat16", "double",
+                                          "float64", "int8",    "uint8", "int16",    "uint16",
+                                          "int32",   "uint32",  "int64", "uint64",   "bool"};
   return k;
 }
 
@@ -125,8 +123,10 @@ std::pair<int, int> line_column(std::string_view text, size_t byte) {
   const size_t end = std::min(byte == 0 ? 0 : byte - 1, text.size());
   int line = 1, col = 1;
   for (size_t i = 0; i < end; ++i) {
-    if (text[i] == '\n') ++line, col = 1;
-    else ++col;
+    if (text[i] == '\n')
+      ++line, col = 1;
+    else
+      ++col;
   }
   return {line, col};
 }
@@ -163,8 +163,10 @@ Result<MixListEdits> parse_modify_mixlist(std::string_view text, const std::stri
     for (auto k = it->begin(); k != it->end(); ++k) {
       const int kline = line_of_key(text, k.key());
       std::vector<std::string>* dst = nullptr;
-      if (k.key() == "to-add") dst = black ? &out.black_add : &out.white_add;
-      else if (k.key() == "to-remove") dst = black ? &out.black_remove : &out.white_remove;
+      if (k.key() == "to-add")
+        dst = black ? &out.black_add : &out.white_add;
+      else if (k.key() == "to-remove")
+        dst = black ? &out.black_remove : &out.white_remove;
       if (!dst) {
         errors.push_back(at(file, kline, 1) + "unknown key '" + k.key() + "' in " + it.key() +
                          "; expected to-add or to-remove" +
@@ -189,7 +191,9 @@ Result<std::vector<CustomDtypeRule>> parse_customize_dtypes(std::string_view tex
   for_each_line(text, [&](int n, std::string_view line) {
     const auto body = trim(line);
     if (body.empty() || body[0] == '#') return;
-    auto err = [&](std::string_view part, const std::string& m) { errors.push_back(at(file, n, col_of(line, part)) + m); };
+    auto err = [&](std::string_view part, const std::string& m) {
+      errors.push_back(at(file, n, col_of(line, part)) + m);
+    };
     const auto sep = body.find("::");
     if (sep == std::string_view::npos || sep == 0) {
       err(body, "expected 'Opname::InputDtype:...,OutputDtype:...' or 'OpType::Type:InputDtype:...'");
@@ -217,7 +221,8 @@ Result<std::vector<CustomDtypeRule>> parse_customize_dtypes(std::string_view tex
       return;
     }
     if ((in_pos != std::string_view::npos && in_pos != 0) || (in_pos == std::string_view::npos && out_pos != 0)) {
-      err(rest, "unexpected text before " + std::string(in_pos != std::string_view::npos ? "InputDtype" : "OutputDtype"));
+      err(rest,
+          "unexpected text before " + std::string(in_pos != std::string_view::npos ? "InputDtype" : "OutputDtype"));
       return;
     }
     auto parse_list = [&](std::string_view list, std::vector<std::string>& dst, const char* what) {
@@ -231,10 +236,12 @@ Result<std::vector<CustomDtypeRule>> parse_customize_dtypes(std::string_view tex
         size_t j = list.find(',', i);
         if (j == std::string_view::npos) j = list.size();
         const auto item = trim(list.substr(i, j - i));
-        if (item.empty()) err(list.substr(i), std::string("empty dtype in ") + what);
+        if (item.empty())
+          err(list.substr(i), std::string("empty dtype in ") + what);
         else if (!dtype_names().count(std::string(item)))
           err(item, "unknown dtype '" + std::string(item) + "'" + did_you_mean_suffix(closest_names(item, known)));
-        else dst.emplace_back(item);
+        else
+          dst.emplace_back(item);
         i = j + 1;
       }
     };
@@ -254,8 +261,8 @@ Result<std::vector<CustomDtypeRule>> parse_customize_dtypes(std::string_view tex
     }
     auto [it, fresh] = seen.emplace(std::make_pair(r.by_type, r.name), n);
     if (!fresh) {
-      err(body, std::string(r.by_type ? "operator type '" : "operator '") + r.name + "' is already configured at line " +
-                    std::to_string(it->second));
+      err(body, std::string(r.by_type ? "operator type '" : "operator '") + r.name +
+                    "' is already configured at line " + std::to_string(it->second));
       return;
     }
     rules.push_back(std::move(r));
@@ -317,12 +324,16 @@ Result<OpPrecisionModes> parse_op_precision_ini(std::string_view text, const std
   for_each_line(text, [&](int n, std::string_view line) {
     const auto body = trim(line);
     if (body.empty() || body[0] == '#' || body[0] == ';') return;
-    auto err = [&](std::string_view part, const std::string& m) { errors.push_back(at(file, n, col_of(line, part)) + m); };
+    auto err = [&](std::string_view part, const std::string& m) {
+      errors.push_back(at(file, n, col_of(line, part)) + m);
+    };
     if (body[0] == '[') {
       if (body.back() != ']') return err(body, "a section header must end with ']'");
       const std::string name(trim(body.substr(1, body.size() - 2)));
-      if (name == "ByOpType") section = &out.by_op_type;
-      else if (name == "ByNodeName") section = &out.by_node_name;
+      if (name == "ByOpType")
+        section = &out.by_op_type;
+      else if (name == "ByNodeName")
+        section = &out.by_node_name;
       else {
         section = nullptr;
         err(body, "unknown section [" + name + "]; expected [ByOpType] or [ByNodeName]" +
@@ -358,7 +369,9 @@ Result<OpDebugConfig> parse_op_debug_config(std::string_view text, const std::st
   for_each_line(text, [&](int n, std::string_view line) {
     const auto body = trim(line);
     if (body.empty() || body[0] == '#') return;
-    auto err = [&](std::string_view part, const std::string& m) { errors.push_back(at(file, n, col_of(line, part)) + m); };
+    auto err = [&](std::string_view part, const std::string& m) {
+      errors.push_back(at(file, n, col_of(line, part)) + m);
+    };
     const auto eq = body.find('=');
     if (eq == std::string_view::npos) return err(body, "expected 'op_debug_config = option,option,...'");
     const auto key = trim(body.substr(0, eq));
@@ -440,13 +453,15 @@ Result<AoeTuningConfig> parse_aoe_config(std::string_view original, const std::s
     const int line = line_of_key(text, it.key());
     auto err = [&](const std::string& m) { errors.push_back(at(file, line, 1) + it.key() + ": " + m); };
     if (it.key() == "tune_ops_name" || it.key() == "tune_ops_type" || it.key() == "feature") {
-      auto& dst = it.key() == "tune_ops_name" ? out.tune_ops_name
+      auto& dst = it.key() == "tune_ops_name"   ? out.tune_ops_name
                   : it.key() == "tune_ops_type" ? out.tune_ops_type
                                                 : out.feature;
       if (!read_name_list(it.value(), dst)) err("must be an array of names (or one comma-separated string)");
     } else if (it.key() == "tune_optimization_level") {
-      if (!it->is_string() || (*it != "O1" && *it != "O2")) err("must be \"O1\" or \"O2\", got " + it->dump());
-      else out.tune_optimization_level = it->get<std::string>();
+      if (!it->is_string() || (*it != "O1" && *it != "O2"))
+        err("must be \"O1\" or \"O2\", got " + it->dump());
+      else
+        out.tune_optimization_level = it->get<std::string>();
     } else {
       errors.push_back(at(file, line, 1) + "unknown key '" + it.key() + "'" +
                        did_you_mean_suffix(closest_names(it.key(), kKeys)));
@@ -490,8 +505,8 @@ OpCacheIni parse_op_cache_ini(std::string_view text, const std::string& file) {
     if (number) v = std::stoll(std::string(val));
     if (key == "max_op_cache_size") {
       if (!number || v < 1 || v > kMaxOpCacheSizeMb)
-        return err(val.empty() ? body : val, "ascend_max_op_cache_size must be a number of MB in [1, " +
-                                                 std::to_string(kMaxOpCacheSizeMb) + "]");
+        return err(val.empty() ? body : val,
+                   "ascend_max_op_cache_size must be a number of MB in [1, " + std::to_string(kMaxOpCacheSizeMb) + "]");
       out.max_op_cache_size_mb = v;
     } else if (key == "remain_cache_size_ratio") {
       if (!number || v < 1 || v > 100)

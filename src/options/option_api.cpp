@@ -33,23 +33,30 @@ std::string type_list(const std::vector<ApiType>& types) {
 
 const char* api_type_name(ApiType type) {
   switch (type) {
-    case ApiType::kBool: return "bool";
-    case ApiType::kInt: return "int";
-    case ApiType::kText: return "str";
-    case ApiType::kOther: return "other";
+    case ApiType::kBool:
+      return "bool";
+    case ApiType::kInt:
+      return "int";
+    case ApiType::kText:
+      return "str";
+    case ApiType::kOther:
+      return "other";
   }
   return "?";
 }
 
 std::vector<ApiType> accepted_api_types(const OptionSpec& spec) {
   switch (spec.kind) {
-    case Kind::kBool: return {ApiType::kBool};
+    case Kind::kBool:
+      return {ApiType::kBool};
     case Kind::kInt:
-    case Kind::kTimeoutMs: return {ApiType::kInt};
+    case Kind::kTimeoutMs:
+      return {ApiType::kInt};
     case Kind::kEnum:
       if (enum_of_integers(spec)) return {ApiType::kText, ApiType::kInt};
       return {ApiType::kText};
-    default: return {ApiType::kText};
+    default:
+      return {ApiType::kText};
   }
 }
 

@@ -84,7 +84,8 @@ class OptionSetBuilder {
     ctx.soc_version = set_.get("soc_version").empty() ? kDefaultSoc : set_.get("soc_version");
     for (const auto& spec : option_table()) {
       auto& v = set_.values_[spec.name];
-      if (v.source == Source::kDefault && v.value.empty()) v = OptionValue{default_for(spec, ctx), Source::kDefault, ""};
+      if (v.source == Source::kDefault && v.value.empty())
+        v = OptionValue{default_for(spec, ctx), Source::kDefault, ""};
     }
   }
 

@@ -130,22 +130,26 @@ void check_option_rules(const OptionSet& s, std::vector<Problem>& errors, std::v
     if (!safe)
       errors.push_back({"soc_version", soc, "must name a profile folder (letters, digits, _ and -)"});
     else if (!s.has_value("ASCEND_OPP_PATH"))
-      errors.push_back({"soc_version", soc, "must be one of " + join(built_in, ", ") +
-                                                 did_you_mean_suffix(closest_names(soc, built_in)) +
-                                                 ", or a profile under the opp folder ASCEND_OPP_PATH names (unset)"});
+      errors.push_back({"soc_version", soc,
+                        "must be one of " + join(built_in, ", ") + did_you_mean_suffix(closest_names(soc, built_in)) +
+                            ", or a profile under the opp folder ASCEND_OPP_PATH names (unset)"});
   }
 
   // precision_mode vs precision_mode_v2 (docs/FORMATS.md, "Options: names and value rules"; AMB-12): not both.
   if (s.user_set("precision_mode") && s.user_set("precision_mode_v2"))
-    errors.push_back({"precision_mode_v2", v2,
-                      "'precision_mode' and 'precision_mode_v2' can not be assigned at the same time"});
+    errors.push_back(
+        {"precision_mode_v2", v2, "'precision_mode' and 'precision_mode_v2' can not be assigned at the same time"});
   // bf16 modes only on the A2 series (OPT-precision_mode-14/16).
   if ((pm == "allow_mix_precision_bf16" || pm == "allow_fp32_to_bf16") && !a2)
-    errors.push_back({"precision_mode", pm, "supported only on the Atlas A2 training series (soc_version Ascend910B), "
-                                            "not " + soc});
+    errors.push_back({"precision_mode", pm,
+                      "supported only on the Atlas A2 training series (soc_version Ascend910B), "
+                      "not " +
+                          soc});
   if (v2 == "mixed_bfloat16" && !a2)
-    errors.push_back({"precision_mode_v2", v2, "supported only on the Atlas A2 training series (soc_version "
-                                               "Ascend910B), not " + soc});
+    errors.push_back({"precision_mode_v2", v2,
+                      "supported only on the Atlas A2 training series (soc_version "
+                      "Ascend910B), not " +
+                          soc});
   // force_fp16 only in online inference (OPT-precision_mode-3).
   if (pm == "force_fp16" && !s.online_inference())
     errors.push_back({"precision_mode", pm, "force_fp16 applies only to online inference (graph_run_mode=0)"});
@@ -155,11 +159,13 @@ void check_option_rules(const OptionSet& s, std::vector<Problem>& errors, std::v
     errors.push_back({"modify_mixlist", s.get("modify_mixlist"),
                       "needs mixed precision: set precision_mode to allow_mix_precision, allow_mix_precision_fp16 or "
                       "allow_mix_precision_bf16, or precision_mode_v2 to mixed_float16 or mixed_bfloat16 (now "
-                      "precision_mode=" + pm + (v2.empty() ? "" : ", precision_mode_v2=" + v2) + ")"});
+                      "precision_mode=" +
+                          pm + (v2.empty() ? "" : ", precision_mode_v2=" + v2) + ")"});
   // customize_dtypes has no effect under must_keep_origin_dtype (OPT-customize_dtypes-2; origin too, AMB-12).
   if (s.has_value("customize_dtypes") && (effective_pm == "must_keep_origin_dtype" || v2 == "origin"))
-    warnings.push_back("customize_dtypes is ignored: precision_mode" + std::string(v2 == "origin" ? "_v2=origin" :
-                       "=must_keep_origin_dtype") + " keeps every operator's original dtype");
+    warnings.push_back("customize_dtypes is ignored: precision_mode" +
+                       std::string(v2 == "origin" ? "_v2=origin" : "=must_keep_origin_dtype") +
+                       " keeps every operator's original dtype");
 
   // Dumps (OPT-dump_config.*).
   const bool dump = s.get_bool("dump_config.enable_dump"), debug = s.get_bool("dump_config.enable_dump_debug");
@@ -167,8 +173,9 @@ void check_option_rules(const OptionSet& s, std::vector<Problem>& errors, std::v
     errors.push_back({"dump_config.enable_dump_debug", "True",
                       "dump_config.enable_dump and dump_config.enable_dump_debug cannot be True at the same time"});
   if ((dump || debug) && !s.has_value("dump_config.dump_path"))
-    errors.push_back({"dump_config.dump_path", "", std::string("must be set when dump_config.") +
-                                                   (dump ? "enable_dump" : "enable_dump_debug") + " is True"});
+    errors.push_back(
+        {"dump_config.dump_path", "",
+         std::string("must be set when dump_config.") + (dump ? "enable_dump" : "enable_dump_debug") + " is True"});
 
   // Impl modes (OPT-op_precision_mode-8, AMB-20).
   if (s.has_value("op_precision_mode")) {
@@ -176,15 +183,16 @@ void check_option_rules(const OptionSet& s, std::vector<Problem>& errors, std::v
       if (s.has_value(k))
         warnings.push_back(std::string(k) + " is ignored: op_precision_mode is set and takes precedence");
   } else if (s.has_value("optypelist_for_implmode") && !s.has_value("op_select_implmode")) {
-    errors.push_back({"optypelist_for_implmode", s.get("optypelist_for_implmode"),
-                      "must be used together with op_select_implmode"});
+    errors.push_back(
+        {"optypelist_for_implmode", s.get("optypelist_for_implmode"), "must be used together with op_select_implmode"});
   }
 
   // Compile cache in debug mode (OPT-op_compiler_cache_mode-9).
   const bool debug_level = s.get_int("op_debug_level", 0) != 0, debug_cfg = s.has_value("op_debug_config");
-  if ((debug_level || debug_cfg) && s.user_set("op_compiler_cache_mode") && s.get("op_compiler_cache_mode") != "disable")
-    warnings.push_back("op_compiler_cache_mode=" + s.get("op_compiler_cache_mode") + " is ignored: " +
-                       (debug_level ? "op_debug_level is non-zero" : "op_debug_config is set") +
+  if ((debug_level || debug_cfg) && s.user_set("op_compiler_cache_mode") &&
+      s.get("op_compiler_cache_mode") != "disable")
+    warnings.push_back("op_compiler_cache_mode=" + s.get("op_compiler_cache_mode") +
+                       " is ignored: " + (debug_level ? "op_debug_level is non-zero" : "op_debug_config is set") +
                        ", so the compile cache is off");
 
   // NPU_COLLECT_PATH forces online compilation (NPU-14, AMB-27).
@@ -261,7 +269,8 @@ void check_option_files(const OptionSet& s, std::vector<Problem>& errors, std::v
   }
   if (auto f = load("op_debug_config")) {
     auto r = parse_op_debug_config(f->second, f->first);
-    if (!r.ok()) file_problem("op_debug_config", s.get("op_debug_config"), r.status().message());
+    if (!r.ok())
+      file_problem("op_debug_config", s.get("op_debug_config"), r.status().message());
     else if (r->has("oom") && s.has_value("NPU_COLLECT_PATH"))
       // NPU-18 / AMB-28: refused here rather than failing later when the kernels run.
       errors.push_back({"op_debug_config", s.get("op_debug_config"),

@@ -19,10 +19,14 @@ EnvMap capture_process_environment() {
 
 const char* source_name(Source s) {
   switch (s) {
-    case Source::kDefault: return "default";
-    case Source::kEnv: return "env";
-    case Source::kFile: return "file";
-    case Source::kFlag: return "flag";
+    case Source::kDefault:
+      return "default";
+    case Source::kEnv:
+      return "env";
+    case Source::kFile:
+      return "file";
+    case Source::kFlag:
+      return "flag";
   }
   return "?";
 }

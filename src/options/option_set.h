@@ -25,7 +25,7 @@ enum class Source { kDefault = 0, kEnv = 1, kFile = 2, kFlag = 3 };
 const char* source_name(Source s);  // "default", "env", "file", "flag"
 
 struct OptionValue {
-  std::string value;   // canonical text ("" = unset); bools are "True"/"False" as in TF scripts
+  std::string value;  // canonical text ("" = unset); bools are "True"/"False" as in TF scripts
   Source source = Source::kDefault;
   std::string origin;  // e.g. "PROFILING_OPTIONS", "opts.json:3", "--option", "derived: graph_run_mode=0"
 };

@@ -18,9 +18,9 @@ constexpr int64_t kNoMax = std::numeric_limits<int64_t>::max();
 
 // precision_mode defaults per product (OPT-precision_mode-17/18, AMB-11).
 std::string precision_mode_default(const DefaultContext& c) {
-  if (c.soc_version == "Ascend910") return "allow_fp32_to_fp16";      // Atlas training series
+  if (c.soc_version == "Ascend910") return "allow_fp32_to_fp16";  // Atlas training series
   if (c.soc_version == "Ascend310P") return c.graph_run_mode == 0 ? "force_fp16" : "allow_fp32_to_fp16";
-  return "must_keep_origin_dtype";                                      // Atlas A2 training series
+  return "must_keep_origin_dtype";  // Atlas A2 training series
 }
 
 // enable_small_channel: off in training, on (and fixed) in online inference (OPT-enable_small_channel-2/3).
@@ -41,16 +41,18 @@ const OptionSpec kTable[] = {
     // ---- npu.global_options() fields, page order -------------------------------------------
     {"graph_run_mode", "", "ge.graphRunMode", "", Kind::kInt, "0 (online inference) or 1 (training)", RANGE(0, 1), "1",
      nullptr, nullptr,
-     DOES("1: a Trainer (openge train, openge.Trainer) trains, with BatchNormalization on the batch's statistics; 0 "
-          "refuses a Trainer with what to set (a Session runs inference in either mode). Also decides the defaults of "
-          "precision_mode and enable_small_channel (openge options shows them), fixes enable_small_channel at 1 under 0 "
-          "(a user value is ignored with a warning), accepts precision_mode=force_fp16 only under 0, and under 1 "
-          "refuses profiling's task_trace=on without training_trace=on (src/session/trainer.cpp checks the mode)",
-          "src/options/option_builder.cpp"),
+     DOES(
+         "1: a Trainer (openge train, openge.Trainer) trains, with BatchNormalization on the batch's statistics; 0 "
+         "refuses a Trainer with what to set (a Session runs inference in either mode). Also decides the defaults of "
+         "precision_mode and enable_small_channel (openge options shows them), fixes enable_small_channel at 1 under 0 "
+         "(a user value is ignored with a warning), accepts precision_mode=force_fp16 only under 0, and under 1 "
+         "refuses profiling's task_trace=on without training_trace=on (src/session/trainer.cpp checks the mode)",
+         "src/options/option_builder.cpp"),
      "graph execution mode: 0 online inference, 1 training",
      "enable_small_channel is forced to 1 when 0; precision_mode=force_fp16 needs 0", "OPT-graph_run_mode-1..4"},
     {"deterministic", "", "ge.deterministic", "", Kind::kInt, "0 or 1", RANGE(0, 1), "0", nullptr, nullptr,
-     DOES("1: AI Core Conv/MatMul/Gemm/RNN/GRU/LSTM kernels are created and run with a one-thread oneDNN plan, so no thread count "
+     DOES("1: AI Core Conv/MatMul/Gemm/RNN/GRU/LSTM kernels are created and run with a one-thread oneDNN plan, so no "
+          "thread count "
           "changes how their sums are cut and ordered (they then use one thread); the reference kernels already reduce "
           "each output on one thread in a fixed order, and so do the gradient kernels of training. Every run and every "
           "--threads gives the same output bits, and a training run the same weights. "
@@ -82,7 +84,8 @@ const OptionSpec kTable[] = {
      DOES("the online compiler builds the fused vector kernels into kernel_meta (.so and .json) with these switches: "
           "dump_cce keeps the generated source (.cce), dump_loc a source-line-to-node map (_loc.json), dump_bin the "
           ".so/.json, ccec_O0 / ccec_g compile with -O0 / -g, oom bounds-checks every access (EZ9999 naming the op "
-          "and the access), check_flag ends each parallel chunk with a set_flag that the launching thread's wait_flag waits for, "
+          "and the access), check_flag ends each parallel chunk with a set_flag that the launching thread's wait_flag "
+          "waits for, "
           "up to stream_sync_timeout (10 s when unset), failing with CANN's 'Aicore kernel execute failed ... fault "
           "kernel_name=' and 'rtStreamSynchronizeWithTimeout execute failed' messages; the compile cache is bypassed",
           "src/compiler/online_compiler.cpp"),
@@ -146,7 +149,8 @@ const OptionSpec kTable[] = {
      NORANGE, "", nullptr, nullptr,
      DOES("each compile runs only the fusion passes the file leaves on: a pass named under GraphFusion (graph "
           "passes) or UBFusion (UB passes) follows its on/off, \"ALL\" sets every other pass of that kind; "
-          "ChannelsLastLayoutPass and TransposeToReshapePass (layout choices) always run, scope fusion passes follow enable_scope_fusion_passes "
+          "ChannelsLastLayoutPass and TransposeToReshapePass (layout choices) always run, scope fusion passes follow "
+          "enable_scope_fusion_passes "
           "instead; each pass switched off is logged (FE, info), "
           "names that match no pass are warned about (the names are CANN's: ConvBatchnormFusionPass, "
           "MatMulBiasAddFusionPass, RequantFusionPass, TbeConvElemwiseFusionPass, ...)",
@@ -155,12 +159,13 @@ const OptionSpec kTable[] = {
      "the passes that acted are counted per graph in fusion_result.json (ASCEND_WORK_PATH/FE/<pid>/ or ./)",
      "OPT-fusion_switch_file-1..9 ENV-31 DISC-17"},
     {"dump_config.enable_dump", "", "ge.exec.enableDump", "", Kind::kBool, "True or False", NORANGE, "False", nullptr,
-     nullptr, DOES("each run (an iteration, from 0) writes the selected ops' tensors under <dump_path>/<YYYYmmddHHMMSS>/"
-                  "<device_id>/<model_name>/<model_id>/<iteration>/{op_type}.{op_name}.{task_id}.{stream_id}."
-                  "{timestamp}, in CANN's dump file layout, on a background thread; `openge dump convert` makes .npy",
-                  "src/dump/dump_config.cpp"),
-     "Data Dump on/off",
-     "needs dump_path; not together with dump_config.enable_dump_debug", "OPT-dump_config.enable_dump-1..4"},
+     nullptr,
+     DOES("each run (an iteration, from 0) writes the selected ops' tensors under <dump_path>/<YYYYmmddHHMMSS>/"
+          "<device_id>/<model_name>/<model_id>/<iteration>/{op_type}.{op_name}.{task_id}.{stream_id}."
+          "{timestamp}, in CANN's dump file layout, on a background thread; `openge dump convert` makes .npy",
+          "src/dump/dump_config.cpp"),
+     "Data Dump on/off", "needs dump_path; not together with dump_config.enable_dump_debug",
+     "OPT-dump_config.enable_dump-1..4"},
     {"dump_config.dump_path", "", "ge.exec.dumpPath", "", Kind::kDir, "existing directory with read/write permission",
      NORANGE, "", nullptr, nullptr,
      DOES("checked to be a writable folder when a dump is on; the Data Dump and overflow-detection files go "
@@ -172,36 +177,38 @@ const OptionSpec kTable[] = {
     {"dump_config.dump_step", "", "ge.exec.dumpStep", "", Kind::kDumpStep,
      "iterations separated by |, ranges a-b with a<b, at most 100 sets, e.g. 0|5|10-20", NORANGE, "", nullptr, nullptr,
      DOES("only the runs whose index (from 0, ranges inclusive) is listed are dumped", "src/dump/dump_config.cpp"),
-     "iterations whose data is dumped (unset: every iteration)", "",
-     "OPT-dump_config.dump_step-1..2 AMB-17"},
+     "iterations whose data is dumped (unset: every iteration)", "", "OPT-dump_config.dump_step-1..2 AMB-17"},
     {"dump_config.dump_mode", "", "ge.exec.dumpMode", "", Kind::kEnum, "input|output|all", NORANGE, "output", nullptr,
-     nullptr, DOES("input: each dump file holds the op's inputs; output: its outputs; all: both", "src/dump/dump_config.cpp"),
-     "dump operator inputs, outputs or both", "",
-     "OPT-dump_config.dump_mode-1..2"},
+     nullptr,
+     DOES("input: each dump file holds the op's inputs; output: its outputs; all: both", "src/dump/dump_config.cpp"),
+     "dump operator inputs, outputs or both", "", "OPT-dump_config.dump_mode-1..2"},
     {"dump_config.dump_data", "", "ge.exec.dumpData", "", Kind::kEnum, "tensor|stats", NORANGE, "tensor", nullptr,
-     nullptr, DOES("tensor: the tensors; stats: one {file}.csv per op with Max/Min/Avg/L2Norm over finite elements and "
-                   "NaN/-Inf/+Inf counts per tensor", "src/dump/dump_config.cpp"),
-     "dump tensors or their statistics", "",
-     "OPT-dump_config.dump_data-1..3"},
+     nullptr,
+     DOES("tensor: the tensors; stats: one {file}.csv per op with Max/Min/Avg/L2Norm over finite elements and "
+          "NaN/-Inf/+Inf counts per tensor",
+          "src/dump/dump_config.cpp"),
+     "dump tensors or their statistics", "", "OPT-dump_config.dump_data-1..3"},
     {"dump_config.dump_layer", "", "ge.exec.dumpLayer", "", Kind::kString, "operator names separated by spaces",
      NORANGE, "", nullptr, nullptr,
-     DOES("only the named nodes are dumped (a fused node when any node fused into it is named)", "src/dump/dump_config.cpp"),
-     "operators to dump (unset: all)", "",
-     "OPT-dump_config.dump_layer-1"},
+     DOES("only the named nodes are dumped (a fused node when any node fused into it is named)",
+          "src/dump/dump_config.cpp"),
+     "operators to dump (unset: all)", "", "OPT-dump_config.dump_layer-1"},
     {"dump_config.enable_dump_debug", "", "ge.exec.enableDumpDebug", "", Kind::kBool, "True or False", NORANGE, "False",
      nullptr, nullptr,
-     DOES("every run checks each op's outputs; an op with finite inputs and an Inf/NaN (or float16/bfloat16 max) output "
-          "is dumped with its inputs, the first one per iteration is logged, and <dump_path>/<YYYYmmddHHMMSS>/"
-          "modify_mixlist.json black-lists the op types that overflowed", "src/dump/dump_config.cpp"),
-     "overflow detection on/off",
-     "needs dump_path; not together with dump_config.enable_dump", "OPT-dump_config.enable_dump_debug-1 AMB-18"},
+     DOES(
+         "every run checks each op's outputs; an op with finite inputs and an Inf/NaN (or float16/bfloat16 max) output "
+         "is dumped with its inputs, the first one per iteration is logged, and <dump_path>/<YYYYmmddHHMMSS>/"
+         "modify_mixlist.json black-lists the op types that overflowed",
+         "src/dump/dump_config.cpp"),
+     "overflow detection on/off", "needs dump_path; not together with dump_config.enable_dump",
+     "OPT-dump_config.enable_dump_debug-1 AMB-18"},
     {"dump_config.dump_debug_mode", "", "ge.exec.dumpDebugMode", "", Kind::kEnum, "aicore_overflow|atomic_overflow|all",
      NORANGE, "all", nullptr, nullptr,
-     DOES("aicore_overflow checks every op; atomic_overflow only the accumulating ops (matmul, convolution, reductions, "
-          "averages, normalisations, softmax: the CPU's accumulations, docs/DECISIONS.md); all both",
-          "src/dump/dump_config.cpp"),
-     "overflow detection mode",
-     "read only when enable_dump_debug is True", "OPT-dump_config.dump_debug_mode-1..4"},
+     DOES(
+         "aicore_overflow checks every op; atomic_overflow only the accumulating ops (matmul, convolution, reductions, "
+         "averages, normalisations, softmax: the CPU's accumulations, docs/DECISIONS.md); all both",
+         "src/dump/dump_config.cpp"),
+     "overflow detection mode", "read only when enable_dump_debug is True", "OPT-dump_config.dump_debug_mode-1..4"},
     {"hcom_parallel", "", "ge.hcomParallel", "", Kind::kBool, "True or False", NORANGE, "True", nullptr, nullptr,
      DOES("data-parallel training under mpirun: True starts each gradient bucket's all-reduce on the communication "
           "thread as soon as the backward pass has produced its last gradient, overlapping the rest of the backward "
@@ -221,14 +228,15 @@ const OptionSpec kTable[] = {
     {"op_precision_mode", "", "ge.exec.op_precision_mode", "", Kind::kFile,
      "path of an .ini file: [ByOpType]/[ByNodeName] name=high_precision|high_performance|support_out_of_bound_index",
      NORANGE, "", nullptr, nullptr,
-     DOES("the precision pass gives each node the mode its [ByNodeName] / [ByOpType] entry names (if the op lists it "
-          "in all_ops_impl_mode.ini): high_precision runs libm's erf/tanh/exp in Erf, Tanh, Sigmoid and "
-          "Softmax/LogSoftmax, the direct algorithm in 3x3 convolutions and double sums in LayerNormalization, "
-          "high_performance the vectorised approximations, oneDNN's Winograd where it pays and its float32 layer "
-          "norm (the default); "
-          "support_out_of_bound_index changes nothing because the indices of every gather/scatter op are always checked "
-          "(an out-of-range one fails the run naming its position and value); it beats op_select_implmode",
-          "src/precision/precision_pass.cpp"),
+     DOES(
+         "the precision pass gives each node the mode its [ByNodeName] / [ByOpType] entry names (if the op lists it "
+         "in all_ops_impl_mode.ini): high_precision runs libm's erf/tanh/exp in Erf, Tanh, Sigmoid and "
+         "Softmax/LogSoftmax, the direct algorithm in 3x3 convolutions and double sums in LayerNormalization, "
+         "high_performance the vectorised approximations, oneDNN's Winograd where it pays and its float32 layer "
+         "norm (the default); "
+         "support_out_of_bound_index changes nothing because the indices of every gather/scatter op are always checked "
+         "(an out-of-range one fails the run naming its position and value); it beats op_select_implmode",
+         "src/precision/precision_pass.cpp"),
      "high-precision / high-performance mode per operator type or node",
      "beats op_select_implmode and optypelist_for_implmode; [ByNodeName] beats [ByOpType]",
      "OPT-op_precision_mode-1..9 AMB-20"},
@@ -251,13 +259,14 @@ const OptionSpec kTable[] = {
     {"enable_scope_fusion_passes", "", "ge.exec.enableScopeFusionPasses", "", Kind::kNameList,
      "registered scope fusion rule names separated by ,", NORANGE, "", nullptr, nullptr,
      DOES("each compile runs the General scope fusion pass ScopeLayerNormPass (TensorFlow's moments + batchnorm layer "
-          "norm -> LayerNormalization) whatever is set, and a Non-General one (ScopeInstanceNormPass: the same form over "
+          "norm -> LayerNormalization) whatever is set, and a Non-General one (ScopeInstanceNormPass: the same form "
+          "over "
           "the spatial axes -> InstanceNormalization) only when the list names it; fusion_switch_file does not reach "
-          "them; a name that is no scope pass is warned about (GE) with the closest names and ignored; what they fuse is "
+          "them; a name that is no scope pass is warned about (GE) with the closest names and ignored; what they fuse "
+          "is "
           "counted under graph_fusion in fusion_result.json",
           "src/passes/pass_selection.cpp"),
-     "turn on Non-General scope fusion rules",
-     "General rules are always on", "OPT-enable_scope_fusion_passes-1..4"},
+     "turn on Non-General scope fusion rules", "General rules are always on", "OPT-enable_scope_fusion_passes-1..4"},
     {"profiling_config.enable_profiling", "", "ge.exec.profilingMode", "PROFILING_MODE", Kind::kBool,
      "True or False (PROFILING_MODE: true/false)", NORANGE, "False", nullptr, nullptr,
      DOES("a Session profiles every run: timeline JSON, summary CSVs and report.html in a PROF_* folder "
@@ -297,8 +306,7 @@ const OptionSpec kTable[] = {
      DOES("the aoe_data folder: AOE records and the knowledge base are written and read there; it must exist "
           "with read/write permission",
           "src/aoe/tuned_selection.cpp"),
-     "AOE work folder",
-     "aoe_config.work_path > ASCEND_WORK_PATH/aoe_data > working directory (AMB-21)",
+     "AOE work folder", "aoe_config.work_path > ASCEND_WORK_PATH/aoe_data > working directory (AMB-21)",
      "OPT-aoe_config.work_path-1..3 ENV-2..4 DISC-7"},
     {"aoe_config.aoe_config_file", "", "ge.aoe_config_file", "", Kind::kFile,
      "path of a JSON file: tune_ops_name, tune_ops_type, tune_optimization_level (O1|O2), feature", NORANGE, "",
@@ -310,8 +318,8 @@ const OptionSpec kTable[] = {
           "grain keeps on one thread (each node's candidate counts are logged); feature nonhomo_split is logged "
           "and changes nothing",
           "src/aoe/tuned_selection.cpp"),
-     "tune only the listed operators",
-     "feature deeper_opat needs aoe_mode 2, nonhomo_split needs 1", "OPT-aoe_config.aoe_config_file-1..7 DISC-16"},
+     "tune only the listed operators", "feature deeper_opat needs aoe_mode 2, nonhomo_split needs 1",
+     "OPT-aoe_config.aoe_config_file-1..7 DISC-16"},
     {"op_compiler_cache_mode", "", "ge.op_compiler_cache_mode", "", Kind::kEnum, "enable|disable|force", NORANGE,
      "enable", nullptr, nullptr,
      DOES("every kernel the online compiler builds (the fused vector kernels, see jit_compile) goes through the "
@@ -337,8 +345,8 @@ const OptionSpec kTable[] = {
      DOES("a run still going after this many ms fails, checked after every operator: the error names the operator "
           "that was running, and enable_exception_dump dumps it; -1 never times out",
           "src/compiler/pipeline.cpp"),
-     "stream synchronization timeout (ms)",
-     "should exceed HCCL_EXEC_TIMEOUT in cluster training", "OPT-stream_sync_timeout-1..3 MISC-17 AMB-33"},
+     "stream synchronization timeout (ms)", "should exceed HCCL_EXEC_TIMEOUT in cluster training",
+     "OPT-stream_sync_timeout-1..3 MISC-17 AMB-33"},
     {"event_sync_timeout", "", "event_sync_timeout", "", Kind::kTimeoutMs, "-1 (no timeout) or a positive number of ms",
      NORANGE, "-1", nullptr, nullptr,
      DOES("data-parallel training: bounds each wait of a training step for the communication thread (a gradient "
@@ -367,7 +375,8 @@ const OptionSpec kTable[] = {
      "overridden by op_precision_mode; narrowed by optypelist_for_implmode", "OPT-op_select_implmode-1..5"},
     {"optypelist_for_implmode", "", "ge.optypelistForImplmode", "", Kind::kTypeList, "Pooling|SoftmaxV2|LRN|ROIAlign",
      NORANGE, "", nullptr, "op_precision_mode",
-     DOES("narrows op_select_implmode to these op types (Pooling = the pools, SoftmaxV2 = Softmax, ROIAlign = RoiAlign); "
+     DOES("narrows op_select_implmode to these op types (Pooling = the pools, SoftmaxV2 = Softmax, ROIAlign = "
+          "RoiAlign); "
           "of them only Softmax has a distinct high_precision kernel today",
           "src/precision/precision_pass.cpp"),
      "operator types that use op_select_implmode", "needs op_select_implmode; overridden by op_precision_mode",
@@ -380,8 +389,8 @@ const OptionSpec kTable[] = {
           "source (.cce) and _loc.json, 2 compiles with -O0 -g, 4 also the source and _compute.json; the compile "
           "cache is bypassed",
           "src/compiler/online_compiler.cpp"),
-     "operator debug level",
-     "non-zero turns the compile cache off and lets debug_dir apply", "OPT-op_debug_level-1..11"},
+     "operator debug level", "non-zero turns the compile cache off and lets debug_dir apply",
+     "OPT-op_debug_level-1..11"},
     {"graph_memory_max_size", "", "ge.graphMemoryMaxSize", "", Kind::kString, "any (no effect)", NORANGE, "", nullptr,
      "", NO_CPU("deprecated in CANN too; OpenGE plans memory from the network's actual use, there is no pool to size"),
      "historical network memory size", "", "OPT-graph_memory_max_size-1 MISC-1"},
@@ -391,8 +400,8 @@ const OptionSpec kTable[] = {
      "historical variable memory size", "", "OPT-variable_memory_max_size-1 MISC-1"},
     // ---- OpenGE additions -------------------------------------------------------------------
     {"soc_version", "", "ge.socVersion", "", Kind::kString,
-     "Ascend910|Ascend910B|Ascend310P, or a profile added under ASCEND_OPP_PATH", NORANGE, kDefaultSoc,
-     nullptr, nullptr,
+     "Ascend910|Ascend910B|Ascend310P, or a profile added under ASCEND_OPP_PATH", NORANGE, kDefaultSoc, nullptr,
+     nullptr,
      DOES("selects the SoC profile the precision pass loads (opp/ or ASCEND_OPP_PATH), decides the default of "
           "precision_mode and which bf16 / L2Cache / instr_profiling_freq settings are accepted",
           "src/options/option_builder.cpp"),
@@ -455,8 +464,8 @@ const OptionSpec kTable[] = {
           "ASCEND_WORK_PATH/log and $HOME/ascend/log",
           "src/paths/artifact_paths.cpp"),
      "log folder, above ASCEND_WORK_PATH/log", "", "ENV-6 AMB-30"},
-    {"ASCEND_GLOBAL_LOG_LEVEL", "", "", "ASCEND_GLOBAL_LOG_LEVEL", Kind::kInt, "0 debug, 1 info, 2 warning, 3 error, 4 none",
-     RANGE(0, 4), "3", nullptr, nullptr,
+    {"ASCEND_GLOBAL_LOG_LEVEL", "", "", "ASCEND_GLOBAL_LOG_LEVEL", Kind::kInt,
+     "0 debug, 1 info, 2 warning, 3 error, 4 none", RANGE(0, 4), "3", nullptr, nullptr,
      DOES("records at this level and above go to the log file (compile decisions and kernel choices at info, "
           "precision warnings at warning, every error at error); 4 writes none. The atrace ring keeps every level",
           "src/logging/log.cpp"),
@@ -472,15 +481,15 @@ const OptionSpec kTable[] = {
           "src/paths/artifact_paths.cpp"),
      "cache folder", "", "OPT-op_compiler_cache_dir-5 NPU-15"},
     {"ASCEND_OPP_PATH", "", "", "ASCEND_OPP_PATH", Kind::kDir,
-     "an opp folder: built-in/op_impl/ai_core/tbe/config/<soc>/aic-<soc>-ops-info*.json per SoC", NORANGE, "",
-     nullptr, nullptr,
+     "an opp folder: built-in/op_impl/ai_core/tbe/config/<soc>/aic-<soc>-ops-info*.json per SoC", NORANGE, "", nullptr,
+     nullptr,
      DOES("the precision pass loads the soc_version profile and all_ops_impl_mode.ini from this folder instead of "
           "the installed (or source) opp/; profiles added there can be selected with soc_version",
           "src/precision/precision_pass.cpp"),
      "operator package (opp) folder: SoC profiles and implementation modes",
      "replaces the installed opp/ (it must hold every profile soc_version may name)", "MISC-20 OPT-modify_mixlist-9"},
-    {"ASCEND_MAX_OP_CACHE_SIZE", "", "", "ASCEND_MAX_OP_CACHE_SIZE", Kind::kInt, "MB, >= 1", RANGE(1, kMaxOpCacheSizeMb), "",
-     nullptr, nullptr,
+    {"ASCEND_MAX_OP_CACHE_SIZE", "", "", "ASCEND_MAX_OP_CACHE_SIZE", Kind::kInt, "MB, >= 1",
+     RANGE(1, kMaxOpCacheSizeMb), "", nullptr, nullptr,
      DOES("when the cache folder has no valid op_cache.ini: after each kernel it stores, the compile cache ages its "
           "SoC folder once it is over this many MB, removing entries unused for 30 minutes, least recently used "
           "first, down to ASCEND_REMAIN_CACHE_SIZE_RATIO of it; a missing op_cache.ini is written with the limits "
@@ -509,8 +518,7 @@ const OptionSpec kTable[] = {
     {"DUMP_GRAPH_PATH", "", "", "DUMP_GRAPH_PATH", Kind::kDir, "directory path", NORANGE, "", nullptr, nullptr,
      DOES("graph dumps go to this folder, above NPU_COLLECT_PATH and ASCEND_WORK_PATH (created when missing)",
           "src/paths/artifact_paths.cpp"),
-     "graph dump folder",
-     "DUMP_GRAPH_PATH > ASCEND_WORK_PATH > working directory", "ENV-25"},
+     "graph dump folder", "DUMP_GRAPH_PATH > ASCEND_WORK_PATH > working directory", "ENV-25"},
     {"CXX", "", "", "CXX", Kind::kString, "a C++17 compiler: program name or path", NORANGE, "", nullptr, nullptr,
      DOES("the compiler that builds online-compiled kernels (g++ when unset); its --version and flags are recorded "
           "in kernel_meta",
@@ -598,27 +606,42 @@ std::vector<std::string> suggest_names(std::string_view name) {
 
 const char* effect_label(Effect e) {
   switch (e) {
-    case Effect::kImplemented: return "implemented";
-    case Effect::kNotImplemented: return "accepted, not implemented yet";
-    case Effect::kNoCpuEffect: return "no effect on CPU";
+    case Effect::kImplemented:
+      return "implemented";
+    case Effect::kNotImplemented:
+      return "accepted, not implemented yet";
+    case Effect::kNoCpuEffect:
+      return "no effect on CPU";
   }
   return "?";
 }
 
 const char* kind_name(Kind k) {
   switch (k) {
-    case Kind::kBool: return "bool";
-    case Kind::kInt: return "int";
-    case Kind::kEnum: return "enum";
-    case Kind::kString: return "string";
-    case Kind::kFile: return "file path";
-    case Kind::kDir: return "directory path";
-    case Kind::kStreamParallel: return "engine list";
-    case Kind::kDumpStep: return "step list";
-    case Kind::kProfilingOptions: return "JSON string";
-    case Kind::kTimeoutMs: return "int (ms)";
-    case Kind::kTypeList: return "type list";
-    case Kind::kNameList: return "name list";
+    case Kind::kBool:
+      return "bool";
+    case Kind::kInt:
+      return "int";
+    case Kind::kEnum:
+      return "enum";
+    case Kind::kString:
+      return "string";
+    case Kind::kFile:
+      return "file path";
+    case Kind::kDir:
+      return "directory path";
+    case Kind::kStreamParallel:
+      return "engine list";
+    case Kind::kDumpStep:
+      return "step list";
+    case Kind::kProfilingOptions:
+      return "JSON string";
+    case Kind::kTimeoutMs:
+      return "int (ms)";
+    case Kind::kTypeList:
+      return "type list";
+    case Kind::kNameList:
+      return "name list";
   }
   return "?";
 }

@@ -43,10 +43,10 @@ struct DefaultContext {
 using DefaultFn = std::string (*)(const DefaultContext&);
 
 struct OptionSpec {
-  const char* name;           // exact dotted name, or the env var's name for environment rows
-  const char* aliases;        // space-separated other accepted names ("" none)
-  const char* ge_key;         // GE option key, also accepted as a name ("" none)
-  const char* env_var;        // environment variable that feeds this row ("" none)
+  const char* name;     // exact dotted name, or the env var's name for environment rows
+  const char* aliases;  // space-separated other accepted names ("" none)
+  const char* ge_key;   // GE option key, also accepted as a name ("" none)
+  const char* env_var;  // environment variable that feeds this row ("" none)
   Kind kind;
   const char* allowed;        // kEnum/kTypeList values "a|b|c"; human text for the others
   int64_t min, max;           // kInt range

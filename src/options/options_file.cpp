@@ -38,10 +38,13 @@ void flatten_json(const Json& obj, const std::string& prefix, std::string_view t
     const int line = line_of_key(text, it.key());
     auto err = [&](const std::string& m) { out.errors.push_back(where(source, line, 1) + "'" + name + "': " + m); };
     if (v.is_object()) {
-      if (prefix.empty() && is_group(it.key())) flatten_json(v, name, text, source, out);
-      else if (it.key() == "profiling_options") out.assignments.push_back({name, v.dump(), line, 1});
-      else err("an object is allowed only for dump_config, memory_config, profiling_config, aoe_config and "
-               "profiling_options");
+      if (prefix.empty() && is_group(it.key()))
+        flatten_json(v, name, text, source, out);
+      else if (it.key() == "profiling_options")
+        out.assignments.push_back({name, v.dump(), line, 1});
+      else
+        err("an object is allowed only for dump_config, memory_config, profiling_config, aoe_config and "
+            "profiling_options");
     } else if (v.is_null()) {
       continue;  // None: not set
     } else if (v.is_boolean()) {
@@ -98,7 +101,8 @@ std::string parse_tf_line(std::string_view line, FileAssignment& a, int& col) {
         return "expected npu.global_options().NAME = VALUE";
       }
       while (k < call && ident_char(line[k])) ++k;
-      if (k < call && line[k] == '.') ++k;
+      if (k < call && line[k] == '.')
+        ++k;
       else if (k < call) {
         col = static_cast<int>(k) + 1;
         return "expected npu.global_options().NAME = VALUE";
@@ -114,8 +118,10 @@ std::string parse_tf_line(std::string_view line, FileAssignment& a, int& col) {
       return "expected an option name";
     }
     while (i < line.size() && ident_char(line[i])) ++i;
-    if (i < line.size() && line[i] == '.') ++i;
-    else break;
+    if (i < line.size() && line[i] == '.')
+      ++i;
+    else
+      break;
   }
   a.name = std::string(line.substr(name_begin, i - name_begin));
   a.column = static_cast<int>(name_begin) + 1;
@@ -143,12 +149,25 @@ std::string parse_tf_line(std::string_view line, FileAssignment& a, int& col) {
       if (c == '\\' && i + 1 < line.size()) {
         const char e = line[i + 1];
         switch (e) {
-          case '\\': v += '\\'; break;
-          case '\'': v += '\''; break;
-          case '"': v += '"'; break;
-          case 'n': v += '\n'; break;
-          case 't': v += '\t'; break;
-          default: v += '\\'; v += e; break;  // Python keeps unknown escapes as written
+          case '\\':
+            v += '\\';
+            break;
+          case '\'':
+            v += '\'';
+            break;
+          case '"':
+            v += '"';
+            break;
+          case 'n':
+            v += '\n';
+            break;
+          case 't':
+            v += '\t';
+            break;
+          default:
+            v += '\\';
+            v += e;
+            break;  // Python keeps unknown escapes as written
         }
         i += 2;
         continue;
@@ -168,7 +187,8 @@ std::string parse_tf_line(std::string_view line, FileAssignment& a, int& col) {
       size_t k = (word.size() && (word[0] == '-' || word[0] == '+')) ? 1 : 0;
       bool digits = k < word.size();
       for (; k < word.size(); ++k) digits = digits && std::isdigit(static_cast<unsigned char>(word[k]));
-      if (!digits) return "'" + std::string(word) + "' is not a Python literal (a quoted string, True, False, None or an integer)";
+      if (!digits)
+        return "'" + std::string(word) + "' is not a Python literal (a quoted string, True, False, None or an integer)";
       a.value = std::string(word[0] == '+' ? word.substr(1) : word);
     }
   }
@@ -230,8 +250,8 @@ bool is_global_options_line(std::string_view line) { return line.find("global_op
 void parse_tf_lines(std::string_view text, const std::string& source, ParsedOptionsFile& out) {
   // A pasted script sets its options through global_options() or parameter_map[...]; its other
   // lines (session setup, custom_op.name = ...) are skipped rather than read as options.
-  const bool script = text.find("global_options().") != std::string_view::npos ||
-                      text.find("parameter_map[") != std::string_view::npos;
+  const bool script =
+      text.find("global_options().") != std::string_view::npos || text.find("parameter_map[") != std::string_view::npos;
   int line_no = 0;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -271,8 +291,10 @@ void parse_tf_lines(std::string_view text, const std::string& source, ParsedOpti
         continue;
       }
     }
-    if (!err.empty()) out.errors.push_back(where(source, line_no, col) + err);
-    else if (a.value != "None") out.assignments.push_back(a);
+    if (!err.empty())
+      out.errors.push_back(where(source, line_no, col) + err);
+    else if (a.value != "None")
+      out.assignments.push_back(a);
     if (end == text.size()) break;
   }
 }
@@ -284,8 +306,10 @@ ParsedOptionsFile parse_options_text(std::string_view text, const std::string& s
   // A UTF-8 byte-order mark is tolerated.
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && text[first] == '{') parse_json(text, source, out);
-  else parse_tf_lines(text, source, out);
+  if (first != std::string_view::npos && text[first] == '{')
+    parse_json(text, source, out);
+  else
+    parse_tf_lines(text, source, out);
   return out;
 }
 

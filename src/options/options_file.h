@@ -29,8 +29,8 @@ struct ParsedOptionsFile {
 // `custom_op.parameter_map["NAME"].s = tf.compat.as_bytes("VALUE")` (and .b = True, .i = 3,
 // .f = 1.5) is read as NAME = VALUE. A text holding any global_options() or parameter_map[...]
 // line is a pasted script: its lines that assign no known option (config = tf.ConfigProto(),
-// custom_op.name = "NpuOptimizer", TF1's use_off_line and the other NPU-session keys) are skipped and listed in skipped_lines, where in a plain
-// NAME = VALUE file they are errors.
+// custom_op.name = "NpuOptimizer", TF1's use_off_line and the other NPU-session keys) are skipped and listed in
+// skipped_lines, where in a plain NAME = VALUE file they are errors.
 ParsedOptionsFile parse_options_text(std::string_view text, const std::string& source);
 
 // Reads and parses a file; unreadable files, folders and huge files are reported as errors.

@@ -62,8 +62,8 @@ const KeySpec kKeys[] = {
 };
 
 // Keys that cannot be collected together with instr_profiling_freq (OPT-...instr_profiling_freq-3).
-const char* kInstrExclusive[] = {"training_trace", "task_trace", "hccl", "aicpu",  "fp_point",
-                                 "bp_point",       "aic_metrics", "l2", "task_time", "runtime_api"};
+const char* kInstrExclusive[] = {"training_trace", "task_trace",  "hccl", "aicpu",     "fp_point",
+                                 "bp_point",       "aic_metrics", "l2",   "task_time", "runtime_api"};
 
 const KeySpec* find_key(const std::string& k) {
   for (const auto& s : kKeys)
@@ -128,7 +128,9 @@ std::optional<ProfilingOptions> check_profiling_options(std::string_view json_te
     errors.push_back({parameter + "." + key, value, reason});
     rejected.push_back(key);
   };
-  auto was_rejected = [&](const char* key) { return std::find(rejected.begin(), rejected.end(), key) != rejected.end(); };
+  auto was_rejected = [&](const char* key) {
+    return std::find(rejected.begin(), rejected.end(), key) != rejected.end();
+  };
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& key = it.key();
     const KeySpec* spec = find_key(key);
@@ -152,8 +154,9 @@ std::optional<ProfilingOptions> check_profiling_options(std::string_view json_te
         // The spec's own PROFILING_OPTIONS example carries the placeholder "xxMB" (S3:L8); it is
         // accepted verbatim and means "not configured" (AMB-32).
         if (v == "xxMB") {
-          warnings.push_back(parameter + ".storage_limit: 'xxMB' is the documentation placeholder; the limit stays "
-                                         "at 90% of the free disk space");
+          warnings.push_back(parameter +
+                             ".storage_limit: 'xxMB' is the documentation placeholder; the limit stays "
+                             "at 90% of the free disk space");
           out.values.erase(key);
           break;
         }
@@ -175,10 +178,12 @@ std::optional<ProfilingOptions> check_profiling_options(std::string_view json_te
         break;  // an operator name, or "" for automatic detection
       case KeyKind::kMetrics: {
         auto m = parse_aic_metrics(v);
-        if (!m.ok()) bad(key, v, m.status().message());
+        if (!m.ok())
+          bad(key, v, m.status().message());
         else if (m->name == "L2Cache" && !soc_is_a2(ctx.soc_version))
-          bad(key, v, "L2Cache is supported only on the Atlas A2 training series (soc_version Ascend910B), not " +
-                          ctx.soc_version);
+          bad(key, v,
+              "L2Cache is supported only on the Atlas A2 training series (soc_version Ascend910B), not " +
+                  ctx.soc_version);
         break;
       }
       case KeyKind::kFreq: {
@@ -191,8 +196,7 @@ std::optional<ProfilingOptions> check_profiling_options(std::string_view json_te
         if (v != "read" && v != "write") bad(key, v, "must be read or write");
         break;
       case KeyKind::kHostSys: {
-        if (v != "cpu" && v != "mem" && v != "cpu,mem" && v != "mem,cpu")
-          bad(key, v, "must be cpu, mem or cpu,mem");
+        if (v != "cpu" && v != "mem" && v != "cpu,mem" && v != "mem,cpu") bad(key, v, "must be cpu, mem or cpu,mem");
         break;
       }
     }
@@ -217,8 +221,9 @@ std::optional<ProfilingOptions> check_profiling_options(std::string_view json_te
     for (const char* k : {"task_trace", "task_time"})
       if (out.get(k) == "on" && out.get("training_trace") != "on" && !was_rejected("training_trace"))
         bad(k, "on",
-            "in training (graph_run_mode=1, the default) " + std::string(k) + "=on requires training_trace=on: add "
-            "\"training_trace\":\"on\", or set graph_run_mode=0 for an inference run");
+            "in training (graph_run_mode=1, the default) " + std::string(k) +
+                "=on requires training_trace=on: add "
+                "\"training_trace\":\"on\", or set graph_run_mode=0 for an inference run");
   }
   return out;
 }

@@ -129,13 +129,14 @@ Result<uint64_t> parse_storage_limit_mb(std::string_view text) {
 }
 
 Result<AicMetrics> parse_aic_metrics(std::string_view text) {
-  static const char* kNamed[] = {"ArithmeticUtilization", "PipeUtilization", "Memory",   "MemoryL0",
-                                 "MemoryUB",              "ResourceConflictRatio", "L2Cache"};
+  static const char* kNamed[] = {"ArithmeticUtilization", "PipeUtilization", "Memory", "MemoryL0", "MemoryUB",
+                                 "ResourceConflictRatio", "L2Cache"};
   for (const char* n : kNamed)
     if (text == n) return AicMetrics{n, {}};
   if (text.rfind("Custom:", 0) != 0)
-    return invalid_argument("must be one of ArithmeticUtilization, PipeUtilization, Memory, MemoryL0, MemoryUB, "
-                            "ResourceConflictRatio, L2Cache or Custom:<registers>");
+    return invalid_argument(
+        "must be one of ArithmeticUtilization, PipeUtilization, Memory, MemoryL0, MemoryUB, "
+        "ResourceConflictRatio, L2Cache or Custom:<registers>");
   AicMetrics m{"Custom", {}};
   auto regs = split(text.substr(7), ',');
   if (regs.size() > 8) return invalid_argument("Custom takes at most 8 registers, got " + std::to_string(regs.size()));
@@ -150,8 +151,7 @@ Result<AicMetrics> parse_aic_metrics(std::string_view text) {
       v = parse_unsigned(r);
     }
     if (!v) return invalid_argument("Custom register " + quoted(r) + " is not a hexadecimal or decimal number");
-    if (*v < 0x1 || *v > 0x6E)
-      return invalid_argument("Custom register " + quoted(r) + " is outside [0x1, 0x6E]");
+    if (*v < 0x1 || *v > 0x6E) return invalid_argument("Custom register " + quoted(r) + " is outside [0x1, 0x6E]");
     m.registers.push_back(static_cast<int>(*v));
   }
   return m;
@@ -168,9 +168,12 @@ std::string check_path_charset(std::string_view path) {
     // A UTF-8 sequence: accept the CJK ideograph blocks.
     uint32_t cp = 0;
     size_t len = 0;
-    if ((c & 0xE0) == 0xC0) cp = c & 0x1F, len = 2;
-    else if ((c & 0xF0) == 0xE0) cp = c & 0x0F, len = 3;
-    else if ((c & 0xF8) == 0xF0) cp = c & 0x07, len = 4;
+    if ((c & 0xE0) == 0xC0)
+      cp = c & 0x1F, len = 2;
+    else if ((c & 0xF0) == 0xE0)
+      cp = c & 0x0F, len = 3;
+    else if ((c & 0xF8) == 0xF0)
+      cp = c & 0x07, len = 4;
     bool ok = len != 0 && i + len <= path.size();
     for (size_t k = 1; ok && k < len; ++k) {
       const unsigned char cc = path[i + k];
@@ -180,8 +183,9 @@ std::string check_path_charset(std::string_view path) {
     const bool chinese = ok && ((cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
                                 (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x20000 && cp <= 0x2FA1F));
     if (!chinese) {
-      std::string shown = ok ? std::string(path.substr(i, len)) : "\\x" + std::string(1, "0123456789abcdef"[c >> 4]) +
-                                                                     std::string(1, "0123456789abcdef"[c & 15]);
+      std::string shown =
+          ok ? std::string(path.substr(i, len))
+             : "\\x" + std::string(1, "0123456789abcdef"[c >> 4]) + std::string(1, "0123456789abcdef"[c & 15]);
       return "character '" + shown + "' at byte " + std::to_string(i + 1) +
              " is not allowed; use a-z A-Z 0-9 _ - . and Chinese characters ('/' separates folders)";
     }

@@ -56,9 +56,9 @@ constexpr const char* kPools[] = {"MaxPool", "AveragePool", "GlobalAveragePool",
 // Ops whose every output element is computed from the elements at the same (broadcast) index of
 // their inputs: they run unchanged on NHWC data when all their 4-D operands are NHWC.
 constexpr const char* kElementwiseOps[] = {
-    "Relu", "Sigmoid", "Tanh",     "LeakyRelu", "HardSigmoid", "HardSwish", "Clip", "Elu", "Selu",
-    "Softplus", "Identity", "Abs", "Neg",       "Exp",         "Sqrt",      "Erf",  "Gelu", "Add",
-    "Sub",  "Mul",     "Div",      "Max",       "Min",         "Sum",       "PRelu"};
+    "Relu",     "Sigmoid",  "Tanh", "LeakyRelu", "HardSigmoid", "HardSwish", "Clip", "Elu",  "Selu",
+    "Softplus", "Identity", "Abs",  "Neg",       "Exp",         "Sqrt",      "Erf",  "Gelu", "Add",
+    "Sub",      "Mul",      "Div",  "Max",       "Min",         "Sum",       "PRelu"};
 
 // The Transposes of the conversions at a region's boundary: NCHW -> NHWC and back, and
 // [N, C1, C0, H, W] -> NC1HWC0 and back (a Reshape splits or joins C1 x C0 on the NCHW side).
@@ -197,7 +197,8 @@ bool region_reader(const Graph& g, const Node& reader) {
   if (anchor_plan(g, reader).role == Role::kAnchor || is_op(reader, "Concat") || per_dim_op(g, reader) ||
       is_op(reader, "ShuffleChannel") || is_slice_on_constants(g, reader))
     return true;
-  return std::any_of(std::begin(kElementwiseOps), std::end(kElementwiseOps), [&](const char* op) { return is_op(reader, op); });
+  return std::any_of(std::begin(kElementwiseOps), std::end(kElementwiseOps),
+                     [&](const char* op) { return is_op(reader, op); });
 }
 
 // Resize and Pad: NHWC when X is in the region and every reader would run in NHWC too.
@@ -220,8 +221,7 @@ bool is_transpose(const Node& n, const std::vector<int64_t>& perm) {
 
 // The model's Transpose to NHWC of a value produced inside the region.
 Plan bypass_plan(const Graph& g, const Node& n, const std::vector<bool>& in_region) {
-  if (!is_transpose(n, kToNhwc) || n.inputs[0] < 0 || n.outputs[0] < 0 || is_graph_output(g, n.outputs[0]))
-    return {};
+  if (!is_transpose(n, kToNhwc) || n.inputs[0] < 0 || n.outputs[0] < 0 || is_graph_output(g, n.outputs[0])) return {};
   const Value& x = g.values[static_cast<size_t>(n.inputs[0])];
   if (!static_4d(x) || x.producer < 0 || !in_region[static_cast<size_t>(x.producer)]) return {};
   return {Role::kBypass, {0}};
@@ -292,8 +292,10 @@ void declare_format(Graph& g, size_t index, ActivationFormat f, bool plain_input
     set_int_attr(node, "channels_last", 1);
   } else if (node.op_type == "Conv" || node.op_type == "FusedConv") {
     make_fused(node);
-    if (nhwc) set_int_attr(node, "channels_last", 1);
-    else set_int_attr(node, "nc1hwc0", plain_input ? 2 : 1);
+    if (nhwc)
+      set_int_attr(node, "channels_last", 1);
+    else
+      set_int_attr(node, "nc1hwc0", plain_input ? 2 : 1);
   } else if (is_op(node, "Concat")) {
     int64_t axis = node.attrs.get_int("axis", 1);
     if (axis < 0) axis += 4;
@@ -577,7 +579,9 @@ std::vector<ActivationFormat> stored_formats(const Graph& g) {
   auto set = [&](int v, ActivationFormat f) {
     if (v >= 0) formats[static_cast<size_t>(v)] = f;
   };
-  auto rank = [&](int v) { return v >= 0 && g.values[static_cast<size_t>(v)].shape ? g.values[static_cast<size_t>(v)].shape->size() : 0; };
+  auto rank = [&](int v) {
+    return v >= 0 && g.values[static_cast<size_t>(v)].shape ? g.values[static_cast<size_t>(v)].shape->size() : 0;
+  };
   auto order = g.topological_order();
   if (!order.ok()) return formats;
   for (int ni : *order) {

@@ -28,7 +28,8 @@ std::optional<double> scaling(const Graph& g, const Node& n, int& x) {
   if (!n.domain.empty() || n.inputs.size() != 2 || n.outputs.size() != 1) return std::nullopt;
   if (n.op_type == "Mul") {
     for (int i : {0, 1})
-      if (const auto c = scalar_constant(g, n.inputs[static_cast<size_t>(i)]); c && !constant_of(g, n.inputs[1 - static_cast<size_t>(i)])) {
+      if (const auto c = scalar_constant(g, n.inputs[static_cast<size_t>(i)]);
+          c && !constant_of(g, n.inputs[1 - static_cast<size_t>(i)])) {
         x = n.inputs[1 - static_cast<size_t>(i)];
         return *c;
       }

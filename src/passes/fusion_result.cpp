@@ -56,8 +56,8 @@ Status write_fusion_result(const options::OptionSet& options, int graph_id, cons
     file.json.erase(file.order.front());
     file.order.pop_front();
   }
-  OPENGE_RETURN_IF_ERROR(write_file_atomically(where.path, file.json.dump(4) + "\n").with_context(
-      "fusion_result.json (" + where.rule + ")"));
+  OPENGE_RETURN_IF_ERROR(write_file_atomically(where.path, file.json.dump(4) + "\n")
+                             .with_context("fusion_result.json (" + where.rule + ")"));
   OPENGE_LOG_INFO("FE", "fusion result of graph " + std::to_string(graph_id) + " written to " + where.path);
   return Status::Ok();
 }

@@ -50,7 +50,8 @@ std::optional<LayerNormMatch> match(Graph& g, const std::vector<std::vector<int>
   }
   if (pow < 0 || div < 0) return std::nullopt;
   const Node& p = g.nodes[static_cast<size_t>(pow)];
-  if (p.inputs.size() != 2 || p.inputs[0] != d || !near_value(scalar_constant(g, p.inputs[1]), 2.0)) return std::nullopt;
+  if (p.inputs.size() != 2 || p.inputs[0] != d || !near_value(scalar_constant(g, p.inputs[1]), 2.0))
+    return std::nullopt;
   const int m2 = sole_reader_op(g, consumers, p.outputs[0], "ReduceMean");
   if (m2 < 0 || trailing_axis(g.nodes[static_cast<size_t>(m2)], static_cast<int64_t>(x.size())) != axis)
     return std::nullopt;
@@ -63,7 +64,8 @@ std::optional<LayerNormMatch> match(Graph& g, const std::vector<std::vector<int>
   const int sqrt = sole_reader_op(g, consumers, g.nodes[static_cast<size_t>(add_eps)].outputs[0], "Sqrt");
   if (sqrt < 0) return std::nullopt;
   const int root = g.nodes[static_cast<size_t>(sqrt)].outputs[0];
-  if (sole_reader_op(g, consumers, root, "Div") != div || g.nodes[static_cast<size_t>(div)].inputs != std::vector<int>{d, root})
+  if (sole_reader_op(g, consumers, root, "Div") != div ||
+      g.nodes[static_cast<size_t>(div)].inputs != std::vector<int>{d, root})
     return std::nullopt;
   r.nodes = {mean_node, sub, pow, m2, add_eps, sqrt, div};
   r.output = g.nodes[static_cast<size_t>(div)].outputs[0];

@@ -17,7 +17,8 @@ Result<PassResult> run(Graph& g) {
     const Value& xv = g.values[static_cast<size_t>(x)];
     if (!b || !xv.shape || xv.shape->empty()) return kNoMatch;
     const int64_t n = xv.shape->back();
-    bool row = b->dtype() == xv.dtype && b->numel() == n && n > 0 && b->rank() <= static_cast<int64_t>(xv.shape->size());
+    bool row =
+        b->dtype() == xv.dtype && b->numel() == n && n > 0 && b->rank() <= static_cast<int64_t>(xv.shape->size());
     for (int64_t d = 0; row && d + 1 < b->rank(); ++d) row = b->dim(d) == 1;
     if (!row) return kMatchedNotApplied;
     const int ci = xv.producer;

@@ -32,8 +32,8 @@ inline bool fusion_switch_controls(PassSwitch c) { return c == PassSwitch::kFusi
 inline bool on_by_default(PassSwitch c) { return c != PassSwitch::kScopeNonGeneral; }
 
 struct Pass {
-  std::string_view name;      // e.g. "ConvBatchnormFusionPass"
-  std::string_view kind;      // "graph" (GE graph fusion) or "ub" (buffer fusion)
+  std::string_view name;  // e.g. "ConvBatchnormFusionPass"
+  std::string_view kind;  // "graph" (GE graph fusion) or "ub" (buffer fusion)
   // Rewrites `graph` in place. Values keep their inferred dtype/shape/constant; a rewrite
   // must leave the graph valid (every consumer's input produced, outputs intact).
   Result<PassResult> (*run)(Graph& graph);

@@ -9,9 +9,10 @@
 // Conv-BN-Add-Relu ends as one FusedConv; MatMul takes its bias before its residual and
 // activation; GELU's five nodes become one Gelu before the activation pass takes it into the
 // MatMul. ShuffleNet's Reshape-Transpose-Reshape becomes one ShuffleChannel before the layout pass
-// runs, which it then keeps in NHWC. The layout pass runs last, on the fused graph, and TransposeToReshapePass after it turns
-// the Transposes that move only size-1 dimensions (the model's and the layout pass's) into views. TbeEltwiseFusionPass runs after the
-// precision pass (after_precision), on what the graph fusions left of the vector ops.
+// runs, which it then keeps in NHWC. The layout pass runs last, on the fused graph, and TransposeToReshapePass after it
+// turns the Transposes that move only size-1 dimensions (the model's and the layout pass's) into views.
+// TbeEltwiseFusionPass runs after the precision pass (after_precision), on what the graph fusions left of the vector
+// ops.
 #include "passes/pass_registry.h"
 
 namespace openge {

@@ -24,11 +24,12 @@ void warn_unknown_rules(const std::vector<Pass>& passes, const std::map<std::str
   for (const auto& [rule, on] : rules) {
     if (rule == "ALL" || std::find(same_kind.begin(), same_kind.end(), rule) != same_kind.end()) continue;
     const bool misplaced = std::find(other_kind.begin(), other_kind.end(), rule) != other_kind.end();
-    OPENGE_LOG_WARNING("FE", "fusion_switch_file " + file + ": " + group + "." + rule + " names no " +
-                                 (ub ? "UB" : "graph") + " fusion pass of this engine; it is ignored" +
-                                 (misplaced ? std::string(" (it is a ") + (ub ? "graph" : "UB") + " fusion pass: list it under " +
-                                                  (ub ? "GraphFusion" : "UBFusion") + ")"
-                                            : options::did_you_mean_suffix(options::closest_names(rule, same_kind))));
+    OPENGE_LOG_WARNING(
+        "FE", "fusion_switch_file " + file + ": " + group + "." + rule + " names no " + (ub ? "UB" : "graph") +
+                  " fusion pass of this engine; it is ignored" +
+                  (misplaced ? std::string(" (it is a ") + (ub ? "graph" : "UB") + " fusion pass: list it under " +
+                                   (ub ? "GraphFusion" : "UBFusion") + ")"
+                             : options::did_you_mean_suffix(options::closest_names(rule, same_kind))));
   }
 }
 
@@ -55,10 +56,11 @@ std::set<std::string> enabled_scope_passes(const std::vector<Pass>& passes, cons
     if (name.empty()) continue;
     const auto it = std::find_if(passes.begin(), passes.end(), [&](const Pass& p) { return p.name == name; });
     if (it == passes.end() || !is_scope(*it)) {
-      OPENGE_LOG_WARNING("GE", "enable_scope_fusion_passes: " + name + " names no scope fusion pass of this engine; it is ignored" +
-                                   (it != passes.end() ? std::string(" (it is a ") + (it->kind == "ub" ? "UB" : "graph") +
-                                                             " fusion pass: fusion_switch_file turns it on and off)"
-                                                       : options::did_you_mean_suffix(options::closest_names(name, scope_names))));
+      OPENGE_LOG_WARNING(
+          "GE", "enable_scope_fusion_passes: " + name + " names no scope fusion pass of this engine; it is ignored" +
+                    (it != passes.end() ? std::string(" (it is a ") + (it->kind == "ub" ? "UB" : "graph") +
+                                              " fusion pass: fusion_switch_file turns it on and off)"
+                                        : options::did_you_mean_suffix(options::closest_names(name, scope_names))));
       continue;
     }
     if (it->control == PassSwitch::kScopeGeneral)
@@ -75,8 +77,9 @@ PassChoice choose_scope_pass(const Pass& p, const std::set<std::string>& enabled
   if (p.control == PassSwitch::kScopeGeneral)
     return {&p, true, "General scope fusion pass: always on (OPT-enable_scope_fusion_passes-3)"};
   if (enabled.count(std::string(p.name))) return {&p, true, "enable_scope_fusion_passes names it"};
-  return {&p, false, "Non-General scope fusion pass: off unless enable_scope_fusion_passes names it "
-                     "(OPT-enable_scope_fusion_passes-4)"};
+  return {&p, false,
+          "Non-General scope fusion pass: off unless enable_scope_fusion_passes names it "
+          "(OPT-enable_scope_fusion_passes-4)"};
 }
 
 }  // namespace
@@ -107,11 +110,11 @@ Result<std::vector<PassChoice>> choose_passes(const std::vector<Pass>& passes, c
     const std::string setting = "fusion_switch_file " + group + "." + key + "=" + (it->second ? "on" : "off");
     if (is_scope(p)) {
       if (key != "ALL")
-        OPENGE_LOG_WARNING("FE", file + ": " + setting + " is ignored: " + std::string(p.name) +
-                                     " is a scope fusion pass; " +
-                                     (p.control == PassSwitch::kScopeGeneral
-                                          ? "General ones always run (OPT-enable_scope_fusion_passes-3)"
-                                          : "enable_scope_fusion_passes turns it on"));
+        OPENGE_LOG_WARNING(
+            "FE",
+            file + ": " + setting + " is ignored: " + std::string(p.name) + " is a scope fusion pass; " +
+                (p.control == PassSwitch::kScopeGeneral ? "General ones always run (OPT-enable_scope_fusion_passes-3)"
+                                                        : "enable_scope_fusion_passes turns it on"));
       continue;
     }
     if (p.control == PassSwitch::kAlwaysOn) {

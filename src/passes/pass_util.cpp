@@ -13,7 +13,9 @@ const Node* producer(const Graph& g, int v) {
   return p >= 0 ? &g.nodes[static_cast<size_t>(p)] : nullptr;
 }
 
-bool is_graph_output(const Graph& g, int v) { return std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end(); }
+bool is_graph_output(const Graph& g, int v) {
+  return std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end();
+}
 
 int sole_consumer(const Graph& g, const std::vector<std::vector<int>>& consumers, int v) {
   if (v < 0 || is_graph_output(g, v)) return -1;
@@ -144,16 +146,17 @@ namespace openge::passes {
 
 void make_fused(Node& n) {
   if (n.domain == kFusedDomain) return;
-  if (n.op_type == "Conv") n.op_type = kFusedConv;
-  else if (n.op_type == "MatMul") n.op_type = kFusedMatMul;
-  else return;
+  if (n.op_type == "Conv")
+    n.op_type = kFusedConv;
+  else if (n.op_type == "MatMul")
+    n.op_type = kFusedMatMul;
+  else
+    return;
   n.domain = kFusedDomain;
   write_fused_activation(n, FusedActivation{});
 }
 
-bool has_activation(const Node& n) {
-  return n.domain == kFusedDomain && !n.attrs.get_string("activation", "").empty();
-}
+bool has_activation(const Node& n) { return n.domain == kFusedDomain && !n.attrs.get_string("activation", "").empty(); }
 
 bool has_residual(const Node& n) { return n.domain == kFusedDomain && n.inputs.size() > 3 && n.inputs[3] >= 0; }
 
@@ -196,7 +199,8 @@ std::optional<FusedActivation> match_activation(const Graph& g, const Node& n, i
 std::optional<GatedActivation> match_gated_activation(const Graph& g, const std::vector<std::vector<int>>& consumers,
                                                       int mul) {
   const Node& m = g.nodes[static_cast<size_t>(mul)];
-  if (!is_op(m, "Mul") || m.domain == kFusedDomain || m.inputs.size() != 2 || m.outputs.size() != 1) return std::nullopt;
+  if (!is_op(m, "Mul") || m.domain == kFusedDomain || m.inputs.size() != 2 || m.outputs.size() != 1)
+    return std::nullopt;
   for (size_t side = 0; side < 2; ++side) {
     const int x = m.inputs[1 - side];
     const Node* gate = producer(g, m.inputs[side]);
@@ -227,8 +231,10 @@ void absorb_node(Graph& g, int into, int absorbed, std::vector<bool>& dead) {
   Node& n = g.nodes[static_cast<size_t>(into)];
   const Node& a = g.nodes[static_cast<size_t>(absorbed)];
   if (n.fused_from.empty()) n.fused_from.push_back(n.name);
-  if (a.fused_from.empty()) n.fused_from.push_back(a.name);
-  else n.fused_from.insert(n.fused_from.end(), a.fused_from.begin(), a.fused_from.end());
+  if (a.fused_from.empty())
+    n.fused_from.push_back(a.name);
+  else
+    n.fused_from.insert(n.fused_from.end(), a.fused_from.begin(), a.fused_from.end());
   dead[static_cast<size_t>(absorbed)] = true;
 }
 

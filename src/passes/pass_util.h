@@ -62,8 +62,8 @@ struct PatternMatch {
   int output = -1;
   std::function<bool(Graph& g, Node& into)> rewrite;
 };
-using PatternFinder =
-    std::function<std::optional<PatternMatch>(const Graph& g, const std::vector<std::vector<int>>& consumers, int node)>;
+using PatternFinder = std::function<std::optional<PatternMatch>(
+    const Graph& g, const std::vector<std::vector<int>>& consumers, int node)>;
 // The loop of the passes that find a pattern from one anchor node: for every default-domain node
 // with op `anchor`, in order, `find` looks for a pattern there; one that overlaps a pattern fused
 // before is skipped; the rewrite turns its first node into the fused node, which then writes
@@ -98,8 +98,8 @@ std::optional<FusedActivation> match_activation(const Graph& g, const Node& n, i
 // A self-gated activation written as two nodes, Mul(x, Gate(x)): Swish (SiLU) with a Sigmoid
 // gate, HardSwish with a HardSigmoid(alpha 1/6, beta 0.5) gate, as exporters write them.
 struct GatedActivation {
-  int x = -1;           // the value both nodes read
-  int gate_node = -1;   // the Sigmoid / HardSigmoid node, read only by the Mul
+  int x = -1;          // the value both nodes read
+  int gate_node = -1;  // the Sigmoid / HardSigmoid node, read only by the Mul
   FusedActivation act;
 };
 // `mul` (a node index) as the end of such a pair, or nullopt.

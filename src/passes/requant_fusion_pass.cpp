@@ -60,7 +60,8 @@ std::optional<Dequant> match_dequant(const Graph& g, int v) {
   d.zero_point = n->inputs.size() > 2 ? n->inputs[2] : -1;
   d.scale_t = constant_of(g, d.scale);
   d.zero_point_t = d.zero_point >= 0 ? constant_of(g, d.zero_point) : nullptr;
-  if (!d.scale_t || d.scale_t->dtype() != DType::kFloat32 || (d.zero_point >= 0 && !d.zero_point_t)) return std::nullopt;
+  if (!d.scale_t || d.scale_t->dtype() != DType::kFloat32 || (d.zero_point >= 0 && !d.zero_point_t))
+    return std::nullopt;
   d.axis = n->attrs.get_int("axis", 1);
   return d;
 }
@@ -126,7 +127,8 @@ std::optional<Requantize> match_requantize(const Graph& g, const std::vector<std
   }
   if (reader < 0) return std::nullopt;
   const Node& q = g.nodes[static_cast<size_t>(reader)];
-  if (!is_op(q, "QuantizeLinear") || q.domain == kFusedDomain || q.inputs.size() < 3 || q.outputs.empty()) return std::nullopt;
+  if (!is_op(q, "QuantizeLinear") || q.domain == kFusedDomain || q.inputs.size() < 3 || q.outputs.empty())
+    return std::nullopt;
   const Tensor* s = constant_of(g, q.inputs[1]);
   const Tensor* z = constant_of(g, q.inputs[2]);
   if (!s || !z || s->numel() != 1 || z->numel() != 1 || s->dtype() != DType::kFloat32 || !is_int8_type(z->dtype()))

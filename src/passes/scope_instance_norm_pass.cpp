@@ -25,7 +25,8 @@ int per_channel(Graph& g, int c, DType dtype, const Shape& x) {
 bool to_instance_norm(Graph& g, const MomentsMatch& m, Node& into) {
   const Shape x = *g.values[static_cast<size_t>(m.x)].shape;
   const DType dtype = g.values[static_cast<size_t>(m.x)].dtype;
-  if (x.size() < 3 || m.axes.size() != x.size() - 2 || m.axes.front() != 2 || m.axes.back() != static_cast<int64_t>(x.size()) - 1)
+  if (x.size() < 3 || m.axes.size() != x.size() - 2 || m.axes.front() != 2 ||
+      m.axes.back() != static_cast<int64_t>(x.size()) - 1)
     return false;
   const int scale = per_channel(g, m.gamma, dtype, x);
   const int bias = scale < 0 ? -1 : per_channel(g, m.beta, dtype, x);

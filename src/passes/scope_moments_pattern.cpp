@@ -104,13 +104,15 @@ std::optional<MomentsMatch> match(const Graph& g, const std::vector<std::vector<
 }  // namespace
 
 Result<PassResult> fuse_moments_patterns(Graph& g, const MomentsRewrite& rewrite) {
-  return fuse_anchored_patterns(
-      g, "ReduceMean",
-      [&rewrite](const Graph& graph, const std::vector<std::vector<int>>& consumers, int node) -> std::optional<PatternMatch> {
-        const auto m = match(graph, consumers, node);
-        if (!m) return std::nullopt;
-        return PatternMatch{m->nodes, m->output, [&rewrite, mm = *m](Graph& g2, Node& into) { return rewrite(g2, mm, into); }};
-      });
+  return fuse_anchored_patterns(g, "ReduceMean",
+                                [&rewrite](const Graph& graph, const std::vector<std::vector<int>>& consumers,
+                                           int node) -> std::optional<PatternMatch> {
+                                  const auto m = match(graph, consumers, node);
+                                  if (!m) return std::nullopt;
+                                  return PatternMatch{m->nodes, m->output, [&rewrite, mm = *m](Graph& g2, Node& into) {
+                                                        return rewrite(g2, mm, into);
+                                                      }};
+                                });
 }
 
 }  // namespace openge::passes

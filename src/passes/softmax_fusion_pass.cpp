@@ -16,7 +16,8 @@ const Node& node_at(const Graph& g, int n) { return g.nodes[static_cast<size_t>(
 // The one axis (non-negative) a default-domain keepdims `op` reduces over, from its `axes`
 // attribute or its constant axes input; nullopt otherwise.
 std::optional<int64_t> single_axis(const Graph& g, const Node& n, const char* op, int64_t rank) {
-  if (!is_op(n, op) || !n.domain.empty() || n.attrs.get_int("keepdims", 1) == 0 || n.inputs.empty()) return std::nullopt;
+  if (!is_op(n, op) || !n.domain.empty() || n.attrs.get_int("keepdims", 1) == 0 || n.inputs.empty())
+    return std::nullopt;
   std::vector<int64_t> axes = n.attrs.get_ints("axes");
   if (n.inputs.size() == 2) {
     const Tensor* t = constant_of(g, n.inputs[1]);
@@ -62,8 +63,8 @@ std::optional<SoftmaxMatch> match(const Graph& g, const std::vector<std::vector<
   r.nodes = {exp_node, sum, div};
   // The stable form: x - ReduceMax(x) before the Exp.
   const int sub = in.producer;
-  if (sub >= 0 && is_op(node_at(g, sub), "Sub") && node_at(g, sub).domain.empty() && node_at(g, sub).inputs.size() == 2 &&
-      sole_consumer(g, consumers, r.x) == exp_node) {
+  if (sub >= 0 && is_op(node_at(g, sub), "Sub") && node_at(g, sub).domain.empty() &&
+      node_at(g, sub).inputs.size() == 2 && sole_consumer(g, consumers, r.x) == exp_node) {
     const int x = node_at(g, sub).inputs[0];
     const int max = g.values[static_cast<size_t>(node_at(g, sub).inputs[1])].producer;
     if (max >= 0 && node_at(g, max).inputs.size() >= 1 && node_at(g, max).inputs[0] == x &&

@@ -77,8 +77,8 @@ Result<PassResult> run(Graph& g) {
           const Node& pn = g.nodes[static_cast<size_t>(p)];
           if (!fusable(g, pn) || *static_shape(g, v) != out_shape) continue;
           const auto& readers = consumers[static_cast<size_t>(v)];
-          const bool inside = std::all_of(readers.begin(), readers.end(),
-                                          [&](int r) { return group[static_cast<size_t>(r)] == root; });
+          const bool inside =
+              std::all_of(readers.begin(), readers.end(), [&](int r) { return group[static_cast<size_t>(r)] == root; });
           if (!inside) continue;
           group[static_cast<size_t>(p)] = root;
           members.push_back(p);
@@ -133,6 +133,7 @@ Result<PassResult> run(Graph& g) {
 
 }  // namespace
 
-const Pass kTbeEltwiseFusionPass{"TbeEltwiseFusionPass", "ub", run, PassSwitch::kFusionSwitch, /*after_precision=*/true};
+const Pass kTbeEltwiseFusionPass{"TbeEltwiseFusionPass", "ub", run, PassSwitch::kFusionSwitch,
+                                 /*after_precision=*/true};
 
 }  // namespace openge::passes

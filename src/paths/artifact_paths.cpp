@@ -57,65 +57,106 @@ std::string ResolvedPath::directory() const {
 
 const char* artifact_name(ArtifactKind k) {
   switch (k) {
-    case ArtifactKind::kLog: return "log";
-    case ArtifactKind::kAtrace: return "atrace";
-    case ArtifactKind::kProfiling: return "profiling_data";
-    case ArtifactKind::kKernelMeta: return "kernel_meta";
-    case ArtifactKind::kGraphDump: return "graph_dump";
-    case ArtifactKind::kExceptionDump: return "exception_dump";
-    case ArtifactKind::kExternalWeights: return "external_weights";
-    case ArtifactKind::kFusionResult: return "fusion_result";
-    case ArtifactKind::kCheckResult: return "check_result";
-    case ArtifactKind::kAoeData: return "aoe_data";
-    case ArtifactKind::kCompileCache: return "compile_cache";
-    case ArtifactKind::kCollectCompile: return "collect_compile";
-    case ArtifactKind::kDataDump: return "data_dump";
+    case ArtifactKind::kLog:
+      return "log";
+    case ArtifactKind::kAtrace:
+      return "atrace";
+    case ArtifactKind::kProfiling:
+      return "profiling_data";
+    case ArtifactKind::kKernelMeta:
+      return "kernel_meta";
+    case ArtifactKind::kGraphDump:
+      return "graph_dump";
+    case ArtifactKind::kExceptionDump:
+      return "exception_dump";
+    case ArtifactKind::kExternalWeights:
+      return "external_weights";
+    case ArtifactKind::kFusionResult:
+      return "fusion_result";
+    case ArtifactKind::kCheckResult:
+      return "check_result";
+    case ArtifactKind::kAoeData:
+      return "aoe_data";
+    case ArtifactKind::kCompileCache:
+      return "compile_cache";
+    case ArtifactKind::kCollectCompile:
+      return "collect_compile";
+    case ArtifactKind::kDataDump:
+      return "data_dump";
   }
   return "?";
 }
 
 const char* artifact_writer(ArtifactKind k) {
   switch (k) {
-    case ArtifactKind::kProfiling: return "src/profiling/collection_dir.cpp";
-    case ArtifactKind::kLog: return "src/logging/log.cpp";
-    case ArtifactKind::kAtrace: return "src/logging/log.cpp";
-    case ArtifactKind::kGraphDump: return "src/graph_dump/graph_dumper.cpp";
-    case ArtifactKind::kCheckResult: return "src/precheck/check_report.cpp";
-    case ArtifactKind::kDataDump: return "src/dump/dump_writer.cpp";
-    case ArtifactKind::kFusionResult: return "src/passes/fusion_result.cpp";
-    case ArtifactKind::kExceptionDump: return "src/dump/exception_dump.cpp";
-    case ArtifactKind::kExternalWeights: return "src/session/external_weights.cpp";
-    case ArtifactKind::kKernelMeta: return "src/compiler/online_compiler.cpp";
-    case ArtifactKind::kCompileCache: return "src/compiler/op_cache.cpp";
-    case ArtifactKind::kCollectCompile: return "src/compiler/online_compiler.cpp";
-    case ArtifactKind::kAoeData: return "src/aoe/tuning_record.cpp";
-    default: return nullptr;
+    case ArtifactKind::kProfiling:
+      return "src/profiling/collection_dir.cpp";
+    case ArtifactKind::kLog:
+      return "src/logging/log.cpp";
+    case ArtifactKind::kAtrace:
+      return "src/logging/log.cpp";
+    case ArtifactKind::kGraphDump:
+      return "src/graph_dump/graph_dumper.cpp";
+    case ArtifactKind::kCheckResult:
+      return "src/precheck/check_report.cpp";
+    case ArtifactKind::kDataDump:
+      return "src/dump/dump_writer.cpp";
+    case ArtifactKind::kFusionResult:
+      return "src/passes/fusion_result.cpp";
+    case ArtifactKind::kExceptionDump:
+      return "src/dump/exception_dump.cpp";
+    case ArtifactKind::kExternalWeights:
+      return "src/session/external_weights.cpp";
+    case ArtifactKind::kKernelMeta:
+      return "src/compiler/online_compiler.cpp";
+    case ArtifactKind::kCompileCache:
+      return "src/compiler/op_cache.cpp";
+    case ArtifactKind::kCollectCompile:
+      return "src/compiler/online_compiler.cpp";
+    case ArtifactKind::kAoeData:
+      return "src/aoe/tuning_record.cpp";
+    default:
+      return nullptr;
   }
 }
 
 const char* artifact_written_only(ArtifactKind k) {
   switch (k) {
-    case ArtifactKind::kAtrace: return "when an error is logged";
-    case ArtifactKind::kCheckResult: return "by openge check, and when a model fails to load";
-    case ArtifactKind::kExceptionDump: return "when an operator fails during a run";
-    case ArtifactKind::kExternalWeights: return "while a session with external_weight=True is open (removed when it closes)";
-    case ArtifactKind::kKernelMeta: return "when op_debug_level or op_debug_config is set and kernels are compiled online";
+    case ArtifactKind::kAtrace:
+      return "when an error is logged";
+    case ArtifactKind::kCheckResult:
+      return "by openge check, and when a model fails to load";
+    case ArtifactKind::kExceptionDump:
+      return "when an operator fails during a run";
+    case ArtifactKind::kExternalWeights:
+      return "while a session with external_weight=True is open (removed when it closes)";
+    case ArtifactKind::kKernelMeta:
+      return "when op_debug_level or op_debug_config is set and kernels are compiled online";
     case ArtifactKind::kCompileCache:
       return "when a kernel is compiled online with op_compiler_cache_mode enable or force and no debug setting";
-    case ArtifactKind::kCollectCompile: return "when NPU_COLLECT_PATH is set and kernels are compiled online";
+    case ArtifactKind::kCollectCompile:
+      return "when NPU_COLLECT_PATH is set and kernels are compiled online";
     case ArtifactKind::kAoeData:
       return "when a model is compiled with aoe_config.aoe_mode 1 or 2, or trained under mpirun with 4 (a tuning run)";
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 
 const std::vector<ArtifactKind>& all_artifact_kinds() {
-  static const std::vector<ArtifactKind> k = {
-      ArtifactKind::kLog,          ArtifactKind::kAtrace,        ArtifactKind::kProfiling,
-      ArtifactKind::kKernelMeta,   ArtifactKind::kGraphDump,     ArtifactKind::kExceptionDump,
-      ArtifactKind::kExternalWeights, ArtifactKind::kFusionResult, ArtifactKind::kCheckResult,
-      ArtifactKind::kAoeData,      ArtifactKind::kCompileCache,  ArtifactKind::kCollectCompile,
-      ArtifactKind::kDataDump};
+  static const std::vector<ArtifactKind> k = {ArtifactKind::kLog,
+                                              ArtifactKind::kAtrace,
+                                              ArtifactKind::kProfiling,
+                                              ArtifactKind::kKernelMeta,
+                                              ArtifactKind::kGraphDump,
+                                              ArtifactKind::kExceptionDump,
+                                              ArtifactKind::kExternalWeights,
+                                              ArtifactKind::kFusionResult,
+                                              ArtifactKind::kCheckResult,
+                                              ArtifactKind::kAoeData,
+                                              ArtifactKind::kCompileCache,
+                                              ArtifactKind::kCollectCompile,
+                                              ArtifactKind::kDataDump};
   return k;
 }
 
@@ -147,9 +188,9 @@ ResolvedPath resolve_artifact(ArtifactKind kind, const OptionSet& o, const RunId
                  " \"output\" (ENV-12, OPT-profiling_config.profiling_options.output-4)";
         }
       }
-      auto r = pick(kind,
-                    {{output, rule}, {under(work, "profiling_data"), "ASCEND_WORK_PATH/profiling_data (ENV-9/12)"}},
-                    "profiling_options output > ASCEND_WORK_PATH/profiling_data > none: error (ENV-13)");
+      auto r =
+          pick(kind, {{output, rule}, {under(work, "profiling_data"), "ASCEND_WORK_PATH/profiling_data (ENV-9/12)"}},
+               "profiling_options output > ASCEND_WORK_PATH/profiling_data > none: error (ENV-13)");
       if (r.path.empty()) r.rule = "none: set \"output\" in profiling_options or ASCEND_WORK_PATH (ENV-13)";
       return r;
     }
@@ -162,8 +203,9 @@ ResolvedPath resolve_artifact(ArtifactKind kind, const OptionSet& o, const RunId
     case ArtifactKind::kGraphDump:
       return pick(kind,
                   {{env_dir(o, "DUMP_GRAPH_PATH"), "DUMP_GRAPH_PATH (ENV-25)"},
-                   {under(env_dir(o, "NPU_COLLECT_PATH"), pid_dev(o, ids)), "NPU_COLLECT_PATH/${pid}_${device_id} "
-                                                                            "(NPU-1, DISC-5/AMB-41)"},
+                   {under(env_dir(o, "NPU_COLLECT_PATH"), pid_dev(o, ids)),
+                    "NPU_COLLECT_PATH/${pid}_${device_id} "
+                    "(NPU-1, DISC-5/AMB-41)"},
                    {under(work, pid_dev(o, ids)), "ASCEND_WORK_PATH/${pid}_${device_id} (ENV-24/25)"},
                    {cwd, "default: working directory (ENV-25)"}},
                   "DUMP_GRAPH_PATH > NPU_COLLECT_PATH/${pid}_${device_id} > ASCEND_WORK_PATH/${pid}_${device_id} > "
@@ -196,8 +238,9 @@ ResolvedPath resolve_artifact(ArtifactKind kind, const OptionSet& o, const RunId
                   "check_report > ASCEND_WORK_PATH > working directory", true);
     case ArtifactKind::kAoeData:
       return pick(kind,
-                  {{resolve_against(cwd, o.get("aoe_config.work_path")), "aoe_config.work_path (OPT-aoe_config.work_path, "
-                                                                         "AMB-21)"},
+                  {{resolve_against(cwd, o.get("aoe_config.work_path")),
+                    "aoe_config.work_path (OPT-aoe_config.work_path, "
+                    "AMB-21)"},
                    {under(work, "aoe_data"), "ASCEND_WORK_PATH/aoe_data (ENV-2/3)"},
                    {cwd, "default: working directory (OPT-aoe_config.work_path-1)"}},
                   "aoe_config.work_path > ASCEND_WORK_PATH/aoe_data > working directory");
@@ -206,10 +249,12 @@ ResolvedPath resolve_artifact(ArtifactKind kind, const OptionSet& o, const RunId
       return pick(kind,
                   {{under(resolve_against(cwd, o.get("op_compiler_cache_dir")), "kernel_cache"),
                     "op_compiler_cache_dir/kernel_cache (OPT-op_compiler_cache_dir-3/5)"},
-                   {under(env_dir(o, "ASCEND_CACHE_PATH"), host), "ASCEND_CACHE_PATH/kernel_cache_<host> "
-                                                                  "(OPT-op_compiler_cache_dir-5)"},
-                   {join(home_or_cwd(o), "atc_data/" + host), "default $HOME/atc_data/kernel_cache_<host> "
-                                                              "(OPT-op_compiler_cache_dir-5)"}},
+                   {under(env_dir(o, "ASCEND_CACHE_PATH"), host),
+                    "ASCEND_CACHE_PATH/kernel_cache_<host> "
+                    "(OPT-op_compiler_cache_dir-5)"},
+                   {join(home_or_cwd(o), "atc_data/" + host),
+                    "default $HOME/atc_data/kernel_cache_<host> "
+                    "(OPT-op_compiler_cache_dir-5)"}},
                   "op_compiler_cache_dir > ASCEND_CACHE_PATH > $HOME/atc_data");
     }
     case ArtifactKind::kCollectCompile: {
@@ -275,15 +320,18 @@ OpCacheLimits resolve_op_cache_limits(const OptionSet& o, const std::string& cac
       }
       for (auto& p : parsed.problems) out.warnings.push_back(p + " (op_cache.ini not used)");
       if (parsed.problems.empty())
-        out.warnings.push_back(ini + ": not used: both ascend_max_op_cache_size and ascend_remain_cache_size_ratio "
-                                     "must be set (OPT-op_compiler_cache_mode-12)");
+        out.warnings.push_back(ini +
+                               ": not used: both ascend_max_op_cache_size and ascend_remain_cache_size_ratio "
+                               "must be set (OPT-op_compiler_cache_mode-12)");
     }
   }
-  const bool env_max = o.has_value("ASCEND_MAX_OP_CACHE_SIZE"), env_ratio = o.has_value("ASCEND_REMAIN_CACHE_SIZE_RATIO");
+  const bool env_max = o.has_value("ASCEND_MAX_OP_CACHE_SIZE"),
+             env_ratio = o.has_value("ASCEND_REMAIN_CACHE_SIZE_RATIO");
   if (env_max) out.max_size_mb = o.get_int("ASCEND_MAX_OP_CACHE_SIZE", 500);
   if (env_ratio) out.remain_ratio_percent = static_cast<int>(o.get_int("ASCEND_REMAIN_CACHE_SIZE_RATIO", 50));
-  out.rule = env_max || env_ratio ? "ASCEND_MAX_OP_CACHE_SIZE / ASCEND_REMAIN_CACHE_SIZE_RATIO (OPT-op_compiler_cache_mode-14)"
-                                  : "default 500 MB / 50% (OPT-op_compiler_cache_mode-15)";
+  out.rule = env_max || env_ratio
+                 ? "ASCEND_MAX_OP_CACHE_SIZE / ASCEND_REMAIN_CACHE_SIZE_RATIO (OPT-op_compiler_cache_mode-14)"
+                 : "default 500 MB / 50% (OPT-op_compiler_cache_mode-15)";
   return out;
 }
 

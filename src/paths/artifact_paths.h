@@ -39,10 +39,10 @@ struct RunIds {
 
 struct ResolvedPath {
   ArtifactKind kind;
-  std::string path;      // absolute; "" when no rule applies (profiling without output, ENV-13)
-  bool is_file = false;  // fusion_result.json, check_result.json
-  std::string rule;      // which tier decided, e.g. "ASCEND_WORK_PATH (ENV-6)"
-  std::string chain;     // the whole chain, highest first
+  std::string path;               // absolute; "" when no rule applies (profiling without output, ENV-13)
+  bool is_file = false;           // fusion_result.json, check_result.json
+  std::string rule;               // which tier decided, e.g. "ASCEND_WORK_PATH (ENV-6)"
+  std::string chain;              // the whole chain, highest first
   std::string directory() const;  // the folder to create (the path, or its parent for a file)
 };
 

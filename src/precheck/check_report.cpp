@@ -152,8 +152,9 @@ Result<std::string> write_check_report(const CheckReport& report, const options:
 Status with_check_report(const Status& load_error, const std::string& path, const void* data, size_t size,
                          const options::OptionSet& options) {
   auto written = write_check_report(check_model(path, data, size), options);
-  const std::string note = written.ok() ? " (precheck report: " + *written + ")"
-                                        : " (the precheck report could not be written: " + written.status().message() + ")";
+  const std::string note = written.ok()
+                               ? " (precheck report: " + *written + ")"
+                               : " (the precheck report could not be written: " + written.status().message() + ")";
   return Status(load_error.code(), load_error.message() + note);
 }
 

@@ -23,7 +23,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"Acos", "Acos"},
     {"Acosh", "Acosh"},
     {"ActivationGrad", "ReluGrad"},  // OpenGE backward ops (src/ops/grad/): the CANN op of the same work; AI CPU here
-    {"Adagrad", "ApplyAdagrad"},  // ai.onnx.preview.training optimizers: CANN's Apply* ops (no ONNX plugin)
+    {"Adagrad", "ApplyAdagrad"},     // ai.onnx.preview.training optimizers: CANN's Apply* ops (no ONNX plugin)
     {"Adam", "ApplyAdam"},
     {"Add", "Add"},
     {"And", "LogicalAnd"},
@@ -72,10 +72,10 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"EyeLike", "Eye"},
     {"Flatten", "Flatten"},
     {"Floor", "Floor"},
-    {"FusedAttention", "MatMulV2"},  // OpenGE's MatMul-Softmax-MatMul: its first product, the cube op
-    {"FusedConv", "Conv2D"},       // OpenGE's Conv + bias/activation/residual: the cube op
+    {"FusedAttention", "MatMulV2"},   // OpenGE's MatMul-Softmax-MatMul: its first product, the cube op
+    {"FusedConv", "Conv2D"},          // OpenGE's Conv + bias/activation/residual: the cube op
     {"FusedElementwise", "Eltwise"},  // OpenGE's UB-fused vector ops, made after the precision pass
-    {"FusedMatMul", "MatMulV2"},   // OpenGE's MatMul + bias/activation/residual: the cube op
+    {"FusedMatMul", "MatMulV2"},      // OpenGE's MatMul + bias/activation/residual: the cube op
     {"GRU", "DynamicGRUV2"},
     {"Gather", "GatherV2"},
     {"GatherElements", "GatherElements"},
@@ -89,7 +89,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"Gemm", "MatMulV2"},
     {"GlobalAveragePool", "AvgPoolV2"},  // global_pooling=true
     {"GlobalLpPool", "GlobalLpPool"},
-    {"GlobalMaxPool", "MaxPoolV3"},      // global_pooling=true
+    {"GlobalMaxPool", "MaxPoolV3"},  // global_pooling=true
     {"Gradient", "Gradient"},  // ai.onnx.preview.training: expanded into backward nodes before any profile is read
     {"Greater", "Greater"},
     {"GreaterOrEqual", "GreaterEqual"},
@@ -139,7 +139,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"Neg", "Neg"},
     {"NegativeLogLikelihoodLoss", "NLLLoss"},
     {"NegativeLogLikelihoodLossGrad", "NLLLossGrad"},
-    {"NhwcAveragePool", "AvgPoolV2"},          // OpenGE's channels-last forms of the pools
+    {"NhwcAveragePool", "AvgPoolV2"},  // OpenGE's channels-last forms of the pools
     {"NhwcGlobalAveragePool", "AvgPoolV2"},
     {"NhwcGlobalMaxPool", "MaxPoolV3"},
     {"NhwcMaxPool", "MaxPoolV3"},
@@ -147,7 +147,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"NonZero", "NonZero"},
     {"Not", "LogicalNot"},
     {"OneHot", "OneHot"},
-    {"Optional", "Optional"},  // sequences, optionals: no Ascend name known
+    {"Optional", "Optional"},                      // sequences, optionals: no Ascend name known
     {"OptionalGetElement", "OptionalGetElement"},  // sequences, optionals: no Ascend name known
     {"OptionalHasElement", "OptionalHasElement"},  // sequences, optionals: no Ascend name known
     {"Or", "LogicalOr"},
@@ -187,13 +187,13 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"ScatterElements", "ScatterElements"},
     {"ScatterND", "TensorScatterUpdate"},
     {"Selu", "Selu"},
-    {"SequenceAt", "SequenceAt"},  // sequences, optionals: no Ascend name known
+    {"SequenceAt", "SequenceAt"},                // sequences, optionals: no Ascend name known
     {"SequenceConstruct", "SequenceConstruct"},  // sequences, optionals: no Ascend name known
-    {"SequenceEmpty", "SequenceEmpty"},  // sequences, optionals: no Ascend name known
-    {"SequenceErase", "SequenceErase"},  // sequences, optionals: no Ascend name known
-    {"SequenceInsert", "SequenceInsert"},  // sequences, optionals: no Ascend name known
-    {"SequenceLength", "SequenceLength"},  // sequences, optionals: no Ascend name known
-    {"SequenceMap", "SequenceMap"},  // control flow: graph engine
+    {"SequenceEmpty", "SequenceEmpty"},          // sequences, optionals: no Ascend name known
+    {"SequenceErase", "SequenceErase"},          // sequences, optionals: no Ascend name known
+    {"SequenceInsert", "SequenceInsert"},        // sequences, optionals: no Ascend name known
+    {"SequenceLength", "SequenceLength"},        // sequences, optionals: no Ascend name known
+    {"SequenceMap", "SequenceMap"},              // control flow: graph engine
     {"Shape", "Shape"},
     {"Shrink", "Shrink"},
     {"ShuffleChannel", "ShuffleChannel"},  // made by ShuffleChannelFusionPass; CANN has the op (Caffe's)

@@ -21,7 +21,8 @@ class MixLists {
   // `edits` may be null (no modify_mixlist). Names in the edits are Ascend IR op types; ONNX op
   // types are accepted too (AMB-14). Names that neither the profile nor ONNX know are reported
   // in `warnings` and ignored.
-  static MixLists build(const SocProfile& profile, const options::MixListEdits* edits, std::vector<std::string>* warnings);
+  static MixLists build(const SocProfile& profile, const options::MixListEdits* edits,
+                        std::vector<std::string>* warnings);
   // The entry of an ONNX op type (through its Ascend IR name).
   MixListEntry lookup(std::string_view onnx_op_type) const;
 

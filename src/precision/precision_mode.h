@@ -7,7 +7,9 @@
 #include "openge/dtype.h"
 #include "openge/status.h"
 
-namespace openge::options { class OptionSet; }
+namespace openge::options {
+class OptionSet;
+}
 
 namespace openge::precision {
 

@@ -18,11 +18,10 @@ bool retypable(DType t) { return t == DType::kFloat32 || t == DType::kFloat16 ||
 // Ops whose float inputs are not their compute type (Cast converts to an attribute's type,
 // Shape reads no data …): the pass leaves them alone and hands them their inputs as the model
 // gives them.
-constexpr std::string_view kUntouchedOps[] = {"Cast",        "CastLike",          "Shape",
-                                              "Size",        "EyeLike",           "RandomNormalLike",
-                                              "RandomUniformLike", "Bernoulli",   "Multinomial",
-                                              "ConstantOfShape",   "If",          "Loop",
-                                              "Scan",              "SequenceMap"};  // control flow: each subgraph node is decided on its own
+constexpr std::string_view kUntouchedOps[] = {
+    "Cast",        "CastLike",        "Shape", "Size", "EyeLike", "RandomNormalLike", "RandomUniformLike", "Bernoulli",
+    "Multinomial", "ConstantOfShape", "If",    "Loop", "Scan",    "SequenceMap"};  // control flow: each subgraph node
+                                                                                   // is decided on its own
 
 // Inputs with a float type of their own in ONNX (not the op's T): they keep it whatever the
 // node computes in.
@@ -31,11 +30,10 @@ struct FixedInput {
   int input;
 };
 // The quantized cube ops compute in integers; their scales are parameters, not data.
-constexpr FixedInput kFixedInputs[] = {{"Resize", 1},        {"Resize", 2},        {"Upsample", 1},
-                                       {"QLinearConv", 1},   {"QLinearConv", 4},   {"QLinearConv", 6},
-                                       {"QLinearConvAdd", 1}, {"QLinearConvAdd", 4}, {"QLinearConvAdd", 6},
-                                       {"QLinearConvAdd", 10},
-                                       {"QLinearMatMul", 1}, {"QLinearMatMul", 4}, {"QLinearMatMul", 6}};
+constexpr FixedInput kFixedInputs[] = {
+    {"Resize", 1},        {"Resize", 2},         {"Upsample", 1},       {"QLinearConv", 1},    {"QLinearConv", 4},
+    {"QLinearConv", 6},   {"QLinearConvAdd", 1}, {"QLinearConvAdd", 4}, {"QLinearConvAdd", 6}, {"QLinearConvAdd", 10},
+    {"QLinearMatMul", 1}, {"QLinearMatMul", 4},  {"QLinearMatMul", 6}};
 
 bool untouched(std::string_view op_type) {
   return std::find(std::begin(kUntouchedOps), std::end(kUntouchedOps), op_type) != std::end(kUntouchedOps);
@@ -126,10 +124,12 @@ Result<Choice> choose(const PrecisionMode& mode, const SocOpInfo& info, const Mi
         if (!low_slower.empty() && info.supports(f)) return same(f, m + ": cube op keeps " + dt(f) + ": " + low_slower);
         if (info.supports(low)) return same(low, m + ": cube op in " + dt(low) + " (OPT-precision_mode-2/15)");
         if (info.supports(f)) return same(f, m + ": cube op keeps " + dt(f) + ", no " + dt(low) + " kernel");
-        return on_aicpu(f, m + ": no AI Core kernel in " + dt(low) + " or " + dt(f) + ", AI CPU (OPT-precision_mode-15)");
+        return on_aicpu(f,
+                        m + ": no AI Core kernel in " + dt(low) + " or " + dt(f) + ", AI CPU (OPT-precision_mode-15)");
       }
       if (info.supports(f)) return same(f, m + ": vector op keeps " + dt(f) + " (OPT-precision_mode-2/15)");
-      if (info.supports(low)) return same(low, m + ": vector op lowered, no " + dt(f) + " kernel (OPT-precision_mode-2/15)");
+      if (info.supports(low))
+        return same(low, m + ": vector op lowered, no " + dt(f) + " kernel (OPT-precision_mode-2/15)");
       return on_aicpu(f, m + ": no AI Core kernel in " + dt(low) + " or " + dt(f) + ", AI CPU (OPT-precision_mode-15)");
     case Policy::kForceLow:
       if (info.supports(fp16)) return same(fp16, m + ": float16 wherever the op has it (OPT-precision_mode-3)");
@@ -166,15 +166,16 @@ Result<Choice> choose(const PrecisionMode& mode, const SocOpInfo& info, const Mi
         return same(low, m + ": " + why + (list.list == MixList::kGray ? ", follows its lowered upstream op" : "") +
                              " -> " + dt(low) + " (OPT-modify_mixlist-10/12)");
       if (info.supports(fp32)) {
-        std::string reason = lower && faster_in_fp32 ? low_slower
-                             : lower                 ? "no " + dt(low) + " kernel"
+        std::string reason = lower && faster_in_fp32        ? low_slower
+                             : lower                        ? "no " + dt(low) + " kernel"
                              : list.list == MixList::kBlack ? "never lowered (OPT-modify_mixlist-11)"
                                                             : "upstream op not lowered (OPT-modify_mixlist-12)";
         return same(fp32, m + ": " + why + ", keeps float32: " + reason);
       }
       if (list.list != MixList::kBlack && info.supports(low))
         return same(low, m + ": " + why + ", lowered: no float32 kernel");
-      return on_aicpu(fp32, m + ": no AI Core kernel in " + dt(low) + " or float32, float32 on AI CPU (OPT-precision_mode-13)");
+      return on_aicpu(
+          fp32, m + ": no AI Core kernel in " + dt(low) + " or float32, float32 on AI CPU (OPT-precision_mode-13)");
     }
   }
   return internal_error("unknown precision policy");
@@ -205,7 +206,8 @@ Result<DType> custom_slot_dtype(const std::vector<std::string>& listed, const st
     if (i >= listed.size()) continue;
     const DType t = custom_dtype_name(listed[i]);
     if (!retypable(t))
-      return invalid_argument(where + ": '" + listed[i] + "' for a floating-point tensor; OpenGE computes them in "
+      return invalid_argument(where + ": '" + listed[i] +
+                              "' for a floating-point tensor; OpenGE computes them in "
                               "float16, bfloat16 or float32");
     if (chosen != DType::kUndefined && chosen != t)
       return invalid_argument(where + ": different dtypes for the floating-point tensors of one operator (" +
@@ -254,7 +256,8 @@ std::pair<std::string, std::string> choose_impl_mode(const PrecisionSetup& setup
   }
   if (mode.empty() || !info) return {mode, rule};
   if (std::find(info->impl_modes.begin(), info->impl_modes.end(), mode) == info->impl_modes.end())
-    return {"", rule + ": " + mode + " not supported by " + info->ascend_type + " (all_ops_impl_mode.ini), default kept"};
+    return {"",
+            rule + ": " + mode + " not supported by " + info->ascend_type + " (all_ops_impl_mode.ini), default kept"};
   return {mode, rule};
 }
 
@@ -301,7 +304,7 @@ class Retyper {
   // The dtype the model gave a value (values the pass made have no model dtype: their own).
   DType original(int v) const {
     return static_cast<size_t>(v) < original_dtype_.size() ? original_dtype_[static_cast<size_t>(v)]
-                                                            : g_.values[static_cast<size_t>(v)].dtype;
+                                                           : g_.values[static_cast<size_t>(v)].dtype;
   }
 
  private:
@@ -328,8 +331,8 @@ Result<PrecisionSetup> load_precision_setup(const options::OptionSet& config) {
   setup.mode = std::move(mode.value());
   // ASCEND_OPP_PATH (relative to the session's working directory) replaces the installed opp/.
   const std::string opp = config.get("ASCEND_OPP_PATH");
-  auto profile = load_soc_profile(default_opp_root(opp.empty() ? opp : resolve_against(config.cwd(), opp)),
-                                  config.soc_version());
+  auto profile =
+      load_soc_profile(default_opp_root(opp.empty() ? opp : resolve_against(config.cwd(), opp)), config.soc_version());
   if (!profile.ok()) return profile.status().with_context("soc_version " + config.soc_version());
   setup.profile = std::move(profile.value());
 
@@ -415,8 +418,8 @@ Result<NodeDecision> decide(const Graph& g, const Node& node, const PrecisionSet
                          lowered[static_cast<size_t>(v)];
       any_upstream = true;
     }
-    auto chosen = choose(setup.mode, *info, setup.lists.lookup(type), slots.dtype, any_upstream && upstream_lowered, soc,
-                         slower_when_lowered(type, setup.mode.low));
+    auto chosen = choose(setup.mode, *info, setup.lists.lookup(type), slots.dtype, any_upstream && upstream_lowered,
+                         soc, slower_when_lowered(type, setup.mode.low));
     if (!chosen.ok()) return chosen.status().with_context("node " + node.op_type + " '" + node.name + "'");
     choice = std::move(chosen.value());
   }
@@ -469,7 +472,8 @@ Result<std::vector<PrecisionDecision>> apply_precision(Graph& g, const Precision
   std::vector<Node> nodes;
   nodes.reserve(g.nodes.size());
   for (Node& node : g.nodes) {
-    auto decided = decide(g, node, setup, [&](int v) { return retyper.original(v); }, lowered);
+    auto decided = decide(
+        g, node, setup, [&](int v) { return retyper.original(v); }, lowered);
     if (!decided.ok()) return decided.status();
     PrecisionDecision d = std::move(decided->d);
     const FloatSlots slots = std::move(decided->slots);
@@ -501,8 +505,8 @@ Result<std::vector<PrecisionDecision>> apply_precision(Graph& g, const Precision
   for (int& out : g.outputs) {
     const DType want = retyper.original(out);
     if (g.values[static_cast<size_t>(out)].dtype == want) continue;
-    const int inner = g.add_value(g.values[static_cast<size_t>(out)].name + "/" +
-                                  dt(g.values[static_cast<size_t>(out)].dtype));
+    const int inner =
+        g.add_value(g.values[static_cast<size_t>(out)].name + "/" + dt(g.values[static_cast<size_t>(out)].dtype));
     Value& inner_value = g.values[static_cast<size_t>(inner)];
     const Value& outer = g.values[static_cast<size_t>(out)];
     inner_value.dtype = outer.dtype;

@@ -12,7 +12,9 @@
 #include "precision/mix_lists.h"
 #include "precision/precision_mode.h"
 
-namespace openge::options { class OptionSet; }
+namespace openge::options {
+class OptionSet;
+}
 
 namespace openge::precision {
 
@@ -21,9 +23,9 @@ struct PrecisionDecision {
   std::string node_name, op_type, ascend_type;
   DType original = DType::kUndefined;  // the node's float dtype in the model (kUndefined: none)
   DType input_dtype = DType::kUndefined, output_dtype = DType::kUndefined;  // chosen
-  bool aicpu_only = false;             // moved to the AI CPU engine by the rules
-  std::string rule;                    // the rule that decided the dtype
-  std::string impl_mode, impl_rule;    // "" when the kernel's default implementation runs
+  bool aicpu_only = false;                                                  // moved to the AI CPU engine by the rules
+  std::string rule;                                                         // the rule that decided the dtype
+  std::string impl_mode, impl_rule;  // "" when the kernel's default implementation runs
   bool changed() const { return input_dtype != original || output_dtype != original; }
 };
 

@@ -87,9 +87,9 @@ Status error_at(const std::string& file, int line, const std::string& what) {
 // are accepted and kept as kUndefined so that the columns stay aligned; unknown names are errors.
 bool parse_dtype(std::string_view name, DType& out) {
   static const std::set<std::string, std::less<>> kCannOnly = {
-      "qint8",     "qint16",     "qint32",        "quint8",        "quint16",        "complex32",
-      "complex64", "complex128", "resource",      "variant",       "int4",           "uint1",
-      "int2",      "uint2",      "hifloat8",      "float8_e5m2",   "float8_e4m3fn",  "float8_e8m0",
+      "qint8",       "qint16",      "qint32",        "quint8",         "quint16",       "complex32",
+      "complex64",   "complex128",  "resource",      "variant",        "int4",          "uint1",
+      "int2",        "uint2",       "hifloat8",      "float8_e5m2",    "float8_e4m3fn", "float8_e8m0",
       "float4_e2m1", "float4_e1m2", "dual_sub_int8", "dual_sub_uint8", "string_ref"};
   if (name == "float" || name == "double") {  // CANN's spellings of float32 / float64
     out = name == "float" ? DType::kFloat32 : DType::kFloat64;
@@ -110,7 +110,7 @@ bool parse_dtype(std::string_view name, DType& out) {
 const std::set<std::string, std::less<>>& known_impl_modes() {
   // op_precision_mode's values (OPT-op_precision_mode, page 002).
   static const std::set<std::string, std::less<>> k = {
-      "high_precision",  "high_performance",          "support_out_of_bound_index",   "keep_fp16",
+      "high_precision",    "high_performance",          "support_out_of_bound_index",  "keep_fp16",
       "super_performance", "enable_float_32_execution", "enable_hi_float_32_execution"};
   return k;
 }
@@ -146,8 +146,7 @@ Status parse_op(const std::string& op, const Json& entry, std::string_view text,
   info.ascend_type = op;
   info.file = file;
   info.line = locate(text, op, {});
-  if (!entry.is_object())
-    return error_at(file, info.line, "\"" + op + "\" must be an object of CANN ops-info fields");
+  if (!entry.is_object()) return error_at(file, info.line, "\"" + op + "\" must be an object of CANN ops-info fields");
   std::map<size_t, std::vector<DType>> inputs, outputs;
   for (const auto& [key, value] : entry.items()) {
     size_t index = 0;
@@ -205,18 +204,23 @@ Status parse_op(const std::string& op, const Json& entry, std::string_view text,
     if (!pr->is_object() || flag == pr->end() || !flag->is_string())
       return error_at(file, line, op + ".precision_reduce must be {\"flag\": \"true\"|\"false\"}");
     const std::string& v = flag->get_ref<const std::string&>();
-    if (v == "true") info.mix_list = MixList::kWhite;
-    else if (v == "false") info.mix_list = MixList::kBlack;
+    if (v == "true")
+      info.mix_list = MixList::kWhite;
+    else if (v == "false")
+      info.mix_list = MixList::kBlack;
     else
-      return error_at(file, line,
-                      op + ".precision_reduce.flag is \"" + v +
-                          "\"; expected \"true\" (white list) or \"false\" (black list); leave it out for the gray list");
+      return error_at(
+          file, line,
+          op + ".precision_reduce.flag is \"" + v +
+              "\"; expected \"true\" (white list) or \"false\" (black list); leave it out for the gray list");
   }
   if (auto oc = entry.find(kOpClassKey); oc != entry.end()) {
     auto value = oc->is_object() ? oc->find("value") : oc->end();
     const std::string v = value != oc->end() && value->is_string() ? value->get<std::string>() : "";
-    if (v == "cube") info.op_class = OpClass::kCube;
-    else if (v == "vector") info.op_class = OpClass::kVector;
+    if (v == "cube")
+      info.op_class = OpClass::kCube;
+    else if (v == "vector")
+      info.op_class = OpClass::kVector;
     else
       return error_at(file, locate(text, op, {kOpClassKey, "\"value\""}),
                       op + "." + kOpClassKey + " must be {\"value\": \"cube\"|\"vector\"}");
@@ -232,7 +236,8 @@ Status parse_ops_info(const std::string& file, std::map<std::string, SocOpInfo, 
     doc = Json::parse(text->begin(), text->end(), nullptr, true, /*ignore_comments=*/true);
   } catch (const Json::parse_error& e) {
     const auto [line, col] = options::line_column(*text, e.byte);
-    return error_at(file, line, "invalid JSON at column " + std::to_string(col) + ": " + options::json_error_reason(e.what()));
+    return error_at(file, line,
+                    "invalid JSON at column " + std::to_string(col) + ": " + options::json_error_reason(e.what()));
   } catch (const Json::exception& e) {
     return error_at(file, 1, std::string("invalid JSON: ") + e.what());
   }
@@ -241,7 +246,8 @@ Status parse_ops_info(const std::string& file, std::map<std::string, SocOpInfo, 
     SocOpInfo info;
     if (Status s = parse_op(op, entry, *text, file, info); !s.ok()) return s;
     if (auto it = ops.find(op); it != ops.end())
-      return error_at(file, info.line, op + " is already defined at " + it->second.file + ":" + std::to_string(it->second.line));
+      return error_at(file, info.line,
+                      op + " is already defined at " + it->second.file + ":" + std::to_string(it->second.line));
     ops.emplace(op, std::move(info));
   }
   return Status::Ok();
@@ -315,9 +321,12 @@ std::vector<std::string> ops_info_files(const fs::path& dir, const std::string& 
 
 const char* mix_list_name(MixList list) {
   switch (list) {
-    case MixList::kWhite: return "white";
-    case MixList::kBlack: return "black";
-    case MixList::kGray: return "gray";
+    case MixList::kWhite:
+      return "white";
+    case MixList::kBlack:
+      return "black";
+    case MixList::kGray:
+      return "gray";
   }
   return "gray";
 }
@@ -380,7 +389,8 @@ std::vector<std::string> available_soc_profiles(const std::string& opp_root) {
 
 Result<SocProfile> load_soc_profile(const std::string& opp_root, const std::string& soc_version) {
   if (!safe_soc_name(soc_version))
-    return invalid_argument("soc_version \"" + soc_version + "\" cannot name a profile folder (letters, digits, _ and -)");
+    return invalid_argument("soc_version \"" + soc_version +
+                            "\" cannot name a profile folder (letters, digits, _ and -)");
   // CANN's folders and file names use the lower-case SoC name (config/ascend910b/aic-ascend910b-…).
   const std::string soc = lower(soc_version);
   const fs::path dir = fs::path(opp_root) / kConfigDir / soc;

@@ -22,11 +22,11 @@ enum class MixList { kWhite, kBlack, kGray };
 const char* mix_list_name(MixList list);  // "white", "black", "gray"
 
 struct SocOpInfo {
-  std::string ascend_type;          // Ascend IR op type as the file names it ("Conv2D")
+  std::string ascend_type;  // Ascend IR op type as the file names it ("Conv2D")
   OpClass op_class = OpClass::kVector;
-  std::vector<DType> dtypes;        // float dtypes the AI Core kernel takes (input0's dtype list;
-                                    // output0's when input0 lists no float type: SelectV2's
-                                    // condition, Fill's dims)
+  std::vector<DType> dtypes;  // float dtypes the AI Core kernel takes (input0's dtype list;
+                              // output0's when input0 lists no float type: SelectV2's
+                              // condition, Fill's dims)
   // output0's dtype list, parallel to `dtypes`: column i is one supported (input, output)
   // combination, as in CANN's files (a cube op lists float16 -> float32 for fp16-in/fp32-out).
   // Empty when the file gives no output list (outputs then take the input's dtype).
@@ -39,14 +39,14 @@ struct SocOpInfo {
   bool supports_impl_mode(std::string_view mode) const;
   // Every input<i> / output<i> dtype list as the file gives it (columns as above).
   std::vector<std::vector<DType>> input_dtype_lists, output_dtype_lists;
-  int line = 0;                     // line of the op's entry in its file, for reports
-  std::string file;                 // the ops-info file that defined it (split files differ)
+  int line = 0;      // line of the op's entry in its file, for reports
+  std::string file;  // the ops-info file that defined it (split files differ)
 };
 
 struct SocProfile {
-  std::string soc_version;          // "Ascend910B"
-  std::string ops_info_file;        // the file it was read from, for reports
-  std::string impl_mode_file;       // all_ops_impl_mode.ini it read ("" when absent)
+  std::string soc_version;                            // "Ascend910B"
+  std::string ops_info_file;                          // the file it was read from, for reports
+  std::string impl_mode_file;                         // all_ops_impl_mode.ini it read ("" when absent)
   std::map<std::string, SocOpInfo, std::less<>> ops;  // by Ascend IR op type
   // Looks up an ONNX op type through the ONNX -> Ascend IR mapping (AMB-14); nullptr when
   // the profile does not list the op (it then has no AI Core kernel on this SoC).

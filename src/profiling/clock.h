@@ -19,9 +19,9 @@ struct ClockAnchor {
   static ClockAnchor now() {
     ClockAnchor a;
     a.steady_ns = steady_now_ns();
-    a.epoch_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                     std::chrono::system_clock::now().time_since_epoch())
-                     .count();
+    a.epoch_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     return a;
   }
   int64_t to_epoch_ns(int64_t steady) const { return epoch_ns + (steady - steady_ns); }

@@ -23,8 +23,8 @@ std::string collection_dir_name() {
   const int number = ++job % 1000000;
   const auto now = std::chrono::system_clock::now();
   const std::time_t secs = std::chrono::system_clock::to_time_t(now);
-  const int ms = static_cast<int>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000);
+  const int ms =
+      static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000);
   std::tm local{};
   localtime_r(&secs, &local);
   char stamp[32];
@@ -44,8 +44,8 @@ Result<std::string> create_collection_dir(const std::string& parent, int device_
     return invalid_argument("profiling output folder '" + parent +
                             "' does not exist; create it first (OPT-profiling_config.profiling_options.output-2)");
   if (::access(parent.c_str(), R_OK | W_OK | X_OK) != 0)
-    return invalid_argument("profiling output folder '" + parent + "' is not writable by this user: " +
-                            std::strerror(errno));
+    return invalid_argument("profiling output folder '" + parent +
+                            "' is not writable by this user: " + std::strerror(errno));
   const std::string name = collection_dir_name();
   // "<name>.tmp.<pid>": a run killed before the rename leaves a temporary the next run removes,
   // as it removes the temporaries a killed run left inside its PROF_ folders (their files are

@@ -124,10 +124,11 @@ std::unique_ptr<CounterSet> CounterSet::open(const std::string& metric_set, cons
     attr.read_format = PERF_FORMAT_GROUP;
     const long fd = perf_event_open(&attr, c->group_fd_);
     if (fd < 0) {
-      c->status_ = std::string("perf_event_open(") + e.name + ") failed: " + std::strerror(errno) +
-                   (errno == ENOENT || errno == EOPNOTSUPP
-                        ? " (this CPU or virtual machine exposes no such hardware counter)"
-                        : errno == EACCES || errno == EPERM ? " (see /proc/sys/kernel/perf_event_paranoid)" : "");
+      c->status_ =
+          std::string("perf_event_open(") + e.name + ") failed: " + std::strerror(errno) +
+          (errno == ENOENT || errno == EOPNOTSUPP ? " (this CPU or virtual machine exposes no such hardware counter)"
+           : errno == EACCES || errno == EPERM    ? " (see /proc/sys/kernel/perf_event_paranoid)"
+                                                  : "");
       for (int f : c->fds_) ::close(f);
       c->fds_.clear();
       c->group_fd_ = -1;
@@ -196,8 +197,7 @@ std::vector<std::string> CounterSet::cells(const std::vector<uint64_t>& d, int64
   } else if (set == "ResourceConflictRatio") {
     out = {out[0], out[1], std::to_string(d[1]), std::to_string(d[2]), ratio(d[1] + d[2], d[0])};
   } else if (set == "L2Cache") {
-    out = {out[0], out[1], std::to_string(d[1]), std::to_string(d[2]),
-           ratio(d[1] >= d[2] ? d[1] - d[2] : 0, d[1])};
+    out = {out[0], out[1], std::to_string(d[1]), std::to_string(d[2]), ratio(d[1] >= d[2] ? d[1] - d[2] : 0, d[1])};
   } else {  // Memory, MemoryL0, MemoryUB: accesses, misses, miss ratio
     out = {out[0], out[1], std::to_string(d[1]), std::to_string(d[2]), ratio(d[2], d[1])};
   }

@@ -17,7 +17,7 @@ class CounterSet {
   ~CounterSet();
 
   bool available() const { return group_fd_ >= 0; }
-  const std::string& status() const { return status_; }         // "" when counting works
+  const std::string& status() const { return status_; }  // "" when counting works
   const std::string& metric_set() const { return metric_set_; }
   const std::vector<std::string>& columns() const { return columns_; }  // op_summary PMU columns
   const std::vector<std::string>& event_names() const { return event_names_; }

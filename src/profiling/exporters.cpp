@@ -20,9 +20,9 @@ struct Layer {
   bool host;
 };
 enum LayerId { kCann = 0, kHardware, kStepTrace, kTx, kCpuUsage, kMemUsage, kAiCore, kAiCpu, kCommunication };
-const Layer kLayers[] = {{"CANN", true},         {"Ascend Hardware", false}, {"Step Trace", false},
-                         {"MsprofTx", true},     {"CPU Usage", true},        {"Memory Usage", true},
-                         {"AI Core", false},     {"AI CPU", false},          {"Communication", false}};
+const Layer kLayers[] = {{"CANN", true},     {"Ascend Hardware", false}, {"Step Trace", false},
+                         {"MsprofTx", true}, {"CPU Usage", true},        {"Memory Usage", true},
+                         {"AI Core", false}, {"AI CPU", false},          {"Communication", false}};
 
 int64_t layer_pid(const ExportContext& ctx, LayerId layer) {
   const int device = kLayers[layer].host ? 31 : (ctx.config->device_id & 31);
@@ -33,11 +33,21 @@ std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -61,8 +71,7 @@ class TraceBuilder {
     if (std::find(seen_.begin(), seen_.end(), layer) != seen_.end()) return;
     seen_.push_back(layer);
     const int64_t pid = layer_pid(ctx_, layer);
-    const std::string label =
-        kLayers[layer].host ? "CPU" : "NPU " + std::to_string(ctx_.config->device_id);
+    const std::string label = kLayers[layer].host ? "CPU" : "NPU " + std::to_string(ctx_.config->device_id);
     meta("process_name", pid, 0, "\"name\":" + json_string(kLayers[layer].name));
     meta("process_labels", pid, 0, "\"labels\":" + json_string(label));
     meta("process_sort_index", pid, 0, "\"sort_index\":" + std::to_string(static_cast<int>(layer)));
@@ -79,14 +88,13 @@ class TraceBuilder {
   void complete(LayerId layer, uint64_t tid, const std::string& name, int64_t start_ns, int64_t end_ns,
                 const std::string& cat, const std::string& args) {
     event("{\"name\":" + json_string(name) + ",\"pid\":" + std::to_string(layer_pid(ctx_, layer)) +
-          ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + ts(start_ns) + ",\"dur\":" +
-          format_us(std::max<int64_t>(0, end_ns - start_ns)) + ",\"ph\":\"X\"" +
+          ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + ts(start_ns) +
+          ",\"dur\":" + format_us(std::max<int64_t>(0, end_ns - start_ns)) + ",\"ph\":\"X\"" +
           (cat.empty() ? "" : ",\"cat\":" + json_string(cat)) + ",\"args\":{" + args + "}}");
   }
   void instant(LayerId layer, uint64_t tid, const std::string& name, int64_t at_ns, const std::string& args) {
-    event("{\"name\":" + json_string(name) + ",\"pid\":" + std::to_string(layer_pid(ctx_, layer)) +
-          ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + ts(at_ns) + ",\"ph\":\"i\",\"s\":\"t\",\"args\":{" +
-          args + "}}");
+    event("{\"name\":" + json_string(name) + ",\"pid\":" + std::to_string(layer_pid(ctx_, layer)) + ",\"tid\":" +
+          std::to_string(tid) + ",\"ts\":" + ts(at_ns) + ",\"ph\":\"i\",\"s\":\"t\",\"args\":{" + args + "}}");
   }
   void counter(LayerId layer, const std::string& name, int64_t at_ns, const std::string& series, double value) {
     char buf[64];
@@ -98,8 +106,8 @@ class TraceBuilder {
 
  private:
   void meta(const char* what, int64_t pid, uint64_t tid, const std::string& args) {
-    event(std::string("{\"name\":\"") + what + "\",\"pid\":" + std::to_string(pid) + ",\"tid\":" +
-          std::to_string(tid) + ",\"ph\":\"M\",\"args\":{" + args + "}}");
+    event(std::string("{\"name\":\"") + what + "\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) +
+          ",\"ph\":\"M\",\"args\":{" + args + "}}");
   }
   void event(const std::string& e) {
     if (!body_.empty()) body_ += ",";
@@ -120,21 +128,36 @@ std::string abs_us(const ExportContext& ctx, int64_t steady_ns) {
 // CANN's data type names (op_summary "Input Data Types").
 const char* cann_dtype(DType t) {
   switch (t) {
-    case DType::kFloat32: return "FLOAT";
-    case DType::kFloat16: return "FLOAT16";
-    case DType::kBFloat16: return "DT_BF16";
-    case DType::kFloat64: return "DOUBLE";
-    case DType::kInt8: return "INT8";
-    case DType::kUInt8: return "UINT8";
-    case DType::kInt16: return "INT16";
-    case DType::kUInt16: return "UINT16";
-    case DType::kInt32: return "INT32";
-    case DType::kUInt32: return "UINT32";
-    case DType::kInt64: return "INT64";
-    case DType::kUInt64: return "UINT64";
-    case DType::kBool: return "BOOL";
-    case DType::kString: return "STRING";
-    default: return "UNDEFINED";
+    case DType::kFloat32:
+      return "FLOAT";
+    case DType::kFloat16:
+      return "FLOAT16";
+    case DType::kBFloat16:
+      return "DT_BF16";
+    case DType::kFloat64:
+      return "DOUBLE";
+    case DType::kInt8:
+      return "INT8";
+    case DType::kUInt8:
+      return "UINT8";
+    case DType::kInt16:
+      return "INT16";
+    case DType::kUInt16:
+      return "UINT16";
+    case DType::kInt32:
+      return "INT32";
+    case DType::kUInt32:
+      return "UINT32";
+    case DType::kInt64:
+      return "INT64";
+    case DType::kUInt64:
+      return "UINT64";
+    case DType::kBool:
+      return "BOOL";
+    case DType::kString:
+      return "STRING";
+    default:
+      return "UNDEFINED";
   }
 }
 
@@ -193,10 +216,16 @@ StepTrace compute_step_trace(const IterationRecord& it, const ProfilerConfig& co
   const TaskRecord* fp = &it.tasks.front();
   const TaskRecord* bp = &it.tasks.back();
   for (const auto& t : it.tasks) {
-    if (!config.fp_point.empty() && task_op_name(t) == config.fp_point) { fp = &t; break; }
+    if (!config.fp_point.empty() && task_op_name(t) == config.fp_point) {
+      fp = &t;
+      break;
+    }
   }
   for (auto r = it.tasks.rbegin(); r != it.tasks.rend(); ++r) {
-    if (!config.bp_point.empty() && task_op_name(*r) == config.bp_point) { bp = &*r; break; }
+    if (!config.bp_point.empty() && task_op_name(*r) == config.bp_point) {
+      bp = &*r;
+      break;
+    }
   }
   st.fp_start = fp->start_ns;
   st.bp_end = bp->end_ns;
@@ -206,9 +235,10 @@ StepTrace compute_step_trace(const IterationRecord& it, const ProfilerConfig& co
 }
 
 std::vector<std::string> op_summary_header(const ProfilerConfig& config, const CounterSet* counters) {
-  std::vector<std::string> h = {"Device_id",  "Model ID",  "Task ID",   "Stream ID",
-                                "Op Name",    "OP Type",   "OP State",  "Task Type",
-                                "Task Start Time(us)", "Task Duration(us)", "Task Wait Time(us)"};
+  std::vector<std::string> h = {"Device_id",         "Model ID",          "Task ID",
+                                "Stream ID",         "Op Name",           "OP Type",
+                                "OP State",          "Task Type",         "Task Start Time(us)",
+                                "Task Duration(us)", "Task Wait Time(us)"};
   if (config.task_level == TaskLevel::kL1) {
     for (const char* c : {"Block Num", "Mix Block Num", "HF32 Eligible", "Input Shapes", "Input Data Types",
                           "Input Formats", "Output Shapes", "Output Data Types", "Output Formats", "Context ID"})
@@ -274,12 +304,14 @@ std::string op_statistic_csv(const IterationRecord& it, const ExportContext& ctx
     all += d;
   }
   std::vector<std::pair<std::pair<std::string, std::string>, Stat>> rows(stats.begin(), stats.end());
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
   CsvBuilder csv({"Device_id", "OP Type", "Core Type", "Count", "Total Time(us)", "Min Time(us)", "Avg Time(us)",
                   "Max Time(us)", "Ratio(%)"});
   for (const auto& [key, s] : rows) {
     char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%.3f", all ? 100.0 * static_cast<double>(s.total) / static_cast<double>(all) : 0.0);
+    std::snprintf(ratio, sizeof ratio, "%.3f",
+                  all ? 100.0 * static_cast<double>(s.total) / static_cast<double>(all) : 0.0);
     csv.row({std::to_string(ctx.config->device_id), key.first, key.second, std::to_string(s.count), format_us(s.total),
              format_us(s.min), format_us(s.total / static_cast<int64_t>(s.count)), format_us(s.max), ratio});
   }
@@ -305,14 +337,19 @@ static std::vector<const CollectiveRecord*> gradient_reduces(const IterationReco
 
 std::string step_trace_csv(const IterationRecord& it, const ExportContext& ctx) {
   const StepTrace st = compute_step_trace(it, *ctx.config);
-  std::vector<std::string> header = {"Device_id", "Iteration ID", "FP Start(us)", "BP End(us)", "Iteration End(us)",
-                                     "Iteration Time(us)", "FP to BP Time(us)", "Iteration Refresh(us)",
-                                     "Data Aug Bound(us)", "Model ID"};
-  std::vector<std::string> row = {std::to_string(ctx.config->device_id), std::to_string(it.iteration_id),
+  std::vector<std::string> header = {
+      "Device_id",          "Iteration ID",      "FP Start(us)",          "BP End(us)",         "Iteration End(us)",
+      "Iteration Time(us)", "FP to BP Time(us)", "Iteration Refresh(us)", "Data Aug Bound(us)", "Model ID"};
+  std::vector<std::string> row = {std::to_string(ctx.config->device_id),
+                                  std::to_string(it.iteration_id),
                                   st.fp_start < 0 ? kNA : abs_us(ctx, st.fp_start),
-                                  st.bp_end < 0 ? kNA : abs_us(ctx, st.bp_end), abs_us(ctx, st.iteration_end),
-                                  format_us(st.iteration_time), us_or_na(st.fp_to_bp), us_or_na(st.refresh),
-                                  us_or_na(st.data_aug_bound), std::to_string(it.model_id)};
+                                  st.bp_end < 0 ? kNA : abs_us(ctx, st.bp_end),
+                                  abs_us(ctx, st.iteration_end),
+                                  format_us(st.iteration_time),
+                                  us_or_na(st.fp_to_bp),
+                                  us_or_na(st.refresh),
+                                  us_or_na(st.data_aug_bound),
+                                  std::to_string(it.model_id)};
   // One pair of columns per gradient all-reduce of the step (data-parallel training).
   for (const CollectiveRecord* c : gradient_reduces(it)) {
     header.insert(header.end(), {"Reduce Start(us)", "Reduce Duration(us)"});
@@ -324,8 +361,8 @@ std::string step_trace_csv(const IterationRecord& it, const ExportContext& ctx) 
 }
 
 std::string data_preprocess_csv(const std::vector<DataBatchRecord>& batches, const ExportContext& ctx) {
-  CsvBuilder csv({"Device_id", "Timestamp(us)", "Action", "Source", "Cached Buffer Size", "Samples",
-                  "Gather Time(us)", "Wait Time(us)"});
+  CsvBuilder csv({"Device_id", "Timestamp(us)", "Action", "Source", "Cached Buffer Size", "Samples", "Gather Time(us)",
+                  "Wait Time(us)"});
   for (const DataBatchRecord& b : batches)
     csv.row({std::to_string(ctx.config->device_id), abs_us(ctx, b.taken_ns), "Dequeue", "openge.Prefetcher",
              std::to_string(b.cached), std::to_string(b.samples), format_us(b.gather_ns), format_us(b.wait_ns)});
@@ -338,9 +375,10 @@ namespace {
 // task time is reported as Memcpy_time, everything else as Compute_time. Ops that alias their
 // input (Reshape & co. on contiguous data) move nothing and take ~0 either way.
 const std::set<std::string, std::less<>> kDataMovementOps = {
-    "Identity", "Transpose", "Concat",  "Split",   "Slice",     "Gather",       "GatherElements", "GatherND",
-    "Expand",   "Tile",      "Pad",     "Reshape", "Flatten",   "Squeeze",      "Unsqueeze",      "DepthToSpace",
-    "SpaceToDepth", "ScatterND", "ScatterElements", "Shape", "NhwcToNchw", "NchwToNhwc"};
+    "Identity",        "Transpose", "Concat",     "Split",        "Slice",        "Gather",
+    "GatherElements",  "GatherND",  "Expand",     "Tile",         "Pad",          "Reshape",
+    "Flatten",         "Squeeze",   "Unsqueeze",  "DepthToSpace", "SpaceToDepth", "ScatterND",
+    "ScatterElements", "Shape",     "NhwcToNchw", "NchwToNhwc"};
 
 }  // namespace
 
@@ -438,7 +476,8 @@ namespace {
 
 std::string task_args(const IterationRecord& it, const TaskRecord& t, const ExportContext& ctx) {
   std::string a = "\"Model Id\":" + std::to_string(it.model_id) + ",\"Task Type\":" + json_string(task_type(t)) +
-                  ",\"Physic Stream Id\":" + std::to_string(it.stream_id) + ",\"Task Id\":" + std::to_string(t.task_id) +
+                  ",\"Physic Stream Id\":" + std::to_string(it.stream_id) +
+                  ",\"Task Id\":" + std::to_string(t.task_id) +
                   ",\"Batch Id\":0,\"Subtask Id\":4294967295,\"Op Type\":" + json_string(task_op_type(t));
   if (ctx.config->task_level == TaskLevel::kL1) a += ",\"Block Dim\":" + std::to_string(t.block_num);
   return a;
@@ -454,16 +493,19 @@ void add_training_phases(TraceBuilder& tb, const IterationRecord& it, const std:
   if (first_backward == 0 || first_backward == it.tasks.size()) return;
   const uint64_t lane = (uint64_t{1} << 20) + it.model_id;
   tb.thread(kStepTrace, lane, "Training phases (model " + std::to_string(it.model_id) + ")");
-  tb.complete(kStepTrace, lane, "Forward", it.tasks.front().start_ns, it.tasks[first_backward - 1].end_ns, "Forward", args);
-  tb.complete(kStepTrace, lane, "Backward", it.tasks[first_backward].start_ns, it.tasks.back().end_ns, "Backward", args);
+  tb.complete(kStepTrace, lane, "Forward", it.tasks.front().start_ns, it.tasks[first_backward - 1].end_ns, "Forward",
+              args);
+  tb.complete(kStepTrace, lane, "Backward", it.tasks[first_backward].start_ns, it.tasks.back().end_ns, "Backward",
+              args);
   if (it.end_ns > it.tasks.back().end_ns)
     tb.complete(kStepTrace, lane, "Update", it.tasks.back().end_ns, it.end_ns, "Update", args);
 }
 
 std::string collective_args(const CollectiveRecord& c) {
   return "\"Iteration ID\":" + std::to_string(c.step) + ",\"bucket\":" + std::to_string(c.bucket) +
-         ",\"size(Byte)\":" + std::to_string(c.bytes) + ",\"rank\":" + std::to_string(c.rank) + ",\"rank size\":" +
-         std::to_string(c.ranks) + ",\"algorithm\":" + json_string(c.algorithm) + ",\"operation\":" + json_string(c.what);
+         ",\"size(Byte)\":" + std::to_string(c.bytes) + ",\"rank\":" + std::to_string(c.rank) +
+         ",\"rank size\":" + std::to_string(c.ranks) + ",\"algorithm\":" + json_string(c.algorithm) +
+         ",\"operation\":" + json_string(c.what);
 }
 
 // The communication thread's operations, one lane for this rank.
@@ -471,8 +513,8 @@ void add_communication(TraceBuilder& tb, const IterationRecord& it) {
   for (const CollectiveRecord& c : it.collectives) {
     const uint64_t lane = static_cast<uint64_t>(c.rank);
     tb.thread(kCommunication, lane, "Communication (rank " + std::to_string(c.rank) + ")");
-    tb.complete(kCommunication, lane, c.name + (c.bucket >= 0 ? " bucket " + std::to_string(c.bucket) : ""),
-                c.start_ns, c.end_ns, "communication", collective_args(c));
+    tb.complete(kCommunication, lane, c.name + (c.bucket >= 0 ? " bucket " + std::to_string(c.bucket) : ""), c.start_ns,
+                c.end_ns, "communication", collective_args(c));
   }
 }
 
@@ -482,11 +524,11 @@ void add_step_trace(TraceBuilder& tb, const IterationRecord& it, const ExportCon
   for (const CollectiveRecord* c : gradient_reduces(it))
     tb.complete(kStepTrace, tid, "Reduce", c->start_ns, c->end_ns, "Reduce", collective_args(*c));
   tb.thread(kStepTrace, tid, "Model " + std::to_string(it.model_id));
-  const std::string args = "\"Iteration ID\":" + std::to_string(it.iteration_id) + ",\"Model ID\":" +
-                           std::to_string(it.model_id);
+  const std::string args =
+      "\"Iteration ID\":" + std::to_string(it.iteration_id) + ",\"Model ID\":" + std::to_string(it.model_id);
   if (st.data_aug_bound >= 0) tb.complete(kStepTrace, tid, "Data_aug Bound", it.previous_end_ns, it.start_ns, "", args);
-  tb.complete(kStepTrace, tid, "Iteration " + std::to_string(it.iteration_id), it.start_ns, it.end_ns,
-              "Iteration Time", args);
+  tb.complete(kStepTrace, tid, "Iteration " + std::to_string(it.iteration_id), it.start_ns, it.end_ns, "Iteration Time",
+              args);
   if (st.fp_start >= 0) {
     tb.complete(kStepTrace, tid, "FP_BP Time", st.fp_start, st.bp_end, "FP_BP Time", args);
     tb.complete(kStepTrace, tid, "Iteration Refresh", st.bp_end, it.end_ns, "Iteration Refresh", args);
@@ -502,7 +544,8 @@ std::string msprof_json(const IterationRecord& it, const std::vector<ApiRecord>&
   TraceBuilder tb(ctx);
   for (const ApiRecord& a : apis) {
     tb.thread(kCann, a.thread_id, "Thread " + std::to_string(a.thread_id));
-    tb.complete(kCann, a.thread_id, a.name, a.start_ns, a.end_ns, "api", "\"Thread Id\":" + std::to_string(a.thread_id));
+    tb.complete(kCann, a.thread_id, a.name, a.start_ns, a.end_ns, "api",
+                "\"Thread Id\":" + std::to_string(a.thread_id));
   }
   if (!it.tasks.empty()) tb.thread(kHardware, it.stream_id, "Stream " + std::to_string(it.stream_id));
   for (const TaskRecord& t : it.tasks)
@@ -512,14 +555,18 @@ std::string msprof_json(const IterationRecord& it, const std::vector<ApiRecord>&
   for (const MarkerRecord& m : markers) {
     tb.thread(kTx, m.thread_id, "Thread " + std::to_string(m.thread_id));
     if (m.is_range)
-      tb.complete(kTx, m.thread_id, m.message, m.start_ns, m.end_ns, "msproftx", "\"depth\":" + std::to_string(m.depth));
+      tb.complete(kTx, m.thread_id, m.message, m.start_ns, m.end_ns, "msproftx",
+                  "\"depth\":" + std::to_string(m.depth));
     else
       tb.instant(kTx, m.thread_id, m.message, m.start_ns, "");
   }
   for (const HostSample& s : host) {
-    if (s.cpu_total_percent >= 0) tb.process(kCpuUsage), tb.counter(kCpuUsage, "CPU Usage", s.time_ns, "Total", s.cpu_total_percent);
-    if (s.cpu_process_percent >= 0) tb.counter(kCpuUsage, "Process CPU Usage", s.time_ns, "Process", s.cpu_process_percent);
-    if (s.mem_used_percent >= 0) tb.process(kMemUsage), tb.counter(kMemUsage, "Memory Usage", s.time_ns, "Used(%)", s.mem_used_percent);
+    if (s.cpu_total_percent >= 0)
+      tb.process(kCpuUsage), tb.counter(kCpuUsage, "CPU Usage", s.time_ns, "Total", s.cpu_total_percent);
+    if (s.cpu_process_percent >= 0)
+      tb.counter(kCpuUsage, "Process CPU Usage", s.time_ns, "Process", s.cpu_process_percent);
+    if (s.mem_used_percent >= 0)
+      tb.process(kMemUsage), tb.counter(kMemUsage, "Memory Usage", s.time_ns, "Used(%)", s.mem_used_percent);
     if (s.process_rss_kb >= 0)
       tb.counter(kMemUsage, "Process Memory", s.time_ns, "RSS(KB)", static_cast<double>(s.process_rss_kb));
   }

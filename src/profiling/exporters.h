@@ -20,10 +20,10 @@ namespace openge::profiling {
 
 struct ExportContext {
   const ProfilerConfig* config = nullptr;
-  ClockAnchor anchor;        // steady -> epoch, for the absolute CSV timestamps
-  int64_t origin_ns = 0;     // steady time of ts = 0 in the JSON timelines
-  long pid = 0;              // the profiled process
-  const CounterSet* counters = nullptr;  // aic_metrics columns; null = no PMU columns
+  ClockAnchor anchor;                       // steady -> epoch, for the absolute CSV timestamps
+  int64_t origin_ns = 0;                    // steady time of ts = 0 in the JSON timelines
+  long pid = 0;                             // the profiled process
+  const CounterSet* counters = nullptr;     // aic_metrics columns; null = no PMU columns
   const CounterSet* l2_counters = nullptr;  // l2=on: the L2Cache events
 };
 

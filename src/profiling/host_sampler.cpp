@@ -80,7 +80,7 @@ HostSampler::HostSampler(bool cpu, bool mem, int freq_hz, int nic_freq_hz, bool 
       all_processes_(all_processes && (cpu || mem)),
       period_ns_(cpu || mem ? 1000000000LL / std::max(1, freq_hz) : 0),
       nic_period_ns_(nic_freq_hz > 0 ? 1000000000LL / nic_freq_hz : 0) {
-  if (period_ns_) sample_now();          // baseline for the first CPU percentage
+  if (period_ns_) sample_now();  // baseline for the first CPU percentage
   if (all_processes_) sample_processes_now();
   if (nic_period_ns_) sample_nic_now();  // baseline for the first rates
   next_host_ns_ = steady_now_ns() + period_ns_;
@@ -203,7 +203,8 @@ HostSample HostSampler::sample_now() {
     std::ifstream f("/proc/meminfo");
     std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     const int64_t total = meminfo_kb(text, "MemTotal:"), avail = meminfo_kb(text, "MemAvailable:");
-    if (total > 0 && avail >= 0) s.mem_used_percent = 100.0 * static_cast<double>(total - avail) / static_cast<double>(total);
+    if (total > 0 && avail >= 0)
+      s.mem_used_percent = 100.0 * static_cast<double>(total - avail) / static_cast<double>(total);
     std::ifstream st("/proc/self/status");
     std::string status((std::istreambuf_iterator<char>(st)), std::istreambuf_iterator<char>());
     s.process_rss_kb = meminfo_kb(status, "VmRSS:");

@@ -83,8 +83,8 @@ Result<std::unique_ptr<Profiler>> Profiler::create(ProfilerConfig config) {
   }
   p->collection_dir_ = dir.value();
   const uint64_t limit = p->config_.storage_limit_bytes_override ? *p->config_.storage_limit_bytes_override
-                         : p->config_.storage_limit_mb       ? *p->config_.storage_limit_mb * StorageGuard::kMiB
-                                                             : 0;
+                         : p->config_.storage_limit_mb           ? *p->config_.storage_limit_mb * StorageGuard::kMiB
+                                                                 : 0;
   p->storage_ = std::make_unique<StorageGuard>(p->config_.output_dir, limit, p->config_.storage_margin_bytes);
   for (const auto& f : fs::recursive_directory_iterator(p->collection_dir_))
     if (f.is_regular_file()) p->storage_->protect(f.path().string());
@@ -127,7 +127,8 @@ std::unique_ptr<Profiler::Iteration> Profiler::begin_iteration(const Executable*
     std::lock_guard<std::mutex> lock(mutex_);
     auto [entry, inserted] = model_ids_.emplace(model, static_cast<uint32_t>(model_ids_.size() + 1));
     it->record_.model_id = entry->second;
-    if (inserted && model) fusion_op_per_model_[entry->second] = fusion_op_csv(*model, entry->second, config_.device_id);
+    if (inserted && model)
+      fusion_op_per_model_[entry->second] = fusion_op_csv(*model, entry->second, config_.device_id);
     it->record_.iteration_id = ++iterations_per_model_[entry->second];
     size_t s = 0;
     while (s < streams_busy_.size() && streams_busy_[s]) ++s;
@@ -356,17 +357,18 @@ void Profiler::set_model_name(std::string name) {
 }
 
 std::string Profiler::info_json_locked() const {
-  std::string j = "{\n  \"pid\": " + std::to_string(pid_) + ",\n  \"device_id\": " + std::to_string(config_.device_id) +
-                  ",\n  \"engine\": \"OpenGE CPU\",\n  \"model\": \"" + json_escape(model_name_) + "\",\n  \"options_source\": \"" + json_escape(config_.options_source) +
-                  "\",\n  \"output\": \"" + json_escape(config_.output_dir) + "\",\n  \"output_rule\": \"" +
-                  json_escape(config_.output_rule) + "\",\n  \"task_trace\": \"" + task_level_name(config_.task_level) +
-                  "\",\n  \"ts_origin_epoch_us\": \"" + format_us(anchor_.epoch_ns) +
-                  "\",\n  \"aic_metrics\": {\"set\": \"" + json_escape(config_.aic_metrics) + "\", \"source\": \"" +
-                  (config_.raw.has("aic_metrics") ? "profiling_options" : "default") + "\", \"status\": \"" +
-                  json_escape(!counters_ ? "not collected: task_trace is off"
-                              : counters_ && counters_->available() ? "ok (events of the executor thread)"
-                              : "N/A: " + counters_status()) +
-                  "\"},\n  \"storage\": \"" + json_escape(storage_ ? storage_->describe() : "") + "\",\n  \"options\": {";
+  std::string j =
+      "{\n  \"pid\": " + std::to_string(pid_) + ",\n  \"device_id\": " + std::to_string(config_.device_id) +
+      ",\n  \"engine\": \"OpenGE CPU\",\n  \"model\": \"" + json_escape(model_name_) + "\",\n  \"options_source\": \"" +
+      json_escape(config_.options_source) + "\",\n  \"output\": \"" + json_escape(config_.output_dir) +
+      "\",\n  \"output_rule\": \"" + json_escape(config_.output_rule) + "\",\n  \"task_trace\": \"" +
+      task_level_name(config_.task_level) + "\",\n  \"ts_origin_epoch_us\": \"" + format_us(anchor_.epoch_ns) +
+      "\",\n  \"aic_metrics\": {\"set\": \"" + json_escape(config_.aic_metrics) + "\", \"source\": \"" +
+      (config_.raw.has("aic_metrics") ? "profiling_options" : "default") + "\", \"status\": \"" +
+      json_escape(!counters_                            ? "not collected: task_trace is off"
+                  : counters_ && counters_->available() ? "ok (events of the executor thread)"
+                                                        : "N/A: " + counters_status()) +
+      "\"},\n  \"storage\": \"" + json_escape(storage_ ? storage_->describe() : "") + "\",\n  \"options\": {";
   bool first = true;
   for (const auto& [k, v] : config_.raw.values) {
     j += std::string(first ? "" : ",") + "\n    \"" + json_escape(k) + "\": \"" + json_escape(v) + "\"";
@@ -379,14 +381,16 @@ std::string Profiler::info_json_locked() const {
     first = false;
   }
   j += "\n  },\n  \"notes\": [";
-  for (size_t i = 0; i < notes_.size(); ++i) j += std::string(i ? "," : "") + "\n    \"" + json_escape(notes_[i]) + "\"";
+  for (size_t i = 0; i < notes_.size(); ++i)
+    j += std::string(i ? "," : "") + "\n    \"" + json_escape(notes_[i]) + "\"";
   j += "\n  ]\n}\n";
   return j;
 }
 
 std::string Profiler::nic_csv() const {
-  std::string csv = "Device_id,Timestamp(us),Interface,Rx Bandwidth(MB/s),Tx Bandwidth(MB/s),rxPacket/s,txPacket/s,"
-                    "rxError rate(%),rxDropped rate(%),txError rate(%),txDropped rate(%)\n";
+  std::string csv =
+      "Device_id,Timestamp(us),Interface,Rx Bandwidth(MB/s),Tx Bandwidth(MB/s),rxPacket/s,txPacket/s,"
+      "rxError rate(%),rxDropped rate(%),txError rate(%),txDropped rate(%)\n";
   char buf[256];
   for (const NicSample& s : nic_samples_) {
     std::snprintf(buf, sizeof buf, ",%.3f,%.3f,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f\n", s.rx_mb_per_s, s.tx_mb_per_s,
@@ -456,18 +460,20 @@ Status Profiler::finish() {
       status = write_file_locked(output_dir() + "/host_sys_usage_mem.csv", mem.text());
   }
   ReportData report;
-  for (const auto& [name, o] : op_totals_) report.ops.push_back({name, o.type, o.engine, o.count, o.total_ns, o.per_iteration_ns});
+  for (const auto& [name, o] : op_totals_)
+    report.ops.push_back({name, o.type, o.engine, o.count, o.total_ns, o.per_iteration_ns});
   report.model = model_name_;
   for (const auto& [k, v] : config_.raw.values) report.options.push_back({k, v});
   report.step_times = step_times_;
   report.timeline = timeline_;
   report.timeline_label = timeline_label_;
   report.title = fs::path(collection_dir_).filename().string();
-  if (status.ok()) status = write_file_locked(collection_dir_ + "/mindstudio_profiler_output/report.html",
-                                              render_report_html(report, written_));
+  if (status.ok())
+    status = write_file_locked(collection_dir_ + "/mindstudio_profiler_output/report.html",
+                               render_report_html(report, written_));
   const std::string device = collection_dir_ + "/device_" + std::to_string(config_.device_id);
-  const std::string end_info = "{\"collectionTimeEnd\":\"" + std::to_string(anchor_.to_epoch_ns(steady_now_ns()) / 1000) +
-                               "\"}\n";
+  const std::string end_info =
+      "{\"collectionTimeEnd\":\"" + std::to_string(anchor_.to_epoch_ns(steady_now_ns()) / 1000) + "\"}\n";
   const std::string info = info_json_locked();
   for (const auto& [path, text] : {std::pair{device + "/end_info." + std::to_string(config_.device_id), end_info},
                                    std::pair{collection_dir_ + "/host/end_info", end_info},

@@ -124,15 +124,15 @@ class Profiler {
   };
   std::unique_ptr<WrittenIteration> last_written_;
   std::vector<HostSample> requeued_host_;  // the host samples of an iteration written again
-  std::vector<std::string> unsynced_;  // files written since the last sync_to_disk
+  std::vector<std::string> unsynced_;      // files written since the last sync_to_disk
   int64_t last_sync_ns_ = 0;
   std::vector<ApiRecord> apis_;
   std::vector<MarkerRecord> markers_;
   std::vector<DataBatchRecord> data_batches_;
-  std::vector<CollectiveRecord> collectives_;  // not yet in an iteration
+  std::vector<CollectiveRecord> collectives_;                  // not yet in an iteration
   std::map<uint64_t, std::vector<MarkerRecord>> open_ranges_;  // per thread
-  std::vector<std::string> written_;  // exported files, for the report and tests
-  std::vector<std::string> notes_;    // recorded in the info file (dropped files, N/A reasons)
+  std::vector<std::string> written_;                           // exported files, for the report and tests
+  std::vector<std::string> notes_;                             // recorded in the info file (dropped files, N/A reasons)
   std::unique_ptr<StorageGuard> storage_;
   std::unique_ptr<CounterSet> counters_;
   std::unique_ptr<CounterSet> l2_counters_;  // l2=on
@@ -149,7 +149,7 @@ class Profiler {
     int64_t total_ns = 0;
     std::vector<std::pair<uint32_t, int64_t>> per_iteration_ns;  // (iteration, ns)
   };
-  std::map<std::string, OpTotals> op_totals_;  // by op name
+  std::map<std::string, OpTotals> op_totals_;             // by op name
   std::vector<std::pair<uint32_t, int64_t>> step_times_;  // (iteration, ns)
 };
 

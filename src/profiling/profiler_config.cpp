@@ -67,9 +67,12 @@ Status fill_from(const options::ProfilingOptions& p, ProfilerConfig& c) {
 
 const char* task_level_name(TaskLevel level) {
   switch (level) {
-    case TaskLevel::kOff: return "off";
-    case TaskLevel::kL0: return "l0";
-    case TaskLevel::kL1: return "l1";
+    case TaskLevel::kOff:
+      return "off";
+    case TaskLevel::kL0:
+      return "l0";
+    case TaskLevel::kL1:
+      return "l1";
   }
   return "l1";
 }

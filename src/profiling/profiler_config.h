@@ -19,8 +19,8 @@ namespace openge::profiling {
 enum class TaskLevel { kOff, kL0, kL1 };
 
 struct ProfilerConfig {
-  std::string output_dir;   // the folder PROF_* collection folders go into (absolute)
-  std::string output_rule;  // which tier of the path chain chose it
+  std::string output_dir;          // the folder PROF_* collection folders go into (absolute)
+  std::string output_rule;         // which tier of the path chain chose it
   bool create_output_dir = false;  // ASCEND_WORK_PATH/profiling_data: the work path's own subfolder, made on demand
   int device_id = 0;
   TaskLevel task_level = TaskLevel::kL1;
@@ -32,16 +32,16 @@ struct ProfilerConfig {
   bool msproftx = false;           // user markers (range push/pop, mark)
   bool l2 = false;
   std::string aic_metrics = "PipeUtilization";
-  std::vector<int> aic_custom_registers;      // aic_metrics=Custom:...
-  std::optional<uint64_t> storage_limit_mb;   // unset: 90 % of the free disk space
+  std::vector<int> aic_custom_registers;     // aic_metrics=Custom:...
+  std::optional<uint64_t> storage_limit_mb;  // unset: 90 % of the free disk space
   // How close to the limit (or to a full disk) aging starts: 20 MB as CANN; tests use less so
   // that a long run fits in a small folder.
   uint64_t storage_margin_bytes = 20ull * 1024 * 1024;
   std::optional<uint64_t> storage_limit_bytes_override;  // tests: a limit below the 200 MB minimum
-  bool host_cpu = false, host_mem = false;    // host_sys / host_sys_usage
-  bool sys_usage_cpu = false, sys_usage_mem = false;  // host_sys_usage: every process of the system too
-  int host_sys_usage_freq = 50;               // Hz
-  int sys_io_sampling_freq = 0;               // Hz of the NIC samples (nic.csv); 0: none
+  bool host_cpu = false, host_mem = false;               // host_sys / host_sys_usage
+  bool sys_usage_cpu = false, sys_usage_mem = false;     // host_sys_usage: every process of the system too
+  int host_sys_usage_freq = 50;                          // Hz
+  int sys_io_sampling_freq = 0;                          // Hz of the NIC samples (nic.csv); 0: none
   // Keys accepted and recorded but with no CPU analogue (AMB-1): key -> why.
   std::vector<std::pair<std::string, std::string>> no_cpu_effect;
   options::ProfilingOptions raw;  // every key as the user wrote it (recorded in the info file)

@@ -20,7 +20,7 @@ struct TensorDesc {
   DType dtype = DType::kUndefined;
   Shape shape;
   ActivationFormat format = ActivationFormat::kNchw;  // as stored (a channels-last region's NHWC / NC1HWC0)
-  bool present = false;  // false for an omitted optional input/output
+  bool present = false;                               // false for an omitted optional input/output
 };
 
 // One executed node = one task on a stream (the run's lane).
@@ -28,7 +28,7 @@ struct TaskRecord {
   const CompiledNode* node = nullptr;  // the Executable outlives the iteration's flush
   uint32_t task_id = 0;                // position in the run (executor step)
   int64_t start_ns = 0, end_ns = 0;
-  int64_t block_num = 1;               // parallel chunks the task ran as
+  int64_t block_num = 1;  // parallel chunks the task ran as
   // l1 only: the operator's basic information.
   std::vector<TensorDesc> inputs, outputs;
   // Hardware counters (aic_metrics), one per configured event; empty when unavailable.

@@ -47,9 +47,12 @@ std::vector<std::string> split_csv_line(const std::string& line) {
   for (size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cur += '"', ++i;
-      else if (c == '"') quoted = false;
-      else cur += c;
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+        cur += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        cur += c;
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
@@ -120,8 +123,10 @@ OpSteadyStats steady_stats(const ReportOp& op) {
   OpSteadyStats s;
   std::vector<int64_t> steady;
   for (const auto& [iteration, ns] : op.per_iteration_ns) {
-    if (iteration == 1) s.first_ns = (s.first_ns < 0 ? 0 : s.first_ns) + ns;
-    else steady.push_back(ns);
+    if (iteration == 1)
+      s.first_ns = (s.first_ns < 0 ? 0 : s.first_ns) + ns;
+    else
+      steady.push_back(ns);
   }
   s.steady_iterations = steady.size();
   if (steady.empty() && s.first_ns >= 0) steady.push_back(s.first_ns);  // nothing but the warm-up
@@ -134,7 +139,8 @@ OpSteadyStats steady_stats(const ReportOp& op) {
 std::vector<std::pair<ReportOp, OpSteadyStats>> ops_by_steady_median(const std::vector<ReportOp>& ops) {
   std::vector<std::pair<ReportOp, OpSteadyStats>> v;
   for (const auto& o : ops) v.push_back({o, steady_stats(o)});
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.median_ns > b.second.median_ns; });
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& a, const auto& b) { return a.second.median_ns > b.second.median_ns; });
   return v;
 }
 
@@ -163,7 +169,8 @@ std::string render_report_html(const ReportData& d, const std::vector<std::strin
       "</title><style>body{font:14px sans-serif;margin:20px;color:#222}table{border-collapse:collapse;margin:8px "
       "0 20px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}td.n{text-align:right}"
       ".bar{background:#4a7fd6;height:10px;min-width:1px}td.b{width:240px}svg{border:1px solid #ccc;background:#fafafa}"
-      "h2{margin-top:28px}</style></head><body><h1>OpenGE profile: " + html_escape(heading) + "</h1>";
+      "h2{margin-top:28px}</style></head><body><h1>OpenGE profile: " +
+      html_escape(heading) + "</h1>";
   // The header: what was profiled, how, and the steady step time it settled at.
   h += "<table id=header><tr><th>model</th><td>" + html_escape(d.model.empty() ? "(not recorded)" : d.model) +
        "</td></tr><tr><th>collection</th><td>" + html_escape(d.title) + "</td></tr><tr><th>options</th><td>";
@@ -207,8 +214,7 @@ std::string render_report_html(const ReportData& d, const std::vector<std::strin
     }
     for (const auto& t : d.timeline) {
       const int y = t.engine == "AI_CORE" ? 10 : 10 + lane;
-      std::snprintf(buf, sizeof buf,
-                    "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>",
+      std::snprintf(buf, sizeof buf, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>",
                     left + t.start_us / end * width, y, std::max(0.5, t.dur_us / end * width), lane - 4,
                     t.engine == "AI_CORE" ? "#4a7fd6" : "#e08a3c");
       h += buf + html_escape(t.name + " (" + t.type + ", " + t.engine + ")") + "</title></rect>";
@@ -332,7 +338,8 @@ Result<ReportData> load_report_data(const std::string& dir) {
   if (auto s = iteration_start_ns.find(timeline_key); s != iteration_start_ns.end() && !d.timeline.empty())
     for (auto& t : d.timeline) t.start_us += static_cast<double>(d.timeline_first_start_ns - s->second) / 1e3;
   if (summaries == 0 && d.step_times.empty())
-    return invalid_argument("no op_summary_*.csv or step_trace_*.csv in " + out.string() + why_not_written(out.parent_path()));
+    return invalid_argument("no op_summary_*.csv or step_trace_*.csv in " + out.string() +
+                            why_not_written(out.parent_path()));
   for (auto& [k, o] : ops) d.ops.push_back(std::move(o));
   read_model_and_options(out.parent_path() / "host" / "info.json", d);
   return d;

@@ -35,11 +35,11 @@ struct ReportTask {
 struct ReportData {
   std::string title;
   std::string folder;  // load_report_data: the folder the summaries were read from
-  std::string model;                                       // the profiled model's name ("" when unknown)
+  std::string model;   // the profiled model's name ("" when unknown)
   std::vector<std::pair<std::string, std::string>> options;  // the profiling options in effect
-  std::vector<ReportOp> ops;                               // per op name, over all iterations
-  std::vector<std::pair<uint32_t, int64_t>> step_times;    // (iteration id, ns)
-  std::vector<ReportTask> timeline;                        // one iteration
+  std::vector<ReportOp> ops;                                 // per op name, over all iterations
+  std::vector<std::pair<uint32_t, int64_t>> step_times;      // (iteration id, ns)
+  std::vector<ReportTask> timeline;                          // one iteration
   std::string timeline_label;
   int64_t timeline_first_start_ns = 0;  // load_report_data: absolute start of the timeline's first task
 };

@@ -9,8 +9,8 @@ namespace {
 // large graphs and how long a step keeps its buffers alive.
 constexpr int kWindow = 256;
 
-constexpr int8_t kFree = -1;     // not looked at in this step (or scheduled before it)
-constexpr int8_t kBlocked = 2;   // depends on both lists, or on a node left out: a later step
+constexpr int8_t kFree = -1;    // not looked at in this step (or scheduled before it)
+constexpr int8_t kBlocked = 2;  // depends on both lists, or on a node left out: a later step
 
 // Starting at `start` (ready: everything before it is scheduled), two lists of branch nodes
 // that do not depend on each other, or an empty step when there is no such pair worth running.
@@ -34,10 +34,16 @@ RunStep two_lists_from(const std::vector<BranchNode>& nodes, const std::vector<c
     for (int d : node.deps) {
       if (d < 0 || scheduled[static_cast<size_t>(d)]) continue;
       const int8_t o = owner[static_cast<size_t>(d)];
-      if (o == kFree || o == kBlocked || (side >= 0 && side != o)) { side = kBlocked; break; }
+      if (o == kFree || o == kBlocked || (side >= 0 && side != o)) {
+        side = kBlocked;
+        break;
+      }
       side = o;
     }
-    if (side == kBlocked) { owner[static_cast<size_t>(v)] = kBlocked; continue; }
+    if (side == kBlocked) {
+      owner[static_cast<size_t>(v)] = kBlocked;
+      continue;
+    }
     if (side < 0) side = cycles[0] <= cycles[1] ? 0 : 1;
     owner[static_cast<size_t>(v)] = static_cast<int8_t>(side);
     lists[side]->push_back(v);
@@ -57,7 +63,10 @@ std::vector<RunStep> schedule_branches(const std::vector<BranchNode>& nodes, int
   std::vector<RunStep> steps;
   // Invariant: every node before `next` is scheduled, so `next` is ready.
   for (int next = 0; next < n;) {
-    if (scheduled[static_cast<size_t>(next)]) { ++next; continue; }
+    if (scheduled[static_cast<size_t>(next)]) {
+      ++next;
+      continue;
+    }
     RunStep step;
     if (nodes[static_cast<size_t>(next)].can_branch)
       step = two_lists_from(nodes, scheduled, next, min_branch_cycles, owner);
@@ -78,7 +87,8 @@ std::vector<int> step_of_nodes(const std::vector<RunStep>& steps, size_t node_co
 }
 
 int concurrent_steps(const std::vector<RunStep>& steps) {
-  return static_cast<int>(std::count_if(steps.begin(), steps.end(), [](const RunStep& s) { return !s.second.empty(); }));
+  return static_cast<int>(
+      std::count_if(steps.begin(), steps.end(), [](const RunStep& s) { return !s.second.empty(); }));
 }
 
 }  // namespace openge

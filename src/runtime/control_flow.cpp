@@ -26,7 +26,8 @@ Tensor take_along(const Tensor& t, size_t axis, int64_t index) {
   const auto* src = static_cast<const std::byte*>(t.raw());
   auto* dst = static_cast<std::byte*>(out.raw());
   for (size_t o = 0; o < outer; ++o)
-    if (inner) std::memcpy(dst + o * inner, src + (o * static_cast<size_t>(n) + static_cast<size_t>(index)) * inner, inner);
+    if (inner)
+      std::memcpy(dst + o * inner, src + (o * static_cast<size_t>(n) + static_cast<size_t>(index)) * inner, inner);
   return out;
 }
 
@@ -36,7 +37,8 @@ Result<Tensor> stack_along(const std::vector<Tensor>& parts, size_t axis, bool r
                            const Shape& empty_shape, const std::string& what) {
   const Shape part_shape = parts.empty() ? Shape() : parts.front().shape();
   Shape shape = parts.empty() ? empty_shape : part_shape;
-  if (!parts.empty()) shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(axis), static_cast<int64_t>(parts.size()));
+  if (!parts.empty())
+    shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(axis), static_cast<int64_t>(parts.size()));
   OPENGE_RETURN_IF_ERROR(check_tensor_size(shape, dtype_size(dtype), what));
   Tensor out(dtype, shape);
   if (parts.empty()) return out;
@@ -96,7 +98,8 @@ Result<std::shared_ptr<const Executable>> SubgraphPlan::plan_for(const std::vect
   for (auto it = plans_.begin(); it != plans_.end(); ++it) {
     bool same = it->dtypes.size() == inputs.size();
     for (size_t i = 0; same && i < inputs.size(); ++i)
-      same = it->kinds[i] == inputs[i].kind() && it->dtypes[i] == inputs[i].dtype() && it->shapes[i] == inputs[i].shape();
+      same =
+          it->kinds[i] == inputs[i].kind() && it->dtypes[i] == inputs[i].dtype() && it->shapes[i] == inputs[i].shape();
     if (!same) continue;
     plans_.splice(plans_.begin(), plans_, it);
     return plans_.front().exe;
@@ -166,8 +169,8 @@ struct ControlFlowRunners {
 
   static Status expect_count(const ControlFlowNode& cf, const std::vector<Tensor>& outs, size_t n, const char* what) {
     if (outs.size() == n) return Status::Ok();
-    return internal_error(label_of(cf.node_) + ": " + what + " gave " + std::to_string(outs.size()) + " outputs, expected " +
-                          std::to_string(n));
+    return internal_error(label_of(cf.node_) + ": " + what + " gave " + std::to_string(outs.size()) +
+                          " outputs, expected " + std::to_string(n));
   }
 
   static Result<std::vector<Tensor>> run_if(const ControlFlowNode& cf, const std::vector<const Tensor*>& in) {
@@ -218,10 +221,11 @@ struct ControlFlowRunners {
       OPENGE_RETURN_IF_ERROR(expect_count(cf, *outs, 1 + n + k, "body"));
       const Tensor& next = (*outs)[0];
       if (next.dtype() != DType::kBool || next.numel() != 1)
-        return invalid_model(label + ": the body's cond output must be one bool, got " + dtype_name(next.dtype()) + " " +
-                             shape_to_string(next.shape()));
+        return invalid_model(label + ": the body's cond output must be one bool, got " + dtype_name(next.dtype()) +
+                             " " + shape_to_string(next.shape()));
       if (in[1]) keep_going = truthy(next);  // without a cond input the body's cond is ignored
-      state.assign(std::make_move_iterator(outs->begin() + 1), std::make_move_iterator(outs->begin() + 1 + static_cast<std::ptrdiff_t>(n)));
+      state.assign(std::make_move_iterator(outs->begin() + 1),
+                   std::make_move_iterator(outs->begin() + 1 + static_cast<std::ptrdiff_t>(n)));
       for (size_t j = 0; j < n; ++j)
         OPENGE_RETURN_IF_ERROR(check_output(cf, j, state[j], "loop-carried value " + std::to_string(j)));
       for (size_t s = 0; s < k; ++s) {
@@ -232,8 +236,9 @@ struct ControlFlowRunners {
     }
     std::vector<Tensor> result = std::move(state);
     for (size_t s = 0; s < k; ++s) {
-      auto stacked = stack_along(scans[s], 0, false, cf.output_dtypes_[n + s],
-                                 empty_scan_shape(body.graph(), 1 + n + s, 0), label + ": scan output " + std::to_string(s));
+      auto stacked =
+          stack_along(scans[s], 0, false, cf.output_dtypes_[n + s], empty_scan_shape(body.graph(), 1 + n + s, 0),
+                      label + ": scan output " + std::to_string(s));
       if (!stacked.ok()) return stacked.status();
       result.push_back(std::move(stacked.value()));
     }
@@ -285,8 +290,10 @@ struct ControlFlowRunners {
       auto outs = body.run(body_in);
       if (!outs.ok()) return outs.status().with_context(label + " iteration " + std::to_string(t));
       OPENGE_RETURN_IF_ERROR(expect_count(cf, *outs, n + k, "body"));
-      state.assign(std::make_move_iterator(outs->begin()), std::make_move_iterator(outs->begin() + static_cast<std::ptrdiff_t>(n)));
-      for (size_t j = 0; j < n; ++j) OPENGE_RETURN_IF_ERROR(check_output(cf, j, state[j], "state " + std::to_string(j)));
+      state.assign(std::make_move_iterator(outs->begin()),
+                   std::make_move_iterator(outs->begin() + static_cast<std::ptrdiff_t>(n)));
+      for (size_t j = 0; j < n; ++j)
+        OPENGE_RETURN_IF_ERROR(check_output(cf, j, state[j], "state " + std::to_string(j)));
       for (size_t s = 0; s < k; ++s) {
         OPENGE_RETURN_IF_ERROR(check_output(cf, n + s, (*outs)[n + s], "scan output " + std::to_string(s)));
         OPENGE_RETURN_IF_ERROR(add_scan_item(label, scans[s], std::move((*outs)[n + s]), s));
@@ -295,14 +302,17 @@ struct ControlFlowRunners {
     std::vector<Tensor> result = std::move(state);
     for (size_t s = 0; s < k; ++s) {
       // The output has one axis more than an iteration's scan output.
-      const size_t rank = (scans[s].empty() ? empty_scan_shape(body.graph(), n + s, 0).size() - 1
-                                            : scans[s].front().shape().size()) + 1;
+      const size_t rank =
+          (scans[s].empty() ? empty_scan_shape(body.graph(), n + s, 0).size() - 1 : scans[s].front().shape().size()) +
+          1;
       size_t axis = 0;
       if (!normalize_axis(spec.out_axes[s], rank, &axis))
-        return invalid_model(label + ": scan_output_axes[" + std::to_string(s) + "] = " + std::to_string(spec.out_axes[s]) +
-                             " is out of range for a rank-" + std::to_string(rank) + " output");
-      auto stacked = stack_along(scans[s], axis, spec.out_reverse[s], cf.output_dtypes_[n + s],
-                                 empty_scan_shape(body.graph(), n + s, axis), label + ": scan output " + std::to_string(s));
+        return invalid_model(label + ": scan_output_axes[" + std::to_string(s) +
+                             "] = " + std::to_string(spec.out_axes[s]) + " is out of range for a rank-" +
+                             std::to_string(rank) + " output");
+      auto stacked =
+          stack_along(scans[s], axis, spec.out_reverse[s], cf.output_dtypes_[n + s],
+                      empty_scan_shape(body.graph(), n + s, axis), label + ": scan output " + std::to_string(s));
       if (!stacked.ok()) return stacked.status();
       result.push_back(std::move(stacked.value()));
     }
@@ -324,7 +334,8 @@ struct ControlFlowRunners {
     const size_t batch_axes = lead;
     ScanSpec spec;
     const std::vector<int64_t> in_axes = attrs.get_ints("scan_input_axes", std::vector<int64_t>(m, 0));
-    const std::vector<int64_t> in_dirs = attrs.get_ints(lead ? "directions" : "scan_input_directions", std::vector<int64_t>(m, 0));
+    const std::vector<int64_t> in_dirs =
+        attrs.get_ints(lead ? "directions" : "scan_input_directions", std::vector<int64_t>(m, 0));
     const std::vector<int64_t> out_axes = attrs.get_ints("scan_output_axes", std::vector<int64_t>(k, 0));
     const std::vector<int64_t> out_dirs = attrs.get_ints("scan_output_directions", std::vector<int64_t>(k, 0));
     for (size_t j = 0; j < m; ++j) {
@@ -348,7 +359,8 @@ struct ControlFlowRunners {
     for (size_t i = 1; i < 1 + n + m; ++i)
       if (in[i]->shape().empty() || in[i]->dim(0) != batch)
         return invalid_argument(label + ": every input needs the batch size " + std::to_string(batch) +
-                                " as its axis 0, input " + std::to_string(i) + " has shape " + shape_to_string(in[i]->shape()));
+                                " as its axis 0, input " + std::to_string(i) + " has shape " +
+                                shape_to_string(in[i]->shape()));
     if (in[0]) {
       const std::vector<int64_t> lens = in[0]->to_int64_vector();
       const int64_t full = m ? in[1 + n]->dim(1) : 0;
@@ -368,7 +380,8 @@ struct ControlFlowRunners {
     }
     std::vector<Tensor> result;
     for (size_t o = 0; o < n + k; ++o) {
-      auto stacked = stack_along(per_output[o], 0, false, cf.output_dtypes_[o], {0}, label + ": output " + std::to_string(o));
+      auto stacked =
+          stack_along(per_output[o], 0, false, cf.output_dtypes_[o], {0}, label + ": output " + std::to_string(o));
       if (!stacked.ok()) return stacked.status();
       result.push_back(std::move(stacked.value()));
     }
@@ -391,7 +404,8 @@ struct ControlFlowRunners {
     for (size_t j = 1; j < formal; ++j)
       if (in[j]->kind() == ValueKind::kSequence && in[j]->elements().size() != length)
         return invalid_argument(label + ": input " + std::to_string(j) + " is a sequence of " +
-                                std::to_string(in[j]->elements().size()) + " tensors, input 0 of " + std::to_string(length));
+                                std::to_string(in[j]->elements().size()) + " tensors, input 0 of " +
+                                std::to_string(length));
     const std::vector<Tensor> outer = copy_inputs(in, formal, in.size());
     std::vector<std::vector<Tensor>> results(k);
     for (size_t i = 0; i < length; ++i) {
@@ -431,11 +445,10 @@ struct RunnerRow {
 Result<std::unique_ptr<ControlFlowNode>> ControlFlowNode::make(const Node& node, int64_t opset,
                                                                std::vector<DType> output_dtypes,
                                                                std::shared_ptr<const SubgraphCompiler> compiler) {
-  static const RunnerRow kRunners[] = {
-      {"If", &ControlFlowRunners::run_if},
-      {"Loop", &ControlFlowRunners::run_loop},
-      {"Scan", &ControlFlowRunners::run_scan},
-      {"SequenceMap", &ControlFlowRunners::run_sequence_map}};
+  static const RunnerRow kRunners[] = {{"If", &ControlFlowRunners::run_if},
+                                       {"Loop", &ControlFlowRunners::run_loop},
+                                       {"Scan", &ControlFlowRunners::run_scan},
+                                       {"SequenceMap", &ControlFlowRunners::run_sequence_map}};
   std::unique_ptr<ControlFlowNode> cf(new ControlFlowNode());
   for (const RunnerRow& row : kRunners)
     if (node.op_type == row.op_type) cf->run_ = row.run;

@@ -19,7 +19,9 @@
 
 namespace openge {
 
-namespace compiler { class ExecutableBuilder; }
+namespace compiler {
+class ExecutableBuilder;
+}
 class ControlFlowNode;  // runtime/control_flow.h
 struct RunState;        // runtime/run_state.h
 
@@ -33,17 +35,17 @@ struct CompiledNode {
   const OpSchema* schema = nullptr;
   std::unique_ptr<CompiledKernel> kernel;  // null: the reference kernel runs
   Engine engine = Engine::kAiCpu;
-  bool static_outputs = false;             // output shapes known at compile time
-  bool single_thread = false;              // too small for a team: runs on the calling thread (compiler/op_grain.h)
-  int64_t estimated_cycles = -1;           // its work as op_grain.h estimates it; -1: not known at compile
+  bool static_outputs = false;    // output shapes known at compile time
+  bool single_thread = false;     // too small for a team: runs on the calling thread (compiler/op_grain.h)
+  int64_t estimated_cycles = -1;  // its work as op_grain.h estimates it; -1: not known at compile
   // If / Loop / Scan: the node's subgraphs, compiled and run as Executables of their own.
   std::shared_ptr<const ControlFlowNode> control_flow;
 };
 
 // What one run did, for CLIs and the profiler.
 struct RunStats {
-  size_t arena_bytes = 0;          // planned intermediates
-  size_t peak_dynamic_bytes = 0;   // intermediates whose shape was only known at run time
+  size_t arena_bytes = 0;         // planned intermediates
+  size_t peak_dynamic_bytes = 0;  // intermediates whose shape was only known at run time
 };
 
 // Called around every node of a run (profiling, dumps). Must be cheap when unset.
@@ -78,7 +80,7 @@ class Executable {
   // ops/layout/activation_format.h).
   ActivationFormat stored_format(int v) const {
     return v >= 0 && static_cast<size_t>(v) < value_formats_.size() ? value_formats_[static_cast<size_t>(v)]
-                                                                      : ActivationFormat::kNchw;
+                                                                    : ActivationFormat::kNchw;
   }
   // Below which estimated work a node runs on the calling thread, and the fork/join cost it came
   // from (compiler/op_grain.h).
@@ -136,13 +138,13 @@ class Executable {
   // node reads it (its slot is released then).
   std::vector<size_t> arena_offset_;
   std::vector<int> last_use_;
-  std::vector<int> alias_root_;     // value whose buffer an alias value shares (itself otherwise)
+  std::vector<int> alias_root_;  // value whose buffer an alias value shares (itself otherwise)
   // How a run state holds each value (runtime/run_state.h) and which nodes run on prepared
   // contexts (static shapes, every output in the arena); arena offset of each node's kernel
   // scratch (SIZE_MAX: none).
   std::vector<SlotKind> slot_kind_;
   std::vector<char> node_prepared_;
-  std::vector<char> concat_in_place_;  // per node: a Concat whose inputs were written in place
+  std::vector<char> concat_in_place_;            // per node: a Concat whose inputs were written in place
   std::vector<ActivationFormat> value_formats_;  // per value (stored_format)
   std::vector<size_t> scratch_offset_;
   size_t arena_bytes_ = 0;

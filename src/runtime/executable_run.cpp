@@ -47,7 +47,9 @@ std::unique_ptr<RunState> Executable::make_run_state() const {
     NodeRunState& ns = state->nodes[s];
     for (int in : cn.node.inputs) {
       const Value* value = in >= 0 ? &g.values[static_cast<size_t>(in)] : nullptr;
-      ns.inputs.push_back(!value ? nullptr : value->constant ? &*value->constant : &state->slots[static_cast<size_t>(in)]);
+      ns.inputs.push_back(!value            ? nullptr
+                          : value->constant ? &*value->constant
+                                            : &state->slots[static_cast<size_t>(in)]);
     }
     for (int out : cn.node.outputs) ns.outputs.push_back(out >= 0 ? &state->slots[static_cast<size_t>(out)] : nullptr);
     ns.const_outputs.assign(ns.outputs.begin(), ns.outputs.end());
@@ -76,8 +78,10 @@ std::unique_ptr<RunState> Executable::acquire_state() const {
 void Executable::release_state(std::unique_ptr<RunState> state) const {
   // What a failed or finished run left in its slots is dropped: the pool keeps no caller's data.
   for (size_t v = 0; v < state->slots.size(); ++v) {
-    if (slot_kind_[v] == SlotKind::kShared) state->slots[v].drop_storage();
-    else if (slot_kind_[v] == SlotKind::kDynamic && state->slots[v].defined()) state->slots[v] = Tensor();
+    if (slot_kind_[v] == SlotKind::kShared)
+      state->slots[v].drop_storage();
+    else if (slot_kind_[v] == SlotKind::kDynamic && state->slots[v].defined())
+      state->slots[v] = Tensor();
   }
   std::lock_guard<std::mutex> lock(state_mutex_);
   state_pool_.push_back(std::move(state));
@@ -213,13 +217,13 @@ Status Executable::run_steps_on(RunState& state, RunObserver* observer, size_t& 
     const NodeRunState& ns = state.nodes[s];
     const Node& node = nodes_[s].node;
     const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - run_start).count();
-    return node_failed(s, ns.inputs, ns.outputs,
-                       resource_exhausted("stream_sync_timeout=" + std::to_string(stream_sync_timeout_ms_) +
-                                          " ms expired while " + node.op_type + " '" + node.name + "' (task " +
-                                          std::to_string(s) + " of " + std::to_string(nodes_.size()) +
-                                          ") was running; the run had taken " + std::to_string(elapsed) +
-                                          " ms (raise stream_sync_timeout, or -1 for no timeout)"),
-                       kernel_ran);
+    return node_failed(
+        s, ns.inputs, ns.outputs,
+        resource_exhausted("stream_sync_timeout=" + std::to_string(stream_sync_timeout_ms_) + " ms expired while " +
+                           node.op_type + " '" + node.name + "' (task " + std::to_string(s) + " of " +
+                           std::to_string(nodes_.size()) + ") was running; the run had taken " +
+                           std::to_string(elapsed) + " ms (raise stream_sync_timeout, or -1 for no timeout)"),
+        kernel_ran);
   };
   // One node on the calling thread, its observer around it.
   auto run_observed = [&](size_t s) {
@@ -259,14 +263,16 @@ Status Executable::run_steps_on(RunState& state, RunObserver* observer, size_t& 
       for (int b = omp_get_thread_num(); b < 2; b += omp_get_num_threads())
         branch_status[b] = run_branch(b == 0 ? step.first : step.second);
       status = branch_status[0].ok() ? branch_status[1] : branch_status[0];
-      if (status.ok() && Clock::now() > deadline) status = past_deadline(static_cast<size_t>(step.second.back()), false);
+      if (status.ok() && Clock::now() > deadline)
+        status = past_deadline(static_cast<size_t>(step.second.back()), false);
     }
     if (!status.ok()) break;
     // Inputs read for the last time: dynamic buffers go, shared storage is let go; arena slots stay.
     for (const std::vector<int>* list : {&step.first, &step.second})
       for (int s : *list)
         for (int in : nodes_[static_cast<size_t>(s)].node.inputs) {
-          if (in < 0 || last_use_[static_cast<size_t>(in)] != static_cast<int>(k) || g.values[static_cast<size_t>(in)].constant)
+          if (in < 0 || last_use_[static_cast<size_t>(in)] != static_cast<int>(k) ||
+              g.values[static_cast<size_t>(in)].constant)
             continue;
           Tensor& slot = slots[static_cast<size_t>(in)];
           const SlotKind kind = slot_kind_[static_cast<size_t>(in)];
@@ -299,8 +305,9 @@ Status Executable::run_into(const std::vector<Tensor>& inputs, std::vector<Tenso
       continue;
     }
     if (inputs[i].dtype() != v.dtype || inputs[i].shape() != *v.shape)
-      return invalid_argument("input '" + v.name + "' must be " + dtype_name(v.dtype) + " " + shape_to_string(*v.shape) +
-                              " (as compiled), got " + dtype_name(inputs[i].dtype()) + " " + shape_to_string(inputs[i].shape()));
+      return invalid_argument("input '" + v.name + "' must be " + dtype_name(v.dtype) + " " +
+                              shape_to_string(*v.shape) + " (as compiled), got " + dtype_name(inputs[i].dtype()) + " " +
+                              shape_to_string(inputs[i].shape()));
   }
   // This thread's OpenMP setting may differ (another session, the caller's own code): restored after.
   ScopedNumThreads threads(num_threads_);
@@ -308,8 +315,10 @@ Status Executable::run_into(const std::vector<Tensor>& inputs, std::vector<Tenso
   std::vector<Tensor>& slots = state->slots;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const size_t v = static_cast<size_t>(g.inputs[i]);
-    if (slot_kind_[v] == SlotKind::kShared) slots[v].share_storage(inputs[i]);
-    else slots[v] = inputs[i];
+    if (slot_kind_[v] == SlotKind::kShared)
+      slots[v].share_storage(inputs[i]);
+    else
+      slots[v] = inputs[i];
   }
   auto tensor_of = [&](int v) -> const Tensor* {
     if (v < 0) return nullptr;
@@ -332,8 +341,8 @@ Status Executable::run_into(const std::vector<Tensor>& inputs, std::vector<Tenso
     const int v = g.outputs[i];
     const Tensor* t = tensor_of(v);
     const Value& value = g.values[static_cast<size_t>(v)];
-    const bool shares_foreign_storage = slot_kind_[static_cast<size_t>(v)] != SlotKind::kDynamic || !t->owns_storage() ||
-                                        value.constant ||
+    const bool shares_foreign_storage = slot_kind_[static_cast<size_t>(v)] != SlotKind::kDynamic ||
+                                        !t->owns_storage() || value.constant ||
                                         g.values[static_cast<size_t>(alias_root_[static_cast<size_t>(v)])].producer < 0;
     if (!shares_foreign_storage) {
       outputs[i] = *t;

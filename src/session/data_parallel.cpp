@@ -121,8 +121,9 @@ Result<std::unique_ptr<DataParallel>> DataParallel::create(const distributed::Wo
   dp->extras_.assign(static_cast<size_t>(extras), 0.0f);
   dp->settings_ = std::move(settings);
   if (dp->settings_.tune_split && user_split)
-    OPENGE_LOG_WARNING("GE", "aoe_config.aoe_mode=4 tunes the gradient split, but one was given "
-                             "(split_by_index / split_by_size): the given split is used, nothing is tuned");
+    OPENGE_LOG_WARNING("GE",
+                       "aoe_config.aoe_mode=4 tunes the gradient split, but one was given "
+                       "(split_by_index / split_by_size): the given split is used, nothing is tuned");
   else if (dp->settings_.tune_split && !dp->param_elements_.empty())
     dp->tuning_.emplace(SplitTuning{distributed::split_candidates(dp->param_elements_), 0, {}, {}, 0});
   dp->comm_ = std::make_unique<distributed::Communicator>(world, dp->settings_.timeouts);
@@ -142,7 +143,8 @@ Status DataParallel::use_split(const distributed::SplitStrategy& split) {
     bucket_data_[b].assign(static_cast<size_t>(bucket.elements), 0.0f);
     for (size_t p = bucket.first; p <= bucket.last; ++p) {
       bucket_of_[p] = b;
-      reduced_[p] = Tensor::borrow(DType::kFloat32, param_shapes_[p], bucket_data_[b].data() + bucket.offsets[p - bucket.first]);
+      reduced_[p] =
+          Tensor::borrow(DType::kFloat32, param_shapes_[p], bucket_data_[b].data() + bucket.offsets[p - bucket.first]);
     }
   }
   return Status::Ok();
@@ -181,9 +183,9 @@ Status DataParallel::finish_tuning() {
   for (int64_t i : t.candidates[best]) list += (list.empty() ? "" : ",") + std::to_string(i);
   if (world().rank != 0) return Status::Ok();
   OPENGE_LOG_INFO("GE", "aoe_mode 4: gradient split by index [" + list + "] (" + std::to_string(buckets_.size()) +
-                             " buckets): median step " + std::to_string(t.medians[best]) + " ms against " +
-                             std::to_string(t.medians[baseline]) + " ms with HCCL's default split; " +
-                             std::to_string(t.candidates.size()) + " splits measured");
+                            " buckets): median step " + std::to_string(t.medians[best]) + " ms against " +
+                            std::to_string(t.medians[baseline]) + " ms with HCCL's default split; " +
+                            std::to_string(t.candidates.size()) + " splits measured");
   if (settings_.aoe_data.path.empty()) return Status::Ok();
   aoe::TuningStats stats;
   stats.ranks = world().size;
@@ -227,8 +229,8 @@ Result<RunObserver*> DataParallel::begin_step(const Executable& exe, int64_t loc
   // rank's shard starts in it.
   std::vector<int64_t> counts(static_cast<size_t>(world().size), 0);
   counts[static_cast<size_t>(world().rank)] = local_samples;
-  OPENGE_RETURN_IF_ERROR(comm_->wait(comm_->post_allreduce(counts.data(), static_cast<int64_t>(counts.size()),
-                                                           "the ranks' batch sizes", step_)));
+  OPENGE_RETURN_IF_ERROR(comm_->wait(
+      comm_->post_allreduce(counts.data(), static_cast<int64_t>(counts.size()), "the ranks' batch sizes", step_)));
   int64_t global = 0;
   sample_offset_ = 0;
   for (size_t r = 0; r < counts.size(); ++r) {

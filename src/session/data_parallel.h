@@ -46,7 +46,9 @@ struct DataParallelSettings {
   int threads = 1;
 };
 
-namespace options { class OptionSet; }
+namespace options {
+class OptionSet;
+}
 
 // The settings a configuration and the trainer's split give: hcom_parallel, is_tailing_optimization,
 // event_sync_timeout, HCCL_EXEC_TIMEOUT and HCCL_CONNECT_TIMEOUT (`config` may be null: defaults).
@@ -129,20 +131,20 @@ class DataParallel {
   std::optional<SplitTuning> tuning_;
   double step_start_ = 0;
   std::vector<std::vector<float>> bucket_data_;
-  std::vector<size_t> bucket_of_;     // per parameter
-  std::vector<Tensor> reduced_;       // per parameter: a view of its bucket's data
+  std::vector<size_t> bucket_of_;  // per parameter
+  std::vector<Tensor> reduced_;    // per parameter: a view of its bucket's data
   std::vector<int64_t> param_elements_;
   std::vector<int64_t> state_elements_;
   std::unique_ptr<GradientTap> tap_;
   // Per step.
   int64_t step_ = 0;
-  float weight_ = 1.0f;               // this rank's share of the global batch
+  float weight_ = 1.0f;  // this rank's share of the global batch
   int64_t sample_offset_ = 0;
-  std::vector<char> have_;            // per parameter: its gradient is in its bucket
-  std::vector<size_t> missing_;       // per bucket: gradients not handed over yet
-  int next_to_post_ = 0;              // buckets are posted from the last one down, in this order on every rank
+  std::vector<char> have_;       // per parameter: its gradient is in its bucket
+  std::vector<size_t> missing_;  // per bucket: gradients not handed over yet
+  int next_to_post_ = 0;         // buckets are posted from the last one down, in this order on every rank
   std::vector<distributed::Communicator::Ticket> tickets_;
-  std::vector<float> extras_;         // the loss, then the running statistics
+  std::vector<float> extras_;  // the loss, then the running statistics
 };
 
 }  // namespace openge

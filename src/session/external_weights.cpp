@@ -63,7 +63,8 @@ bool link_equal_file(const Tensor& t, const std::string& path) {
   auto range = g_live.equal_range(t.nbytes());
   for (auto it = range.first; it != range.second; ++it) {
     auto other = it->second.lock();
-    if (other && std::memcmp(other->data(), t.raw(), t.nbytes()) == 0 && ::link(other->path().c_str(), path.c_str()) == 0)
+    if (other && std::memcmp(other->data(), t.raw(), t.nbytes()) == 0 &&
+        ::link(other->path().c_str(), path.c_str()) == 0)
       return true;
   }
   return false;
@@ -141,7 +142,8 @@ Result<std::unique_ptr<ExternalWeights>> ExternalWeights::externalize(Graph& gra
     if (!mapping.ok()) return mapping.status().with_context(context);
     if ((*mapping)->size() != t.nbytes())
       return io_error(path + ": holds " + std::to_string((*mapping)->size()) + " bytes, " + std::to_string(t.nbytes()) +
-                      " were written").with_context(context);
+                      " were written")
+          .with_context(context);
     // Mapped read-only: a constant is never written, and a write would fault rather than corrupt.
     views.push_back(Tensor::borrow(t.dtype(), t.shape(), const_cast<void*>((*mapping)->data())));
     out->mappings_.push_back(std::move(mapping.value()));

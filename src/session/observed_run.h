@@ -8,8 +8,12 @@
 #include "runtime/executable.h"
 
 namespace openge {
-namespace profiling { class Profiler; }
-namespace dump { class DataDumper; }
+namespace profiling {
+class Profiler;
+}
+namespace dump {
+class DataDumper;
+}
 
 // Runs `exe` into `outputs`; `profiler` and `dumper` may be null. `api_name` is the host API the
 // profile records the run as (runtime_api). `after_run`, when given, runs after a good run and

@@ -30,8 +30,7 @@ Result<std::vector<Shape>> shapes_to_compile(const Graph& g, const std::map<std:
       continue;
     }
     bool fixed = value.shape.has_value();
-    for (int64_t d : value.shape.value_or(Shape{}))
-      fixed = fixed && d >= 0;
+    for (int64_t d : value.shape.value_or(Shape{})) fixed = fixed && d >= 0;
     if (!fixed)
       return invalid_argument("input '" + value.name + "' has shape " +
                               (value.shape ? shape_to_string(*value.shape) : std::string("unknown")) +
@@ -44,8 +43,8 @@ Result<std::vector<Shape>> shapes_to_compile(const Graph& g, const std::map<std:
     for (int v : g.inputs) names += (names.empty() ? "" : ", ") + g.values[static_cast<size_t>(v)].name;
     for (const auto& [name, shape] : asked)
       if (g.find_value(name) < 0 || std::find(g.inputs.begin(), g.inputs.end(), g.find_value(name)) == g.inputs.end())
-        return invalid_argument("a shape was given for '" + name + "', which is not an input of the model (its inputs: " +
-                                names + ")");
+        return invalid_argument("a shape was given for '" + name +
+                                "', which is not an input of the model (its inputs: " + names + ")");
   }
   return shapes;
 }
@@ -57,51 +56,53 @@ Result<CompileSummary> compile_model(const std::string& model_path, const std::s
   const int64_t limit = options.config ? options.config->get_int("max_tensor_bytes", 0) : 0;
   ScopedMaxTensorBytes scoped_limit(limit > 0 ? static_cast<uint64_t>(limit) : kDefaultMaxTensorBytes);
   if (options.config) logging::configure(*options.config);
-  auto compiled = guard_exceptions([&]() -> Result<CompileSummary> {
-    auto graph = load_onnx(model_path);
-    if (!graph.ok()) return graph.status();
-    CompileSummary summary;
-    summary.model_nodes = graph->nodes.size();
-    auto shapes = shapes_to_compile(*graph, input_shapes);
-    if (!shapes.ok()) return shapes.status().with_context("model " + model_path);
-    for (size_t i = 0; i < shapes->size(); ++i)
-      summary.input_shapes.emplace_back(graph->values[static_cast<size_t>(graph->inputs[i])].name, (*shapes)[i]);
-    std::set<std::string> model_nodes;  // for the debug record under NPU_COLLECT_PATH
-    for (const Node& n : graph->nodes) model_nodes.insert(n.name);
-    CompileOptions co;
-    co.num_threads = options.num_threads;
-    co.use_aicore = options.use_aicore;
-    co.run_passes = options.run_passes;
-    co.config = options.config;
-    co.stages = CompileStages::kRewriteOnly;
-    CompileReport report;
-    auto exe = compiler::compile(std::move(graph.value()), *shapes, co, &report);
-    if (!exe.ok()) return exe.status();
-    oge::OgeHeader header = oge::current_header();
-    header.fusion_passes = options.run_passes;
-    header.source_model = std::filesystem::path(model_path).filename().string();
-    for (const std::string& name : report.shaping_options)
-      if (auto it = options.config->values().find(name); it != options.config->values().end())
-        header.options[name] = it->second.value;
-    // NPU_COLLECT_PATH: the compile's record and the fused kernels' sources go into the file (NPU-8).
-    auto debug = oge_debug_sections(**exe, report, model_nodes, options.config.get());
-    if (!debug.ok()) return debug.status().with_context("model " + model_path);
-    header.debug = std::move(debug.value());
-    auto bytes = oge::serialize_oge((*exe)->graph(), header);
-    if (!bytes.ok()) return bytes.status().with_context("model " + model_path);
-    OPENGE_RETURN_IF_ERROR(write_file_atomically(output_path, *bytes).with_context("--output " + output_path));
-    summary.compiled_nodes = (*exe)->graph().nodes.size();
-    for (const PassStat& p : report.pass_stats)
-      if (p.applied > 0) summary.passes_applied.emplace_back(p.name, p.applied);
-    summary.options = header.options;
-    summary.file_bytes = bytes->size();
-    for (const auto& [name, text] : header.debug) summary.debug_sections.emplace_back(name, text.size());
-    OPENGE_LOG_INFO("GE", "model " + model_path + " compiled to " + output_path + ": " +
-                              std::to_string(summary.model_nodes) + " nodes -> " +
-                              std::to_string(summary.compiled_nodes) + ", " + std::to_string(summary.file_bytes) +
-                              " bytes");
-    return summary;
-  }, [&] { return "model " + model_path; });
+  auto compiled = guard_exceptions(
+      [&]() -> Result<CompileSummary> {
+        auto graph = load_onnx(model_path);
+        if (!graph.ok()) return graph.status();
+        CompileSummary summary;
+        summary.model_nodes = graph->nodes.size();
+        auto shapes = shapes_to_compile(*graph, input_shapes);
+        if (!shapes.ok()) return shapes.status().with_context("model " + model_path);
+        for (size_t i = 0; i < shapes->size(); ++i)
+          summary.input_shapes.emplace_back(graph->values[static_cast<size_t>(graph->inputs[i])].name, (*shapes)[i]);
+        std::set<std::string> model_nodes;  // for the debug record under NPU_COLLECT_PATH
+        for (const Node& n : graph->nodes) model_nodes.insert(n.name);
+        CompileOptions co;
+        co.num_threads = options.num_threads;
+        co.use_aicore = options.use_aicore;
+        co.run_passes = options.run_passes;
+        co.config = options.config;
+        co.stages = CompileStages::kRewriteOnly;
+        CompileReport report;
+        auto exe = compiler::compile(std::move(graph.value()), *shapes, co, &report);
+        if (!exe.ok()) return exe.status();
+        oge::OgeHeader header = oge::current_header();
+        header.fusion_passes = options.run_passes;
+        header.source_model = std::filesystem::path(model_path).filename().string();
+        for (const std::string& name : report.shaping_options)
+          if (auto it = options.config->values().find(name); it != options.config->values().end())
+            header.options[name] = it->second.value;
+        // NPU_COLLECT_PATH: the compile's record and the fused kernels' sources go into the file (NPU-8).
+        auto debug = oge_debug_sections(**exe, report, model_nodes, options.config.get());
+        if (!debug.ok()) return debug.status().with_context("model " + model_path);
+        header.debug = std::move(debug.value());
+        auto bytes = oge::serialize_oge((*exe)->graph(), header);
+        if (!bytes.ok()) return bytes.status().with_context("model " + model_path);
+        OPENGE_RETURN_IF_ERROR(write_file_atomically(output_path, *bytes).with_context("--output " + output_path));
+        summary.compiled_nodes = (*exe)->graph().nodes.size();
+        for (const PassStat& p : report.pass_stats)
+          if (p.applied > 0) summary.passes_applied.emplace_back(p.name, p.applied);
+        summary.options = header.options;
+        summary.file_bytes = bytes->size();
+        for (const auto& [name, text] : header.debug) summary.debug_sections.emplace_back(name, text.size());
+        OPENGE_LOG_INFO("GE", "model " + model_path + " compiled to " + output_path + ": " +
+                                  std::to_string(summary.model_nodes) + " nodes -> " +
+                                  std::to_string(summary.compiled_nodes) + ", " + std::to_string(summary.file_bytes) +
+                                  " bytes");
+        return summary;
+      },
+      [&] { return "model " + model_path; });
   if (!compiled.ok()) OPENGE_LOG_ERROR("GE", compiled.status().message());
   return compiled;
 }

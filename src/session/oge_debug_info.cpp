@@ -50,7 +50,9 @@ json compile_record(const Executable& exe, const CompileReport& report, const st
   json passes = json::array();
   for (const PassStat& p : report.pass_stats)
     if (p.applied > 0) passes.push_back({{"pass", p.name}, {"applied", p.applied}});
-  return {{"nodes", std::move(nodes)}, {"fusion_passes", std::move(passes)}, {"precision_warnings", report.precision_warnings}};
+  return {{"nodes", std::move(nodes)},
+          {"fusion_passes", std::move(passes)},
+          {"precision_warnings", report.precision_warnings}};
 }
 
 Result<json> kernel_sources(const Executable& exe, const options::OptionSet* config) {
@@ -72,15 +74,15 @@ Result<json> kernel_sources(const Executable& exe, const options::OptionSet* con
     if (!kernel.ok()) return kernel.status();
     json loc = json::array();
     for (const compiler::SourceLoc& l : kernel->locs) loc.push_back({{"line", l.line}, {"node", l.node}, {"op", l.op}});
-    kernels.push_back({{"node", n.name}, {"kernel_name", kernel->kernel_name}, {"source", kernel->source}, {"loc", loc}});
+    kernels.push_back(
+        {{"node", n.name}, {"kernel_name", kernel->kernel_name}, {"source", kernel->source}, {"loc", loc}});
   }
   return kernels;
 }
 
 }  // namespace
 
-Result<std::map<std::string, std::string>> oge_debug_sections(const Executable& exe,
-                                                              const CompileReport& report,
+Result<std::map<std::string, std::string>> oge_debug_sections(const Executable& exe, const CompileReport& report,
                                                               const std::set<std::string>& model_nodes,
                                                               const options::OptionSet* config) {
   std::map<std::string, std::string> sections;

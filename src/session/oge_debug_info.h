@@ -20,12 +20,13 @@ namespace openge {
 
 class Executable;
 struct CompileReport;
-namespace options { class OptionSet; }
+namespace options {
+class OptionSet;
+}
 
 // The debug sections of `exe` (compiled up to the rewrites, for fixed shapes) from the model whose
 // node names are `model_nodes`; none when NPU_COLLECT_PATH is not set in `config`.
-Result<std::map<std::string, std::string>> oge_debug_sections(const Executable& exe,
-                                                              const CompileReport& report,
+Result<std::map<std::string, std::string>> oge_debug_sections(const Executable& exe, const CompileReport& report,
                                                               const std::set<std::string>& model_nodes,
                                                               const options::OptionSet* config);
 

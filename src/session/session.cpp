@@ -58,7 +58,7 @@ struct Session::Impl {
   std::shared_ptr<Executable> first_exe;
   std::shared_ptr<const CompileReport> first_report;
   uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;  // option max_tensor_bytes
-  std::string source;  // graph.source, read without graph_mutex
+  std::string source;                                  // graph.source, read without graph_mutex
 
   // A model whose inputs all have fixed shapes is compiled once. Its first compile takes `graph`,
   // weights and all, and the session keeps a copy without constant data: the weights then live
@@ -96,7 +96,8 @@ bool fixed_input_shapes(const Graph& g, const std::vector<Shape>& shapes) {
 Result<Graph> Session::Impl::graph_for_compile(const std::vector<Shape>& shapes) {
   std::lock_guard<std::mutex> lock(graph_mutex);
   // Other shapes of a fixed-shape model: the compile refuses them before it reads a constant.
-  if (graph_handed_over) return shapes == handed_over_shapes ? Result<Graph>(handed_over_failure) : Result<Graph>(graph);
+  if (graph_handed_over)
+    return shapes == handed_over_shapes ? Result<Graph>(handed_over_failure) : Result<Graph>(graph);
   if (!fixed_input_shapes(graph, shapes)) return graph;  // a copy: constants are shared, not copied
   Graph full = std::move(graph);
   graph = without_constant_data(full);
@@ -137,11 +138,12 @@ size_t compiled_shape_cache_size_of(const SessionOptions& options) {
 
 // A .oge written by openge compile (oge/oge_file.h): read, and refused unless it fits this engine,
 // this CPU and the session's options (oge/oge_compat.h).
-Result<Graph> load_compiled_model(const std::string& name, const void* data, size_t size, const SessionOptions& options) {
+Result<Graph> load_compiled_model(const std::string& name, const void* data, size_t size,
+                                  const SessionOptions& options) {
   auto model = data ? oge::parse_oge(data, size, name) : oge::read_oge_file(name);
   if (!model.ok()) return model.status();
-  OPENGE_RETURN_IF_ERROR(oge::check_compatible(model->header, name,
-                                               oge::this_environment(options.config.get(), options.run_passes)));
+  OPENGE_RETURN_IF_ERROR(
+      oge::check_compatible(model->header, name, oge::this_environment(options.config.get(), options.run_passes)));
   OPENGE_LOG_INFO("GE", "compiled model " + name + " (compiled from " + model->header.source_model + " by OpenGE " +
                             model->header.engine_version + "): the fusion and precision passes do not run again");
   return std::move(model->graph);
@@ -161,82 +163,84 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
     logging::configure(*options.config);
     for (const std::string& w : options.config->warnings()) OPENGE_LOG_WARNING("GE", "option: " + w);
   }
-  return logged(guard_exceptions([&]() -> Result<std::unique_ptr<Session>> {
-  // A bad profiling configuration fails before the model is read, and nothing is created on
-  // disk unless the model loads.
-  std::optional<profiling::ProfilerConfig> profiling;
-  if (options.config && profiling::profiling_enabled(*options.config)) {
-    auto config = profiling::profiler_config_from_options(*options.config);
-    if (!config.ok()) return config.status();
-    profiling = std::move(config.value());
-  }
-  std::optional<dump::DumpConfig> dumping;
-  if (options.config) {
-    auto config = dump::dump_config_from_options(*options.config);
-    if (!config.ok()) return config.status();
-    dumping = std::move(config.value());
-  }
-  const int64_t load_start = profiling::steady_now_ns();
-  const bool precompiled = data ? oge::looks_like_oge(data, size, name) : oge::file_looks_like_oge(name);
-  auto graph = precompiled ? load_compiled_model(name, data, size, options)
-               : data      ? load_onnx_from_bytes(data, size, name)
-                           : load_onnx(name);
-  // A model that was read but does not load gets the precheck report (ENV-34); a file that cannot
-  // be opened has nothing to check, nor has a .oge (openge compile checked its model).
-  if (!graph.ok())
-    return options.config && !precompiled && graph.status().code() != StatusCode::kIoError
-               ? precheck::with_check_report(graph.status(), name, data, size, *options.config)
-               : graph.status();
-  const int64_t load_end = profiling::steady_now_ns();
-  auto impl = std::make_unique<Impl>();
-  impl->precompiled = precompiled;
-  if (options.config) {
-    auto weights = ExternalWeights::externalize(graph.value(), *options.config);
-    if (!weights.ok()) return weights.status();
-    impl->external_weights = std::move(weights.value());
-  }
-  impl->graph = std::move(graph.value());
-  impl->source = impl->graph.source;
-  impl->options = options;
-  impl->max_tensor_bytes = max_tensor_bytes;
-  impl->num_threads = options.num_threads > 0 ? options.num_threads : omp_get_max_threads();
-  impl->compiled = std::make_unique<ShapeCache>(compiled_shape_cache_size_of(options));
-  for (int v : impl->graph.inputs) {
-    const Value& value = impl->graph.values[static_cast<size_t>(v)];
-    impl->inputs.push_back({value.name, value.dtype, value.shape.value_or(Shape{}), value.kind});
-  }
-  for (size_t i = 0; i < impl->graph.outputs.size(); ++i) {
-    const Value& value = impl->graph.values[static_cast<size_t>(impl->graph.outputs[i])];
-    TensorInfo info{value.name, value.dtype, value.shape.value_or(Shape{}), value.kind};
-    // Before the first compile an output's value may carry no type yet; the model file's
-    // declaration does, and that is what a caller asking for the outputs expects to see.
-    if (i < impl->graph.declared_outputs.size()) {
-      const Graph::DeclaredType& declared = impl->graph.declared_outputs[i];
-      if (info.dtype == DType::kUndefined && declared.dtype != DType::kUndefined) {
-        info.dtype = declared.dtype;
-        info.kind = declared.kind;
-      }
-      if (!value.shape && declared.shape) info.shape = *declared.shape;
-    }
-    impl->outputs.push_back(std::move(info));
-  }
-  if (profiling) {
-    auto profiler = profiling::Profiler::create(std::move(*profiling));
-    if (!profiler.ok()) return profiler.status();
-    impl->profiler = std::move(profiler.value());
-    impl->profiler->set_model_name(std::filesystem::path(name).filename().string());
-    impl->profiler->record_api("ModelLoad", load_start, load_end);
-  }
-  if (dumping) {
-    const std::string model_name =
-        impl->graph.name.empty() ? std::filesystem::path(name).stem().string() : impl->graph.name;
-    impl->dumper = std::make_unique<dump::DataDumper>(std::move(*dumping), model_name);
-  }
-  if (options.config) impl->failure_hook = dump::ExceptionDumper::from_options(*options.config);
-  OPENGE_LOG_INFO("GE", "model " + name + " loaded: " + std::to_string(impl->graph.nodes.size()) + " nodes, opset " +
-                            std::to_string(impl->graph.opset));
-  return std::unique_ptr<Session>(new Session(std::move(impl)));
-  }, [&] { return "model " + name; }));
+  return logged(guard_exceptions(
+      [&]() -> Result<std::unique_ptr<Session>> {
+        // A bad profiling configuration fails before the model is read, and nothing is created on
+        // disk unless the model loads.
+        std::optional<profiling::ProfilerConfig> profiling;
+        if (options.config && profiling::profiling_enabled(*options.config)) {
+          auto config = profiling::profiler_config_from_options(*options.config);
+          if (!config.ok()) return config.status();
+          profiling = std::move(config.value());
+        }
+        std::optional<dump::DumpConfig> dumping;
+        if (options.config) {
+          auto config = dump::dump_config_from_options(*options.config);
+          if (!config.ok()) return config.status();
+          dumping = std::move(config.value());
+        }
+        const int64_t load_start = profiling::steady_now_ns();
+        const bool precompiled = data ? oge::looks_like_oge(data, size, name) : oge::file_looks_like_oge(name);
+        auto graph = precompiled ? load_compiled_model(name, data, size, options)
+                     : data      ? load_onnx_from_bytes(data, size, name)
+                                 : load_onnx(name);
+        // A model that was read but does not load gets the precheck report (ENV-34); a file that cannot
+        // be opened has nothing to check, nor has a .oge (openge compile checked its model).
+        if (!graph.ok())
+          return options.config && !precompiled && graph.status().code() != StatusCode::kIoError
+                     ? precheck::with_check_report(graph.status(), name, data, size, *options.config)
+                     : graph.status();
+        const int64_t load_end = profiling::steady_now_ns();
+        auto impl = std::make_unique<Impl>();
+        impl->precompiled = precompiled;
+        if (options.config) {
+          auto weights = ExternalWeights::externalize(graph.value(), *options.config);
+          if (!weights.ok()) return weights.status();
+          impl->external_weights = std::move(weights.value());
+        }
+        impl->graph = std::move(graph.value());
+        impl->source = impl->graph.source;
+        impl->options = options;
+        impl->max_tensor_bytes = max_tensor_bytes;
+        impl->num_threads = options.num_threads > 0 ? options.num_threads : omp_get_max_threads();
+        impl->compiled = std::make_unique<ShapeCache>(compiled_shape_cache_size_of(options));
+        for (int v : impl->graph.inputs) {
+          const Value& value = impl->graph.values[static_cast<size_t>(v)];
+          impl->inputs.push_back({value.name, value.dtype, value.shape.value_or(Shape{}), value.kind});
+        }
+        for (size_t i = 0; i < impl->graph.outputs.size(); ++i) {
+          const Value& value = impl->graph.values[static_cast<size_t>(impl->graph.outputs[i])];
+          TensorInfo info{value.name, value.dtype, value.shape.value_or(Shape{}), value.kind};
+          // Before the first compile an output's value may carry no type yet; the model file's
+          // declaration does, and that is what a caller asking for the outputs expects to see.
+          if (i < impl->graph.declared_outputs.size()) {
+            const Graph::DeclaredType& declared = impl->graph.declared_outputs[i];
+            if (info.dtype == DType::kUndefined && declared.dtype != DType::kUndefined) {
+              info.dtype = declared.dtype;
+              info.kind = declared.kind;
+            }
+            if (!value.shape && declared.shape) info.shape = *declared.shape;
+          }
+          impl->outputs.push_back(std::move(info));
+        }
+        if (profiling) {
+          auto profiler = profiling::Profiler::create(std::move(*profiling));
+          if (!profiler.ok()) return profiler.status();
+          impl->profiler = std::move(profiler.value());
+          impl->profiler->set_model_name(std::filesystem::path(name).filename().string());
+          impl->profiler->record_api("ModelLoad", load_start, load_end);
+        }
+        if (dumping) {
+          const std::string model_name =
+              impl->graph.name.empty() ? std::filesystem::path(name).stem().string() : impl->graph.name;
+          impl->dumper = std::make_unique<dump::DataDumper>(std::move(*dumping), model_name);
+        }
+        if (options.config) impl->failure_hook = dump::ExceptionDumper::from_options(*options.config);
+        OPENGE_LOG_INFO("GE", "model " + name + " loaded: " + std::to_string(impl->graph.nodes.size()) +
+                                  " nodes, opset " + std::to_string(impl->graph.opset));
+        return std::unique_ptr<Session>(new Session(std::move(impl)));
+      },
+      [&] { return "model " + name; }));
 }
 
 const std::vector<TensorInfo>& Session::inputs() const { return impl_->inputs; }
@@ -251,61 +255,64 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs, RunI
 Status Session::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunInfo* info) {
   // Compiles and runs under the session's size limit; exceptions become errors, never a terminate.
   ScopedMaxTensorBytes scoped_limit(impl_->max_tensor_bytes);
-  return logged(guard_exceptions([&]() -> Status {
-  profiling::Profiler* profiler = impl_->profiler.get();
-  const int64_t run_start = profiler ? profiling::steady_now_ns() : 0;
-  // Shapes compiled already: found without building a key (a run of them allocates nothing).
-  std::shared_ptr<Executable> exe = impl_->compiled->find_compiled(inputs);
-  if (!exe) {
-    std::vector<Shape> shapes;
-    for (const Tensor& t : inputs) shapes.push_back(t.shape());
-    // Only this shape set's compile waits here; runs of other shapes go on meanwhile.
-    auto cached = impl_->compiled->get_or_compile(shapes, [&]() -> Result<std::shared_ptr<Executable>> {
-      CompileOptions co;
-      co.num_threads = impl_->num_threads;
-      co.use_aicore = impl_->options.use_aicore;
-      co.run_passes = impl_->options.run_passes;
-      co.config = impl_->options.config;
-      co.failure_hook = impl_->failure_hook;
-      co.stages = impl_->precompiled ? CompileStages::kPrecompiled : CompileStages::kAll;
-      // A Data Dump writes node inputs, weights included: then the compiled graph keeps them all.
-      co.release_packed_constants = !impl_->dumper;
-      // The one compile of a fixed-shape model, evicted since (compiled_shape_cache_size): reuse it.
-      if (auto first = impl_->compiled->first(); first && impl_->graph_handed_over_for(shapes)) return first;
-      auto graph = impl_->graph_for_compile(shapes);
-      if (!graph.ok()) return graph.status();
-      auto report = std::make_shared<CompileReport>();
-      auto compiled = compiler::compile(std::move(graph.value()), shapes, co, report.get());
-      if (!compiled.ok()) {
-        impl_->compile_failed(shapes, compiled.status());
-        return compiled.status();
-      }
-      if (profiler) profiler->record_api("ModelCompile", run_start, profiling::steady_now_ns());
-      std::shared_ptr<Executable> made(std::move(compiled.value()));
-      std::lock_guard<std::mutex> lock(impl_->first_mutex);
-      if (!impl_->first_exe) {
-        impl_->first_exe = made;
-        impl_->first_report = std::move(report);
-      }
-      return made;
-    });
-    if (!cached.ok()) return cached.status();
-    exe = cached.value();
-  }
-  RunStats stats;
-  if (profiler) {
-    std::lock_guard<std::mutex> lock(impl_->profiled_mutex);
-    impl_->profiled.insert(exe);
-  }
-  Status ran = run_observed(*exe, inputs, outputs, profiler, impl_->dumper.get(), &stats, "ModelExecute");
-  if (info && ran.ok()) {
-    info->arena_bytes = stats.arena_bytes;
-    info->peak_dynamic_bytes = stats.peak_dynamic_bytes;
-    info->aicore_nodes = info->aicpu_nodes = 0;
-    for (const auto& node : exe->nodes()) (node.engine == Engine::kAiCore ? info->aicore_nodes : info->aicpu_nodes)++;
-  }
-  return ran;
-  }, [&] { return "model " + impl_->source; }));
+  return logged(guard_exceptions(
+      [&]() -> Status {
+        profiling::Profiler* profiler = impl_->profiler.get();
+        const int64_t run_start = profiler ? profiling::steady_now_ns() : 0;
+        // Shapes compiled already: found without building a key (a run of them allocates nothing).
+        std::shared_ptr<Executable> exe = impl_->compiled->find_compiled(inputs);
+        if (!exe) {
+          std::vector<Shape> shapes;
+          for (const Tensor& t : inputs) shapes.push_back(t.shape());
+          // Only this shape set's compile waits here; runs of other shapes go on meanwhile.
+          auto cached = impl_->compiled->get_or_compile(shapes, [&]() -> Result<std::shared_ptr<Executable>> {
+            CompileOptions co;
+            co.num_threads = impl_->num_threads;
+            co.use_aicore = impl_->options.use_aicore;
+            co.run_passes = impl_->options.run_passes;
+            co.config = impl_->options.config;
+            co.failure_hook = impl_->failure_hook;
+            co.stages = impl_->precompiled ? CompileStages::kPrecompiled : CompileStages::kAll;
+            // A Data Dump writes node inputs, weights included: then the compiled graph keeps them all.
+            co.release_packed_constants = !impl_->dumper;
+            // The one compile of a fixed-shape model, evicted since (compiled_shape_cache_size): reuse it.
+            if (auto first = impl_->compiled->first(); first && impl_->graph_handed_over_for(shapes)) return first;
+            auto graph = impl_->graph_for_compile(shapes);
+            if (!graph.ok()) return graph.status();
+            auto report = std::make_shared<CompileReport>();
+            auto compiled = compiler::compile(std::move(graph.value()), shapes, co, report.get());
+            if (!compiled.ok()) {
+              impl_->compile_failed(shapes, compiled.status());
+              return compiled.status();
+            }
+            if (profiler) profiler->record_api("ModelCompile", run_start, profiling::steady_now_ns());
+            std::shared_ptr<Executable> made(std::move(compiled.value()));
+            std::lock_guard<std::mutex> lock(impl_->first_mutex);
+            if (!impl_->first_exe) {
+              impl_->first_exe = made;
+              impl_->first_report = std::move(report);
+            }
+            return made;
+          });
+          if (!cached.ok()) return cached.status();
+          exe = cached.value();
+        }
+        RunStats stats;
+        if (profiler) {
+          std::lock_guard<std::mutex> lock(impl_->profiled_mutex);
+          impl_->profiled.insert(exe);
+        }
+        Status ran = run_observed(*exe, inputs, outputs, profiler, impl_->dumper.get(), &stats, "ModelExecute");
+        if (info && ran.ok()) {
+          info->arena_bytes = stats.arena_bytes;
+          info->peak_dynamic_bytes = stats.peak_dynamic_bytes;
+          info->aicore_nodes = info->aicpu_nodes = 0;
+          for (const auto& node : exe->nodes())
+            (node.engine == Engine::kAiCore ? info->aicore_nodes : info->aicpu_nodes)++;
+        }
+        return ran;
+      },
+      [&] { return "model " + impl_->source; }));
 }
 
 std::string Session::profiling_dir() const { return impl_->profiler ? impl_->profiler->collection_dir() : ""; }

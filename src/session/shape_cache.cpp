@@ -37,8 +37,10 @@ Result<std::shared_ptr<Executable>> ShapeCache::get_or_compile(const std::vector
   // reaches the waiters as an error instead of a broken promise.
   Result<std::shared_ptr<Executable>> result = guard_exceptions(compile, "compile");
   Compiled c;
-  if (result.ok()) c.exe = result.value();
-  else c.status = result.status();
+  if (result.ok())
+    c.exe = result.value();
+  else
+    c.status = result.status();
   if (c.exe) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!first_) first_ = c.exe;

@@ -89,132 +89,142 @@ Trainer::Trainer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Trainer::~Trainer() = default;
 
 Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, const TrainerOptions& options) {
-  auto opened = guard_exceptions([&]() -> Result<std::unique_ptr<Trainer>> {
-    if (options.session.config && options.session.config->graph_run_mode() != 1)
-      return invalid_argument("graph_run_mode is " + std::to_string(options.session.config->graph_run_mode()) +
-                              " (online inference), and a Trainer trains: set graph_run_mode=1 (its default) or "
-                              "run the model with a Session");
-    const DataParallelSettings dps =
-        data_parallel_settings(options.session.config.get(), options.split_by_index, options.split_by_size);
-    // Under mpirun: joining the world and receiving rank 0's weights, within HCCL_CONNECT_TIMEOUT.
-    distributed::SetupDeadline setup(dps.timeouts.connect_ms);
-    auto world = distributed::join_world();
-    if (!world.ok()) return world.status();
-    auto loss = parse_loss(options.loss);
-    if (!loss.ok()) return loss.status();
-    auto kind = training::parse_optimizer(options.optimizer);
-    if (!kind.ok()) return kind.status();
-    if (!(options.learning_rate > 0)) return invalid_argument("the learning rate must be > 0, got " + std::to_string(options.learning_rate));
-    // Profiling and dump configurations fail before the model is read, as for a Session.
-    std::unique_ptr<profiling::Profiler> profiler;
-    std::optional<dump::DumpConfig> dumping;
-    if (options.session.config) {
-      if (profiling::profiling_enabled(*options.session.config)) {
-        auto pc = profiling::profiler_config_from_options(*options.session.config);
-        if (!pc.ok()) return pc.status();
-        // Each rank profiles as its device: the local rank, unless device_id says otherwise.
-        if (world->data_parallel() && !options.session.config->user_set("device_id")) pc->device_id = world->local_rank;
-        auto created = profiling::Profiler::create(std::move(pc.value()));
-        if (!created.ok()) return created.status();
-        profiler = std::move(created.value());
-      }
-      auto dc = dump::dump_config_from_options(*options.session.config);
-      if (!dc.ok()) return dc.status();
-      dumping = std::move(dc.value());
-      if (dumping && world->data_parallel() && !options.session.config->user_set("device_id"))
-        dumping->device_id = world->local_rank;
-    }
-    auto graph = load_onnx(model_path);
-    if (!graph.ok()) return graph.status();
+  auto opened = guard_exceptions(
+      [&]() -> Result<std::unique_ptr<Trainer>> {
+        if (options.session.config && options.session.config->graph_run_mode() != 1)
+          return invalid_argument("graph_run_mode is " + std::to_string(options.session.config->graph_run_mode()) +
+                                  " (online inference), and a Trainer trains: set graph_run_mode=1 (its default) or "
+                                  "run the model with a Session");
+        const DataParallelSettings dps =
+            data_parallel_settings(options.session.config.get(), options.split_by_index, options.split_by_size);
+        // Under mpirun: joining the world and receiving rank 0's weights, within HCCL_CONNECT_TIMEOUT.
+        distributed::SetupDeadline setup(dps.timeouts.connect_ms);
+        auto world = distributed::join_world();
+        if (!world.ok()) return world.status();
+        auto loss = parse_loss(options.loss);
+        if (!loss.ok()) return loss.status();
+        auto kind = training::parse_optimizer(options.optimizer);
+        if (!kind.ok()) return kind.status();
+        if (!(options.learning_rate > 0))
+          return invalid_argument("the learning rate must be > 0, got " + std::to_string(options.learning_rate));
+        // Profiling and dump configurations fail before the model is read, as for a Session.
+        std::unique_ptr<profiling::Profiler> profiler;
+        std::optional<dump::DumpConfig> dumping;
+        if (options.session.config) {
+          if (profiling::profiling_enabled(*options.session.config)) {
+            auto pc = profiling::profiler_config_from_options(*options.session.config);
+            if (!pc.ok()) return pc.status();
+            // Each rank profiles as its device: the local rank, unless device_id says otherwise.
+            if (world->data_parallel() && !options.session.config->user_set("device_id"))
+              pc->device_id = world->local_rank;
+            auto created = profiling::Profiler::create(std::move(pc.value()));
+            if (!created.ok()) return created.status();
+            profiler = std::move(created.value());
+          }
+          auto dc = dump::dump_config_from_options(*options.session.config);
+          if (!dc.ok()) return dc.status();
+          dumping = std::move(dc.value());
+          if (dumping && world->data_parallel() && !options.session.config->user_set("device_id"))
+            dumping->device_id = world->local_rank;
+        }
+        auto graph = load_onnx(model_path);
+        if (!graph.ok()) return graph.status();
 
-    auto impl = std::make_unique<Impl>();
-    impl->source = model_path;
-    impl->model = std::move(graph.value());
-    impl->options = options;
-    impl->spec.loss = *loss;
-    impl->spec.output = options.loss_output;
-    impl->spec.trainable = options.trainable;
-    impl->num_threads = options.session.num_threads > 0 ? options.session.num_threads : omp_get_max_threads();
-    training::OptimizerConfig oc;
-    oc.kind = *kind;
-    oc.lr = options.learning_rate;
-    oc.momentum = options.momentum;
-    oc.weight_decay = options.weight_decay;
-    oc.beta1 = options.beta1;
-    oc.beta2 = options.beta2;
-    oc.epsilon = options.epsilon;
-    impl->optimizer = std::make_unique<training::Optimizer>(oc);
-    impl->profiler = std::move(profiler);
-    if (dumping) {
-      const std::string name = impl->model.name.empty() ? std::filesystem::path(model_path).stem().string() : impl->model.name;
-      impl->dumper = std::make_unique<dump::DataDumper>(std::move(*dumping), name);
-    }
-    auto scaler = loss_scaler(options);
-    if (!scaler.ok()) return scaler.status();
-    impl->scaler = *scaler;
+        auto impl = std::make_unique<Impl>();
+        impl->source = model_path;
+        impl->model = std::move(graph.value());
+        impl->options = options;
+        impl->spec.loss = *loss;
+        impl->spec.output = options.loss_output;
+        impl->spec.trainable = options.trainable;
+        impl->num_threads = options.session.num_threads > 0 ? options.session.num_threads : omp_get_max_threads();
+        training::OptimizerConfig oc;
+        oc.kind = *kind;
+        oc.lr = options.learning_rate;
+        oc.momentum = options.momentum;
+        oc.weight_decay = options.weight_decay;
+        oc.beta1 = options.beta1;
+        oc.beta2 = options.beta2;
+        oc.epsilon = options.epsilon;
+        impl->optimizer = std::make_unique<training::Optimizer>(oc);
+        impl->profiler = std::move(profiler);
+        if (dumping) {
+          const std::string name =
+              impl->model.name.empty() ? std::filesystem::path(model_path).stem().string() : impl->model.name;
+          impl->dumper = std::make_unique<dump::DataDumper>(std::move(*dumping), name);
+        }
+        auto scaler = loss_scaler(options);
+        if (!scaler.ok()) return scaler.status();
+        impl->scaler = *scaler;
 
-    const Graph& g = impl->model;
-    for (int v : g.inputs) {
-      const Value& value = g.values[static_cast<size_t>(v)];
-      impl->feeds.push_back({value.name, value.dtype, value.shape.value_or(Shape{}), value.kind});
-    }
-    impl->inputs = impl->feeds;
-    for (int v : g.outputs) {
-      const Value& value = g.values[static_cast<size_t>(v)];
-      impl->outputs.push_back({value.name, value.dtype, value.shape.value_or(Shape{}), value.kind});
-    }
-    std::vector<Shape> probe = probe_shapes(g);
-    if (*loss != autodiff::LossKind::kModelOutput) {
-      // The labels: class indices per sample for cross entropy, the output's shape for mse.
-      const TensorInfo& out = impl->outputs.empty() ? TensorInfo{} : impl->outputs[0];
-      Shape labels = out.shape;
-      if (*loss == autodiff::LossKind::kCrossEntropy) labels = labels.size() >= 2 ? Shape{labels[0]} : Shape{-1};
-      impl->feeds.push_back({impl->spec.labels_input, *loss == autodiff::LossKind::kCrossEntropy ? DType::kInt64 : out.dtype,
-                             labels, ValueKind::kTensor});
-      probe.push_back(Shape{});  // derived from the output's inferred shape
-    }
-    auto tg = autodiff::build_training_graph(g, probe, impl->spec);
-    if (!tg.ok()) return tg.status();
-    if (*loss != autodiff::LossKind::kModelOutput) {
-      // The labels' dtype as the training graph infers it (an output without a declared type).
-      const Value& labels = tg->graph.values[static_cast<size_t>(tg->graph.inputs[tg->data_inputs - 1])];
-      impl->feeds.back().dtype = labels.dtype;
-    }
-    impl->trainable = tg->trainable;
-    impl->state_names = tg->state;
-    for (const Tensor& t : tg->initial_values) impl->params.push_back(t.clone());
-    for (const Tensor& t : tg->initial_state) impl->state.push_back(t.clone());
-    for (const Tensor& t : impl->params)
-      if (t.dtype() != DType::kFloat32)
-        return unsupported(std::string("parameters are trained in float32; the model has ") + dtype_name(t.dtype()) + " ones");
-    impl->world = *world;
-    if (dps.tune_split && !world->data_parallel())
-      OPENGE_LOG_WARNING("GE", "aoe_config.aoe_mode=4 tunes how data-parallel training all-reduces its gradients; "
-                               "this process trains alone (start it with mpirun -np N): nothing to tune");
-    if (world->data_parallel()) {
-      DataParallelSettings settings = dps;
-      settings.threads = impl->num_threads;
-      settings.model_name = std::filesystem::path(model_path).stem().string();
-      auto dp = DataParallel::create(*world, settings, impl->trainable, impl->params, impl->state);
-      if (!dp.ok()) return dp.status();
-      impl->data_parallel = std::move(dp.value());
-      OPENGE_RETURN_IF_ERROR(impl->data_parallel->broadcast_from_root(impl->params, impl->state));
-      setup.disarm();
-      if (dps.tailing && impl->scaler.dynamic)
-        OPENGE_LOG_WARNING("GE", "is_tailing_optimization waits for every bucket under dynamic loss scaling: a step "
-                                 "whose gradients overflow must be skipped on every parameter");
-    }
-    OPENGE_LOG_INFO("GE", "trainer for " + model_path + ": " + std::to_string(impl->trainable.size()) + " parameters, " +
-                              std::to_string(impl->state.size()) + " running statistics, optimizer " + options.optimizer +
-                              (impl->scaler.dynamic ? ", dynamic loss scaling" : "") +
-                              (world->data_parallel()
-                                   ? ", rank " + std::to_string(world->rank) + " of " + std::to_string(world->size) +
-                                         ", " + std::to_string(impl->data_parallel->bucket_count()) +
-                                         " gradient buckets, hcom_parallel " + (dps.overlap ? "on" : "off") +
-                                         ", is_tailing_optimization " + (dps.tailing ? "on" : "off")
-                                   : std::string()));
-    return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));
-  }, [&] { return "model " + model_path; });
+        const Graph& g = impl->model;
+        for (int v : g.inputs) {
+          const Value& value = g.values[static_cast<size_t>(v)];
+          impl->feeds.push_back({value.name, value.dtype, value.shape.value_or(Shape{}), value.kind});
+        }
+        impl->inputs = impl->feeds;
+        for (int v : g.outputs) {
+          const Value& value = g.values[static_cast<size_t>(v)];
+          impl->outputs.push_back({value.name, value.dtype, value.shape.value_or(Shape{}), value.kind});
+        }
+        std::vector<Shape> probe = probe_shapes(g);
+        if (*loss != autodiff::LossKind::kModelOutput) {
+          // The labels: class indices per sample for cross entropy, the output's shape for mse.
+          const TensorInfo& out = impl->outputs.empty() ? TensorInfo{} : impl->outputs[0];
+          Shape labels = out.shape;
+          if (*loss == autodiff::LossKind::kCrossEntropy) labels = labels.size() >= 2 ? Shape{labels[0]} : Shape{-1};
+          impl->feeds.push_back({impl->spec.labels_input,
+                                 *loss == autodiff::LossKind::kCrossEntropy ? DType::kInt64 : out.dtype, labels,
+                                 ValueKind::kTensor});
+          probe.push_back(Shape{});  // derived from the output's inferred shape
+        }
+        auto tg = autodiff::build_training_graph(g, probe, impl->spec);
+        if (!tg.ok()) return tg.status();
+        if (*loss != autodiff::LossKind::kModelOutput) {
+          // The labels' dtype as the training graph infers it (an output without a declared type).
+          const Value& labels = tg->graph.values[static_cast<size_t>(tg->graph.inputs[tg->data_inputs - 1])];
+          impl->feeds.back().dtype = labels.dtype;
+        }
+        impl->trainable = tg->trainable;
+        impl->state_names = tg->state;
+        for (const Tensor& t : tg->initial_values) impl->params.push_back(t.clone());
+        for (const Tensor& t : tg->initial_state) impl->state.push_back(t.clone());
+        for (const Tensor& t : impl->params)
+          if (t.dtype() != DType::kFloat32)
+            return unsupported(std::string("parameters are trained in float32; the model has ") +
+                               dtype_name(t.dtype()) + " ones");
+        impl->world = *world;
+        if (dps.tune_split && !world->data_parallel())
+          OPENGE_LOG_WARNING("GE",
+                             "aoe_config.aoe_mode=4 tunes how data-parallel training all-reduces its gradients; "
+                             "this process trains alone (start it with mpirun -np N): nothing to tune");
+        if (world->data_parallel()) {
+          DataParallelSettings settings = dps;
+          settings.threads = impl->num_threads;
+          settings.model_name = std::filesystem::path(model_path).stem().string();
+          auto dp = DataParallel::create(*world, settings, impl->trainable, impl->params, impl->state);
+          if (!dp.ok()) return dp.status();
+          impl->data_parallel = std::move(dp.value());
+          OPENGE_RETURN_IF_ERROR(impl->data_parallel->broadcast_from_root(impl->params, impl->state));
+          setup.disarm();
+          if (dps.tailing && impl->scaler.dynamic)
+            OPENGE_LOG_WARNING("GE",
+                               "is_tailing_optimization waits for every bucket under dynamic loss scaling: a step "
+                               "whose gradients overflow must be skipped on every parameter");
+        }
+        OPENGE_LOG_INFO(
+            "GE",
+            "trainer for " + model_path + ": " + std::to_string(impl->trainable.size()) + " parameters, " +
+                std::to_string(impl->state.size()) + " running statistics, optimizer " + options.optimizer +
+                (impl->scaler.dynamic ? ", dynamic loss scaling" : "") +
+                (world->data_parallel()
+                     ? ", rank " + std::to_string(world->rank) + " of " + std::to_string(world->size) + ", " +
+                           std::to_string(impl->data_parallel->bucket_count()) + " gradient buckets, hcom_parallel " +
+                           (dps.overlap ? "on" : "off") + ", is_tailing_optimization " + (dps.tailing ? "on" : "off")
+                     : std::string()));
+        return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));
+      },
+      [&] { return "model " + model_path; });
   // A rank that cannot train leaves the others waiting for it: the job ends with it.
   if (!opened.ok() && distributed::started_by_mpi_launcher()) distributed::mark_job_failed();
   return opened;
@@ -246,124 +256,130 @@ int64_t Trainer::skipped_steps() const { return impl_->scaler.skipped; }
 void Trainer::set_learning_rate(float lr) { impl_->optimizer->set_learning_rate(lr); }
 
 Result<float> Trainer::step(const std::vector<Tensor>& feed) {
-  auto stepped = guard_exceptions([&]() -> Result<float> {
-    Impl& im = *impl_;
-    OPENGE_RETURN_IF_ERROR(im.check_feed(feed, im.feeds.size(), "a training step"));
-    ScopedNumThreads threads(im.num_threads);
-    auto step = im.compiled_step(feed);
-    if (!step.ok()) return step.status();
-    Impl::CompiledStep& s = **step;
-    if (!s.loss_scale.defined() || s.loss_scale_value != im.scaler.scale) {
-      s.loss_scale = autodiff::loss_scale_tensor(s.executable->graph(), im.scaler.scale);
-      s.loss_scale_value = im.scaler.scale;
-    }
-    DataParallel* dp = im.data_parallel.get();
-    RunObserver* hand_over = nullptr;
-    if (dp) {
-      auto tap = dp->begin_step(*s.executable, feed.empty() || feed[0].rank() == 0 ? 1 : feed[0].dim(0));
-      if (!tap.ok()) return tap.status();
-      hand_over = *tap;
-    }
-    std::vector<Tensor> inputs = im.graph_inputs(feed);
-    if (s.step_seed) {
-      // Dropout's masks: from the seed and the step's number (skipped steps count: a retried batch
-      // draws new masks), so a resumed run draws what the uninterrupted one drew.
-      const int64_t attempt = im.optimizer->steps() + im.scaler.skipped;
-      inputs.push_back(autodiff::step_seed_tensor(static_cast<int64_t>(im.options.seed * 1000003 + attempt),
-                                                  dp ? dp->sample_offset() : 0));
-    }
-    inputs.push_back(s.loss_scale);
-    float loss = 0;
-    // The update runs inside the step's profiling iteration: its Iteration Refresh.
-    auto update = [&]() -> Status {
-      const size_t n = im.params.size();
-      LossScaler& ls = im.scaler;
-      bool overflow = false, begun = false;
-      int64_t update_start = -1;
-      // Parameters [first, last] from their (mean) gradients; the first call checks for overflow
-      // when the loss is scaled dynamically (it then covers every parameter) and counts the step.
-      auto apply = [&](size_t first, size_t last, const std::vector<Tensor>& grads) -> Status {
-        if (!begun) {
-          if (ls.dynamic && !all_finite(grads)) {
-            overflow = true;
+  auto stepped = guard_exceptions(
+      [&]() -> Result<float> {
+        Impl& im = *impl_;
+        OPENGE_RETURN_IF_ERROR(im.check_feed(feed, im.feeds.size(), "a training step"));
+        ScopedNumThreads threads(im.num_threads);
+        auto step = im.compiled_step(feed);
+        if (!step.ok()) return step.status();
+        Impl::CompiledStep& s = **step;
+        if (!s.loss_scale.defined() || s.loss_scale_value != im.scaler.scale) {
+          s.loss_scale = autodiff::loss_scale_tensor(s.executable->graph(), im.scaler.scale);
+          s.loss_scale_value = im.scaler.scale;
+        }
+        DataParallel* dp = im.data_parallel.get();
+        RunObserver* hand_over = nullptr;
+        if (dp) {
+          auto tap = dp->begin_step(*s.executable, feed.empty() || feed[0].rank() == 0 ? 1 : feed[0].dim(0));
+          if (!tap.ok()) return tap.status();
+          hand_over = *tap;
+        }
+        std::vector<Tensor> inputs = im.graph_inputs(feed);
+        if (s.step_seed) {
+          // Dropout's masks: from the seed and the step's number (skipped steps count: a retried batch
+          // draws new masks), so a resumed run draws what the uninterrupted one drew.
+          const int64_t attempt = im.optimizer->steps() + im.scaler.skipped;
+          inputs.push_back(autodiff::step_seed_tensor(static_cast<int64_t>(im.options.seed * 1000003 + attempt),
+                                                      dp ? dp->sample_offset() : 0));
+        }
+        inputs.push_back(s.loss_scale);
+        float loss = 0;
+        // The update runs inside the step's profiling iteration: its Iteration Refresh.
+        auto update = [&]() -> Status {
+          const size_t n = im.params.size();
+          LossScaler& ls = im.scaler;
+          bool overflow = false, begun = false;
+          int64_t update_start = -1;
+          // Parameters [first, last] from their (mean) gradients; the first call checks for overflow
+          // when the loss is scaled dynamically (it then covers every parameter) and counts the step.
+          auto apply = [&](size_t first, size_t last, const std::vector<Tensor>& grads) -> Status {
+            if (!begun) {
+              if (ls.dynamic && !all_finite(grads)) {
+                overflow = true;
+                return Status::Ok();
+              }
+              im.optimizer->begin_step(im.params);
+              begun = true;
+              if (im.profiler) update_start = profiling::steady_now_ns();
+            }
+            for (size_t i = first; i <= last && i < n; ++i)
+              OPENGE_RETURN_IF_ERROR(im.optimizer->update(i, im.params[i], grads[i], 1.0f / ls.scale));
+            return Status::Ok();
+          };
+          if (dp) {
+            OPENGE_RETURN_IF_ERROR(dp->finish_step(s.outputs, !ls.dynamic, [&](size_t first, size_t last) {
+              return apply(first, last, dp->reduced_gradients());
+            }));
+            loss = dp->mean_loss();
+            // The step's collectives (and, on the first step, the set-up broadcast) join its profile.
+            for (distributed::CollectiveEvent& e : dp->take_events())
+              if (im.profiler)
+                im.profiler->record_collective({std::move(e.name), std::move(e.what), std::move(e.algorithm), e.bucket,
+                                                im.world.rank, im.world.size, e.step, e.bytes, e.start_ns, e.end_ns});
+          } else {
+            const std::vector<Tensor> grads(s.outputs.begin() + 1,
+                                            s.outputs.begin() + 1 + static_cast<std::ptrdiff_t>(n));
+            if (n > 0) OPENGE_RETURN_IF_ERROR(apply(0, n - 1, grads));
+            loss = static_cast<float>(s.outputs[0].scalar_as_double());
+          }
+          if (overflow) {
+            // No update (weights, optimizer state and running statistics stay), a smaller scale.
+            ++ls.skipped;
+            ls.good_steps = 0;
+            OPENGE_LOG_WARNING("GE", "training step " + std::to_string(im.optimizer->steps() + ls.skipped) +
+                                         ": gradients overflow (Inf/NaN) at loss scale " + std::to_string(ls.scale) +
+                                         "; step skipped, loss scale " + std::to_string(ls.scale / 2));
+            ls.scale = std::max(ls.scale / 2, 1.0f);
             return Status::Ok();
           }
-          im.optimizer->begin_step(im.params);
-          begun = true;
-          if (im.profiler) update_start = profiling::steady_now_ns();
-        }
-        for (size_t i = first; i <= last && i < n; ++i)
-          OPENGE_RETURN_IF_ERROR(im.optimizer->update(i, im.params[i], grads[i], 1.0f / ls.scale));
-        return Status::Ok();
-      };
-      if (dp) {
-        OPENGE_RETURN_IF_ERROR(dp->finish_step(s.outputs, !ls.dynamic, [&](size_t first, size_t last) {
-          return apply(first, last, dp->reduced_gradients());
-        }));
-        loss = dp->mean_loss();
-        // The step's collectives (and, on the first step, the set-up broadcast) join its profile.
-        for (distributed::CollectiveEvent& e : dp->take_events())
-          if (im.profiler)
-            im.profiler->record_collective({std::move(e.name), std::move(e.what), std::move(e.algorithm), e.bucket,
-                                            im.world.rank, im.world.size, e.step, e.bytes, e.start_ns, e.end_ns});
-      } else {
-        const std::vector<Tensor> grads(s.outputs.begin() + 1, s.outputs.begin() + 1 + static_cast<std::ptrdiff_t>(n));
-        if (n > 0) OPENGE_RETURN_IF_ERROR(apply(0, n - 1, grads));
-        loss = static_cast<float>(s.outputs[0].scalar_as_double());
-      }
-      if (overflow) {
-        // No update (weights, optimizer state and running statistics stay), a smaller scale.
-        ++ls.skipped;
-        ls.good_steps = 0;
-        OPENGE_LOG_WARNING("GE", "training step " + std::to_string(im.optimizer->steps() + ls.skipped) +
-                                     ": gradients overflow (Inf/NaN) at loss scale " + std::to_string(ls.scale) +
-                                     "; step skipped, loss scale " + std::to_string(ls.scale / 2));
-        ls.scale = std::max(ls.scale / 2, 1.0f);
-        return Status::Ok();
-      }
-      for (size_t i = 0; i < im.state.size(); ++i) {
-        const Tensor& updated = s.outputs[1 + n + i];
-        std::memcpy(im.state[i].raw(), updated.raw(), im.state[i].nbytes());
-      }
-      if (im.profiler && update_start >= 0)
-        im.profiler->record_api("OptimizerUpdate", update_start, profiling::steady_now_ns());
-      if (ls.dynamic && ++ls.good_steps == LossScaler::kGrowthInterval) {
-        OPENGE_LOG_INFO("GE", "training step " + std::to_string(im.optimizer->steps()) + ": " +
-                                  std::to_string(LossScaler::kGrowthInterval) + " steps without overflow, loss scale " +
-                                  std::to_string(ls.scale) + " -> " + std::to_string(ls.scale * 2));
-        ls.scale *= 2;
-        ls.good_steps = 0;
-      }
-      return Status::Ok();
-    };
-    OPENGE_RETURN_IF_ERROR(run_observed(*s.executable, inputs, s.outputs, im.profiler.get(), im.dumper.get(), nullptr,
-                                        "TrainingStep", update, hand_over));
-    return loss;
-  }, [&] { return "training step of " + impl_->source; });
+          for (size_t i = 0; i < im.state.size(); ++i) {
+            const Tensor& updated = s.outputs[1 + n + i];
+            std::memcpy(im.state[i].raw(), updated.raw(), im.state[i].nbytes());
+          }
+          if (im.profiler && update_start >= 0)
+            im.profiler->record_api("OptimizerUpdate", update_start, profiling::steady_now_ns());
+          if (ls.dynamic && ++ls.good_steps == LossScaler::kGrowthInterval) {
+            OPENGE_LOG_INFO("GE", "training step " + std::to_string(im.optimizer->steps()) + ": " +
+                                      std::to_string(LossScaler::kGrowthInterval) +
+                                      " steps without overflow, loss scale " + std::to_string(ls.scale) + " -> " +
+                                      std::to_string(ls.scale * 2));
+            ls.scale *= 2;
+            ls.good_steps = 0;
+          }
+          return Status::Ok();
+        };
+        OPENGE_RETURN_IF_ERROR(run_observed(*s.executable, inputs, s.outputs, im.profiler.get(), im.dumper.get(),
+                                            nullptr, "TrainingStep", update, hand_over));
+        return loss;
+      },
+      [&] { return "training step of " + impl_->source; });
   // A rank whose step failed leaves the others waiting in a collective: the job ends with it.
   if (!stepped.ok() && impl_->data_parallel) distributed::mark_job_failed();
   return stepped;
 }
 
 Result<std::vector<Tensor>> Trainer::evaluate(const std::vector<Tensor>& inputs) {
-  return guard_exceptions([&]() -> Result<std::vector<Tensor>> {
-    Impl& im = *impl_;
-    OPENGE_RETURN_IF_ERROR(im.check_feed(inputs, im.model.inputs.size(), "evaluate"));
-    ScopedNumThreads threads(im.num_threads);
-    const std::vector<Tensor> all = im.graph_inputs(inputs);
-    const std::vector<Shape> shapes = im.shapes_of(inputs);
-    auto it = im.evaluations.find(shapes);
-    if (it == im.evaluations.end()) {
-      std::vector<std::string> names = im.trainable;
-      names.insert(names.end(), im.state_names.begin(), im.state_names.end());
-      auto graph = autodiff::parameterized_forward_graph(im.model, names);
-      if (!graph.ok()) return graph.status();
-      auto exe = compiler::compile(std::move(graph.value()), im.shapes_of(all), im.compile_options());
-      if (!exe.ok()) return exe.status();
-      it = im.evaluations.emplace(shapes, std::move(exe.value())).first;
-    }
-    return it->second->run(all);
-  }, [&] { return "evaluation of " + impl_->source; });
+  return guard_exceptions(
+      [&]() -> Result<std::vector<Tensor>> {
+        Impl& im = *impl_;
+        OPENGE_RETURN_IF_ERROR(im.check_feed(inputs, im.model.inputs.size(), "evaluate"));
+        ScopedNumThreads threads(im.num_threads);
+        const std::vector<Tensor> all = im.graph_inputs(inputs);
+        const std::vector<Shape> shapes = im.shapes_of(inputs);
+        auto it = im.evaluations.find(shapes);
+        if (it == im.evaluations.end()) {
+          std::vector<std::string> names = im.trainable;
+          names.insert(names.end(), im.state_names.begin(), im.state_names.end());
+          auto graph = autodiff::parameterized_forward_graph(im.model, names);
+          if (!graph.ok()) return graph.status();
+          auto exe = compiler::compile(std::move(graph.value()), im.shapes_of(all), im.compile_options());
+          if (!exe.ok()) return exe.status();
+          it = im.evaluations.emplace(shapes, std::move(exe.value())).first;
+        }
+        return it->second->run(all);
+      },
+      [&] { return "evaluation of " + impl_->source; });
 }
 
 Result<Tensor> Trainer::parameter(const std::string& name) const {

@@ -40,8 +40,9 @@ Status write_tensors(const fs::path& dir, const char* prefix, const std::vector<
 // Reads the files `list` names into `into` (same count, dtypes and shapes), copying in place.
 Status read_tensors(const fs::path& dir, const json& list, std::vector<Tensor>& into, const char* what) {
   if (!list.is_array() || list.size() != into.size())
-    return invalid_argument("checkpoint " + dir.string() + " holds " + std::to_string(list.is_array() ? list.size() : 0) +
-                            " " + what + ", this trainer has " + std::to_string(into.size()));
+    return invalid_argument("checkpoint " + dir.string() + " holds " +
+                            std::to_string(list.is_array() ? list.size() : 0) + " " + what + ", this trainer has " +
+                            std::to_string(into.size()));
   for (size_t i = 0; i < into.size(); ++i) {
     const std::string file = list[i].get<std::string>();
     if (file.find('/') != std::string::npos || file.find("..") != std::string::npos)
@@ -139,7 +140,9 @@ Status Trainer::load_checkpoint(const std::string& dir) {
                               " bytes, over the 16 MiB a checkpoint manifest may have (not an OpenGE checkpoint)");
   }
   std::ifstream in(folder / "checkpoint.json");
-  if (!in) return invalid_argument("checkpoint " + dir + ": no checkpoint.json (write one with save_checkpoint / --checkpoint-dir)");
+  if (!in)
+    return invalid_argument("checkpoint " + dir +
+                            ": no checkpoint.json (write one with save_checkpoint / --checkpoint-dir)");
   json manifest = json::parse(in, nullptr, false);
   if (manifest.is_discarded() || manifest.value("format", "") != "openge-checkpoint")
     return invalid_argument("checkpoint " + dir + ": checkpoint.json is not an OpenGE checkpoint");

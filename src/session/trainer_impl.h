@@ -22,7 +22,7 @@ namespace openge {
 
 // Dynamic loss scaling: the scale, and when to change it.
 struct LossScaler {
-  static constexpr float kInitial = 65536.0f;      // 2^16
+  static constexpr float kInitial = 65536.0f;       // 2^16
   static constexpr int64_t kGrowthInterval = 1000;  // good steps before the scale doubles
   bool dynamic = false;
   float scale = 1.0f;
@@ -36,7 +36,7 @@ struct Trainer::Impl {
     std::vector<Tensor> outputs;  // reused by every step of this shape (run_into)
     Tensor loss_scale;            // the last input, refilled only when the scale changes
     float loss_scale_value = 0;
-    bool step_seed = false;       // the graph trains a Dropout: the step seed comes before the loss scale
+    bool step_seed = false;  // the graph trains a Dropout: the step seed comes before the loss scale
   };
 
   std::string source;
@@ -87,14 +87,11 @@ struct Trainer::Impl {
 
   Status check_feed(const std::vector<Tensor>& feed, size_t expected, const char* what) const {
     if (feed.size() != expected)
-      return invalid_argument(std::string(what) + " takes " + std::to_string(expected) + " tensors (" +
-                              [&] {
-                                std::string names;
-                                for (size_t i = 0; i < expected && i < feeds.size(); ++i)
-                                  names += (i ? ", " : "") + feeds[i].name;
-                                return names;
-                              }() +
-                              "), got " + std::to_string(feed.size()));
+      return invalid_argument(std::string(what) + " takes " + std::to_string(expected) + " tensors (" + [&] {
+        std::string names;
+        for (size_t i = 0; i < expected && i < feeds.size(); ++i) names += (i ? ", " : "") + feeds[i].name;
+        return names;
+      }() + "), got " + std::to_string(feed.size()));
     for (size_t i = 0; i < feed.size(); ++i)
       if (feeds[i].dtype != DType::kUndefined && feed[i].dtype() != feeds[i].dtype)
         return invalid_argument(std::string(what) + ": '" + feeds[i].name + "' must be " + dtype_name(feeds[i].dtype) +
@@ -109,7 +106,8 @@ struct Trainer::Impl {
     auto tg = autodiff::build_training_graph(model, shapes, spec);
     if (!tg.ok()) return tg.status();
     if (tg->trainable != trainable || tg->state != state_names)
-      return internal_error("the training graph for batch shape " + shape_to_string(shapes[0]) + " trains other parameters");
+      return internal_error("the training graph for batch shape " + shape_to_string(shapes[0]) +
+                            " trains other parameters");
     std::vector<Shape> all = shapes;
     for (const Tensor& t : params) all.push_back(t.shape());
     for (const Tensor& t : state) all.push_back(t.shape());
@@ -120,8 +118,8 @@ struct Trainer::Impl {
     auto exe = compiler::compile(std::move(tg->graph), all, compile_options());
     if (!exe.ok()) return exe.status();
     OPENGE_LOG_INFO("GE", "training graph for batch " + shape_to_string(shapes[0]) + " compiled in " +
-                              std::to_string(static_cast<int>((omp_get_wtime() - start) * 1000)) + " ms: " +
-                              std::to_string((*exe)->nodes().size()) + " nodes");
+                              std::to_string(static_cast<int>((omp_get_wtime() - start) * 1000)) +
+                              " ms: " + std::to_string((*exe)->nodes().size()) + " nodes");
     CompiledStep& step = steps[shapes];
     step.executable = std::move(exe.value());
     step.step_seed = step_seed;

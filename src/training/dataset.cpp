@@ -26,8 +26,8 @@ Result<Dataset> Dataset::from_tensors(std::vector<std::string> names, std::vecto
     if (!arrays[i].is_tensor() || arrays[i].rank() == 0 || arrays[i].dtype() == DType::kString)
       return invalid_argument("data '" + names[i] + "' must be an array whose first axis counts samples");
     if (arrays[i].dim(0) != d.samples_)
-      return invalid_argument("data '" + names[i] + "' has " + std::to_string(arrays[i].dim(0)) + " samples, '" + names[0] +
-                              "' has " + std::to_string(d.samples_));
+      return invalid_argument("data '" + names[i] + "' has " + std::to_string(arrays[i].dim(0)) + " samples, '" +
+                              names[0] + "' has " + std::to_string(d.samples_));
   }
   if (d.samples_ == 0) return invalid_argument("the dataset holds no samples");
   d.names_ = std::move(names);
@@ -40,7 +40,8 @@ Result<Dataset> Dataset::from_npy_dir(const std::string& dir, const std::vector<
   for (const std::string& name : names) {
     const std::string path = (std::filesystem::path(dir) / (name + ".npy")).string();
     if (!std::filesystem::is_regular_file(path))
-      return invalid_argument("--data " + dir + ": no " + name + ".npy (one .npy per model input, named after it, and labels.npy)");
+      return invalid_argument("--data " + dir + ": no " + name +
+                              ".npy (one .npy per model input, named after it, and labels.npy)");
     auto t = read_npy(path);
     if (!t.ok()) return t.status();
     arrays.push_back(std::move(t.value()));
@@ -57,7 +58,8 @@ std::vector<Tensor> Dataset::gather(const std::vector<int64_t>& indices) const {
     const size_t row = samples_ > 0 ? a.nbytes() / static_cast<size_t>(samples_) : 0;
     const char* src = static_cast<const char*>(a.raw());
     char* dst = static_cast<char*>(t.raw());
-    for (size_t i = 0; i < indices.size(); ++i) std::memcpy(dst + i * row, src + static_cast<size_t>(indices[i]) * row, row);
+    for (size_t i = 0; i < indices.size(); ++i)
+      std::memcpy(dst + i * row, src + static_cast<size_t>(indices[i]) * row, row);
     out.push_back(std::move(t));
   }
   return out;

@@ -47,8 +47,10 @@ Status LossCurve::write_html(const std::string& path, const std::string& title) 
   }
   std::string html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + html_escape(title) +
                      " training</title>\n<style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 10px;"
-                     "text-align:right}</style></head><body>\n<h1>" + html_escape(title) + ": loss per step</h1>\n";
-  html += "<svg width=\"" + number(kWidth) + "\" height=\"" + number(kHeight) + "\" role=\"img\" aria-label=\"loss curve\">\n";
+                     "text-align:right}</style></head><body>\n<h1>" +
+                     html_escape(title) + ": loss per step</h1>\n";
+  html += "<svg width=\"" + number(kWidth) + "\" height=\"" + number(kHeight) +
+          "\" role=\"img\" aria-label=\"loss curve\">\n";
   html += "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#fafafa\" stroke=\"#ccc\"/>\n";
   html += "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.5\" points=\"" + points + "\"/>\n";
   html += "<text x=\"4\" y=\"" + number(kPad) + "\" font-size=\"12\">" + number(hi) + "</text>\n";

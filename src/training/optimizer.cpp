@@ -83,10 +83,13 @@ const char* optimizer_name(OptimizerKind kind) {
 
 size_t Optimizer::state_per_param() const {
   switch (config_.kind) {
-    case OptimizerKind::kSgd: return 0;
+    case OptimizerKind::kSgd:
+      return 0;
     case OptimizerKind::kMomentum:
-    case OptimizerKind::kNesterov: return 1;
-    default: return 2;
+    case OptimizerKind::kNesterov:
+      return 1;
+    default:
+      return 2;
   }
 }
 
@@ -102,7 +105,8 @@ void Optimizer::begin_step(const std::vector<Tensor>& params) {
 
 Status Optimizer::update(size_t i, Tensor& p, const Tensor& g, float grad_scale) {
   if (p.dtype() != DType::kFloat32 || g.dtype() != DType::kFloat32 || p.numel() != g.numel())
-    return invalid_argument("parameter " + std::to_string(i) + ": the optimizer updates float32 parameters from gradients of the same shape");
+    return invalid_argument("parameter " + std::to_string(i) +
+                            ": the optimizer updates float32 parameters from gradients of the same shape");
   if (i * state_per_param() >= state_.size() && state_per_param() > 0)
     return internal_error("optimizer update of parameter " + std::to_string(i) + " before begin_step sized its state");
   const bool first = steps_ == 1;
@@ -110,12 +114,17 @@ Status Optimizer::update(size_t i, Tensor& p, const Tensor& g, float grad_scale)
   const float* gr = g.data<float>();
   const int64_t n = p.numel();
   switch (config_.kind) {
-    case OptimizerKind::kSgd: sgd(config_, w, gr, grad_scale, nullptr, n, first); break;
+    case OptimizerKind::kSgd:
+      sgd(config_, w, gr, grad_scale, nullptr, n, first);
+      break;
     case OptimizerKind::kMomentum:
-    case OptimizerKind::kNesterov: sgd(config_, w, gr, grad_scale, state_[i].data<float>(), n, first); break;
+    case OptimizerKind::kNesterov:
+      sgd(config_, w, gr, grad_scale, state_[i].data<float>(), n, first);
+      break;
     case OptimizerKind::kAdam:
     case OptimizerKind::kAdamW:
-      adam(config_, steps_, w, gr, grad_scale, state_[2 * i].data<float>(), state_[2 * i + 1].data<float>(), n, nullptr);
+      adam(config_, steps_, w, gr, grad_scale, state_[2 * i].data<float>(), state_[2 * i + 1].data<float>(), n,
+           nullptr);
       break;
     case OptimizerKind::kLamb: {
       direction_.assign(static_cast<size_t>(n), 0.0f);
@@ -132,7 +141,9 @@ Status Optimizer::update(size_t i, Tensor& p, const Tensor& g, float grad_scale)
 }
 
 Status Optimizer::step(std::vector<Tensor>& params, const std::vector<Tensor>& grads, float grad_scale) {
-  if (params.size() != grads.size()) return invalid_argument("the optimizer got " + std::to_string(grads.size()) + " gradients for " + std::to_string(params.size()) + " parameters");
+  if (params.size() != grads.size())
+    return invalid_argument("the optimizer got " + std::to_string(grads.size()) + " gradients for " +
+                            std::to_string(params.size()) + " parameters");
   begin_step(params);
   for (size_t i = 0; i < params.size(); ++i) OPENGE_RETURN_IF_ERROR(update(i, params[i], grads[i], grad_scale));
   return Status::Ok();

@@ -26,7 +26,7 @@ enum class OptimizerKind { kSgd, kMomentum, kNesterov, kAdam, kAdamW, kLamb };
 struct OptimizerConfig {
   OptimizerKind kind = OptimizerKind::kSgd;
   float lr = 0.01f;
-  float momentum = 0.9f;      // μ of momentum / nesterov
+  float momentum = 0.9f;  // μ of momentum / nesterov
   float weight_decay = 0.0f;
   float beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f;
 };

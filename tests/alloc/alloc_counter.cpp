@@ -97,7 +97,8 @@ Allocation classify(const Record& r) {
     // else (creating memory objects, primitives …) OpenGE asked for.
     static constexpr const char* kExecuting[] = {"dnnl_primitive_execute", "dnnl_stream_wait", "dnnl_sgemm"};
     bool executing = own < 0;
-    for (const char* name : kExecuting) executing = executing || (lib.dli_sname && std::strcmp(lib.dli_sname, name) == 0);
+    for (const char* name : kExecuting)
+      executing = executing || (lib.dli_sname && std::strcmp(lib.dli_sname, name) == 0);
     a.culprit = executing ? Culprit::kOneDnnExecute : Culprit::kOpenGE;
   } else if (in_library(lib, "libgomp")) {
     a.culprit = Culprit::kOpenMp;
@@ -114,10 +115,14 @@ Allocation classify(const Record& r) {
 
 const char* culprit_name(Culprit c) {
   switch (c) {
-    case Culprit::kOpenGE: return "OpenGE";
-    case Culprit::kOneDnnExecute: return "oneDNN internal";
-    case Culprit::kOpenMp: return "OpenMP runtime";
-    case Culprit::kOther: return "other";
+    case Culprit::kOpenGE:
+      return "OpenGE";
+    case Culprit::kOneDnnExecute:
+      return "oneDNN internal";
+    case Culprit::kOpenMp:
+      return "OpenMP runtime";
+    case Culprit::kOther:
+      return "other";
   }
   return "?";
 }

@@ -2,7 +2,8 @@
 // "Allocation-free runs"): after a warm-up run, a Session::run into the previous run's outputs
 // is counted with the allocator of this binary (alloc_counter.h), on every thread, and fails on
 // any allocation but those oneDNN makes inside its own execution (reported). A failure names each
-// allocating node, who allocated (OpenGE, oneDNN, the OpenMP runtime) and where. The models are real ONNX files written by make_alloc_models.py (OPENGE_ALLOC_MODELS).
+// allocating node, who allocated (OpenGE, oneDNN, the OpenMP runtime) and where. The models are real ONNX files written
+// by make_alloc_models.py (OPENGE_ALLOC_MODELS).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -59,11 +60,13 @@ std::string per_node(const std::vector<Allocation>& allocs, const Executable* ex
   std::ostringstream out;
   for (const auto& [key, row] : rows) {
     out << "  ";
-    if (key.first < 0) out << "outside any node";
+    if (key.first < 0)
+      out << "outside any node";
     else if (exe) {
       const Node& n = exe->nodes()[static_cast<size_t>(key.first)].node;
       out << "node " << key.first << " " << n.op_type << " '" << n.name << "'";
-    } else out << "node " << key.first;
+    } else
+      out << "node " << key.first;
     out << ": " << row.first << " by " << key.second << " (first at " << row.second << ")\n";
   }
   return out.str();
@@ -139,16 +142,19 @@ void expect_no_allocations(const std::string& name, bool use_aicore = true) {
     const Counted by_node = count_executable_run(path, threads, use_aicore);
     const Counted session = count_session_run(path, threads, use_aicore);
     const size_t onednn = count_of(session.allocs, Culprit::kOneDnnExecute);
-    std::printf("%s%s, %d thread(s): Session::run %zu allocations (OpenGE %zu, oneDNN internal %zu, OpenMP %zu, other %zu)\n%s",
-                name.c_str(), use_aicore ? "" : " (AI CPU engine)", threads, session.allocs.size(),
-                count_of(session.allocs, Culprit::kOpenGE), onednn,
-                count_of(session.allocs, Culprit::kOpenMp), count_of(session.allocs, Culprit::kOther),
-                by_node.report.c_str());
+    std::printf(
+        "%s%s, %d thread(s): Session::run %zu allocations (OpenGE %zu, oneDNN internal %zu, OpenMP %zu, other %zu)\n%s",
+        name.c_str(), use_aicore ? "" : " (AI CPU engine)", threads, session.allocs.size(),
+        count_of(session.allocs, Culprit::kOpenGE), onednn, count_of(session.allocs, Culprit::kOpenMp),
+        count_of(session.allocs, Culprit::kOther), by_node.report.c_str());
     // oneDNN's own execution allocates inside the library (alloc_counter.h; docs/DECISIONS.md,
     // "allocation-free runs"): reported above, not counted against the run. Everything else is.
-    EXPECT_EQ(session.allocs.size() - onednn, 0u) << "Session::run allocated:\n" << session.report << "by node:\n" << by_node.report;
+    EXPECT_EQ(session.allocs.size() - onednn, 0u) << "Session::run allocated:\n"
+                                                  << session.report << "by node:\n"
+                                                  << by_node.report;
     EXPECT_EQ(by_node.allocs.size() - count_of(by_node.allocs, Culprit::kOneDnnExecute), 0u)
-        << "Executable::run_into allocated, by node:\n" << by_node.report;
+        << "Executable::run_into allocated, by node:\n"
+        << by_node.report;
   }
 }
 

@@ -121,7 +121,8 @@ TEST(AoeTuning, ENV_2_OPT_aoe_config_aoe_mode_3_TuningRunWritesRecordAndKnowledg
     const json& perf = op.at("tune_performance").at("Implementation");
     EXPECT_GT(perf.at("performance_before_tune(us)").get<double>(), 0.0) << op.dump();
     // The winner is the fastest measured, the default included.
-    EXPECT_LE(perf.at("performance_after_tune(us)").get<double>(), perf.at("performance_before_tune(us)").get<double>());
+    EXPECT_LE(perf.at("performance_after_tune(us)").get<double>(),
+              perf.at("performance_before_tune(us)").get<double>());
   }
 
   // The knowledge base: one entry per operator, each a variant that reads back.
@@ -212,8 +213,14 @@ TEST(AoeTuning, CorruptKnowledgeBaseIsDetectedAndRebuilt) {
     ASSERT_TRUE(tuned.ok()) << tuned.status().message();
     EXPECT_EQ(tuned->report.tuning_stats.measured_operators, kDemoTunableOps);
     const json rec = read_json(tuned->report.tuning_stats.record_path);
-    EXPECT_TRUE(rec.begin().value().at(1).at("OPAT").at("knowledge_base").at("status").get<std::string>().starts_with(
-        "rebuilt"));
+    EXPECT_TRUE(rec.begin()
+                    .value()
+                    .at(1)
+                    .at("OPAT")
+                    .at("knowledge_base")
+                    .at("status")
+                    .get<std::string>()
+                    .starts_with("rebuilt"));
     const KnowledgeBase rebuilt = KnowledgeBase::load(kb_path.string());
     EXPECT_EQ(rebuilt.problem(), "");
     EXPECT_EQ(rebuilt.size(), static_cast<size_t>(kDemoTunableOps));
@@ -227,14 +234,14 @@ TEST(AoeTuning, OPT_aoe_config_aoe_config_file_3_4_OnlySelectedOperatorsAreMeasu
   TempDir d;
   const std::string by_type = d.file("inputs/by_type.cfg", R"({"tune_ops_type":["Gemm","MaxPool"]})");
   const std::string by_name = d.file("inputs/by_name.cfg", R"({"tune_ops_name":"conv2"})");
-  auto t = compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.dir("w1")},
-                                {"aoe_config.aoe_config_file", by_type}},
-                               {}, d.path()));
+  auto t = compile_demo(config(
+      {{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.dir("w1")}, {"aoe_config.aoe_config_file", by_type}},
+      {}, d.path()));
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ(t->report.tuning_stats.measured_operators, 2);  // fc, and pool1 (MaxPool, or its channels-last form)
-  auto n = compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.dir("w2")},
-                                {"aoe_config.aoe_config_file", by_name}},
-                               {}, d.path()));
+  auto n = compile_demo(config(
+      {{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.dir("w2")}, {"aoe_config.aoe_config_file", by_name}},
+      {}, d.path()));
   ASSERT_TRUE(n.ok()) << n.status().message();
   ASSERT_EQ(n->report.tuning_stats.measured_operators, 1);
   const auto& op = n->report.tuning_stats.operators.at(0);
@@ -351,8 +358,11 @@ TEST(AoeKnowledgeBase, KeysLeaveOutNodeNamesAndCarryShapesThreadsAndPlatform) {
   b.name = "second";
   const Tensor w(DType::kFloat32, {8, 3, 3, 3});
   auto request = [&](const Node& n, Shape x) {
-    return KernelRequest{n, 17, {ValueInfo{DType::kFloat32, true, std::move(x), nullptr}, ValueInfo{DType::kFloat32, true, {8, 3, 3, 3}, &w}},
-                         {ValueInfo{DType::kFloat32, true, {1, 8, 6, 6}, nullptr}}};
+    return KernelRequest{
+        n,
+        17,
+        {ValueInfo{DType::kFloat32, true, std::move(x), nullptr}, ValueInfo{DType::kFloat32, true, {8, 3, 3, 3}, &w}},
+        {ValueInfo{DType::kFloat32, true, {1, 8, 6, 6}, nullptr}}};
   };
   EXPECT_EQ(knowledge_key(request(a, {1, 3, 8, 8}), 2), knowledge_key(request(b, {1, 3, 8, 8}), 2));
   EXPECT_NE(knowledge_key(request(a, {1, 3, 8, 8}), 2), knowledge_key(request(a, {1, 3, 9, 8}), 2));
@@ -365,10 +375,11 @@ TEST(AoeKnowledgeBase, KeysLeaveOutNodeNamesAndCarryShapesThreadsAndPlatform) {
 TEST(AoeTuning, OPT_aoe_config_aoe_config_file_5_O1TimesEachCandidateTwiceAsOften) {
   TempDir d;
   auto settings_for = [&](const std::string& level) {
-    const std::string file = d.file("aoe_" + level + ".cfg", level.empty() ? R"({})"
-                                                                        : R"({"tune_optimization_level":")" + level + R"("})");
-    auto cfg = config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.path()},
-                       {"aoe_config.aoe_config_file", file}}, {}, d.path());
+    const std::string file =
+        d.file("aoe_" + level + ".cfg", level.empty() ? R"({})" : R"({"tune_optimization_level":")" + level + R"("})");
+    auto cfg =
+        config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.path()}, {"aoe_config.aoe_config_file", file}},
+               {}, d.path());
     auto s = read_tuning_settings(cfg.get(), 3, false);
     EXPECT_TRUE(s.ok()) << s.status().message();
     return s.ok() ? s->repetitions : -1;
@@ -378,8 +389,9 @@ TEST(AoeTuning, OPT_aoe_config_aoe_config_file_5_O1TimesEachCandidateTwiceAsOfte
   EXPECT_EQ(settings_for("O1"), 6);
   // And a tuning compile in O1 runs, tunes every tunable op and stores its record.
   const std::string o1 = d.file("o1.cfg", R"({"tune_optimization_level":"O1"})");
-  auto c = compile_demo(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.dir("o1_work")},
-                                {"aoe_config.aoe_config_file", o1}}, {}, d.path()));
+  auto c = compile_demo(config(
+      {{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.dir("o1_work")}, {"aoe_config.aoe_config_file", o1}},
+      {}, d.path()));
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(records_in(d.path() + "/o1_work").size(), 1u);
 }
@@ -389,13 +401,14 @@ TEST(AoeTuning, OPT_aoe_config_aoe_config_file_5_O1TimesEachCandidateTwiceAsOfte
 TEST(AoeTuning, OPT_aoe_config_aoe_config_file_6_DeeperOpatMeasuresMoreCandidates) {
   TempDir d;
   const std::string deeper = d.file("deeper.cfg", R"({"feature":["deeper_opat"]})");
-  auto cfg = config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.path()},
-                     {"aoe_config.aoe_config_file", deeper}}, {}, d.path());
+  auto cfg =
+      config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.path()}, {"aoe_config.aoe_config_file", deeper}},
+             {}, d.path());
   auto s = read_tuning_settings(cfg.get(), 1, false);
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_TRUE(s->deeper_opat);
-  auto plain = read_tuning_settings(config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.path()}}, {},
-                                           d.path()).get(), 1, false);
+  auto plain = read_tuning_settings(
+      config({{"aoe_config.aoe_mode", "2"}, {"aoe_config.work_path", d.path()}}, {}, d.path()).get(), 1, false);
   ASSERT_TRUE(plain.ok());
   EXPECT_FALSE(plain->deeper_opat);
   // A 3x3 convolution of 32 channels on 28x28: more candidates, every ordinary one among them,

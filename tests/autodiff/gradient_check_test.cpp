@@ -74,174 +74,293 @@ struct GradCase {
 
 const std::vector<GradCase>& cases() {
   static const std::vector<GradCase> list = {
-      {"Add", "broadcast", 17, [](CaseGraph& c) { return c.node("Add", {c.param("a", {2, 3, 4}), c.param("b", {3, 1})})[0]; }},
+      {"Add", "broadcast", 17,
+       [](CaseGraph& c) {
+         return c.node("Add", {c.param("a", {2, 3, 4}), c.param("b", {3, 1})})[0];
+       }},
       {"Add", "bias_over_leading_dims", 17,
-       [](CaseGraph& c) { return c.node("Add", {c.param("a", {2, 3, 4}), c.param("b", {4})})[0]; }},
-      {"Sub", "broadcast", 17, [](CaseGraph& c) { return c.node("Sub", {c.param("a", {4}), c.param("b", {2, 4})})[0]; }},
-      {"Mul", "broadcast", 17, [](CaseGraph& c) { return c.node("Mul", {c.param("a", {2, 1, 3}), c.param("b", {4, 3})})[0]; }},
-      {"Div", "broadcast", 17, [](CaseGraph& c) { return c.node("Div", {c.param("a", {2, 3}), c.param("b", {3}, 1, 2)})[0]; }},
+       [](CaseGraph& c) {
+         return c.node("Add", {c.param("a", {2, 3, 4}), c.param("b", {4})})[0];
+       }},
+      {"Sub", "broadcast", 17,
+       [](CaseGraph& c) {
+         return c.node("Sub", {c.param("a", {4}), c.param("b", {2, 4})})[0];
+       }},
+      {"Mul", "broadcast", 17,
+       [](CaseGraph& c) {
+         return c.node("Mul", {c.param("a", {2, 1, 3}), c.param("b", {4, 3})})[0];
+       }},
+      {"Div", "broadcast", 17,
+       [](CaseGraph& c) {
+         return c.node("Div", {c.param("a", {2, 3}), c.param("b", {3}, 1, 2)})[0];
+       }},
       {"Neg", "", 17, [](CaseGraph& c) { return c.node("Neg", {c.param("x", {5})})[0]; }},
-      {"Exp", "", 17, [](CaseGraph& c) { return c.node("Exp", {c.param("x", {2, 3})})[0]; }},
-      {"Log", "", 17, [](CaseGraph& c) { return c.node("Log", {c.param("x", {2, 3}, 0.5, 2)})[0]; }},
-      {"Sqrt", "", 17, [](CaseGraph& c) { return c.node("Sqrt", {c.param("x", {2, 3}, 0.5, 2)})[0]; }},
-      {"Pow", "constant_exponent", 17, [](CaseGraph& c) {
+      {"Exp", "", 17,
+       [](CaseGraph& c) {
+         return c.node("Exp", {c.param("x", {2, 3})})[0];
+       }},
+      {"Log", "", 17,
+       [](CaseGraph& c) {
+         return c.node("Log", {c.param("x", {2, 3}, 0.5, 2)})[0];
+       }},
+      {"Sqrt", "", 17,
+       [](CaseGraph& c) {
+         return c.node("Sqrt", {c.param("x", {2, 3}, 0.5, 2)})[0];
+       }},
+      {"Pow", "constant_exponent", 17,
+       [](CaseGraph& c) {
          Tensor e(DType::kFloat64, {});
          e.data<double>()[0] = 3.0;
          return c.node("Pow", {c.param("x", {2, 3}), c.value("e", e)})[0];
        }},
-      {"Gemm", "transA_alpha_beta", 17, [](CaseGraph& c) {
+      {"Gemm", "transA_alpha_beta", 17,
+       [](CaseGraph& c) {
          return c.node("Gemm", {c.param("a", {3, 2}), c.param("b", {3, 4}), c.param("c", {4})},
                        attrs({{"transA", int_attr(1)}, {"alpha", float_attr(0.5f)}, {"beta", float_attr(2.0f)}}))[0];
        }},
-      {"Gemm", "transB", 17, [](CaseGraph& c) {
+      {"Gemm", "transB", 17,
+       [](CaseGraph& c) {
          return c.node("Gemm", {c.param("a", {2, 3}), c.param("b", {4, 3}), c.param("c", {2, 1})},
                        attrs({{"transB", int_attr(1)}}))[0];
        }},
-      {"MatMul", "2d", 17, [](CaseGraph& c) { return c.node("MatMul", {c.param("a", {3, 4}), c.param("b", {4, 2})})[0]; }},
-      {"MatMul", "batched_times_matrix", 17,
-       [](CaseGraph& c) { return c.node("MatMul", {c.param("a", {2, 3, 4}), c.param("b", {4, 5})})[0]; }},
-      {"MatMul", "vector_times_batched", 17,
-       [](CaseGraph& c) { return c.node("MatMul", {c.param("a", {4}), c.param("b", {2, 4, 3})})[0]; }},
-      {"MatMul", "matrix_times_vector", 17,
-       [](CaseGraph& c) { return c.node("MatMul", {c.param("a", {3, 4}), c.param("b", {4})})[0]; }},
-      {"MatMul", "dot", 17, [](CaseGraph& c) { return c.node("MatMul", {c.param("a", {5}), c.param("b", {5})})[0]; }},
-      {"MatMul", "batched_broadcast", 17,
-       [](CaseGraph& c) { return c.node("MatMul", {c.param("a", {2, 1, 3, 4}), c.param("b", {3, 4, 5})})[0]; }},
-      {"ReduceSum", "axes_input", 17, [](CaseGraph& c) {
-         return c.node("ReduceSum", {c.param("x", {2, 3, 4}), c.ints("axes", {1}, {1})}, attrs({{"keepdims", int_attr(0)}}))[0];
+      {"MatMul", "2d", 17,
+       [](CaseGraph& c) {
+         return c.node("MatMul", {c.param("a", {3, 4}), c.param("b", {4, 2})})[0];
        }},
-      {"ReduceMean", "axes_attribute", 17, [](CaseGraph& c) {
+      {"MatMul", "batched_times_matrix", 17,
+       [](CaseGraph& c) {
+         return c.node("MatMul", {c.param("a", {2, 3, 4}), c.param("b", {4, 5})})[0];
+       }},
+      {"MatMul", "vector_times_batched", 17,
+       [](CaseGraph& c) {
+         return c.node("MatMul", {c.param("a", {4}), c.param("b", {2, 4, 3})})[0];
+       }},
+      {"MatMul", "matrix_times_vector", 17,
+       [](CaseGraph& c) {
+         return c.node("MatMul", {c.param("a", {3, 4}), c.param("b", {4})})[0];
+       }},
+      {"MatMul", "dot", 17,
+       [](CaseGraph& c) {
+         return c.node("MatMul", {c.param("a", {5}), c.param("b", {5})})[0];
+       }},
+      {"MatMul", "batched_broadcast", 17,
+       [](CaseGraph& c) {
+         return c.node("MatMul", {c.param("a", {2, 1, 3, 4}), c.param("b", {3, 4, 5})})[0];
+       }},
+      {"ReduceSum", "axes_input", 17,
+       [](CaseGraph& c) {
+         return c.node("ReduceSum", {c.param("x", {2, 3, 4}), c.ints("axes", {1}, {1})},
+                       attrs({{"keepdims", int_attr(0)}}))[0];
+       }},
+      {"ReduceMean", "axes_attribute", 17,
+       [](CaseGraph& c) {
          return c.node("ReduceMean", {c.param("x", {2, 3, 4})}, attrs({{"axes", ints_attr({0, 2})}}))[0];
        }},
-      {"Relu", "", 17, [](CaseGraph& c) { return c.node("Relu", {c.param("x", {3, 4})})[0]; }},
-      {"Sigmoid", "", 17, [](CaseGraph& c) { return c.node("Sigmoid", {c.param("x", {3, 4})})[0]; }},
-      {"Tanh", "", 17, [](CaseGraph& c) { return c.node("Tanh", {c.param("x", {3, 4})})[0]; }},
-      {"LeakyRelu", "", 17, [](CaseGraph& c) {
+      {"Relu", "", 17,
+       [](CaseGraph& c) {
+         return c.node("Relu", {c.param("x", {3, 4})})[0];
+       }},
+      {"Sigmoid", "", 17,
+       [](CaseGraph& c) {
+         return c.node("Sigmoid", {c.param("x", {3, 4})})[0];
+       }},
+      {"Tanh", "", 17,
+       [](CaseGraph& c) {
+         return c.node("Tanh", {c.param("x", {3, 4})})[0];
+       }},
+      {"LeakyRelu", "", 17,
+       [](CaseGraph& c) {
          return c.node("LeakyRelu", {c.param("x", {3, 4})}, attrs({{"alpha", float_attr(0.2f)}}))[0];
        }},
-      {"Erf", "", 17, [](CaseGraph& c) { return c.node("Erf", {c.param("x", {3, 4})})[0]; }},
-      {"Clip", "opset6_attributes", 6, [](CaseGraph& c) {
-         return c.node("Clip", {c.param("x", {3, 4})}, attrs({{"min", float_attr(-0.4f)}, {"max", float_attr(0.5f)}}))[0];
+      {"Erf", "", 17,
+       [](CaseGraph& c) {
+         return c.node("Erf", {c.param("x", {3, 4})})[0];
        }},
-      {"Clip", "relu6_like", 17, [](CaseGraph& c) {
+      {"Clip", "opset6_attributes", 6,
+       [](CaseGraph& c) {
+         return c.node("Clip", {c.param("x", {3, 4})},
+                       attrs({{"min", float_attr(-0.4f)}, {"max", float_attr(0.5f)}}))[0];
+       }},
+      {"Clip", "relu6_like", 17,
+       [](CaseGraph& c) {
          Tensor lo(DType::kFloat64, {}), hi(DType::kFloat64, {});
          lo.data<double>()[0] = -0.5;
          hi.data<double>()[0] = 0.6;
          return c.node("Clip", {c.param("x", {3, 4}), c.value("lo", lo), c.value("hi", hi)})[0];
        }},
-      {"Softmax", "axis1", 17, [](CaseGraph& c) {
+      {"Softmax", "axis1", 17,
+       [](CaseGraph& c) {
          return c.node("Softmax", {c.param("x", {2, 3, 4})}, attrs({{"axis", int_attr(1)}}))[0];
        }},
-      {"Softmax", "opset11_flatten", 11, [](CaseGraph& c) {
+      {"Softmax", "opset11_flatten", 11,
+       [](CaseGraph& c) {
          return c.node("Softmax", {c.param("x", {2, 3, 4})}, attrs({{"axis", int_attr(1)}}))[0];
        }},
-      {"LogSoftmax", "", 17, [](CaseGraph& c) { return c.node("LogSoftmax", {c.param("x", {3, 5})})[0]; }},
-      {"Conv", "group_stride_pad_dilation", 17, [](CaseGraph& c) {
+      {"LogSoftmax", "", 17,
+       [](CaseGraph& c) {
+         return c.node("LogSoftmax", {c.param("x", {3, 5})})[0];
+       }},
+      {"Conv", "group_stride_pad_dilation", 17,
+       [](CaseGraph& c) {
          return c.node("Conv", {c.param("x", {2, 4, 7, 6}), c.param("w", {6, 2, 3, 2}), c.param("b", {6})},
-                       attrs({{"group", int_attr(2)}, {"strides", ints_attr({2, 1})}, {"pads", ints_attr({1, 0, 1, 1})},
+                       attrs({{"group", int_attr(2)},
+                              {"strides", ints_attr({2, 1})},
+                              {"pads", ints_attr({1, 0, 1, 1})},
                               {"dilations", ints_attr({1, 2})}}))[0];
        }},
-      {"Conv", "1d_same_upper", 17, [](CaseGraph& c) {
+      {"Conv", "1d_same_upper", 17,
+       [](CaseGraph& c) {
          return c.node("Conv", {c.param("x", {1, 2, 9}), c.param("w", {3, 2, 4})},
                        attrs({{"auto_pad", string_attr("SAME_UPPER")}, {"strides", ints_attr({2})}}))[0];
        }},
-      {"MaxPool", "pads_strides", 17, [](CaseGraph& c) {
+      {"MaxPool", "pads_strides", 17,
+       [](CaseGraph& c) {
          return c.node("MaxPool", {c.param("x", {2, 3, 6, 5})},
-                       attrs({{"kernel_shape", ints_attr({3, 2})}, {"strides", ints_attr({2, 2})}, {"pads", ints_attr({1, 0, 1, 1})}}))[0];
+                       attrs({{"kernel_shape", ints_attr({3, 2})},
+                              {"strides", ints_attr({2, 2})},
+                              {"pads", ints_attr({1, 0, 1, 1})}}))[0];
        }},
-      {"MaxPool", "1d_generic_walker", 17, [](CaseGraph& c) {
-         return c.node("MaxPool", {c.param("x", {2, 3, 7})},
-                       attrs({{"kernel_shape", ints_attr({3})}, {"strides", ints_attr({2})}, {"pads", ints_attr({1, 1})}}))[0];
+      {"MaxPool", "1d_generic_walker", 17,
+       [](CaseGraph& c) {
+         return c.node(
+             "MaxPool", {c.param("x", {2, 3, 7})},
+             attrs({{"kernel_shape", ints_attr({3})}, {"strides", ints_attr({2})}, {"pads", ints_attr({1, 1})}}))[0];
        }},
-      {"AveragePool", "3d_generic_walker", 17, [](CaseGraph& c) {
+      {"AveragePool", "3d_generic_walker", 17,
+       [](CaseGraph& c) {
          return c.node("AveragePool", {c.param("x", {1, 2, 3, 4, 3})},
-                       attrs({{"kernel_shape", ints_attr({2, 2, 2})}, {"pads", ints_attr({1, 0, 1, 0, 1, 1})},
+                       attrs({{"kernel_shape", ints_attr({2, 2, 2})},
+                              {"pads", ints_attr({1, 0, 1, 0, 1, 1})},
                               {"count_include_pad", int_attr(1)}}))[0];
        }},
-      {"AveragePool", "count_include_pad", 17, [](CaseGraph& c) {
+      {"AveragePool", "count_include_pad", 17,
+       [](CaseGraph& c) {
          return c.node("AveragePool", {c.param("x", {2, 2, 5, 5})},
-                       attrs({{"kernel_shape", ints_attr({3, 3})}, {"pads", ints_attr({1, 1, 1, 1})}, {"count_include_pad", int_attr(1)}}))[0];
+                       attrs({{"kernel_shape", ints_attr({3, 3})},
+                              {"pads", ints_attr({1, 1, 1, 1})},
+                              {"count_include_pad", int_attr(1)}}))[0];
        }},
-      {"AveragePool", "exclude_pad", 17, [](CaseGraph& c) {
+      {"AveragePool", "exclude_pad", 17,
+       [](CaseGraph& c) {
          return c.node("AveragePool", {c.param("x", {1, 2, 5, 4})},
-                       attrs({{"kernel_shape", ints_attr({2, 2})}, {"strides", ints_attr({2, 2})}, {"pads", ints_attr({1, 1, 1, 1})}}))[0];
+                       attrs({{"kernel_shape", ints_attr({2, 2})},
+                              {"strides", ints_attr({2, 2})},
+                              {"pads", ints_attr({1, 1, 1, 1})}}))[0];
        }},
-      {"GlobalAveragePool", "", 17, [](CaseGraph& c) { return c.node("GlobalAveragePool", {c.param("x", {2, 3, 4, 5})})[0]; }},
-      {"BatchNormalization", "training", 15, [](CaseGraph& c) {
+      {"GlobalAveragePool", "", 17,
+       [](CaseGraph& c) {
+         return c.node("GlobalAveragePool", {c.param("x", {2, 3, 4, 5})})[0];
+       }},
+      {"BatchNormalization", "training", 15,
+       [](CaseGraph& c) {
          Tensor mean(DType::kFloat64, {3}), var(DType::kFloat64, {3});
          for (int i = 0; i < 3; ++i) var.data<double>()[i] = 1.0;
          return c.node("BatchNormalization", {c.param("x", {4, 3, 2, 2}), c.param("scale", {3}), c.param("bias", {3}),
                                               c.value("mean", mean), c.value("var", var)})[0];
        }},
-      {"LayerNormalization", "last_axis", 17, [](CaseGraph& c) {
+      {"LayerNormalization", "last_axis", 17,
+       [](CaseGraph& c) {
          return c.node("LayerNormalization", {c.param("x", {3, 2, 5}), c.param("scale", {5}), c.param("bias", {5})},
                        attrs({{"axis", int_attr(-1)}}))[0];
        }},
-      {"Dropout", "inference", 17, [](CaseGraph& c) { return c.node("Dropout", {c.param("x", {3, 4})})[0]; }},
-      {"Dropout", "training_ratio_0", 17, [](CaseGraph& c) {
+      {"Dropout", "inference", 17,
+       [](CaseGraph& c) {
+         return c.node("Dropout", {c.param("x", {3, 4})})[0];
+       }},
+      {"Dropout", "training_ratio_0", 17,
+       [](CaseGraph& c) {
          Tensor ratio(DType::kFloat64, {}), on(DType::kBool, {});
          on.data<bool>()[0] = true;
          return c.node("Dropout", {c.param("x", {3, 4}), c.value("ratio", ratio), c.value("training", on)})[0];
        }},
-      {"SoftmaxCrossEntropyLoss", "mean_ignore_index", 17, [](CaseGraph& c) {
+      {"SoftmaxCrossEntropyLoss", "mean_ignore_index", 17,
+       [](CaseGraph& c) {
          return c.node("SoftmaxCrossEntropyLoss", {c.param("scores", {4, 5}), c.ints("labels", {4}, {1, 4, 2, 0})},
                        attrs({{"ignore_index", int_attr(2)}}))[0];
        }},
-      {"SoftmaxCrossEntropyLoss", "sum_spatial_weights", 17, [](CaseGraph& c) {
+      {"SoftmaxCrossEntropyLoss", "sum_spatial_weights", 17,
+       [](CaseGraph& c) {
          Tensor w(DType::kFloat64, {3});
          for (int i = 0; i < 3; ++i) w.data<double>()[i] = 0.5 + i;
          return c.node("SoftmaxCrossEntropyLoss",
                        {c.param("scores", {2, 3, 2}), c.ints("labels", {2, 2}, {0, 2, 1, 1}), c.value("weights", w)},
                        attrs({{"reduction", string_attr("sum")}}))[0];
        }},
-      {"NegativeLogLikelihoodLoss", "none", 17, [](CaseGraph& c) {
+      {"NegativeLogLikelihoodLoss", "none", 17,
+       [](CaseGraph& c) {
          return c.node("NegativeLogLikelihoodLoss", {c.param("x", {3, 4}), c.ints("labels", {3}, {3, 0, 1})},
                        attrs({{"reduction", string_attr("none")}}))[0];
        }},
-      {"Reshape", "", 17, [](CaseGraph& c) { return c.node("Reshape", {c.param("x", {2, 6}), c.ints("shape", {3}, {3, -1, 2})})[0]; }},
-      {"Flatten", "", 17, [](CaseGraph& c) { return c.node("Flatten", {c.param("x", {2, 3, 2})})[0]; }},
-      {"Squeeze", "", 17, [](CaseGraph& c) { return c.node("Squeeze", {c.param("x", {2, 1, 3}), c.ints("axes", {1}, {1})})[0]; }},
-      {"Unsqueeze", "", 17, [](CaseGraph& c) { return c.node("Unsqueeze", {c.param("x", {2, 3}), c.ints("axes", {1}, {0})})[0]; }},
+      {"Reshape", "", 17,
+       [](CaseGraph& c) {
+         return c.node("Reshape", {c.param("x", {2, 6}), c.ints("shape", {3}, {3, -1, 2})})[0];
+       }},
+      {"Flatten", "", 17,
+       [](CaseGraph& c) {
+         return c.node("Flatten", {c.param("x", {2, 3, 2})})[0];
+       }},
+      {"Squeeze", "", 17,
+       [](CaseGraph& c) {
+         return c.node("Squeeze", {c.param("x", {2, 1, 3}), c.ints("axes", {1}, {1})})[0];
+       }},
+      {"Unsqueeze", "", 17,
+       [](CaseGraph& c) {
+         return c.node("Unsqueeze", {c.param("x", {2, 3}), c.ints("axes", {1}, {0})})[0];
+       }},
       {"Identity", "", 17, [](CaseGraph& c) { return c.node("Identity", {c.param("x", {4})})[0]; }},
-      {"Transpose", "perm", 17, [](CaseGraph& c) {
+      {"Transpose", "perm", 17,
+       [](CaseGraph& c) {
          return c.node("Transpose", {c.param("x", {2, 3, 4})}, attrs({{"perm", ints_attr({2, 0, 1})}}))[0];
        }},
-      {"Concat", "axis1", 17, [](CaseGraph& c) {
+      {"Concat", "axis1", 17,
+       [](CaseGraph& c) {
          return c.node("Concat", {c.param("a", {2, 1}), c.param("b", {2, 3})}, attrs({{"axis", int_attr(1)}}))[0];
        }},
-      {"Split", "one_output_used", 17, [](CaseGraph& c) {
-         return c.node("Split", {c.param("x", {5, 2}), c.ints("split", {2}, {2, 3})}, attrs({{"axis", int_attr(0)}}), 2)[1];
+      {"Split", "one_output_used", 17,
+       [](CaseGraph& c) {
+         return c.node("Split", {c.param("x", {5, 2}), c.ints("split", {2}, {2, 3})}, attrs({{"axis", int_attr(0)}}),
+                       2)[1];
        }},
-      {"Slice", "negative_start_two_axes", 17, [](CaseGraph& c) {
+      {"Slice", "negative_start_two_axes", 17,
+       [](CaseGraph& c) {
          return c.node("Slice", {c.param("x", {3, 5, 4}), c.ints("starts", {2}, {-4, 1}), c.ints("ends", {2}, {4, 100}),
                                  c.ints("axes", {2}, {1, 2})})[0];
        }},
-      {"Gather", "embedding_repeats", 17, [](CaseGraph& c) {
+      {"Gather", "embedding_repeats", 17,
+       [](CaseGraph& c) {
          return c.node("Gather", {c.param("table", {5, 3}), c.ints("idx", {2, 3}, {4, 0, 4, -1, 2, 0})})[0];
        }},
-      {"Expand", "", 17, [](CaseGraph& c) { return c.node("Expand", {c.param("x", {3, 1}), c.ints("shape", {3}, {2, 3, 4})})[0]; }},
-      {"Where", "broadcast", 17, [](CaseGraph& c) {
+      {"Expand", "", 17,
+       [](CaseGraph& c) {
+         return c.node("Expand", {c.param("x", {3, 1}), c.ints("shape", {3}, {2, 3, 4})})[0];
+       }},
+      {"Where", "broadcast", 17,
+       [](CaseGraph& c) {
          Tensor cond(DType::kBool, {2, 3});
          for (int i = 0; i < 6; ++i) cond.data<bool>()[i] = i % 3 != 1;
          return c.node("Where", {c.value("cond", cond), c.param("a", {2, 3}), c.param("b", {3})})[0];
        }},
       // Training-mode Dropout becomes TrainingDropout on the step seed (fixed for the check: the
       // mask is the same at every point, so the function is linear in x).
-      {"Dropout", "training_mode", 17, [](CaseGraph& c) {
+      {"Dropout", "training_mode", 17,
+       [](CaseGraph& c) {
          Tensor ratio(DType::kFloat64, {});
          ratio.data<double>()[0] = 0.4;
          Tensor on(DType::kBool, {});
          on.data<bool>()[0] = true;
          return c.node("Dropout", {c.param("x", {4, 6}), c.value("ratio", ratio), c.value("on", on)}, {}, 2)[0];
        }},
-      {"TrainingDropout", "", 17, [](CaseGraph& c) {
+      {"TrainingDropout", "", 17,
+       [](CaseGraph& c) {
          const int y = c.node("TrainingDropout", {c.param("x", {3, 8}), c.ints("seed", {2}, {11, 0})},
                               attrs({{"ratio", float_attr(0.25f)}, {"salt", int_attr(3)}}), 2)[0];
          c.g.nodes.back().domain = "openge";
          return y;
        }},
-      {"Cast", "to_double", 17, [](CaseGraph& c) {
-         return c.node("Cast", {c.param("x", {4})}, attrs({{"to", int_attr(static_cast<int64_t>(DType::kFloat64))}}))[0];
+      {"Cast", "to_double", 17,
+       [](CaseGraph& c) {
+         return c.node("Cast", {c.param("x", {4})},
+                       attrs({{"to", int_attr(static_cast<int64_t>(DType::kFloat64))}}))[0];
        }},
   };
   return list;
@@ -260,7 +379,8 @@ Graph case_graph(const GradCase& gc, std::vector<std::string>& params) {
     if (n.op_type == "Dropout" && n.inputs.size() > 2) n.inputs.resize(2);
   auto exe = compiler::compile(probe, {}, CompileOptions{});
   EXPECT_TRUE(exe.ok()) << exe.status().message();
-  const Value& yv = (*exe)->graph().values[static_cast<size_t>((*exe)->graph().find_value(c.g.values[static_cast<size_t>(y)].name))];
+  const Value& yv =
+      (*exe)->graph().values[static_cast<size_t>((*exe)->graph().find_value(c.g.values[static_cast<size_t>(y)].name))];
   Tensor r(DType::kFloat64, yv.shape.value_or(Shape{}));
   std::uniform_real_distribution<double> u(-1, 1);
   for (int64_t i = 0; i < r.numel(); ++i) r.data<double>()[i] = u(c.rng);

@@ -65,7 +65,10 @@ TEST(FileModes, HelpersSetExplicitModesUnderUmask000) {
   EXPECT_EQ(mode_of(d.path() + "/a/data.json"), 0640u);
   ASSERT_TRUE(write_file_atomically(d.path() + "/a/dump.bin", "t", kPrivateFileMode).ok());
   EXPECT_EQ(mode_of(d.path() + "/a/dump.bin"), 0600u);
-  { auto lock = FileLock::acquire(d.path() + "/a/.lock", true); ASSERT_TRUE(lock.ok()); }
+  {
+    auto lock = FileLock::acquire(d.path() + "/a/.lock", true);
+    ASSERT_TRUE(lock.ok());
+  }
   EXPECT_EQ(mode_of(d.path() + "/a/.lock"), 0640u);
 }
 
@@ -106,9 +109,13 @@ TEST(FileModes, NothingTheCliCreatesIsWritableByOthersUnderUmask000) {
       argv.push_back(nullptr);
       const std::string home = "HOME=" + work, log = "ASCEND_PROCESS_LOG_PATH=" + work + "/logs",
                         graphs = "DUMP_GRAPH_PATH=" + work + "/graphs";
-      char* envp[] = {const_cast<char*>(home.c_str()), const_cast<char*>("PATH=/usr/bin:/bin"),
-                      const_cast<char*>(log.c_str()), const_cast<char*>("DUMP_GE_GRAPH=2"),
-                      const_cast<char*>(graphs.c_str()), const_cast<char*>("ASCEND_GLOBAL_LOG_LEVEL=1"), nullptr};
+      char* envp[] = {const_cast<char*>(home.c_str()),
+                      const_cast<char*>("PATH=/usr/bin:/bin"),
+                      const_cast<char*>(log.c_str()),
+                      const_cast<char*>("DUMP_GE_GRAPH=2"),
+                      const_cast<char*>(graphs.c_str()),
+                      const_cast<char*>("ASCEND_GLOBAL_LOG_LEVEL=1"),
+                      nullptr};
       const int null_fd = ::open("/dev/null", O_WRONLY);
       ::dup2(null_fd, 1);
       ::dup2(null_fd, 2);
@@ -120,10 +127,25 @@ TEST(FileModes, NothingTheCliCreatesIsWritableByOthersUnderUmask000) {
     return status;
   };
   const std::string model = std::string(OPENGE_SOURCE_DIR) + "/models/demo.onnx";
-  int status = start({"run", "--model", model, "--threads", "1", "--outputs", work + "/out/deep", "--profile",
-                      "--profile-options", "{\"output\":\"" + work + "/prof\",\"task_trace\":\"on\",\"training_trace\":\"on\"}", "--option",
-                      "external_weight=True", "--option", "dump_config.enable_dump=True", "--option",
-                      "dump_config.dump_path=" + work + "/dump", "--option", "jit_compile=true", "--option",
+  int status = start({"run",
+                      "--model",
+                      model,
+                      "--threads",
+                      "1",
+                      "--outputs",
+                      work + "/out/deep",
+                      "--profile",
+                      "--profile-options",
+                      "{\"output\":\"" + work + "/prof\",\"task_trace\":\"on\",\"training_trace\":\"on\"}",
+                      "--option",
+                      "external_weight=True",
+                      "--option",
+                      "dump_config.enable_dump=True",
+                      "--option",
+                      "dump_config.dump_path=" + work + "/dump",
+                      "--option",
+                      "jit_compile=true",
+                      "--option",
                       "op_compiler_cache_dir=" + work + "/cache"});
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   status = start({"compile", "--model", model, "--output", work + "/demo.oge"});

@@ -88,7 +88,11 @@ TEST(Guard, NonStandardExceptionsAreCaughtToo) {
 
 TEST(Guard, TheLabelIsOnlyBuiltOnAnException) {
   int built = 0;
-  Status s = guard_exceptions([] { return Status::Ok(); }, [&] { ++built; return std::string("label"); });
+  Status s = guard_exceptions([] { return Status::Ok(); },
+                              [&] {
+                                ++built;
+                                return std::string("label");
+                              });
   EXPECT_TRUE(s.ok());
   EXPECT_EQ(built, 0);
 }

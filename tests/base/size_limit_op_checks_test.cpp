@@ -16,7 +16,7 @@ bool mentions_the_option(const std::string& message) { return message.find("max_
 TEST(SizeLimitOps, GeneratedSizesMeetTheSessionsLimit) {
   ScopedMaxTensorBytes limit(1000);
   EXPECT_EQ(generated_size_error({250}, DType::kFloat32), std::nullopt);  // 1000 bytes: at the limit
-  const auto err = generated_size_error({251}, DType::kFloat32);           // 1004 bytes
+  const auto err = generated_size_error({251}, DType::kFloat32);          // 1004 bytes
   ASSERT_TRUE(err.has_value());
   EXPECT_TRUE(mentions_the_option(*err)) << *err;
   EXPECT_NE(err->find("1000 bytes"), std::string::npos) << *err;

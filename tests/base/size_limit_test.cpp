@@ -18,8 +18,8 @@ constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(SizeLimit, NumelOfOrdinaryShapes) {
-  EXPECT_EQ(checked_numel({}).value(), 1);           // a scalar
-  EXPECT_EQ(checked_numel({2, 3, 4}).value(), 24);   // 2*3*4
+  EXPECT_EQ(checked_numel({}).value(), 1);          // a scalar
+  EXPECT_EQ(checked_numel({2, 3, 4}).value(), 24);  // 2*3*4
   EXPECT_EQ(checked_numel({0, 5}).value(), 0);
   EXPECT_EQ(checked_numel({kI64Max}).value(), kI64Max);
 }

@@ -25,8 +25,8 @@ inline CliRun run_openge(const std::string& args, const std::string& env = "", c
   const std::string err_file = (std::filesystem::temp_directory_path() /
                                 ("openge_cli_err_" + std::to_string(::getpid()) + "_" + std::to_string(counter++)))
                                    .string();
-  const std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") +
-      "env -i HOME=/tmp PATH=/usr/bin:/bin " + env + " " + OPENGE_CLI + " " + args + " 2>" + err_file;
+  const std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + "env -i HOME=/tmp PATH=/usr/bin:/bin " + env +
+                          " " + OPENGE_CLI + " " + args + " 2>" + err_file;
   CliRun r;
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return r;

@@ -35,12 +35,17 @@ const Mistake kMistakes[] = {
     {"TypoInAnOption", [](const auto&) { return "run --model " + kDemo + " --option precison_mode=force_fp32"; }, "",
      "did you mean 'precision_mode'"},
     {"WrongInputName",
-     [](const auto& d) { return "run --model " + kDemo + " --input imgae=" + write_array(d.path() + "/x.npy", {1, 3, 32, 32}); },
+     [](const auto& d) {
+       return "run --model " + kDemo + " --input imgae=" + write_array(d.path() + "/x.npy", {1, 3, 32, 32});
+     },
      "", "did you mean 'image'"},
     {"WrongShape",
-     [](const auto& d) { return "run --model " + kDemo + " --input image=" + write_array(d.path() + "/x.npy", {1, 3, 16, 16}); },
+     [](const auto& d) {
+       return "run --model " + kDemo + " --input image=" + write_array(d.path() + "/x.npy", {1, 3, 16, 16});
+     },
      "", "reshape the data to [1,3,32,32]"},
-    {"MissingFile", [](const auto& d) { return "run --model " + d.path() + "/no_such_model.onnx"; }, "", "check the path"},
+    {"MissingFile", [](const auto& d) { return "run --model " + d.path() + "/no_such_model.onnx"; }, "",
+     "check the path"},
     {"NotAnOnnxFile", [](const auto& d) { return "run --model " + d.file("notes.onnx", "these are my notes\n"); }, "",
      "is not an ONNX model"},
     {"UnwritableOutputFolder",
@@ -88,7 +93,9 @@ TEST(CommonMistakes, NpyFolderNamedForTheInputsIsReadNotRandom) {
   EXPECT_FALSE(contains(folder.out, "random")) << folder.out;
   const CliRun file = run_openge("run --model " + kDemo + " --input " + dir.path() + "/in/image.npy");
   ASSERT_EQ(file.code, 0) << file.out << file.err;
-  const auto outputs_of = [](const std::string& out) { return out.substr(out.find("output '"), out.find("run time:") - out.find("output '")); };
+  const auto outputs_of = [](const std::string& out) {
+    return out.substr(out.find("output '"), out.find("run time:") - out.find("output '"));
+  };
   EXPECT_EQ(outputs_of(folder.out), outputs_of(file.out));
 }
 

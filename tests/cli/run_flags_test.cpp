@@ -33,8 +33,10 @@ std::string read_file(const std::string& path) {
 TEST(RunFlags, InputWithoutNameFeedsTheOnlyInput) {
   options::test::TempDir d;
   ASSERT_TRUE(write_npy(demo_input(), d.path() + "/x.npy").ok());
-  const CliRun named = run_openge("run --model " + kDemo + " --input image=" + d.path() + "/x.npy --output " + d.path() + "/a");
-  const CliRun bare = run_openge("run --model " + kDemo + " --input " + d.path() + "/x.npy --output " + d.path() + "/b");
+  const CliRun named =
+      run_openge("run --model " + kDemo + " --input image=" + d.path() + "/x.npy --output " + d.path() + "/a");
+  const CliRun bare =
+      run_openge("run --model " + kDemo + " --input " + d.path() + "/x.npy --output " + d.path() + "/b");
   ASSERT_EQ(named.code, 0) << named.err;
   ASSERT_EQ(bare.code, 0) << bare.err;
   EXPECT_FALSE(contains(bare.out, "random")) << bare.out;
@@ -46,9 +48,12 @@ TEST(RunFlags, RawBinInputEqualsTheNpy) {
   options::test::TempDir d;
   const Tensor x = demo_input();
   ASSERT_TRUE(write_npy(x, d.path() + "/x.npy").ok());
-  std::ofstream(d.path() + "/x.bin", std::ios::binary).write(static_cast<const char*>(x.raw()), static_cast<std::streamsize>(x.nbytes()));
-  const CliRun npy = run_openge("run --model " + kDemo + " --input " + d.path() + "/x.npy --output " + d.path() + "/a --outfmt NPY");
-  const CliRun bin = run_openge("run --model " + kDemo + " --input " + d.path() + "/x.bin --output " + d.path() + "/b --outfmt npy");
+  std::ofstream(d.path() + "/x.bin", std::ios::binary)
+      .write(static_cast<const char*>(x.raw()), static_cast<std::streamsize>(x.nbytes()));
+  const CliRun npy =
+      run_openge("run --model " + kDemo + " --input " + d.path() + "/x.npy --output " + d.path() + "/a --outfmt NPY");
+  const CliRun bin =
+      run_openge("run --model " + kDemo + " --input " + d.path() + "/x.bin --output " + d.path() + "/b --outfmt npy");
   ASSERT_EQ(npy.code, 0) << npy.err;
   ASSERT_EQ(bin.code, 0) << bin.err;
   EXPECT_EQ(read_file(d.path() + "/a/output_0.npy"), read_file(d.path() + "/b/output_0.npy"));

@@ -112,7 +112,9 @@ inline std::string counting_compiler(const std::string& dir) {
   {
     std::ofstream f(path);
     f << "#!/bin/sh\n"
-         "[ \"$1\" = --version ] || echo build >> '" << dir << "/cxx_runs.log'\n"
+         "[ \"$1\" = --version ] || echo build >> '"
+      << dir
+      << "/cxx_runs.log'\n"
          "exec g++ \"$@\"\n";
   }
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);

@@ -31,10 +31,14 @@ bool exists(const std::string& p) {
 // A kernel whose constructor writes `marker` when the object is loaded.
 KernelKey planted_key(const std::string& marker) {
   KernelKey k = probe_key("planted_probe", 5);
-  k.source = "#include <cstdio>\n"
-             "__attribute__((constructor)) static void planted() {\n"
-             "  if (FILE* f = std::fopen(\"" + marker + "\", \"w\")) std::fclose(f);\n"
-             "}\n" + k.source;
+  k.source =
+      "#include <cstdio>\n"
+      "__attribute__((constructor)) static void planted() {\n"
+      "  if (FILE* f = std::fopen(\"" +
+      marker +
+      "\", \"w\")) std::fclose(f);\n"
+      "}\n" +
+      k.source;
   return k;
 }
 

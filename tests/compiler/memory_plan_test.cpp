@@ -24,8 +24,8 @@ TEST(MemoryPlan, NeverOverlapsLiveBuffers) {
   const MemoryPlan plan = plan_memory(requests);
   for (size_t i = 0; i < requests.size(); ++i)
     for (size_t j = i + 1; j < requests.size(); ++j) {
-      const bool live_together = requests[i].first_step <= requests[j].last_step &&
-                                 requests[j].first_step <= requests[i].last_step;
+      const bool live_together =
+          requests[i].first_step <= requests[j].last_step && requests[j].first_step <= requests[i].last_step;
       if (live_together) {
         EXPECT_FALSE(overlaps(plan.offsets[i], requests[i].bytes, plan.offsets[j], requests[j].bytes)) << i << "," << j;
       }

@@ -39,7 +39,9 @@ std::string read_text(const std::string& path) {
 TEST(OpCompilerCache, OPT_op_compiler_cache_mode_2_WarmSecondCompileRunsNoCompilerAndGivesTheSameBits) {
   TempDir d;
   const std::string cxx = fused::counting_compiler(d.path());
-  auto cfg = [&] { return config({{"jit_compile", "true"}, {"op_compiler_cache_dir", d.path() + "/c"}}, {{"CXX", cxx}}); };
+  auto cfg = [&] {
+    return config({{"jit_compile", "true"}, {"op_compiler_cache_dir", d.path() + "/c"}}, {{"CXX", cxx}});
+  };
   auto cold = compile(one_group(), cfg());
   ASSERT_TRUE(cold);
   EXPECT_EQ(compiler_runs(d.path()), 1);
@@ -123,8 +125,9 @@ fused::Model same_kernel_twice() {
 TEST(OpCompilerCache, OPT_op_compiler_cache_mode_4_ForceRebuildsOncePerCompileNotOncePerProcess) {
   TempDir d;
   const std::string cxx = fused::counting_compiler(d.path());
-  auto force = config({{"jit_compile", "true"}, {"op_compiler_cache_mode", "force"}, {"op_compiler_cache_dir", d.path()}},
-                      {{"CXX", cxx}});
+  auto force =
+      config({{"jit_compile", "true"}, {"op_compiler_cache_mode", "force"}, {"op_compiler_cache_dir", d.path()}},
+             {{"CXX", cxx}});
   auto first = compile(same_kernel_twice(), force);
   ASSERT_TRUE(first);
   EXPECT_EQ(fused::fused_nodes(*first).size(), 2u);
@@ -144,13 +147,13 @@ TEST(OpCompilerCache, OPT_op_compiler_cache_mode_9_DebugSettingsBypassAWarmCache
   const std::string cache = d.path() + "/c";
   const std::string cfg_file = d.path() + "/debug.cfg";
   std::ofstream(cfg_file) << "op_debug_config = dump_bin\n";
-  ASSERT_TRUE(compile(one_group(), config({{"jit_compile", "true"}, {"op_compiler_cache_dir", cache}}, {{"CXX", cxx}})));
+  ASSERT_TRUE(
+      compile(one_group(), config({{"jit_compile", "true"}, {"op_compiler_cache_dir", cache}}, {{"CXX", cxx}})));
   ASSERT_EQ(compiler_runs(d.path()), 1);
   const std::string soc = soc_dir(cache + "/kernel_cache", *config({}));
   const int entries = count_files(soc, "");
-  const options::test::Flags debug_settings[] = {
-      {{"op_debug_level", "1"}, {"debug_dir", d.path() + "/level"}},
-      {{"op_debug_config", cfg_file}, {"debug_dir", d.path() + "/config"}}};
+  const options::test::Flags debug_settings[] = {{{"op_debug_level", "1"}, {"debug_dir", d.path() + "/level"}},
+                                                 {{"op_debug_config", cfg_file}, {"debug_dir", d.path() + "/config"}}};
   int expected_runs = 1;
   for (const auto& debug : debug_settings) {
     auto flags = debug;
@@ -184,7 +187,8 @@ TEST(OpCompilerCache, OPT_op_compiler_cache_dir_5_TheChainChoosesTheFolderAndThe
   EXPECT_FALSE(fs::exists(d.path() + "/home/atc_data")) << "$HOME is the last tier";
 
   // op_compiler_cache_dir wins: a cold cache there, the ASCEND_CACHE_PATH one left as it was.
-  ASSERT_TRUE(compile(one_group(), config({{"jit_compile", "true"}, {"op_compiler_cache_dir", d.path() + "/dir"}}, env)));
+  ASSERT_TRUE(
+      compile(one_group(), config({{"jit_compile", "true"}, {"op_compiler_cache_dir", d.path() + "/dir"}}, env)));
   EXPECT_EQ(compiler_runs(d.path()), 2);
   EXPECT_EQ(count_files(soc_dir(d.path() + "/dir/kernel_cache", *config({})), ".so"), 1);
   EXPECT_EQ(count_files(soc_dir(by_env, *config({})), ".so"), 1);

@@ -126,7 +126,8 @@ TEST(OnlineCompiler, GeneratedActivationsFollowTheImplModeAsTheReferenceKernelsD
   for (auto& step : spec.program.steps) step.impl_mode = "high_precision";
   const std::string precise = compiler::generate_eltwise_source(spec, {});
   EXPECT_EQ(precise.find("fast_"), std::string::npos) << precise;
-  for (const char* call : {"std::exp(-", "std::tanh(", "std::erf("}) EXPECT_NE(precise.find(call), std::string::npos) << call;
+  for (const char* call : {"std::exp(-", "std::tanh(", "std::erf("})
+    EXPECT_NE(precise.find(call), std::string::npos) << call;
   // Per step: a high_precision Tanh beside a default Sigmoid.
   spec.program.steps[0].impl_mode = "";
   const std::string mixed = compiler::generate_eltwise_source(spec, {});
@@ -159,7 +160,8 @@ TEST(OnlineCompiler, OPT_op_select_implmode_2_Compiles_HighPrecisionGroupGivesTh
 
 TEST(OnlineCompiler, AMissingCompilerIsOneErrorNamingItAndWhatToDo) {
   CompileOptions o;
-  o.config = config({{"jit_compile", "true"}, {"op_compiler_cache_mode", "disable"}}, {{"CXX", "/nonexistent/openge-cxx"}});
+  o.config =
+      config({{"jit_compile", "true"}, {"op_compiler_cache_mode", "disable"}}, {{"CXX", "/nonexistent/openge-cxx"}});
   Model m = two_groups();
   auto exe = compiler::compile(std::move(m.graph), m.input_shapes, o);
   ASSERT_FALSE(exe.ok());

@@ -21,7 +21,9 @@ using options::test::TempDir;
 
 class OpCacheFaults : public ::testing::Test {
  protected:
-  Result<OpCache> cache(CacheMode mode, CacheLimits limits = {}) { return OpCache::at(root, mode, "Ascend910B1", limits); }
+  Result<OpCache> cache(CacheMode mode, CacheLimits limits = {}) {
+    return OpCache::at(root, mode, "Ascend910B1", limits);
+  }
 
   TempDir d;
   std::string scratch = d.dir("scratch");
@@ -93,7 +95,9 @@ TEST_F(OpCacheFaults, CacheFault_DiskFullFailsCleanlyAndLeavesNothing) {
     ::close(report[0]);
     // Writes past 4 KB fail with EFBIG, as writes to a full disk fail with ENOSPC; g++ and the
     // linker inherit the limit, and the shared object is larger than that.
-    struct rlimit lim {4096, 4096};
+    struct rlimit lim {
+      4096, 4096
+    };
     ::signal(SIGXFSZ, SIG_IGN);
     ::setrlimit(RLIMIT_FSIZE, &lim);
     auto c = cache(CacheMode::kEnable);

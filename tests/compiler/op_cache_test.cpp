@@ -154,8 +154,8 @@ TEST_F(OpCacheTest, OPT_op_compiler_cache_dir_3_KernelCacheFolderWithOneFolderPe
   ASSERT_TRUE(env.ok()) << env.status().message();
   EXPECT_EQ(env->soc_dir(), d.path() + "/acp/kernel_cache_" + host + "/Ascend910");
 
-  auto home = cache_from({{"soc_version", "Ascend910"}, {"op_compiler_cache_mode", "force"}}, {{"HOME", d.path() + "/home"}},
-                         d.path());
+  auto home = cache_from({{"soc_version", "Ascend910"}, {"op_compiler_cache_mode", "force"}},
+                         {{"HOME", d.path() + "/home"}}, d.path());
   ASSERT_TRUE(home.ok()) << home.status().message();
   EXPECT_EQ(home->mode(), CacheMode::kForce);
   EXPECT_EQ(home->soc_dir(), d.path() + "/home/atc_data/kernel_cache_" + host + "/Ascend910");
@@ -192,7 +192,8 @@ TEST_F(OpCacheTest, OPT_op_compiler_cache_mode_15_LimitsIniThenEnvironmentThenDe
   auto later = cache_from({{"op_compiler_cache_dir", d.path() + "/b"}}, {{"ASCEND_MAX_OP_CACHE_SIZE", "9"}}, d.path());
   EXPECT_EQ(later->limits().max_bytes, int64_t{3} << 20);
 
-  d.file("c/kernel_cache/op_cache.ini", "[op_compiler_cache]\nascend_max_op_cache_size=7\nascend_remain_cache_size_ratio=80\n");
+  d.file("c/kernel_cache/op_cache.ini",
+         "[op_compiler_cache]\nascend_max_op_cache_size=7\nascend_remain_cache_size_ratio=80\n");
   auto hand = cache_from({{"op_compiler_cache_dir", d.path() + "/c"}}, {{"ASCEND_MAX_OP_CACHE_SIZE", "9"}}, d.path());
   EXPECT_EQ(hand->limits().max_bytes, int64_t{7} << 20);
   EXPECT_EQ(hand->limits().remain_ratio_percent, 80);
@@ -200,8 +201,8 @@ TEST_F(OpCacheTest, OPT_op_compiler_cache_mode_15_LimitsIniThenEnvironmentThenDe
 
 // A damaged entry is a logged miss with its reason, rebuilt and replaced; the log says each miss.
 TEST_F(OpCacheTest, CacheFault_TruncatedOrCorruptEntryIsLoggedAndRebuilt) {
-  auto log_options = options::test::build({}, {{"ASCEND_PROCESS_LOG_PATH", d.path() + "/log"}, {"ASCEND_GLOBAL_LOG_LEVEL", "1"}},
-                                          {}, false, d.path());
+  auto log_options = options::test::build(
+      {}, {{"ASCEND_PROCESS_LOG_PATH", d.path() + "/log"}, {"ASCEND_GLOBAL_LOG_LEVEL", "1"}}, {}, false, d.path());
   ASSERT_TRUE(log_options.options);
   logging::configure(*log_options.options);
   const KernelKey k = probe_key("probe_golden", 7);
@@ -243,9 +244,11 @@ TEST_F(OpCacheTest, CacheFault_TruncatedOrCorruptEntryIsLoggedAndRebuilt) {
   EXPECT_EQ(folder_problems(cache->soc_dir()), "");
   const std::string log = read_bytes(logging::current_log_file());
   logging::unconfigure();
-  for (const char* reason : {"not in cache", "entry truncated", "entry corrupt", "manifest corrupt", "entry incomplete"})
-    EXPECT_NE(log.find("compile cache miss: kernel probe_golden (" + k.digest().substr(0, 16) + ") is compiled: " + reason),
-              std::string::npos)
+  for (const char* reason :
+       {"not in cache", "entry truncated", "entry corrupt", "manifest corrupt", "entry incomplete"})
+    EXPECT_NE(
+        log.find("compile cache miss: kernel probe_golden (" + k.digest().substr(0, 16) + ") is compiled: " + reason),
+        std::string::npos)
         << reason;
   EXPECT_NE(log.find("cannot be used: entry truncated"), std::string::npos) << "a damaged entry is a warning";
 }

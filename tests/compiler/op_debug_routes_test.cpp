@@ -19,9 +19,9 @@ namespace fs = std::filesystem;
 using options::test::TempDir;
 
 struct Kept {
-  std::set<std::string> files;          // kernel_meta's files, the kernel name replaced by "K"
-  std::vector<std::string> flags;       // compileOptions of the kernel's .json
-  bool debug_sections = false;          // the binary holds .debug_info
+  std::set<std::string> files;     // kernel_meta's files, the kernel name replaced by "K"
+  std::vector<std::string> flags;  // compileOptions of the kernel's .json
+  bool debug_sections = false;     // the binary holds .debug_info
 };
 
 Kept compile_with(const TempDir& d, options::test::Flags flags) {

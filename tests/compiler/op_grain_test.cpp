@@ -55,9 +55,9 @@ void set_int(Node& n, const std::string& name, int64_t v) {
 
 TEST(OpGrain, EstimatesFollowTheTableWorkedOutByHand) {
   // Conv 3->16, 3x3, output 16x64x64: 65536 outputs x 27 MACs = 1769472 MACs, 1/16 cycle each.
-  EXPECT_EQ(cycles(node_of("Conv"), {known({1, 3, 128, 128}), known({16, 3, 3, 3}), known({16})},
-                   {known({1, 16, 64, 64})}),
-            110592);
+  EXPECT_EQ(
+      cycles(node_of("Conv"), {known({1, 3, 128, 128}), known({16, 3, 3, 3}), known({16})}, {known({1, 16, 64, 64})}),
+      110592);
   // MatMul [8,64] x [64,32]: 256 outputs x K 64 = 16384 MACs.
   EXPECT_EQ(cycles(node_of("MatMul"), {known({8, 64}), known({64, 32})}, {known({8, 32})}), 1024);
   // Gemm with transA: A is [K=64, M=8], so K is A's dim 0.
@@ -65,9 +65,9 @@ TEST(OpGrain, EstimatesFollowTheTableWorkedOutByHand) {
   set_int(gemm, "transA", 1);
   EXPECT_EQ(cycles(gemm, {known({64, 8}), known({64, 32})}, {known({8, 32})}), 1024);
   // LSTM, one step: batch 2 x (2 directions x 4 gates x 96) x (64 input + 96 hidden) MACs.
-  EXPECT_EQ(cycles(node_of("LSTM"), {known({10, 2, 64}), known({2, 384, 64}), known({2, 384, 96})},
-                   {known({10, 2, 2, 96})}),
-            2 * 768 * 160 / 16);
+  EXPECT_EQ(
+      cycles(node_of("LSTM"), {known({10, 2, 64}), known({2, 384, 64}), known({2, 384, 96})}, {known({10, 2, 2, 96})}),
+      2 * 768 * 160 / 16);
   // MaxPool 3x3 over 8x8 outputs: 1 cycle per window element.
   Node pool = node_of("MaxPool");
   set_ints(pool, "kernel_shape", {3, 3});
@@ -87,11 +87,9 @@ TEST(OpGrain, UnknownShapesAndOneThreadRunsKeepTheirSetting) {
   EXPECT_FALSE(runs_on_calling_thread(KernelRequest{add, 17, {known({4}), known({4})}, {known({4})}}, 1, kGrain));
   EXPECT_TRUE(runs_on_calling_thread(KernelRequest{add, 17, {known({4}), known({4})}, {known({4})}}, 2, kGrain));
   // A Conv of 115 million MACs keeps the team.
-  EXPECT_FALSE(runs_on_calling_thread(KernelRequest{node_of("Conv"),
-                                                    17,
-                                                    {known({1, 64, 56, 56}), known({64, 64, 3, 3})},
-                                                    {known({1, 64, 56, 56})}},
-                                      2, kGrain));
+  EXPECT_FALSE(runs_on_calling_thread(
+      KernelRequest{node_of("Conv"), 17, {known({1, 64, 56, 56}), known({64, 64, 3, 3})}, {known({1, 64, 56, 56})}}, 2,
+      kGrain));
 }
 
 // A graph built in code (passes/pass_test_util.h), at opset 17.

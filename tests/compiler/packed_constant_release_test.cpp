@@ -42,7 +42,8 @@ std::vector<double> expected_product(const Tensor& a, const Tensor& w) {
 void expect_product(const Tensor& y, const Tensor& a, const Tensor& w) {
   const auto want = expected_product(a, w);
   ASSERT_EQ(y.numel(), static_cast<int64_t>(want.size()));
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(y.data<float>()[i], want[i], 1e-3 * (1 + std::fabs(want[i]))) << i;
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(y.data<float>()[i], want[i], 1e-3 * (1 + std::fabs(want[i]))) << i;
 }
 
 // y = MatMul(a, w) with w an initializer; `rows` < 0 makes a's first dim symbolic. With
@@ -83,8 +84,10 @@ std::string matmul_model_bytes(int64_t rows, int64_t w_rows) {
   in->set_name("a");
   auto* tt = in->mutable_type()->mutable_tensor_type();
   tt->set_elem_type(onnx::TensorProto::FLOAT);
-  if (rows < 0) tt->mutable_shape()->add_dim()->set_dim_param("N");
-  else tt->mutable_shape()->add_dim()->set_dim_value(rows);
+  if (rows < 0)
+    tt->mutable_shape()->add_dim()->set_dim_param("N");
+  else
+    tt->mutable_shape()->add_dim()->set_dim_value(rows);
   tt->mutable_shape()->add_dim()->set_dim_value(kDepth);
   const Tensor w = ramp({w_rows, kCols}, 0.01f);
   auto* init = g->add_initializer();
@@ -102,7 +105,8 @@ std::string matmul_model_bytes(int64_t rows, int64_t w_rows) {
   return m.SerializeAsString();
 }
 
-Result<std::unique_ptr<Executable>> compile(Graph g, bool release, std::shared_ptr<const options::OptionSet> config = {}) {
+Result<std::unique_ptr<Executable>> compile(Graph g, bool release,
+                                            std::shared_ptr<const options::OptionSet> config = {}) {
   CompileOptions co;
   co.num_threads = 1;
   co.release_packed_constants = release;

@@ -55,7 +55,8 @@ TEST(CompareReport, IssueTen_9_PageHoldsPlotTableAndTheFirstOpOverTheThreshold) 
   EXPECT_EQ(html.find("only-in-B"), std::string::npos);
   EXPECT_NE(html.find("<tr id=r1 class=\"over first\">"), std::string::npos);
   EXPECT_NE(html.find("<tr id=r2 class=over>"), std::string::npos);
-  EXPECT_NE(html.find("<p id=verdict class=bad>First op over the threshold: <a href=\"#r1\">#2</a>"), std::string::npos);
+  EXPECT_NE(html.find("<p id=verdict class=bad>First op over the threshold: <a href=\"#r1\">#2</a>"),
+            std::string::npos);
   // Two panels (cosine, relative error), one point per output in each, those over in red.
   EXPECT_EQ(count(html, "<circle "), 6u);
   EXPECT_EQ(count(html, "class=\"pt over\""), 4u);
@@ -63,8 +64,9 @@ TEST(CompareReport, IssueTen_9_PageHoldsPlotTableAndTheFirstOpOverTheThreshold) 
   // Threshold 0.01 on the log axis 1e-3 .. 1e0: one third up from the bottom (264 + 180 * 2/3).
   EXPECT_NE(html.find("<line id=threshold class=threshold x1=\"80.00\" y1=\"384.00\""), std::string::npos) << html;
   // Op 2 of 3 sits in the middle of the x axis; the marker runs from the top panel to the bottom one.
-  EXPECT_NE(html.find("<g id=first-exceeding><line class=first x1=\"580.00\" y1=\"28.00\" x2=\"580.00\" y2=\"444.00\"/>"),
-            std::string::npos);
+  EXPECT_NE(
+      html.find("<g id=first-exceeding><line class=first x1=\"580.00\" y1=\"28.00\" x2=\"580.00\" y2=\"444.00\"/>"),
+      std::string::npos);
   // rel error 0.02: log10 = -1.69897, (3 - 1.69897) / 3 up the panel: y = 264 + 180 * 0.566323 = 365.94.
   EXPECT_NE(html.find("cx=\"580.00\" cy=\"365.94\""), std::string::npos);
   // Model names are text, never markup; nothing is fetched and nothing runs.

@@ -69,8 +69,8 @@ struct Capture : RunObserver {
 
 TEST(DataDump, OPT_dump_config_enable_dump_2_LayoutAndFileNames) {
   const std::string root = scratch_dir("layout");
-  const std::string dir = dump_demo({{"dump_config.enable_dump", "True"}, {"dump_config.dump_path", root},
-                                     {"device_id", "3"}});
+  const std::string dir =
+      dump_demo({{"dump_config.enable_dump", "True"}, {"dump_config.dump_path", root}, {"device_id", "3"}});
   ASSERT_FALSE(dir.empty());
   // <dump_path>/<YYYYmmddHHMMSS>/<device_id>/<model_name>/<model_id>/<iteration>/
   const fs::path session_dir(dir);
@@ -162,7 +162,8 @@ TEST(DataDump, OPT_dump_config_enable_dump_2_EveryOpRoundTripsToNpyByteForByte) 
     const size_t task = std::stoul(fields[2]);
     ASSERT_TRUE(capture.outputs.count(task)) << f;
     EXPECT_EQ(fields[1], capture.names[task]);
-    const auto npys = files_under(npy_dir, [&](const std::string& n) { return n.rfind(f.filename().string() + ".", 0) == 0; });
+    const auto npys =
+        files_under(npy_dir, [&](const std::string& n) { return n.rfind(f.filename().string() + ".", 0) == 0; });
     ASSERT_EQ(npys.size(), capture.outputs[task].size()) << f << ": output mode dumps every output, and only outputs";
     for (size_t o = 0; o < npys.size(); ++o) {
       const Tensor& want = capture.outputs[task][o];
@@ -173,7 +174,8 @@ TEST(DataDump, OPT_dump_config_enable_dump_2_EveryOpRoundTripsToNpyByteForByte) 
       ASSERT_TRUE(got.ok()) << got.status().message();
       ASSERT_EQ(got->dtype(), want.dtype());
       ASSERT_EQ(got->shape(), want.shape());
-      EXPECT_EQ(std::memcmp(got->raw(), want.raw(), want.nbytes()), 0) << npys[o] << " differs from the executor's tensor";
+      EXPECT_EQ(std::memcmp(got->raw(), want.raw(), want.nbytes()), 0)
+          << npys[o] << " differs from the executor's tensor";
       ++compared;
     }
   }

@@ -41,7 +41,7 @@ TEST(DumpCompare, IssueTen_9_FirstOpOverTheThresholdByHand) {
   EXPECT_EQ(r->only_in_b, 2);
   EXPECT_EQ(r->ops_only_in_a, std::vector<std::string>{"Neg 'only_in_a' (iteration 0)"});
   EXPECT_EQ(r->ops_only_in_b, (std::vector<std::string>{"Cast 'cast_added_first' (iteration 0)",
-                                                         "Cast 'cast_added_in_b' (iteration 0)"}));  // task order
+                                                        "Cast 'cast_added_in_b' (iteration 0)"}));  // task order
   EXPECT_EQ(r->rows[0].op_name, "first");
   EXPECT_EQ(r->rows[0].cosine, 1.0);
   EXPECT_EQ(r->rows[0].max_abs_error, 0.0);
@@ -57,8 +57,9 @@ TEST(DumpCompare, IssueTen_9_FirstOpOverTheThresholdByHand) {
   ASSERT_TRUE(loose.ok());
   EXPECT_FALSE(loose->first_exceeding.has_value());
   const std::string csv = comparison_csv(*r);
-  EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "Iteration,Op Name,Op Type,Task ID,Output,Shape,Cosine Similarity,Max Abs Error,Max Rel Error,Exceeds,Note");
+  EXPECT_EQ(
+      csv.substr(0, csv.find('\n')),
+      "Iteration,Op Name,Op Type,Task ID,Output,Shape,Cosine Similarity,Max Abs Error,Max Rel Error,Exceeds,Note");
   EXPECT_NE(csv.find("\n0,\"second\",\"MatMul\",1,0,\"2\","), std::string::npos) << csv;
 }
 

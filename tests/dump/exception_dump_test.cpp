@@ -22,9 +22,9 @@
 namespace openge::dump::testing {
 namespace {
 namespace fs = std::filesystem;
+using openge::test::options_from;
 using options::EnvMap;
 using options::test::TempDir;
-using openge::test::options_from;
 
 void add_input(onnx::GraphProto* g, const std::string& name, int elem_type, const Shape& shape) {
   auto* in = g->add_input();
@@ -125,7 +125,9 @@ std::vector<fs::path> files_in(const fs::path& dir) {
   return out;
 }
 
-bool private_folder(const fs::path& dir) { return (fs::status(dir).permissions() & fs::perms::all) == fs::perms::owner_all; }
+bool private_folder(const fs::path& dir) {
+  return (fs::status(dir).permissions() & fs::perms::all) == fs::perms::owner_all;
+}
 
 // The one dump file of the failed Gather in `device_dir`, checked against the run's inputs: the
 // data and indices byte for byte, and the output's dtype and shape as ONNX's Gather defines them.
@@ -169,8 +171,8 @@ class ExceptionDump : public ::testing::Test {
 TEST_F(ExceptionDump, NPU_10_NpuCollectPathIsTheFirstTierAndTurnsTheDumpOn) {
   // NPU_COLLECT_PATH alone switches it on (NPU-6) and wins over ASCEND_WORK_PATH (ENV-27).
   const fs::path collect = d.path() + "/collect";  // missing: created (NPU-4)
-  const Status st = run_bad_gather({{"NPU_COLLECT_PATH", collect.string()}, {"ASCEND_WORK_PATH", d.path() + "/work_path"}},
-                                   d.path());
+  const Status st =
+      run_bad_gather({{"NPU_COLLECT_PATH", collect.string()}, {"ASCEND_WORK_PATH", d.path() + "/work_path"}}, d.path());
   const fs::path device_dir = collect / "extra-info/data-dump/0";
   expect_gather_dump(device_dir);
   expect_error_names_op_and_file(st, device_dir);
@@ -250,8 +252,9 @@ TEST_F(ExceptionDump, NPU_13_L1LogsEachTensorLiteOnlyTheFile) {
 TEST_F(ExceptionDump, OPT_stream_sync_timeout_1_ExpiredRunNamesTheRunningOpAndDumpsIt) {
   const int64_t n = 1024;
   Tensor a(DType::kFloat32, {n, n}), b(DType::kFloat32, {n, n});
-  auto out = run_model(matmul_model(n),
-                       options_from({}, d.path(), {{"stream_sync_timeout", "1"}, {"enable_exception_dump", "2"}}), {a, b});
+  auto out =
+      run_model(matmul_model(n),
+                options_from({}, d.path(), {{"stream_sync_timeout", "1"}, {"enable_exception_dump", "2"}}), {a, b});
   ASSERT_FALSE(out.ok()) << "2 GFLOP cannot take under 1 ms";
   const std::string msg = out.status().message();
   EXPECT_NE(msg.find("stream_sync_timeout=1 ms expired while MatMul 'slow_matmul' (task 0 of 1) was running"),
@@ -261,8 +264,8 @@ TEST_F(ExceptionDump, OPT_stream_sync_timeout_1_ExpiredRunNamesTheRunningOpAndDu
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].filename().string().rfind("MatMul.slow_matmul.0.0.", 0), 0u);
   // The default (-1) never times out (MISC-17).
-  auto ok = run_model(matmul_model(64), options_from({}, d.path()), {Tensor(DType::kFloat32, {64, 64}),
-                                                                     Tensor(DType::kFloat32, {64, 64})});
+  auto ok = run_model(matmul_model(64), options_from({}, d.path()),
+                      {Tensor(DType::kFloat32, {64, 64}), Tensor(DType::kFloat32, {64, 64})});
   EXPECT_TRUE(ok.ok()) << ok.status().message();
 }
 

@@ -72,7 +72,8 @@ TEST(RegionFormats, DumpsHoldTheModelsNchwTensorsWhateverTheLayout) {
       // ones that end the same (pools, Concat, and convolutions read before any activation).
       if (op.rfind("Conv", 0) == 0) continue;
       double largest = 0;
-      for (int64_t i = 0; i < expected.numel(); ++i) largest = std::max(largest, std::fabs(double(expected.data<float>()[i])));
+      for (int64_t i = 0; i < expected.numel(); ++i)
+        largest = std::max(largest, std::fabs(double(expected.data<float>()[i])));
       EXPECT_LT(testing::max_abs_diff(actual, expected), 1e-5 * largest) << form << " " << op;
       ++compared;
     }
@@ -86,8 +87,9 @@ TEST(RegionFormats, OpSummaryNamesTheStoredFormat) {
        {std::pair{passes::Nc1hwc0Regions::kAlways, "NC1HWC0"}, std::pair{passes::Nc1hwc0Regions::kNever, "NHWC"}}) {
     auto exe = compile_cnn(setting);
     ASSERT_TRUE(exe);
-    auto cfg = profiling::profiler_config_from_json(R"({"task_trace":"on","aicpu":"on"})",
-                                                    profiling::testing::scratch_dir(std::string("formats_") + region_format));
+    auto cfg =
+        profiling::profiler_config_from_json(R"({"task_trace":"on","aicpu":"on"})",
+                                             profiling::testing::scratch_dir(std::string("formats_") + region_format));
     ASSERT_TRUE(cfg.ok()) << cfg.status().message();
     auto p = profiling::Profiler::create(cfg.value());
     ASSERT_TRUE(p.ok()) << p.status().message();

@@ -71,9 +71,10 @@ TEST(InitializerSplit, LoadsTheSameConstantsAsTheWholeParse) {
     ASSERT_GE(v, 0);
     const auto& constant = graph->values[static_cast<size_t>(v)].constant;
     ASSERT_TRUE(constant.has_value());
-    const std::string expected = init.has_raw_data() ? init.raw_data()
-                                                     : std::string(reinterpret_cast<const char*>(init.float_data().data()),
-                                                                   init.float_data_size() * sizeof(float));
+    const std::string expected = init.has_raw_data()
+                                     ? init.raw_data()
+                                     : std::string(reinterpret_cast<const char*>(init.float_data().data()),
+                                                   init.float_data_size() * sizeof(float));
     ASSERT_EQ(constant->nbytes(), expected.size()) << init.name();
     EXPECT_EQ(std::memcmp(constant->raw(), expected.data(), expected.size()), 0) << init.name();
   }
@@ -114,7 +115,8 @@ TEST(InitializerSplit, TruncatedOrCorruptBytesAreRefusedAsBefore) {
     EXPECT_FALSE(split_initializer_bytes(bytes.data(), cut).has_value()) << cut;
     auto graph = load_onnx_from_bytes(bytes.data(), cut, "cut.onnx");
     ASSERT_FALSE(graph.ok()) << cut;
-    EXPECT_NE(graph.status().message().find("not a valid ONNX protobuf"), std::string::npos) << graph.status().message();
+    EXPECT_NE(graph.status().message().find("not a valid ONNX protobuf"), std::string::npos)
+        << graph.status().message();
   }
   std::string zero_tag = bytes;
   zero_tag.append(2, '\0');

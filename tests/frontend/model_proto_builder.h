@@ -15,14 +15,17 @@ inline void add_float_input(onnx::GraphProto* g, const std::string& name, const 
   auto* tt = v->mutable_type()->mutable_tensor_type();
   tt->set_elem_type(onnx::TensorProto::FLOAT);
   for (int64_t d : dims) {
-    if (d < 0) tt->mutable_shape()->add_dim()->set_dim_param("N");
-    else tt->mutable_shape()->add_dim()->set_dim_value(d);
+    if (d < 0)
+      tt->mutable_shape()->add_dim()->set_dim_param("N");
+    else
+      tt->mutable_shape()->add_dim()->set_dim_value(d);
   }
 }
 
 // `value(i)` gives element i (float_data, the typed form).
 template <class ValueFn>
-void add_float_initializer(onnx::GraphProto* g, const std::string& name, const std::vector<int64_t>& dims, ValueFn&& value) {
+void add_float_initializer(onnx::GraphProto* g, const std::string& name, const std::vector<int64_t>& dims,
+                           ValueFn&& value) {
   auto* t = g->add_initializer();
   t->set_name(name);
   t->set_data_type(onnx::TensorProto::FLOAT);

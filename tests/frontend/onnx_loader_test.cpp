@@ -216,8 +216,13 @@ TEST(Loader, RejectsNegativeAndOverflowingDims) {
   z->add_dims(0);
   expect_error(load(zero), "overflow");
   auto input = tiny_model();
-  input.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(
-      int64_t{1} << 62);
+  input.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_value(int64_t{1} << 62);
   expect_error(load(input), "graph input 'x'");
 }
 
@@ -267,7 +272,6 @@ TEST(Loader, ReportsMissingFilesAndDirectories) {
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.status().message().find("directory"), std::string::npos);
 }
-
 
 TEST(Loader, RejectsAttributesTheOpDoesNotDefine) {
   auto m = tiny_model();

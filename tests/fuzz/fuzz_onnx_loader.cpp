@@ -43,8 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!graph.ok()) {
     // Every refusal must say which model it is about.
     if (graph.status().message().find(kSource) == std::string::npos) {
-      std::fprintf(stderr, "error message does not name the model: %s\n",
-                   graph.status().message().c_str());
+      std::fprintf(stderr, "error message does not name the model: %s\n", graph.status().message().c_str());
       std::abort();
     }
     return 0;

@@ -61,7 +61,7 @@ std::vector<Dump> dumps_in(const std::string& dir) {
     std::smatch m;
     const std::string file = e.path().filename().string();
     if (file.ends_with("_PrecisionReport.json")) continue;  // the precision report beside them
-    if (file == "fusion_result.json") continue;  // FE's statistics share the working directory (ENV-32)
+    if (file == "fusion_result.json") continue;             // FE's statistics share the working directory (ENV-32)
     EXPECT_TRUE(std::regex_match(file, m, name)) << "unexpected file " << file;
     if (m.empty()) continue;
     Dump& d = by_index[std::stoi(m[1])];
@@ -90,7 +90,9 @@ class GraphDump : public ::testing::Test {
 };
 
 TEST_F(GraphDump, ENV_24_Level1DumpsEveryStageInOrderWithGeNames) {
-  ASSERT_TRUE(run_demo({{"DUMP_GE_GRAPH", "1"}, {"DUMP_GRAPH_LEVEL", "1"}, {"DUMP_GRAPH_PATH", d.path() + "/g"}}, d.path()).ok());
+  ASSERT_TRUE(
+      run_demo({{"DUMP_GE_GRAPH", "1"}, {"DUMP_GRAPH_LEVEL", "1"}, {"DUMP_GRAPH_PATH", d.path() + "/g"}}, d.path())
+          .ok());
   const auto dumps = dumps_in(d.path() + "/g");
   const auto stages = stages_of(dumps);
   ASSERT_GE(stages.size(), 6u);
@@ -120,7 +122,9 @@ TEST_F(GraphDump, ENV_24_Level1DumpsEveryStageInOrderWithGeNames) {
 }
 
 TEST_F(GraphDump, ENV_24_DUMP_GE_GRAPH_1_TheLoadedGraphIsAValidOnnxModelWithItsWeights) {
-  ASSERT_TRUE(run_demo({{"DUMP_GE_GRAPH", "1"}, {"DUMP_GRAPH_LEVEL", "4"}, {"DUMP_GRAPH_PATH", d.path() + "/g"}}, d.path()).ok());
+  ASSERT_TRUE(
+      run_demo({{"DUMP_GE_GRAPH", "1"}, {"DUMP_GRAPH_LEVEL", "4"}, {"DUMP_GRAPH_PATH", d.path() + "/g"}}, d.path())
+          .ok());
   const auto dumps = dumps_in(d.path() + "/g");
   ASSERT_EQ(stages_of(dumps), std::vector<std::string>{"PreRunBegin"}) << "level 4: the loaded graph only";
   onnx::ModelProto dumped = read_model(dumps[0].onnx);
@@ -140,7 +144,9 @@ TEST_F(GraphDump, ENV_24_DUMP_GE_GRAPH_1_TheLoadedGraphIsAValidOnnxModelWithItsW
 }
 
 TEST_F(GraphDump, ENV_24_DUMP_GE_GRAPH_2_WeightsWithoutData) {
-  ASSERT_TRUE(run_demo({{"DUMP_GE_GRAPH", "2"}, {"DUMP_GRAPH_LEVEL", "4"}, {"DUMP_GRAPH_PATH", d.path() + "/g"}}, d.path()).ok());
+  ASSERT_TRUE(
+      run_demo({{"DUMP_GE_GRAPH", "2"}, {"DUMP_GRAPH_LEVEL", "4"}, {"DUMP_GRAPH_PATH", d.path() + "/g"}}, d.path())
+          .ok());
   const auto dumps = dumps_in(d.path() + "/g");
   ASSERT_EQ(dumps.size(), 1u);
   const onnx::ModelProto dumped = read_model(dumps[0].onnx);
@@ -158,7 +164,9 @@ TEST_F(GraphDump, ENV_24_DUMP_GE_GRAPH_2_WeightsWithoutData) {
 }
 
 TEST_F(GraphDump, ENV_24_DUMP_GE_GRAPH_3_NodesAndEdgesOnly) {
-  ASSERT_TRUE(run_demo({{"DUMP_GE_GRAPH", "3"}, {"DUMP_GRAPH_LEVEL", "3"}, {"DUMP_GRAPH_PATH", d.path() + "/g"}}, d.path()).ok());
+  ASSERT_TRUE(
+      run_demo({{"DUMP_GE_GRAPH", "3"}, {"DUMP_GRAPH_LEVEL", "3"}, {"DUMP_GRAPH_PATH", d.path() + "/g"}}, d.path())
+          .ok());
   const auto dumps = dumps_in(d.path() + "/g");
   ASSERT_EQ(stages_of(dumps), std::vector<std::string>{"Build"}) << "level 3: the built graph only";
   const onnx::ModelProto dumped = read_model(dumps[0].onnx);
@@ -170,10 +178,13 @@ TEST_F(GraphDump, ENV_24_DUMP_GE_GRAPH_3_NodesAndEdgesOnly) {
 
 TEST_F(GraphDump, ENV_24_DefaultLevel2DumpsTheSameStagesAsLevel1) {
   ASSERT_TRUE(run_demo({{"DUMP_GE_GRAPH", "3"}, {"DUMP_GRAPH_PATH", d.path() + "/two"}}, d.path()).ok());
-  ASSERT_TRUE(run_demo({{"DUMP_GE_GRAPH", "3"}, {"DUMP_GRAPH_LEVEL", "1"}, {"DUMP_GRAPH_PATH", d.path() + "/one"}}, d.path()).ok());
+  ASSERT_TRUE(
+      run_demo({{"DUMP_GE_GRAPH", "3"}, {"DUMP_GRAPH_LEVEL", "1"}, {"DUMP_GRAPH_PATH", d.path() + "/one"}}, d.path())
+          .ok());
   const auto two = stages_of(dumps_in(d.path() + "/two"));
   EXPECT_FALSE(two.empty());
-  EXPECT_EQ(two, stages_of(dumps_in(d.path() + "/one"))) << "no stage of OpenGE is a partition, subgraph or AI CPU stage";
+  EXPECT_EQ(two, stages_of(dumps_in(d.path() + "/one")))
+      << "no stage of OpenGE is a partition, subgraph or AI CPU stage";
 }
 
 TEST_F(GraphDump, ENV_24_NothingWithoutDumpGeGraph) {
@@ -188,12 +199,14 @@ TEST_F(GraphDump, ENV_25_FolderChain) {
     for (const auto& kv : base) extra.insert(kv);
     return extra;
   };
-  ASSERT_TRUE(run_demo(with({{"DUMP_GRAPH_PATH", d.path() + "/p"}, {"NPU_COLLECT_PATH", d.path() + "/c"},
+  ASSERT_TRUE(run_demo(with({{"DUMP_GRAPH_PATH", d.path() + "/p"},
+                             {"NPU_COLLECT_PATH", d.path() + "/c"},
                              {"ASCEND_WORK_PATH", d.path() + "/w"}}),
                        d.path())
                   .ok());
   EXPECT_EQ(dumps_in(d.path() + "/p").size(), 1u) << "DUMP_GRAPH_PATH first";
-  ASSERT_TRUE(run_demo(with({{"NPU_COLLECT_PATH", d.path() + "/c"}, {"ASCEND_WORK_PATH", d.path() + "/w"}}), d.path()).ok());
+  ASSERT_TRUE(
+      run_demo(with({{"NPU_COLLECT_PATH", d.path() + "/c"}, {"ASCEND_WORK_PATH", d.path() + "/w"}}), d.path()).ok());
   EXPECT_EQ(dumps_in(d.path() + "/c/" + pid_dev).size(), 1u) << "then NPU_COLLECT_PATH/${pid}_${device_id} (AMB-41)";
   ASSERT_TRUE(run_demo(with({{"ASCEND_WORK_PATH", d.path() + "/w"}}), d.path()).ok());
   EXPECT_EQ(dumps_in(d.path() + "/w/" + pid_dev).size(), 1u) << "then ASCEND_WORK_PATH/${pid}_${device_id}";
@@ -222,7 +235,8 @@ TEST_F(GraphDump, ENV_25_AConcurrentProcessDumpsIntoItsOwnSubfolder) {
   char ok = 0;
   ASSERT_EQ(::read(ready[0], &ok, 1), 1);
   ASSERT_EQ(ok, '1') << "the child could not claim a free folder";
-  const Status st = run_demo({{"DUMP_GE_GRAPH", "3"}, {"DUMP_GRAPH_LEVEL", "3"}, {"DUMP_GRAPH_PATH", shared}}, d.path());
+  const Status st =
+      run_demo({{"DUMP_GE_GRAPH", "3"}, {"DUMP_GRAPH_LEVEL", "3"}, {"DUMP_GRAPH_PATH", shared}}, d.path());
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
   ::close(ready[0]);
@@ -248,7 +262,8 @@ TEST_F(GraphDump, ENV_24_ValuesAreValidated) {
   for (const char* bad : {"4", "x"})
     EXPECT_TRUE(options::test::has_error(options::test::build({}, {{"DUMP_GE_GRAPH", bad}}), "DUMP_GE_GRAPH")) << bad;
   for (const char* bad : {"0", "5"})
-    EXPECT_TRUE(options::test::has_error(options::test::build({}, {{"DUMP_GRAPH_LEVEL", bad}}), "DUMP_GRAPH_LEVEL")) << bad;
+    EXPECT_TRUE(options::test::has_error(options::test::build({}, {{"DUMP_GRAPH_LEVEL", bad}}), "DUMP_GRAPH_LEVEL"))
+        << bad;
 }
 
 }  // namespace

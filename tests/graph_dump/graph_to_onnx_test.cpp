@@ -54,7 +54,8 @@ TEST(GraphToOnnx, ENV_24_ImportsTheTrainingDomainAtItsRegisteredVersion) {
 
 TEST(GraphToOnnx, ENV_24_ImportsOpenGEsOwnDomainOnceAndNothingForDefaultOps) {
   onnx::ModelProto m;
-  graph_to_onnx(graph_with({{"FusedConv", "openge"}, {"Relu", ""}, {"FusedElementwise", "openge"}}), Detail::kMinimal, m);
+  graph_to_onnx(graph_with({{"FusedConv", "openge"}, {"Relu", ""}, {"FusedElementwise", "openge"}}), Detail::kMinimal,
+                m);
   const auto imports = imports_of(m);
   EXPECT_EQ(m.opset_import_size(), 2);
   ASSERT_TRUE(imports.count("openge"));

@@ -41,8 +41,8 @@ std::string bytes_of(std::initializer_list<T> values) {
 Result<Tensor> parse(const std::string& file) { return read_npy_from_bytes(file.data(), file.size(), "x.npy"); }
 
 TEST(Npy, ReadsAFloatMatrix) {
-  auto t = parse(npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
-                        bytes_of<float>({1, 2, 3, 4, 5, 6.5f})));
+  auto t = parse(
+      npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", bytes_of<float>({1, 2, 3, 4, 5, 6.5f})));
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ(t->dtype(), DType::kFloat32);
   EXPECT_EQ(t->shape(), (Shape{2, 3}));
@@ -80,8 +80,8 @@ TEST(Npy, AcceptsKeysInAnyOrderAndDoubleQuotesAndVersion2) {
 
 TEST(Npy, NegativeDimensionIsAnErrorNotAFlippedSign) {
   // The old reader matched digits only and read (-2, 3) as (2, 3).
-  auto t = parse(npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (-2, 3), }",
-                        bytes_of<float>({1, 2, 3, 4, 5, 6})));
+  auto t = parse(
+      npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (-2, 3), }", bytes_of<float>({1, 2, 3, 4, 5, 6})));
   ASSERT_FALSE(t.ok());
   EXPECT_TRUE(contains(t.status().message(), "negative dimension -2")) << t.status().message();
   EXPECT_TRUE(contains(t.status().message(), "x.npy")) << t.status().message();
@@ -98,9 +98,9 @@ TEST(Npy, MalformedShapesAreErrors) {
 TEST(Npy, HeaderProblemsAreErrors) {
   const std::string data(16, '\0');
   EXPECT_FALSE(parse("not a npy file").ok());
-  EXPECT_FALSE(parse(npy_v1("{'fortran_order': False, 'shape': (2,), }", data)).ok());               // no descr
-  EXPECT_FALSE(parse(npy_v1("{'descr': '<f4', 'shape': (2,), }", data)).ok());                       // no order
-  EXPECT_FALSE(parse(npy_v1("{'descr': '<f4', 'fortran_order': False, }", data)).ok());              // no shape
+  EXPECT_FALSE(parse(npy_v1("{'fortran_order': False, 'shape': (2,), }", data)).ok());   // no descr
+  EXPECT_FALSE(parse(npy_v1("{'descr': '<f4', 'shape': (2,), }", data)).ok());           // no order
+  EXPECT_FALSE(parse(npy_v1("{'descr': '<f4', 'fortran_order': False, }", data)).ok());  // no shape
   EXPECT_FALSE(parse(npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", data)).ok());
   EXPECT_FALSE(parse(npy_v1("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", data)).ok());
   EXPECT_FALSE(parse(npy_v1("{'descr': '<f4, 'fortran_order': False, 'shape': (2,), }", data)).ok());

@@ -58,8 +58,10 @@ Status status_of(const R& r) {
 TEST(SpecialFileReaders, InputTensorsAndDumpFilesThatAreFifosAreRefusedAtOnce) {
   TempDir d;
   const std::string npy = make_fifo(d, "x.npy"), pb = make_fifo(d, "x.pb"), dump = make_fifo(d, "Add.add.1.0.1");
-  EXPECT_NE(refused_quickly(npy, [&] { return status_of(read_npy(npy)); }).find("not a regular file"), std::string::npos);
-  EXPECT_NE(refused_quickly(pb, [&] { return status_of(read_tensor_pb(pb)); }).find("not a regular file"), std::string::npos);
+  EXPECT_NE(refused_quickly(npy, [&] { return status_of(read_npy(npy)); }).find("not a regular file"),
+            std::string::npos);
+  EXPECT_NE(refused_quickly(pb, [&] { return status_of(read_tensor_pb(pb)); }).find("not a regular file"),
+            std::string::npos);
   EXPECT_NE(refused_quickly(dump, [&] { return status_of(dump::read_dump_file(dump)); }).find("not a regular file"),
             std::string::npos);
 }

@@ -121,8 +121,7 @@ TEST(TensorProto, ExternalDataOutsideTheFolderIsRefused) {
 }
 
 TEST(TensorProto, FileRoundTripThroughWriteAndRead) {
-  const std::string path =
-      (fs::temp_directory_path() / ("openge_tp_" + std::to_string(::getpid()) + ".pb")).string();
+  const std::string path = (fs::temp_directory_path() / ("openge_tp_" + std::to_string(::getpid()) + ".pb")).string();
   Tensor t(DType::kFloat64, {3});
   for (int i = 0; i < 3; ++i) t.data<double>()[i] = 0.25 * i - 1;
   ASSERT_TRUE(write_tensor_pb(t, "out", path).ok());

@@ -107,14 +107,17 @@ TEST(BilinearResizeKernel, LeavesOtherFormsToTheReferenceKernel) {
   const Tensor sizes = int64s({1, 2, 8, 8});
   const Shape out{1, 2, 8, 8};
   const std::vector<const Tensor*> in{&x, nullptr, nullptr, &sizes};
-  EXPECT_EQ(make_kernel(resize_node("half_pixel", "nearest"), in, {false, true, true, true}, DType::kFloat32, out), nullptr);
-  EXPECT_EQ(make_kernel(resize_node("half_pixel", "cubic"), in, {false, true, true, true}, DType::kFloat32, out), nullptr);
+  EXPECT_EQ(make_kernel(resize_node("half_pixel", "nearest"), in, {false, true, true, true}, DType::kFloat32, out),
+            nullptr);
+  EXPECT_EQ(make_kernel(resize_node("half_pixel", "cubic"), in, {false, true, true, true}, DType::kFloat32, out),
+            nullptr);
   // sizes known only at run time
   EXPECT_EQ(make_kernel(resize_node("half_pixel"), in, {false, true, true, false}, DType::kFloat32, out), nullptr);
   // three dims resized
   const Tensor sizes3 = int64s({1, 4, 8, 8});
   const std::vector<const Tensor*> in3{&x, nullptr, nullptr, &sizes3};
-  EXPECT_EQ(make_kernel(resize_node("half_pixel"), in3, {false, true, true, true}, DType::kFloat32, {1, 4, 8, 8}), nullptr);
+  EXPECT_EQ(make_kernel(resize_node("half_pixel"), in3, {false, true, true, true}, DType::kFloat32, {1, 4, 8, 8}),
+            nullptr);
 }
 
 }  // namespace

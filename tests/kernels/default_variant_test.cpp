@@ -31,11 +31,11 @@ KernelVariant default_for(const ConvCase& c, const std::string& impl_mode = "") 
   n.attrs = testing::ints_attr("strides", {c.stride, c.stride},
                                testing::ints_attr("pads", {pad, pad, pad, pad}, testing::int_attr("group", c.group)));
   const int64_t out_size = c.size / c.stride;
-  return default_variant(KernelRequest{n,
-                                       17,
-                                       {known({1, c.in_channels, c.size, c.size}),
-                                        known({c.out_channels, c.in_channels / c.group, c.kernel, c.kernel})},
-                                       {known({1, c.out_channels, out_size, out_size})}});
+  return default_variant(KernelRequest{
+      n,
+      17,
+      {known({1, c.in_channels, c.size, c.size}), known({c.out_channels, c.in_channels / c.group, c.kernel, c.kernel})},
+      {known({1, c.out_channels, out_size, out_size})}});
 }
 
 bool winograd(const KernelVariant& v) {

@@ -38,7 +38,8 @@ inline std::unique_ptr<CompiledKernel> make_kernel(const Node& node, const std::
                                                    const std::vector<bool>& constant, DType out_dtype,
                                                    const Shape& out_shape) {
   KernelRequest req{node, 17, {}, {}};
-  for (size_t i = 0; i < inputs.size(); ++i) req.inputs.push_back(info_of(inputs[i], i < constant.size() && constant[i]));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    req.inputs.push_back(info_of(inputs[i], i < constant.size() && constant[i]));
   req.outputs.push_back(ValueInfo{out_dtype, true, out_shape, nullptr});
   auto k = make_aicore_kernel(req);
   EXPECT_TRUE(k.ok()) << k.status().message();
@@ -99,9 +100,9 @@ inline double max_rel_diff(const Tensor& a, const Tensor& b) {
 }
 
 inline bool bitwise_equal(const Tensor& a, const Tensor& b) {
-  return a.nbytes() == b.nbytes() && std::equal(static_cast<const char*>(a.raw()),
-                                                static_cast<const char*>(a.raw()) + a.nbytes(),
-                                                static_cast<const char*>(b.raw()));
+  return a.nbytes() == b.nbytes() &&
+         std::equal(static_cast<const char*>(a.raw()), static_cast<const char*>(a.raw()) + a.nbytes(),
+                    static_cast<const char*>(b.raw()));
 }
 
 // NCHW <-> NHWC copies for checking channels-last kernels against plain ones.
@@ -112,7 +113,8 @@ inline Tensor to_nhwc(const Tensor& t) {
     for (int64_t c = 0; c < s[1]; ++c)
       for (int64_t h = 0; h < s[2]; ++h)
         for (int64_t w = 0; w < s[3]; ++w)
-          o.data<float>()[((n * s[2] + h) * s[3] + w) * s[1] + c] = t.data<float>()[((n * s[1] + c) * s[2] + h) * s[3] + w];
+          o.data<float>()[((n * s[2] + h) * s[3] + w) * s[1] + c] =
+              t.data<float>()[((n * s[1] + c) * s[2] + h) * s[3] + w];
   return o;
 }
 inline Tensor to_nchw(const Tensor& t) {
@@ -122,7 +124,8 @@ inline Tensor to_nchw(const Tensor& t) {
     for (int64_t h = 0; h < s[1]; ++h)
       for (int64_t w = 0; w < s[2]; ++w)
         for (int64_t c = 0; c < s[3]; ++c)
-          o.data<float>()[((n * s[3] + c) * s[1] + h) * s[2] + w] = t.data<float>()[((n * s[1] + h) * s[2] + w) * s[3] + c];
+          o.data<float>()[((n * s[3] + c) * s[1] + h) * s[2] + w] =
+              t.data<float>()[((n * s[1] + h) * s[2] + w) * s[3] + c];
   return o;
 }
 

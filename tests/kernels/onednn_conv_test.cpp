@@ -60,14 +60,14 @@ TEST_P(OneDnnConvTest, MatchesReferenceConv) {
 INSTANTIATE_TEST_SUITE_P(
     Shapes, OneDnnConvTest,
     ::testing::Values(ConvCase{1, 8, 10, 10, 16, 3, 3, 1, 1, 1, {1, 1, 1, 1}, "", true},    // 3x3 same
-                      ConvCase{2, 16, 9, 11, 8, 3, 3, 2, 1, 1, {1, 1, 1, 1}, "", true},    // strided, odd size
-                      ConvCase{1, 32, 7, 7, 64, 1, 1, 1, 1, 1, {}, "", false},             // 1x1, no bias
-                      ConvCase{1, 3, 20, 20, 8, 7, 7, 2, 1, 1, {3, 3, 3, 3}, "", true},    // stem
-                      ConvCase{1, 24, 12, 12, 24, 3, 3, 1, 1, 24, {1, 1, 1, 1}, "", true}, // depthwise
-                      ConvCase{1, 24, 12, 12, 24, 3, 3, 2, 1, 24, {1, 1, 1, 1}, "", true}, // depthwise s2
-                      ConvCase{1, 8, 10, 10, 12, 3, 3, 1, 1, 2, {0, 1, 2, 0}, "", true},   // groups, asym pads
-                      ConvCase{1, 4, 13, 13, 6, 3, 3, 1, 2, 1, {2, 2, 2, 2}, "", true},    // dilation
-                      ConvCase{1, 4, 9, 8, 6, 4, 3, 2, 1, 1, {}, "SAME_UPPER", true},      // auto_pad
+                      ConvCase{2, 16, 9, 11, 8, 3, 3, 2, 1, 1, {1, 1, 1, 1}, "", true},     // strided, odd size
+                      ConvCase{1, 32, 7, 7, 64, 1, 1, 1, 1, 1, {}, "", false},              // 1x1, no bias
+                      ConvCase{1, 3, 20, 20, 8, 7, 7, 2, 1, 1, {3, 3, 3, 3}, "", true},     // stem
+                      ConvCase{1, 24, 12, 12, 24, 3, 3, 1, 1, 24, {1, 1, 1, 1}, "", true},  // depthwise
+                      ConvCase{1, 24, 12, 12, 24, 3, 3, 2, 1, 24, {1, 1, 1, 1}, "", true},  // depthwise s2
+                      ConvCase{1, 8, 10, 10, 12, 3, 3, 1, 1, 2, {0, 1, 2, 0}, "", true},    // groups, asym pads
+                      ConvCase{1, 4, 13, 13, 6, 3, 3, 1, 2, 1, {2, 2, 2, 2}, "", true},     // dilation
+                      ConvCase{1, 4, 9, 8, 6, 4, 3, 2, 1, 1, {}, "SAME_UPPER", true},       // auto_pad
                       ConvCase{1, 4, 9, 8, 6, 4, 3, 2, 1, 1, {}, "SAME_LOWER", false},
                       ConvCase{1, 4, 9, 8, 6, 3, 3, 2, 1, 1, {}, "VALID", true}));
 

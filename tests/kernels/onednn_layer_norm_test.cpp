@@ -29,15 +29,15 @@ TEST(OneDnnLayerNorm, MatchesTheReferenceOnTheLastAxisAndAnEarlierOne) {
     Shape normalized;
     bool constant_params;
   };
-  for (const Case& c : {Case{{1, 197, 384}, -1, {384}, true}, Case{{2, 8, 6, 5}, 2, {6, 5}, false},
-                        Case{{4, 64}, 1, {64}, true}}) {
+  for (const Case& c :
+       {Case{{1, 197, 384}, -1, {384}, true}, Case{{2, 8, 6, 5}, 2, {6, 5}, false}, Case{{4, 64}, 1, {64}, true}}) {
     const Tensor x = random_tensor(c.x, 1);
     Tensor scale = random_tensor(c.normalized, 2), bias = random_tensor(c.normalized, 3);
     // Rows with a large offset: a one-pass variance in float32 would lose them.
     for (int64_t i = 0; i < x.numel(); i += 7) const_cast<float*>(x.data<float>())[i] += 50.0f;
     const Node node = layer_norm(c.axis);
-    auto kernel = make_kernel(node, {&x, &scale, &bias}, {false, c.constant_params, c.constant_params},
-                              DType::kFloat32, c.x);
+    auto kernel =
+        make_kernel(node, {&x, &scale, &bias}, {false, c.constant_params, c.constant_params}, DType::kFloat32, c.x);
     ASSERT_NE(kernel, nullptr) << shape_to_string(c.x);
     EXPECT_EQ(kernel->engine(), Engine::kAiCore);
     const Tensor got = run_kernel(*kernel, node, {&x, &scale, &bias}, DType::kFloat32, c.x);

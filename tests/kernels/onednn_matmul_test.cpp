@@ -79,13 +79,13 @@ TEST_P(OneDnnMatMulTest, MatchesNaiveProduct) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, OneDnnMatMulTest,
-                         ::testing::Values(MatMulCase{{7, 16}, {16, 5}, true},            // 2-D, packed weights
-                                           MatMulCase{{2, 9, 32}, {32, 24}, true},        // batch folded into M
-                                           MatMulCase{{2, 9, 32}, {32, 24}, false},       // dynamic weights
-                                           MatMulCase{{2, 3, 5, 8}, {2, 3, 8, 6}, false}, // attention-style
-                                           MatMulCase{{1, 3, 5, 8}, {2, 1, 8, 6}, false}, // broadcast batches
-                                           MatMulCase{{4, 5, 8}, {8, 6}, false},          // rank mismatch
-                                           MatMulCase{{3, 5, 8}, {3, 8, 6}, true}));      // batched constant
+                         ::testing::Values(MatMulCase{{7, 16}, {16, 5}, true},             // 2-D, packed weights
+                                           MatMulCase{{2, 9, 32}, {32, 24}, true},         // batch folded into M
+                                           MatMulCase{{2, 9, 32}, {32, 24}, false},        // dynamic weights
+                                           MatMulCase{{2, 3, 5, 8}, {2, 3, 8, 6}, false},  // attention-style
+                                           MatMulCase{{1, 3, 5, 8}, {2, 1, 8, 6}, false},  // broadcast batches
+                                           MatMulCase{{4, 5, 8}, {8, 6}, false},           // rank mismatch
+                                           MatMulCase{{3, 5, 8}, {3, 8, 6}, true}));       // batched constant
 
 TEST(OneDnnFusedMatMul, BiasResidualActivation) {
   Tensor a = random_tensor({2, 6, 16}, 1), b = random_tensor({16, 12}, 2);
@@ -122,8 +122,8 @@ struct GemmCase {
   bool b_constant;
 };
 void PrintTo(const GemmCase& g, std::ostream* os) {
-  *os << g.m << "x" << g.k << "x" << g.n << (g.trans_a ? " tA" : "") << (g.trans_b ? " tB" : "") << " alpha "
-      << g.alpha << " beta " << g.beta << " C " << shape_to_string(g.c) << (g.b_constant ? " const B" : "");
+  *os << g.m << "x" << g.k << "x" << g.n << (g.trans_a ? " tA" : "") << (g.trans_b ? " tB" : "") << " alpha " << g.alpha
+      << " beta " << g.beta << " C " << shape_to_string(g.c) << (g.b_constant ? " const B" : "");
 }
 
 class OneDnnGemmTest : public ::testing::TestWithParam<GemmCase> {};
@@ -156,7 +156,7 @@ TEST_P(OneDnnGemmTest, MatchesNaiveGemm) {
 
 INSTANTIATE_TEST_SUITE_P(Forms, OneDnnGemmTest,
                          ::testing::Values(GemmCase{4, 8, 6, false, false, 1, 1, {6}, true},
-                                           GemmCase{4, 8, 6, false, true, 1, 1, {1, 6}, true},   // Linear
+                                           GemmCase{4, 8, 6, false, true, 1, 1, {1, 6}, true},  // Linear
                                            GemmCase{4, 8, 6, true, false, 1, 1, {}, false},
                                            GemmCase{4, 8, 6, true, true, 2.0f, 0.5f, {6}, true},
                                            GemmCase{4, 8, 6, false, true, 1, 0.5f, {4, 6}, false},
@@ -174,7 +174,8 @@ TEST(OneDnnMatMul, ConcurrentRunsAgree) {
   std::vector<std::thread> threads;
   for (size_t i = 0; i < as.size(); ++i)
     threads.emplace_back([&, i] {
-      for (int rep = 0; rep < 10; ++rep) parallel[i] = run_kernel(*kernel, node, {&as[i], &b}, DType::kFloat32, {32, 48});
+      for (int rep = 0; rep < 10; ++rep)
+        parallel[i] = run_kernel(*kernel, node, {&as[i], &b}, DType::kFloat32, {32, 48});
     });
   for (auto& t : threads) t.join();
   for (size_t i = 0; i < as.size(); ++i) EXPECT_TRUE(bitwise_equal(serial[i], parallel[i]));

@@ -51,7 +51,8 @@ Diff compare(const Tensor& a, const Tensor& b) {
 
 // The AI Core kernel of `node` (every input but the first constant) against the reference output:
 // identical, element for element.
-void expect_int8_kernel_matches(const Node& node, const std::vector<const Tensor*>& in, const Tensor& expected, int y_zp) {
+void expect_int8_kernel_matches(const Node& node, const std::vector<const Tensor*>& in, const Tensor& expected,
+                                int y_zp) {
   std::vector<bool> constant(in.size(), true);
   constant[0] = false;
   auto kernel = make_kernel(node, in, constant, expected.dtype(), expected.shape());
@@ -109,13 +110,14 @@ TEST_P(QLinearConvKernelTest, Int8PrimitiveMatchesReferenceQLinearConv) {
 INSTANTIATE_TEST_SUITE_P(
     Forms, QLinearConvKernelTest,
     ::testing::Values(
-        QConvCase{1, 16, 10, 10, 32, 3, 1, 1, 1, DType::kUInt8, DType::kUInt8, 128, 0, true, true},   // u8s8, per-channel
-        QConvCase{2, 8, 9, 11, 16, 3, 2, 1, 1, DType::kUInt8, DType::kInt8, 7, 0, false, false},      // strided, odd
-        QConvCase{1, 32, 7, 7, 64, 1, 1, 0, 1, DType::kInt8, DType::kInt8, -5, 0, true, true},        // s8s8 1x1
-        QConvCase{1, 3, 20, 20, 8, 7, 2, 3, 1, DType::kUInt8, DType::kUInt8, 0, 0, true, true},       // stem
-        QConvCase{1, 24, 12, 12, 24, 3, 1, 1, 24, DType::kUInt8, DType::kUInt8, 100, 0, true, true},  // depthwise
-        QConvCase{1, 8, 10, 10, 12, 3, 1, 1, 2, DType::kInt8, DType::kUInt8, 3, 0, true, false},      // groups
-        QConvCase{1, 16, 10, 10, 32, 3, 1, 1, 1, DType::kUInt8, DType::kUInt8, 128, 117, true, true}, // output zp
+        QConvCase{1, 16, 10, 10, 32, 3, 1, 1, 1, DType::kUInt8, DType::kUInt8, 128, 0, true,
+                  true},                                                                          // u8s8, per-channel
+        QConvCase{2, 8, 9, 11, 16, 3, 2, 1, 1, DType::kUInt8, DType::kInt8, 7, 0, false, false},  // strided, odd
+        QConvCase{1, 32, 7, 7, 64, 1, 1, 0, 1, DType::kInt8, DType::kInt8, -5, 0, true, true},    // s8s8 1x1
+        QConvCase{1, 3, 20, 20, 8, 7, 2, 3, 1, DType::kUInt8, DType::kUInt8, 0, 0, true, true},   // stem
+        QConvCase{1, 24, 12, 12, 24, 3, 1, 1, 24, DType::kUInt8, DType::kUInt8, 100, 0, true, true},   // depthwise
+        QConvCase{1, 8, 10, 10, 12, 3, 1, 1, 2, DType::kInt8, DType::kUInt8, 3, 0, true, false},       // groups
+        QConvCase{1, 16, 10, 10, 32, 3, 1, 1, 1, DType::kUInt8, DType::kUInt8, 128, 117, true, true},  // output zp
         QConvCase{1, 16, 8, 8, 16, 3, 1, 1, 1, DType::kInt8, DType::kInt8, 0, -20, false, true}));
 
 struct QMatMulCase {
@@ -170,7 +172,8 @@ TEST(QLinearKernels, Uint8WeightsOrWeightZeroPointsStayOnTheReferenceKernel) {
   const Tensor wz_s8 = scalar_of(DType::kInt8, 3);
   for (const auto& [w, wz] : {std::pair{&w_u8, &wz_u8}, std::pair{&w_s8, &wz_s8}}) {
     KernelRequest req{node, 13, {}, {}};
-    for (const Tensor* t : std::vector<const Tensor*>{&x, &xs, &xz, w, &ws, wz, &ys, &yz}) req.inputs.push_back(info_of(t, t != &x));
+    for (const Tensor* t : std::vector<const Tensor*>{&x, &xs, &xz, w, &ws, wz, &ys, &yz})
+      req.inputs.push_back(info_of(t, t != &x));
     req.outputs.push_back(ValueInfo{DType::kUInt8, true, {1, 4, 3, 3}, nullptr});
     auto k = make_aicore_kernel(req);
     ASSERT_TRUE(k.ok()) << k.status().message();
@@ -181,8 +184,8 @@ TEST(QLinearKernels, Uint8WeightsOrWeightZeroPointsStayOnTheReferenceKernel) {
 // Without VNNI oneDNN sums pairs of u8*s8 products in saturating int16: exact only for |w| <= 64.
 TEST(QLinearKernels, WithoutVnniOnlyWeightsUpTo64AreExact) {
   EXPECT_TRUE(onednn::int8_weights_safe(true, 128));
-  EXPECT_TRUE(onednn::int8_weights_safe(false, 64));    // 2 * 255 * 64 = 32640 <= 32767
-  EXPECT_FALSE(onednn::int8_weights_safe(false, 65));   // 2 * 255 * 65 = 33150 overflows int16
+  EXPECT_TRUE(onednn::int8_weights_safe(false, 64));   // 2 * 255 * 64 = 32640 <= 32767
+  EXPECT_FALSE(onednn::int8_weights_safe(false, 65));  // 2 * 255 * 65 = 33150 overflows int16
 }
 
 }  // namespace

@@ -37,8 +37,10 @@ Problem make_problem(int64_t M, int64_t K, int64_t N) {
   for (int64_t m = 0; m < M; ++m)
     for (int64_t k = 0; k < K; ++k)
       for (int64_t n = 0; n < N; ++n)
-        p.naive[static_cast<size_t>(m * N + n)] += p.a[static_cast<size_t>(m * K + k)] * p.b[static_cast<size_t>(k * N + n)];
-  const dnnl::memory::desc a_md({M, K}, dt::f32, tag::ab), w_md({K, N}, dt::f32, tag::any), y_md({M, N}, dt::f32, tag::ab);
+        p.naive[static_cast<size_t>(m * N + n)] +=
+            p.a[static_cast<size_t>(m * K + k)] * p.b[static_cast<size_t>(k * N + n)];
+  const dnnl::memory::desc a_md({M, K}, dt::f32, tag::ab), w_md({K, N}, dt::f32, tag::any),
+      y_md({M, N}, dt::f32, tag::ab);
   p.pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, w_md, y_md), cpu_engine());
   p.prim = dnnl::matmul(p.pd);
   return p;
@@ -56,7 +58,8 @@ std::vector<float> run(const Problem& p, const dnnl::memory& weights) {
 
 void expect_close(const std::vector<float>& got, const std::vector<float>& want, int64_t K) {
   ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5 * static_cast<double>(K)) << "element " << i;
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], 1e-5 * static_cast<double>(K)) << "element " << i;
 }
 
 const dnnl::memory::desc plain_weights(int64_t K, int64_t N) { return dnnl::memory::desc({K, N}, dt::f32, tag::ab); }

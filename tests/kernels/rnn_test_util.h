@@ -30,10 +30,10 @@ struct RnnInputs {
 };
 inline RnnInputs make_inputs(const RnnCase& k) {
   const int64_t g = gates(k.op), d = k.direction == "bidirectional" ? 2 : 1;
-  RnnInputs in{random_tensor({k.seq, k.batch, k.input}, 1), random_tensor({d, g * k.hidden, k.input}, 2),
+  RnnInputs in{random_tensor({k.seq, k.batch, k.input}, 1),   random_tensor({d, g * k.hidden, k.input}, 2),
                random_tensor({d, g * k.hidden, k.hidden}, 3), random_tensor({d, 2 * g * k.hidden}, 4),
-               random_tensor({d, k.batch, k.hidden}, 5), random_tensor({d, k.batch, k.hidden}, 6),
-               random_tensor({d, 3 * k.hidden}, 7), {}};
+               random_tensor({d, k.batch, k.hidden}, 5),      random_tensor({d, k.batch, k.hidden}, 6),
+               random_tensor({d, 3 * k.hidden}, 7),           {}};
   const bool lstm = k.op == "LSTM";
   in.list = {&in.x, &in.w, &in.r, k.bias ? &in.b : nullptr, nullptr, k.initial_state ? &in.h0 : nullptr};
   if (lstm) in.list.insert(in.list.end(), {k.initial_state ? &in.c0 : nullptr, k.peephole ? &in.p : nullptr});
@@ -74,7 +74,8 @@ inline double max_abs_error(const Tensor& a, const Tensor& b) {
 }
 
 // What kernel selection knows of such a node in a model: W, R, B and P are constants.
-inline KernelRequest rnn_request(const Node& node, const std::vector<const Tensor*>& in, const std::vector<Tensor>& outputs) {
+inline KernelRequest rnn_request(const Node& node, const std::vector<const Tensor*>& in,
+                                 const std::vector<Tensor>& outputs) {
   KernelRequest req{node, 14, {}, {}};
   for (size_t i = 0; i < in.size(); ++i) req.inputs.push_back(info_of(in[i], i == 1 || i == 2 || i == 3 || i == 7));
   for (const Tensor& o : outputs) req.outputs.push_back(ValueInfo{o.dtype(), true, o.shape(), nullptr});

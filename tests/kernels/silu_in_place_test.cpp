@@ -22,15 +22,16 @@ TEST(SiluInPlace, EveryLengthMatchesTheDefinition) {
     silu_in_place(v.data(), n);
     for (int64_t i = 0; i < n; ++i) {
       const double want = silu_exact(x[static_cast<size_t>(i)]);
-      ASSERT_NEAR(v[static_cast<size_t>(i)], want, 3e-7 * std::fabs(want) + 1e-30) << "n " << n << " x " << x[static_cast<size_t>(i)];
+      ASSERT_NEAR(v[static_cast<size_t>(i)], want, 3e-7 * std::fabs(want) + 1e-30)
+          << "n " << n << " x " << x[static_cast<size_t>(i)];
     }
   }
 }
 
 TEST(SiluInPlace, RangeEndsAndSpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> x = {0.0f, -0.0f, 1e-30f, -1e-30f, 88.0f, 89.0f, 100.0f, -80.0f, -87.0f, -88.0f, -104.0f,
-                          1e30f, inf, std::nanf(""), 3.0f, -3.0f};
+  std::vector<float> x = {0.0f,   -0.0f,  1e-30f,  -1e-30f, 88.0f, 89.0f,         100.0f, -80.0f,
+                          -87.0f, -88.0f, -104.0f, 1e30f,   inf,   std::nanf(""), 3.0f,   -3.0f};
   x.resize(48, 0.5f);  // the special values in the vector path, then a tail of 0.5
   x.push_back(std::nanf(""));
   x.push_back(inf);

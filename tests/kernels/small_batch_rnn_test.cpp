@@ -41,12 +41,11 @@ TEST_P(SmallBatchRnnTest, MatchesReferenceWithin1e5) {
 
 INSTANTIATE_TEST_SUITE_P(Forms, SmallBatchRnnTest, ::testing::ValuesIn(forms_without_peepholes()));
 // The zoo's sequence tagger, and a hidden size whose gate columns end in a partial panel.
-INSTANTIATE_TEST_SUITE_P(
-    Models, SmallBatchRnnTest,
-    ::testing::Values(RnnCase{"GRU", "forward", 50, 1, 192, 64, true, true, false, true},
-                      RnnCase{"GRU", "forward", 20, 1, 40, 48, true, true, false, false},
-                      RnnCase{"LSTM", "bidirectional", 50, 1, 64, 96, true, true, false, false},
-                      RnnCase{"LSTM", "bidirectional", 7, 1, 9, 130, true, true, false, false}));
+INSTANTIATE_TEST_SUITE_P(Models, SmallBatchRnnTest,
+                         ::testing::Values(RnnCase{"GRU", "forward", 50, 1, 192, 64, true, true, false, true},
+                                           RnnCase{"GRU", "forward", 20, 1, 40, 48, true, true, false, false},
+                                           RnnCase{"LSTM", "bidirectional", 50, 1, 64, 96, true, true, false, false},
+                                           RnnCase{"LSTM", "bidirectional", 7, 1, 9, 130, true, true, false, false}));
 
 // Peepholes, a batch above kSmallBatch, clip: not this kernel's; the AI Core table then gives
 // oneDNN's kernel where oneDNN computes the form (peepholes, larger batches).

@@ -21,7 +21,8 @@ using options::test::TempDir;
 using openge::test::options_from;
 
 // CANN's line, from its log reference: [Level] Module(PID,PName):yyyy-mm-dd-hh:mm:ss.fff.zzz [file:line]text
-const std::regex kCannLine(R"(^\[(ERROR|WARNING|INFO|DEBUG)\] [A-Z]+\(\d+,[^)]+\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3} \[[^\]:]+:\d+\].*$)");
+const std::regex kCannLine(
+    R"(^\[(ERROR|WARNING|INFO|DEBUG)\] [A-Z]+\(\d+,[^)]+\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3} \[[^\]:]+:\d+\].*$)");
 
 Status run_demo(const EnvMap& env, const std::string& cwd, bool bad_input = false) {
   return openge::test::run_demo_with(env, cwd, bad_input);
@@ -84,8 +85,9 @@ TEST_F(Logs, ENV_6_ProcessLogPathIsTheFirstTier) {
 }
 
 TEST_F(Logs, ENV_5_WorkPathLogIsTheSecondTier) {
-  expect_log_in(d, {{"HOME", d.dir("home")}, {"ASCEND_WORK_PATH", d.path() + "/ascend_work"}, {"ASCEND_GLOBAL_LOG_LEVEL", "1"}},
-                d.path() + "/ascend_work/log");
+  expect_log_in(
+      d, {{"HOME", d.dir("home")}, {"ASCEND_WORK_PATH", d.path() + "/ascend_work"}, {"ASCEND_GLOBAL_LOG_LEVEL", "1"}},
+      d.path() + "/ascend_work/log");
 }
 
 TEST_F(Logs, ENV_6_HomeAscendLogIsTheDefault) {
@@ -101,8 +103,8 @@ TEST_F(Logs, AMB_30_WithoutHomeTheWorkingDirectory) {
 std::vector<std::string> levels_written(const TempDir& d, int level) {
   unconfigure();
   const std::string root = d.path() + "/level" + std::to_string(level);
-  auto config = options_from({{"ASCEND_PROCESS_LOG_PATH", root}, {"ASCEND_GLOBAL_LOG_LEVEL", std::to_string(level)}},
-                             d.path());
+  auto config =
+      options_from({{"ASCEND_PROCESS_LOG_PATH", root}, {"ASCEND_GLOBAL_LOG_LEVEL", std::to_string(level)}}, d.path());
   configure(*config);
   OPENGE_LOG_DEBUG("GE", "record debug");
   OPENGE_LOG_INFO("GE", "record info");
@@ -118,7 +120,8 @@ std::vector<std::string> levels_written(const TempDir& d, int level) {
 }
 
 TEST_F(Logs, ENV_6_Level0WritesDebugAndAbove) {
-  EXPECT_EQ(levels_written(d, 0), (std::vector<std::string>{"DEBUG:debug", "INFO:info", "WARNING:warning", "ERROR:error"}));
+  EXPECT_EQ(levels_written(d, 0),
+            (std::vector<std::string>{"DEBUG:debug", "INFO:info", "WARNING:warning", "ERROR:error"}));
 }
 TEST_F(Logs, ENV_6_Level1WritesInfoAndAbove) {
   EXPECT_EQ(levels_written(d, 1), (std::vector<std::string>{"INFO:info", "WARNING:warning", "ERROR:error"}));
@@ -154,9 +157,10 @@ TEST_F(Logs, ENV_6_LevelAndStdoutAreValidatedLikeEveryOption) {
 
 TEST_F(Logs, ENV_6_PrintToStdoutInsteadOfFiles) {
   ::testing::internal::CaptureStdout();
-  ASSERT_TRUE(run_demo({{"HOME", d.path() + "/home"}, {"ASCEND_SLOG_PRINT_TO_STDOUT", "1"}, {"ASCEND_GLOBAL_LOG_LEVEL", "1"}},
-                       d.path())
-                  .ok());
+  ASSERT_TRUE(
+      run_demo({{"HOME", d.path() + "/home"}, {"ASCEND_SLOG_PRINT_TO_STDOUT", "1"}, {"ASCEND_GLOBAL_LOG_LEVEL", "1"}},
+               d.path())
+          .ok());
   const std::string out = ::testing::internal::GetCapturedStdout();
   EXPECT_NE(out.find("compiled:"), std::string::npos) << out;
   std::istringstream lines(out);
@@ -225,7 +229,8 @@ TEST_F(Logs, ENV_6_AFullDiskNeverFailsTheRunAndIsSaidOnce) {
 }
 
 TEST_F(Logs, ENV_6_FilesRotateAtTheSizeCap) {
-  auto config = options_from({{"ASCEND_PROCESS_LOG_PATH", d.path() + "/plogs"}, {"ASCEND_GLOBAL_LOG_LEVEL", "0"}}, d.path());
+  auto config =
+      options_from({{"ASCEND_PROCESS_LOG_PATH", d.path() + "/plogs"}, {"ASCEND_GLOBAL_LOG_LEVEL", "0"}}, d.path());
   Limits limits;
   limits.max_file_bytes = 4096;
   limits.max_files = 2;
@@ -267,7 +272,8 @@ TEST_F(Logs, ENV_8_AnUnwritableTraceFolderIsSaidOnceAndTheErrorStaysTheRunsOwn) 
   const Status st2 = run_demo({{"ASCEND_WORK_PATH", file}}, d.path(), /*bad_input=*/true);
   const std::string err = ::testing::internal::GetCapturedStderr();
   ASSERT_FALSE(st1.ok());
-  EXPECT_EQ(st1.message().find("trace"), std::string::npos) << "the run's own error, not the trace's: " << st1.message();
+  EXPECT_EQ(st1.message().find("trace"), std::string::npos)
+      << "the run's own error, not the trace's: " << st1.message();
   EXPECT_EQ(st1.message(), st2.message());
   const auto first = err.find("cannot write the trace log");
   ASSERT_NE(first, std::string::npos) << err;
@@ -276,7 +282,8 @@ TEST_F(Logs, ENV_8_AnUnwritableTraceFolderIsSaidOnceAndTheErrorStaysTheRunsOwn) 
 }
 
 TEST_F(Logs, ENV_7_TheRingKeepsTheLastEvents) {
-  auto config = options_from({{"ASCEND_WORK_PATH", d.path() + "/ascend_work"}, {"ASCEND_GLOBAL_LOG_LEVEL", "4"}}, d.path());
+  auto config =
+      options_from({{"ASCEND_WORK_PATH", d.path() + "/ascend_work"}, {"ASCEND_GLOBAL_LOG_LEVEL", "4"}}, d.path());
   Limits limits;
   limits.trace_events = 5;
   configure(*config, limits);
@@ -286,7 +293,8 @@ TEST_F(Logs, ENV_7_TheRingKeepsTheLastEvents) {
   ASSERT_EQ(traces.size(), 1u);
   const auto lines = lines_of(traces[0]);
   ASSERT_EQ(lines.size(), 5u);
-  for (int i = 0; i < 4; ++i) EXPECT_TRUE(lines[static_cast<size_t>(i)].ends_with("event " + std::to_string(6 + i))) << lines[i];
+  for (int i = 0; i < 4; ++i)
+    EXPECT_TRUE(lines[static_cast<size_t>(i)].ends_with("event " + std::to_string(6 + i))) << lines[i];
   EXPECT_TRUE(lines[4].ends_with("the failure"));
   EXPECT_TRUE(files_under(d.path(), "plog-").empty()) << "level 4 writes no log file, the trace still goes";
 }

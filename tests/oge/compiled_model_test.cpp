@@ -202,8 +202,11 @@ TEST(CompiledModel, ConflictingOptionVersionOrCpuIsRefusedSayingWhatDiffersAndTo
   auto conflict = Session::open(oge, session_options(d, {{"precision_mode", "allow_mix_precision"}}));
   ASSERT_FALSE(conflict.ok());
   const std::string m = conflict.status().message();
-  EXPECT_NE(m.find("option precision_mode is 'allow_mix_precision' here but the graph was compiled with 'allow_fp32_to_fp16'"),
-            std::string::npos) << m;
+  EXPECT_NE(
+      m.find(
+          "option precision_mode is 'allow_mix_precision' here but the graph was compiled with 'allow_fp32_to_fp16'"),
+      std::string::npos)
+      << m;
   EXPECT_NE(m.find("openge compile --model demo.onnx"), std::string::npos) << m;
   SessionOptions no_passes = session_options(d);
   no_passes.run_passes = false;
@@ -220,7 +223,7 @@ TEST(CompiledModel, ConflictingOptionVersionOrCpuIsRefusedSayingWhatDiffersAndTo
   other_cpu.cpu_features.push_back("openge-test-feature");
   for (const auto& [header, expected] :
        std::vector<std::pair<OgeHeader, std::string>>{{other_version, "compiled by OpenGE 0.0.0-test, this is OpenGE "},
-                                                       {other_cpu, "with openge-test-feature, which this CPU lacks"}}) {
+                                                      {other_cpu, "with openge-test-feature, which this CPU lacks"}}) {
     auto bytes = serialize_oge(model->graph, header);
     ASSERT_TRUE(bytes.ok());
     auto refused = Session::open_from_memory(bytes->data(), bytes->size(), session_options(d), "other.oge");
@@ -258,7 +261,12 @@ TEST(CompiledModel, TruncatedCorruptOrTamperedFilesAreOneClearError) {
   onnx::ModelProto m;
   ASSERT_TRUE(m.ParseFromString(bytes));
   ASSERT_GT(m.graph().value_info_size(), 0);
-  m.mutable_graph()->mutable_value_info(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)
+  m.mutable_graph()
+      ->mutable_value_info(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
       ->set_dim_value(7);
   for (int i = m.metadata_props_size() - 1; i >= 0; --i)
     if (m.metadata_props(i).key() == "openge.digest") m.mutable_metadata_props()->DeleteSubrange(i, 1);

@@ -68,7 +68,8 @@ TEST(OgeDebugInfo, NPU_8_ACompileUnderNpuCollectPathEmbedsTheCompileRecordAndKer
   ASSERT_EQ(record["nodes"].size(), 1u);
   const json& node = record["nodes"][0];
   EXPECT_EQ(node["op_type"], "FusedElementwise");
-  EXPECT_EQ(node["from_model_nodes"].get<std::set<std::string>>(), (std::set<std::string>{"Add_x1", "Mul_xh", "Relu_y"}));
+  EXPECT_EQ(node["from_model_nodes"].get<std::set<std::string>>(),
+            (std::set<std::string>{"Add_x1", "Mul_xh", "Relu_y"}));
   EXPECT_EQ(node["inputs"][0], "x");
   EXPECT_EQ(node["outputs"][0], "y");
   EXPECT_FALSE(record["fusion_passes"].empty()) << "the pass that fused the three is recorded";

@@ -34,8 +34,8 @@ TEST(OpRoiAlign, CoordinateModesAndMaxMode) {
 
 TEST(OpNonMaxSuppression, SpecExampleSuppressByIou) {
   Node n = make_node("NonMaxSuppression", 5);
-  Tensor boxes = float_tensor({1, 6, 4}, {0, 0, 1, 1, 0, 0.1, 1, 1.1, 0, -0.1, 1, 0.9,
-                                          0, 10, 1, 11, 0, 10.1, 1, 11.1, 0, 100, 1, 101});
+  Tensor boxes = float_tensor(
+      {1, 6, 4}, {0, 0, 1, 1, 0, 0.1, 1, 1.1, 0, -0.1, 1, 0.9, 0, 10, 1, 11, 0, 10.1, 1, 11.1, 0, 100, 1, 101});
   Tensor scores = float_tensor({1, 1, 6}, {0.9, 0.75, 0.6, 0.95, 0.5, 0.3});
   Tensor max_out = ints({3});
   Tensor iou = float_tensor({1}, {0.5});

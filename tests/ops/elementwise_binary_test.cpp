@@ -53,7 +53,10 @@ V naive_broadcast_add(const Tensor& a, const Tensor& b, const Shape& out) {
   std::vector<int64_t> idx(out.size(), 0);
   for (int64_t n = 0; n < shape_numel(out); ++n) {
     int64_t rem = n;
-    for (int64_t d = rank - 1; d >= 0; --d) { idx[d] = rem % out[d]; rem /= out[d]; }
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      idx[d] = rem % out[d];
+      rem /= out[d];
+    }
     auto offset = [&](const Tensor& t) {
       int64_t off = 0;
       const int64_t lead = rank - t.rank();
@@ -73,12 +76,11 @@ Tensor iota(Shape shape, float scale) {
 
 TEST(OpAdd, GeneralBroadcastsMatchNaiveIndexing) {
   const std::vector<std::pair<Shape, Shape>> cases = {
-      {{2, 3, 4, 5}, {3, 1, 1}},      // per-channel bias
-      {{2, 1, 3, 4}, {5, 1, 4}},      // mixed
-      {{4, 1, 3}, {1, 5, 1}},         // inner dim broadcast on one side, outer on other
-      {{1, 3, 1, 5}, {2, 1, 4, 1}},   // alternating
-      {{2, 3, 4}, {2, 3, 4}},
-      {{7, 1}, {1}},
+      {{2, 3, 4, 5}, {3, 1, 1}},     // per-channel bias
+      {{2, 1, 3, 4}, {5, 1, 4}},     // mixed
+      {{4, 1, 3}, {1, 5, 1}},        // inner dim broadcast on one side, outer on other
+      {{1, 3, 1, 5}, {2, 1, 4, 1}},  // alternating
+      {{2, 3, 4}, {2, 3, 4}},       {{7, 1}, {1}},
   };
   for (const auto& [sa, sb] : cases) {
     const Tensor a = iota(sa, 1.0f), b = iota(sb, 1000.0f);
@@ -108,7 +110,8 @@ TEST(OpAdd, BFloat16AndFloat64) {
   const Tensor y = run_binary("Add", bf16({2}, {1.5f, -2.0f}), bf16({1}, {0.25f}));
   EXPECT_EQ(y.dtype(), DType::kBFloat16);
   EXPECT_EQ(values(y), (V{1.75, -1.75}));
-  const Tensor d = run_binary("Add", tensor_of<double>(DType::kFloat64, {1}, {0.1}), tensor_of<double>(DType::kFloat64, {1}, {0.2}));
+  const Tensor d =
+      run_binary("Add", tensor_of<double>(DType::kFloat64, {1}, {0.1}), tensor_of<double>(DType::kFloat64, {1}, {0.2}));
   EXPECT_EQ(d.data<double>()[0], 0.1 + 0.2);
 }
 
@@ -116,7 +119,8 @@ TEST(OpAdd, IntegersWrapAround) {
   const Tensor y = run_binary("Add", i32({2}, {std::numeric_limits<int32_t>::max(), 5}), i32({1}, {1}));
   EXPECT_EQ(y.data<int32_t>()[0], std::numeric_limits<int32_t>::min());
   EXPECT_EQ(y.data<int32_t>()[1], 6);
-  const Tensor u = run_binary("Add", tensor_of<uint8_t>(DType::kUInt8, {1}, {250}), tensor_of<uint8_t>(DType::kUInt8, {1}, {10}));
+  const Tensor u =
+      run_binary("Add", tensor_of<uint8_t>(DType::kUInt8, {1}, {250}), tensor_of<uint8_t>(DType::kUInt8, {1}, {10}));
   EXPECT_EQ(u.data<uint8_t>()[0], 4);
 }
 
@@ -223,9 +227,11 @@ TEST(OpPRelu, SlopeMustBroadcastToInput) {
 TEST(OpCompare, FloatsWithBroadcastAndNaN) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const Tensor a = f32({4}, {1, 2, 3, nan}), b = f32({}, {2});
-  const std::vector<std::pair<std::string, V>> cases = {
-      {"Equal", {0, 1, 0, 0}}, {"Less", {1, 0, 0, 0}}, {"Greater", {0, 0, 1, 0}},
-      {"LessOrEqual", {1, 1, 0, 0}}, {"GreaterOrEqual", {0, 1, 1, 0}}};
+  const std::vector<std::pair<std::string, V>> cases = {{"Equal", {0, 1, 0, 0}},
+                                                        {"Less", {1, 0, 0, 0}},
+                                                        {"Greater", {0, 0, 1, 0}},
+                                                        {"LessOrEqual", {1, 1, 0, 0}},
+                                                        {"GreaterOrEqual", {0, 1, 1, 0}}};
   for (const auto& [op, expected] : cases) {
     const Tensor y = run_binary(op, a, b);
     EXPECT_EQ(y.dtype(), DType::kBool) << op;
@@ -234,8 +240,7 @@ TEST(OpCompare, FloatsWithBroadcastAndNaN) {
 }
 
 TEST(OpCompare, IntegersAndBool) {
-  EXPECT_EQ(values(run_binary("Less", i64({3}, {-5, 0, 5}), i64({3, 1}, {0, 5, -10}))),
-            (V{1, 0, 0, 1, 1, 0, 0, 0, 0}));
+  EXPECT_EQ(values(run_binary("Less", i64({3}, {-5, 0, 5}), i64({3, 1}, {0, 5, -10}))), (V{1, 0, 0, 1, 1, 0, 0, 0, 0}));
   EXPECT_EQ(values(run_binary("Equal", boolean({2}, {true, false}), boolean({1}, {false}))), (V{0, 1}));
   const Tensor x = boolean({1}, {true});
   EXPECT_FALSE(run_node(make_node("Less", 2), {&x, &x}).ok());

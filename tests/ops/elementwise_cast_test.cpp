@@ -64,9 +64,9 @@ TEST(OpCast, HalfTypesAndDoubles) {
 }
 
 TEST(OpCast, EveryDtypePairConvertsSmallValues) {
-  const std::vector<DType> all = {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
-                                  DType::kInt8,    DType::kInt16,   DType::kInt32,   DType::kInt64,
-                                  DType::kUInt8,   DType::kUInt16,  DType::kUInt32,  DType::kUInt64, DType::kBool};
+  const std::vector<DType> all = {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8,
+                                  DType::kInt16,   DType::kInt32,   DType::kInt64,   DType::kUInt8,    DType::kUInt16,
+                                  DType::kUInt32,  DType::kUInt64,  DType::kBool};
   for (DType from : all) {
     const Tensor src = cast(f32({3}, {0, 1, 2}), from);
     for (DType to : all) {

@@ -55,7 +55,8 @@ TEST(OpMod, Fmod1TakesTheDividendsSignForIntsAndFloats) {
   const Tensor a = i64({6}, {-4, 7, 5, 4, -7, 8}), b = i64({6}, {2, -3, 8, -2, 3, 5});
   EXPECT_EQ(values(run_ok(n, {&a, &b})), (V{0, 1, 5, 0, -1, 3}));
   // np.fmod(np.float32([-4.3,7.2,5.0,4.3,-7.2,8.0]), np.float32([2.1,-3.4,8.0,-2.1,3.4,5.0]))
-  const Tensor fa = f32({6}, {-4.3f, 7.2f, 5.0f, 4.3f, -7.2f, 8.0f}), fb = f32({6}, {2.1f, -3.4f, 8.0f, -2.1f, 3.4f, 5.0f});
+  const Tensor fa = f32({6}, {-4.3f, 7.2f, 5.0f, 4.3f, -7.2f, 8.0f}),
+               fb = f32({6}, {2.1f, -3.4f, 8.0f, -2.1f, 3.4f, 5.0f});
   const V got = values(run_ok(n, {&fa, &fb}));
   const V want = {-0.1f, 0.4f, 5.0f, 0.1f, -0.4f, 3.0f};
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 2e-6) << i;
@@ -81,10 +82,12 @@ TEST(OpBitShift, ShiftsUnsignedValuesAndWidthOrMoreGivesZero) {
   Node left = make_node("BitShift", 2), right = make_node("BitShift", 2);
   set_string(left, "direction", "LEFT");
   set_string(right, "direction", "RIGHT");
-  const Tensor x = tensor_of<uint8_t>(DType::kUInt8, {4}, {16, 4, 1, 255}), s = tensor_of<uint8_t>(DType::kUInt8, {4}, {1, 2, 3, 9});
-  EXPECT_EQ(values(run_ok(left, {&x, &s})), (V{32, 16, 8, 0}));   // np.left_shift(uint8): 255<<9 -> 0
+  const Tensor x = tensor_of<uint8_t>(DType::kUInt8, {4}, {16, 4, 1, 255}),
+               s = tensor_of<uint8_t>(DType::kUInt8, {4}, {1, 2, 3, 9});
+  EXPECT_EQ(values(run_ok(left, {&x, &s})), (V{32, 16, 8, 0}));  // np.left_shift(uint8): 255<<9 -> 0
   EXPECT_EQ(values(run_ok(right, {&x, &s})), (V{8, 1, 0, 0}));
-  const Tensor x64 = tensor_of<uint64_t>(DType::kUInt64, {2}, {1, ~uint64_t{0}}), s64 = tensor_of<uint64_t>(DType::kUInt64, {1}, {63});
+  const Tensor x64 = tensor_of<uint64_t>(DType::kUInt64, {2}, {1, ~uint64_t{0}}),
+               s64 = tensor_of<uint64_t>(DType::kUInt64, {1}, {63});
   const Tensor y64 = run_ok(left, {&x64, &s64});
   EXPECT_EQ(y64.data<uint64_t>()[0], uint64_t{1} << 63);
   EXPECT_EQ(y64.data<uint64_t>()[1], uint64_t{1} << 63);

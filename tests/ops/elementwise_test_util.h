@@ -16,7 +16,9 @@ Tensor tensor_of(DType dtype, Shape shape, const std::vector<T>& values) {
   for (size_t i = 0; i < values.size() && i < static_cast<size_t>(t.numel()); ++i) t.data<T>()[i] = values[i];
   return t;
 }
-inline Tensor f32(Shape shape, const std::vector<float>& v) { return tensor_of<float>(DType::kFloat32, std::move(shape), v); }
+inline Tensor f32(Shape shape, const std::vector<float>& v) {
+  return tensor_of<float>(DType::kFloat32, std::move(shape), v);
+}
 inline Tensor f16(Shape shape, const std::vector<float>& v) {
   std::vector<Float16> h;
   for (float f : v) h.push_back(Float16(f));
@@ -27,8 +29,12 @@ inline Tensor bf16(Shape shape, const std::vector<float>& v) {
   for (float f : v) h.push_back(BFloat16(f));
   return tensor_of<BFloat16>(DType::kBFloat16, std::move(shape), h);
 }
-inline Tensor i32(Shape shape, const std::vector<int32_t>& v) { return tensor_of<int32_t>(DType::kInt32, std::move(shape), v); }
-inline Tensor i64(Shape shape, const std::vector<int64_t>& v) { return tensor_of<int64_t>(DType::kInt64, std::move(shape), v); }
+inline Tensor i32(Shape shape, const std::vector<int32_t>& v) {
+  return tensor_of<int32_t>(DType::kInt32, std::move(shape), v);
+}
+inline Tensor i64(Shape shape, const std::vector<int64_t>& v) {
+  return tensor_of<int64_t>(DType::kInt64, std::move(shape), v);
+}
 inline Tensor boolean(Shape shape, const std::vector<bool>& v) {
   Tensor t(DType::kBool, std::move(shape));
   for (size_t i = 0; i < v.size(); ++i) t.data<bool>()[i] = v[i];

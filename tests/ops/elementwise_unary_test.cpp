@@ -15,7 +15,8 @@ void expect_matches(const std::string& op, const std::vector<float>& xs, double 
   const V y = values(run_unary(op, f32({static_cast<int64_t>(xs.size())}, xs)));
   ASSERT_EQ(y.size(), xs.size());
   for (size_t i = 0; i < xs.size(); ++i)
-    EXPECT_NEAR(y[i], static_cast<float>(ref(xs[i])), 5e-7 * std::max(1.0, std::fabs(ref(xs[i])))) << op << "(" << xs[i] << ")";
+    EXPECT_NEAR(y[i], static_cast<float>(ref(xs[i])), 5e-7 * std::max(1.0, std::fabs(ref(xs[i]))))
+        << op << "(" << xs[i] << ")";
 }
 
 TEST(OpUnaryMath, FloatResultsMatchDoublePrecisionReference) {
@@ -37,10 +38,17 @@ TEST(OpUnaryMath, FloatResultsMatchDoublePrecisionReference) {
 TEST(OpUnaryMath, FastFloatApproximationsStayWithinAFewUlp) {
   std::vector<float> xs;
   for (float x = -12.0f; x <= 12.0f; x += 0.0078125f) xs.push_back(x);
-  for (float x = 1e-30f; x < 1e-2f; x *= 1.7f) { xs.push_back(x); xs.push_back(-x); }
+  for (float x = 1e-30f; x < 1e-2f; x *= 1.7f) {
+    xs.push_back(x);
+    xs.push_back(-x);
+  }
   xs.push_back(0.0f);
   const Tensor input = f32({static_cast<int64_t>(xs.size())}, xs);
-  struct Case { const char* op; double (*ref)(double); double rel, abs; };
+  struct Case {
+    const char* op;
+    double (*ref)(double);
+    double rel, abs;
+  };
   const Case cases[] = {
       {"Erf", [](double x) { return std::erf(x); }, 4e-7, 3e-7},
       {"Tanh", [](double x) { return std::tanh(x); }, 4e-7, 0},

@@ -27,13 +27,15 @@ bool has_feature(const std::string& f) {
 }
 
 TEST(KernelVariant, TextFormReadsBackAndRejectsAnythingElse) {
-  const KernelVariant v{ConvAlgorithm::kWinograd, ActivationLayout::kBlocked, WeightLayout::kPlain, ThreadPlan::kSingle};
+  const KernelVariant v{ConvAlgorithm::kWinograd, ActivationLayout::kBlocked, WeightLayout::kPlain,
+                        ThreadPlan::kSingle};
   EXPECT_EQ(to_string(v), "conv_algorithm=winograd,activations=blocked,weights=plain,threads=single");
   EXPECT_EQ(parse_kernel_variant(to_string(v)), v);
   EXPECT_EQ(parse_kernel_variant(to_string(KernelVariant{})), KernelVariant{});
-  for (const char* bad : {"", "conv_algorithm=winograd", "conv_algorithm=fft,activations=graph,weights=plain,threads=team",
-                          "conv_algorithm=direct,activations=graph,weights=plain,threads=team,x=1",
-                          "conv_algorithm=direct,conv_algorithm=direct,weights=plain,threads=team"})
+  for (const char* bad :
+       {"", "conv_algorithm=winograd", "conv_algorithm=fft,activations=graph,weights=plain,threads=team",
+        "conv_algorithm=direct,activations=graph,weights=plain,threads=team,x=1",
+        "conv_algorithm=direct,conv_algorithm=direct,weights=plain,threads=team"})
     EXPECT_FALSE(parse_kernel_variant(bad).has_value()) << bad;
 }
 
@@ -73,9 +75,10 @@ TEST(KernelVariant, ConvVariantsMatchTheReferenceKernel) {
   EXPECT_GE(built, 2);  // direct on either layout always exists
   if (has_feature("avx512f")) {
     // oneDNN 2.x has Winograd for this convolution on AVX-512 CPUs.
-    EXPECT_NE(build(node, in, {1, 32, 12, 12},
-                    {ConvAlgorithm::kWinograd, ActivationLayout::kBlocked, WeightLayout::kPacked, ThreadPlan::kByGrain}),
-              nullptr);
+    EXPECT_NE(
+        build(node, in, {1, 32, 12, 12},
+              {ConvAlgorithm::kWinograd, ActivationLayout::kBlocked, WeightLayout::kPacked, ThreadPlan::kByGrain}),
+        nullptr);
   }
 }
 

@@ -61,8 +61,9 @@ TEST(OpMatMul, OddSizesMatchNaive) {
   Tensor a = random_tensor({M, K}, 1), b = random_tensor({K, N}, 2);
   auto out = run_node(make_node("MatMul", 2), {&a, &b});
   ASSERT_TRUE(out.ok()) << out.status().message();
-  const auto want = naive_matmul(M, N, K, [&](int64_t i, int64_t k) { return a.data<float>()[i * K + k]; },
-                                 [&](int64_t k, int64_t j) { return b.data<float>()[k * N + j]; });
+  const auto want = naive_matmul(
+      M, N, K, [&](int64_t i, int64_t k) { return a.data<float>()[i * K + k]; },
+      [&](int64_t k, int64_t j) { return b.data<float>()[k * N + j]; });
   expect_near_all(values_of((*out)[0]), want, 1e-4);
 }
 
@@ -86,8 +87,9 @@ TEST(OpMatMul, EveryTileShapeMatchesNaive) {
       const Tensor* y = x == &a ? &b : (x == &ad ? &bd : &bi);
       auto out = run_node(make_node("MatMul", 2), {x, y});
       ASSERT_TRUE(out.ok()) << out.status().message();
-      const auto want = naive_matmul(M, N, K, [&](int64_t i, int64_t k) { return x->scalar_as_double(i * K + k); },
-                                     [&](int64_t k, int64_t j) { return y->scalar_as_double(k * N + j); });
+      const auto want = naive_matmul(
+          M, N, K, [&](int64_t i, int64_t k) { return x->scalar_as_double(i * K + k); },
+          [&](int64_t k, int64_t j) { return y->scalar_as_double(k * N + j); });
       expect_near_all(values_of((*out)[0]), want, x == &a ? 1e-4 : 1e-12);
     }
   }
@@ -119,8 +121,9 @@ TEST(OpMatMul, BroadcastsBatchDims) {
   std::vector<double> want;
   for (int64_t p = 0; p < 2; ++p)
     for (int64_t q = 0; q < 3; ++q) {
-      const auto c = naive_matmul(4, 6, 5, [&](int64_t i, int64_t k) { return a.data<float>()[p * 20 + i * 5 + k]; },
-                                  [&](int64_t k, int64_t j) { return b.data<float>()[q * 30 + k * 6 + j]; });
+      const auto c = naive_matmul(
+          4, 6, 5, [&](int64_t i, int64_t k) { return a.data<float>()[p * 20 + i * 5 + k]; },
+          [&](int64_t k, int64_t j) { return b.data<float>()[q * 30 + k * 6 + j]; });
       want.insert(want.end(), c.begin(), c.end());
     }
   expect_near_all(values_of((*out)[0]), want, 1e-5);
@@ -146,8 +149,9 @@ TEST(OpMatMul, BFloat16MatchesNaive) {
   for (int i = 0; i < 8; ++i) b.data<BFloat16>()[i] = BFloat16(0.5f * static_cast<float>(i - 3));
   auto out = run_node(make_node("MatMul", 2), {&a, &b});
   ASSERT_TRUE(out.ok()) << out.status().message();
-  const auto want = naive_matmul(3, 2, 4, [&](int64_t i, int64_t k) { return a.scalar_as_double(i * 4 + k); },
-                                 [&](int64_t k, int64_t j) { return b.scalar_as_double(k * 2 + j); });
+  const auto want = naive_matmul(
+      3, 2, 4, [&](int64_t i, int64_t k) { return a.scalar_as_double(i * 4 + k); },
+      [&](int64_t k, int64_t j) { return b.scalar_as_double(k * 2 + j); });
   expect_near_all(values_of((*out)[0]), want, 0);  // small exact values
 }
 
@@ -186,8 +190,9 @@ TEST(OpGemm, TransposesScalesAndBroadcastsC) {
   auto out = run_node(n, {&at, &bt, &c});
   ASSERT_TRUE(out.ok()) << out.status().message();
   ASSERT_EQ((*out)[0].shape(), (Shape{M, N}));
-  auto want = naive_matmul(M, N, K, [&](int64_t i, int64_t k) { return at.data<float>()[k * M + i]; },
-                           [&](int64_t k, int64_t j) { return bt.data<float>()[j * K + k]; });
+  auto want = naive_matmul(
+      M, N, K, [&](int64_t i, int64_t k) { return at.data<float>()[k * M + i]; },
+      [&](int64_t k, int64_t j) { return bt.data<float>()[j * K + k]; });
   for (int64_t i = 0; i < M; ++i)
     for (int64_t j = 0; j < N; ++j) want[i * N + j] = 0.5 * want[i * N + j] - 2.0 * c.data<float>()[j];
   expect_near_all(values_of((*out)[0]), want, 1e-5);
@@ -201,8 +206,9 @@ TEST(OpGemm, TransposedBLargerThanOnePanel) {
   set_int(n, "transB", 1);
   auto out = run_node(n, {&a, &bt}, 13);
   ASSERT_TRUE(out.ok()) << out.status().message();
-  const auto want = naive_matmul(M, N, K, [&](int64_t i, int64_t k) { return a.data<float>()[i * K + k]; },
-                                 [&](int64_t k, int64_t j) { return bt.data<float>()[j * K + k]; });
+  const auto want = naive_matmul(
+      M, N, K, [&](int64_t i, int64_t k) { return a.data<float>()[i * K + k]; },
+      [&](int64_t k, int64_t j) { return bt.data<float>()[j * K + k]; });
   expect_near_all(values_of((*out)[0]), want, 1e-4);
 }
 
@@ -243,8 +249,9 @@ Result<std::vector<Tensor>> einsum(const std::string& equation, std::vector<cons
 
 TEST(OpEinsum, MatrixProductForms) {
   Tensor a = random_tensor({3, 4}, 10), b = random_tensor({4, 5}, 11);
-  const auto want = naive_matmul(3, 5, 4, [&](int64_t i, int64_t k) { return a.data<float>()[i * 4 + k]; },
-                                 [&](int64_t k, int64_t j) { return b.data<float>()[k * 5 + j]; });
+  const auto want = naive_matmul(
+      3, 5, 4, [&](int64_t i, int64_t k) { return a.data<float>()[i * 4 + k]; },
+      [&](int64_t k, int64_t j) { return b.data<float>()[k * 5 + j]; });
   for (const char* eq : {"ij,jk->ik", "ij,jk", "i j , j k -> i k"}) {
     auto out = einsum(eq, {&a, &b});
     ASSERT_TRUE(out.ok()) << eq << ": " << out.status().message();
@@ -274,7 +281,9 @@ TEST(OpEinsum, BatchedAndEllipsisWithBroadcast) {
 TEST(OpEinsum, ZeroSizedDimensionsGiveEmptyOrZeroOutputs) {
   // "bij,bjk->bik" with i, k or the contracted j made 0 (the sweep of tests/fault_injection
   // found the first two reading past the empty operand): empty outputs, and zeros for j = 0.
-  struct Case { Shape x, y, out; };
+  struct Case {
+    Shape x, y, out;
+  };
   for (const Case& c : {Case{{2, 0, 3}, {2, 3, 4}, {2, 0, 4}}, Case{{2, 5, 3}, {2, 3, 0}, {2, 5, 0}},
                         Case{{2, 5, 0}, {2, 0, 4}, {2, 5, 4}}, Case{{0, 5, 3}, {0, 3, 4}, {0, 5, 4}}}) {
     Tensor x = random_tensor(c.x, 20), y = random_tensor(c.y, 21);
@@ -292,8 +301,9 @@ TEST(OpEinsum, AttentionScores) {
   ASSERT_EQ((*out)[0].shape(), (Shape{2, 3, 4, 5}));
   std::vector<double> want;
   for (int64_t bh = 0; bh < 6; ++bh) {
-    const auto c = naive_matmul(4, 5, 8, [&](int64_t i, int64_t d) { return q.data<float>()[bh * 32 + i * 8 + d]; },
-                                [&](int64_t d, int64_t j) { return k.data<float>()[bh * 40 + j * 8 + d]; });
+    const auto c = naive_matmul(
+        4, 5, 8, [&](int64_t i, int64_t d) { return q.data<float>()[bh * 32 + i * 8 + d]; },
+        [&](int64_t d, int64_t j) { return k.data<float>()[bh * 40 + j * 8 + d]; });
     want.insert(want.end(), c.begin(), c.end());
   }
   expect_near_all(values_of((*out)[0]), want, 1e-5);

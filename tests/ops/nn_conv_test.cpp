@@ -246,7 +246,8 @@ TEST(OpConvTranspose, OnnxExampleTwoOutputChannels) {
   Node n = make_node("ConvTranspose", 2);
   Tensor x = float_tensor({1, 1, 3, 3}, iota(9));
   Tensor w = float_tensor({1, 2, 3, 3}, std::vector<double>(18, 1.0));
-  const std::vector<double> plane = {0, 1, 3, 3, 2, 3, 8, 15, 12, 7, 9, 21, 36, 27, 15, 9, 20, 33, 24, 13, 6, 13, 21, 15, 8};
+  const std::vector<double> plane = {0,  1,  3, 3,  2,  3,  8,  15, 12, 7,  9,  21, 36,
+                                     27, 15, 9, 20, 33, 24, 13, 6,  13, 21, 15, 8};
   std::vector<double> expected = plane;
   expected.insert(expected.end(), plane.begin(), plane.end());
   expect_values(run_ok(n, {&x, &w})[0], {1, 2, 5, 5}, expected);
@@ -300,8 +301,7 @@ TEST(OpConvTranspose, GroupsDilationAndBias) {
   // out len = (2-1) + (2-1)*2 + 1 = 4; channel m gets x_c[i] * w[c][m][k] at i + 2k
   // g0 (x=[1,2]): m0 w=[1,10] -> [1,2,10,20]; m1 w=[2,20] -> [2,4,20,40]
   // g1 (x=[3,4]): m2 w=[1,1] -> [3,4,3,4] + 100; m3 w=[-1,0] -> [-3,-4,0,0]
-  expect_values(run_ok(n, {&x, &w, &b})[0], {1, 4, 4},
-                {1, 2, 10, 20, 2, 4, 20, 40, 103, 104, 103, 104, -3, -4, 0, 0});
+  expect_values(run_ok(n, {&x, &w, &b})[0], {1, 4, 4}, {1, 2, 10, 20, 2, 4, 20, 40, 103, 104, 103, 104, -3, -4, 0, 0});
 }
 
 TEST(OpConvTranspose, TwoDStridedMatchesScatterDefinition) {
@@ -322,7 +322,8 @@ TEST(OpConvTranspose, TwoDStridedMatchesScatterDefinition) {
                 if (oh < 0 || oh >= OH || ow < 0 || ow >= OW) continue;
                 const int64_t m = (c / 2) * 3 + ml;
                 y[static_cast<size_t>(((n * M + m) * OH + oh) * OW + ow)] +=
-                    xv[static_cast<size_t>(((n * 4 + c) * 5 + ih) * 6 + iw)] * wv[static_cast<size_t>(((c * 3 + ml) * 3 + kh) * 2 + kw)];
+                    xv[static_cast<size_t>(((n * 4 + c) * 5 + ih) * 6 + iw)] *
+                    wv[static_cast<size_t>(((c * 3 + ml) * 3 + kh) * 2 + kw)];
               }
   Node node = make_node("ConvTranspose", 2);
   set_int(node, "group", group);

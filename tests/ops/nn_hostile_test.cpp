@@ -27,7 +27,8 @@ std::vector<int64_t> pick_ints(std::mt19937& rng, size_t n, const std::vector<in
   return v;
 }
 
-const std::vector<int64_t> kWindowValues = {-1, 0, 1, 1, 2, 3, 7, int64_t{1} << 40, std::numeric_limits<int64_t>::max()};
+const std::vector<int64_t> kWindowValues = {
+    -1, 0, 1, 1, 2, 3, 7, int64_t{1} << 40, std::numeric_limits<int64_t>::max()};
 const std::vector<std::string> kAutoPads = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID", "bogus"};
 
 Shape random_shape(std::mt19937& rng, size_t rank) {
@@ -55,7 +56,8 @@ TEST(NnHostile, ConvAndConvTransposeNeverCrash) {
     random_window_attrs(rng, n, rank - 2);
     if (rng() % 2) set_int(n, "group", pick<int64_t>(rng, {-1, 0, 1, 2, 3, int64_t{1} << 40}));
     if (transposed && rng() % 2) set_ints(n, "output_padding", pick_ints(rng, rank - 2, kWindowValues));
-    if (transposed && rng() % 3 == 0) set_ints(n, "output_shape", pick_ints(rng, rank - 2, {-1, 0, 1, 4, 9, int64_t{1} << 45}));
+    if (transposed && rng() % 3 == 0)
+      set_ints(n, "output_shape", pick_ints(rng, rank - 2, {-1, 0, 1, 4, 9, int64_t{1} << 45}));
     Tensor x = float_tensor(random_shape(rng, rank), {});
     Tensor w = float_tensor(random_shape(rng, pick<size_t>(rng, {rank, rank, rank - 1})), {});
     auto r = run_node(n, {&x, &w});
@@ -100,8 +102,10 @@ TEST(NnHostile, ResizeNeverCrash) {
     std::vector<int64_t> sizes;
     const bool use_sizes = rng() % 2;
     for (size_t i = 0; i < count; ++i) {
-      if (use_sizes) sizes.push_back(pick(rng, size_values));
-      else scales.push_back(pick(rng, scale_values));
+      if (use_sizes)
+        sizes.push_back(pick(rng, size_values));
+      else
+        scales.push_back(pick(rng, scale_values));
     }
     for (size_t i = 0; i < 2 * rank; ++i) roi.push_back(pick<double>(rng, {0, 1, -2, 0.5, NAN}));
     Tensor roi_t = float_tensor({static_cast<int64_t>(roi.size())}, roi);

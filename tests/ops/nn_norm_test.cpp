@@ -129,7 +129,8 @@ TEST(OpLayerNormalization, BFloat16RoundsOnce) {
   const double inv = 1 / std::sqrt(1.25 + 1e-5);
   const std::vector<double> exact = {-1.5 * inv, -0.5 * inv, 0.5 * inv, 1.5 * inv};
   for (int i = 0; i < 4; ++i)
-    EXPECT_EQ(values_of(out[0])[static_cast<size_t>(i)], static_cast<float>(BFloat16(static_cast<float>(exact[static_cast<size_t>(i)]))));
+    EXPECT_EQ(values_of(out[0])[static_cast<size_t>(i)],
+              static_cast<float>(BFloat16(static_cast<float>(exact[static_cast<size_t>(i)]))));
 }
 
 TEST(OpLayerNormalization, RejectsBadAxisScaleAndStashType) {

@@ -38,7 +38,8 @@ TEST(OpBatchNormalizationTraining, HalfInputAndOpset9SavedStatistics) {
   Tensor mean = float_tensor({1}, {0}, DType::kFloat16), var = float_tensor({1}, {1}, DType::kFloat16);
   auto out = run_ok(n, {&x, &scale, &b, &mean, &var}, 9);
   ASSERT_EQ(out.size(), 5u);
-  expect_values(out[0], {2, 1, 2}, {1 - 2 * 1.34164079, 1 - 2 * 0.44721360, 1 + 2 * 0.44721360, 1 + 2 * 1.34164079}, 4e-3);
+  expect_values(out[0], {2, 1, 2}, {1 - 2 * 1.34164079, 1 - 2 * 0.44721360, 1 + 2 * 0.44721360, 1 + 2 * 1.34164079},
+                4e-3);
   expect_values(out[1], {1}, {1.25});
   expect_values(out[2], {1}, {1.125});
   expect_values(out[3], {1}, {2.5});

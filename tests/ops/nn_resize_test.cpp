@@ -21,7 +21,9 @@ struct ResizeCase {
   }
   void with_scales(std::vector<double> s) { scales = float_tensor({static_cast<int64_t>(s.size())}, s); }
   void with_sizes(std::vector<int64_t> s) { sizes = int64_tensor({static_cast<int64_t>(s.size())}, s); }
-  std::vector<Tensor> run(const Tensor& x, int64_t opset = 13) { return run_ok(node, {&x, &roi, &scales, &sizes}, opset); }
+  std::vector<Tensor> run(const Tensor& x, int64_t opset = 13) {
+    return run_ok(node, {&x, &roi, &scales, &sizes}, opset);
+  }
 };
 
 TEST(OpResize, NearestHalfPixelUpsample) {
@@ -171,7 +173,8 @@ TEST(OpResize, RejectsCubicBothOrNeitherAndBadValues) {
             std::string::npos);
   ResizeCase negative("nearest", "");
   negative.with_scales({1, -2});
-  EXPECT_NE(run_error(negative.node, {&x, &negative.roi, &negative.scales, &negative.sizes}).find("> 0"), std::string::npos);
+  EXPECT_NE(run_error(negative.node, {&x, &negative.roi, &negative.scales, &negative.sizes}).find("> 0"),
+            std::string::npos);
   ResizeCase huge("nearest", "");
   huge.with_scales({1e9, 1e9});
   EXPECT_FALSE(run_node(huge.node, {&x, &huge.roi, &huge.scales, &huge.sizes}).ok());

@@ -27,8 +27,9 @@ TEST(OpMeanVarianceNormalization, DefaultAxes) {
   Node n = make_node("MeanVarianceNormalization", 1);
   Tensor x = float_tensor({1, 1, 2, 3}, {1, 2, 3, 4, 10, 20}, DType::kFloat64);
   expect_values(run1(n, {&x}), {1, 1, 2, 3},
-                {-0.855362829096153, -0.7044164474909496, -0.5534700658857461, -0.40252368428054264,
-                 0.5031546053506782, 2.012618421402713}, 1e-12);
+                {-0.855362829096153, -0.7044164474909496, -0.5534700658857461, -0.40252368428054264, 0.5031546053506782,
+                 2.012618421402713},
+                1e-12);
 }
 
 TEST(OpLpNormalization, P2LastAxisAndP1Axis0) {

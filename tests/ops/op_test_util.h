@@ -19,16 +19,28 @@ inline Node make_node(const std::string& op_type, size_t inputs, size_t outputs 
 }
 
 inline void set_int(Node& n, const std::string& name, int64_t v) {
-  Attribute a; a.kind = Attribute::Kind::kInt; a.i = v; n.attrs.set(name, a);
+  Attribute a;
+  a.kind = Attribute::Kind::kInt;
+  a.i = v;
+  n.attrs.set(name, a);
 }
 inline void set_float(Node& n, const std::string& name, float v) {
-  Attribute a; a.kind = Attribute::Kind::kFloat; a.f = v; n.attrs.set(name, a);
+  Attribute a;
+  a.kind = Attribute::Kind::kFloat;
+  a.f = v;
+  n.attrs.set(name, a);
 }
 inline void set_ints(Node& n, const std::string& name, std::vector<int64_t> v) {
-  Attribute a; a.kind = Attribute::Kind::kInts; a.ints = std::move(v); n.attrs.set(name, a);
+  Attribute a;
+  a.kind = Attribute::Kind::kInts;
+  a.ints = std::move(v);
+  n.attrs.set(name, a);
 }
 inline void set_string(Node& n, const std::string& name, std::string v) {
-  Attribute a; a.kind = Attribute::Kind::kString; a.s = std::move(v); n.attrs.set(name, a);
+  Attribute a;
+  a.kind = Attribute::Kind::kString;
+  a.s = std::move(v);
+  n.attrs.set(name, a);
 }
 
 template <class T>

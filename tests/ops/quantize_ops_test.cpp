@@ -226,22 +226,25 @@ TEST(OpQuantize, VectorisedPerTensorQuantizeEqualsScalarDefinition) {
   for (float v : xs) pairs.insert(pairs.end(), {v, v});
   Tensor x(DType::kFloat32, {n, 2});
   std::copy(pairs.begin(), pairs.end(), x.data<float>());
-  for (const auto& [dtype, zp] : {std::pair{DType::kUInt8, 0}, std::pair{DType::kUInt8, 131}, std::pair{DType::kInt8, -128},
-                                  std::pair{DType::kInt8, 5}}) {
+  for (const auto& [dtype, zp] : {std::pair{DType::kUInt8, 0}, std::pair{DType::kUInt8, 131},
+                                  std::pair{DType::kInt8, -128}, std::pair{DType::kInt8, 5}}) {
     for (float scale : {0.5f, 0.37f, 3.0f}) {
       Tensor s = make_tensor<float>(DType::kFloat32, {}, {scale});
       Tensor s_axis = make_tensor<float>(DType::kFloat32, {2}, {scale, scale});
       Tensor z(dtype, {}), z_axis(dtype, {2});
       for (int64_t i = 0; i < 2; ++i) {
-        if (dtype == DType::kUInt8) z.data<uint8_t>()[0] = z_axis.data<uint8_t>()[i] = static_cast<uint8_t>(zp);
-        else z.data<int8_t>()[0] = z_axis.data<int8_t>()[i] = static_cast<int8_t>(zp);
+        if (dtype == DType::kUInt8)
+          z.data<uint8_t>()[0] = z_axis.data<uint8_t>()[i] = static_cast<uint8_t>(zp);
+        else
+          z.data<int8_t>()[0] = z_axis.data<int8_t>()[i] = static_cast<int8_t>(zp);
       }
       Node per_axis = make_node("QuantizeLinear", 3);
       set_int(per_axis, "axis", 1);
       auto fast = run_node(make_node("QuantizeLinear", 3), {&x, &s, &z}, 13);
       auto slow = run_node(per_axis, {&x, &s_axis, &z_axis}, 13);
       ASSERT_TRUE(fast.ok() && slow.ok());
-      EXPECT_EQ(values_of((*fast)[0]), values_of((*slow)[0])) << dtype_name(dtype) << " zp " << zp << " scale " << scale;
+      EXPECT_EQ(values_of((*fast)[0]), values_of((*slow)[0]))
+          << dtype_name(dtype) << " zp " << zp << " scale " << scale;
     }
   }
 }

@@ -79,7 +79,8 @@ TEST(OpRandom, SameSeedSameOutputOtherSeedOtherOutput) {
   for (const char* op : {"RandomUniform", "RandomNormal"}) {
     Node a = random_node(op, 0, 1.5f), b = random_node(op, 0, 1.5f), c = random_node(op, 0, 2.5f);
     for (Node* n : {&a, &b, &c}) set_ints(*n, "shape", {64});
-    const V ya = values(run_ok(a, {})), ya2 = values(run_ok(a, {})), yb = values(run_ok(b, {})), yc = values(run_ok(c, {}));
+    const V ya = values(run_ok(a, {})), ya2 = values(run_ok(a, {})), yb = values(run_ok(b, {})),
+            yc = values(run_ok(c, {}));
     EXPECT_EQ(ya, ya2) << op;
     EXPECT_EQ(ya, yb) << op;
     EXPECT_NE(ya, yc) << op;
@@ -124,8 +125,10 @@ TEST(OpBernoulli, FrequencyMatchesTheProbabilityAndEdgesAreExact) {
   const V y = values(run_ok(random_node("Bernoulli", 1, 5.0f), {&x}));
   double ones_03 = 0, n_03 = 0;
   for (int64_t i = 0; i < kDraws; ++i) {
-    if (i % 4 == 0) { ASSERT_EQ(y[static_cast<size_t>(i)], 0.0); }
-    else if (i % 4 == 1) ASSERT_EQ(y[static_cast<size_t>(i)], 1.0);
+    if (i % 4 == 0) {
+      ASSERT_EQ(y[static_cast<size_t>(i)], 0.0);
+    } else if (i % 4 == 1)
+      ASSERT_EQ(y[static_cast<size_t>(i)], 1.0);
     else {
       ones_03 += y[static_cast<size_t>(i)];
       n_03 += 1;

@@ -55,9 +55,12 @@ Tensor random_tensor(DType dt, Shape shape, uint32_t seed) {
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
   for (int64_t i = 0; i < t.numel(); ++i) {
     const double v = dist(rng);
-    if (dt == DType::kFloat64) t.data<double>()[i] = v;
-    else if (dt == DType::kFloat16) t.data<Float16>()[i] = Float16(static_cast<float>(v));
-    else t.data<float>()[i] = static_cast<float>(v);
+    if (dt == DType::kFloat64)
+      t.data<double>()[i] = v;
+    else if (dt == DType::kFloat16)
+      t.data<Float16>()[i] = Float16(static_cast<float>(v));
+    else
+      t.data<float>()[i] = static_cast<float>(v);
   }
   return t;
 }
@@ -296,8 +299,8 @@ void check_against_naive(Config c, DType dt, double tol, int64_t layout = 0) {
   if (given) set_strings(n, "activations", c.activations);
   if (c.op == "GRU") set_int(n, "linear_before_reset", c.linear_before_reset);
   if (lstm) set_int(n, "input_forget", c.input_forget);
-  std::vector<const Tensor*> inputs{&x, &w, &r, c.bias ? &b : nullptr, c.lens.empty() ? nullptr : &lens,
-                                    c.initial ? &h0 : nullptr};
+  std::vector<const Tensor*> inputs{
+      &x, &w, &r, c.bias ? &b : nullptr, c.lens.empty() ? nullptr : &lens, c.initial ? &h0 : nullptr};
   if (lstm) {
     inputs.push_back(c.initial ? &c0 : nullptr);
     inputs.push_back(c.peephole ? &p : nullptr);
@@ -373,7 +376,8 @@ TEST(OpRecurrent, BatchMajorLayoutMatchesNaive) {
 }
 
 TEST(OpRecurrent, GivenActivationListsPerDirection) {
-  Config lstm{.op = "LSTM", .direction = "bidirectional",
+  Config lstm{.op = "LSTM",
+              .direction = "bidirectional",
               .activations = {"HardSigmoid", "Softsign", "Relu", "Sigmoid", "Tanh", "Softsign"}};
   check_against_naive(lstm, DType::kFloat32, 1e-5);
   Config gru{.op = "GRU", .direction = "reverse", .activations = {"HardSigmoid", "Relu"}};

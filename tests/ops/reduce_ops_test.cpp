@@ -37,11 +37,20 @@ Tensor iota(DType dt, Shape shape, float start = 1.0f) {
   for (int64_t i = 0; i < t.numel(); ++i) {
     const float v = start + static_cast<float>(i);
     switch (dt) {
-      case DType::kFloat32: t.data<float>()[i] = v; break;
-      case DType::kFloat16: t.data<Float16>()[i] = Float16(v); break;
-      case DType::kInt32: t.data<int32_t>()[i] = static_cast<int32_t>(v); break;
-      case DType::kInt64: t.data<int64_t>()[i] = static_cast<int64_t>(v); break;
-      default: ADD_FAILURE() << "iota: unexpected dtype";
+      case DType::kFloat32:
+        t.data<float>()[i] = v;
+        break;
+      case DType::kFloat16:
+        t.data<Float16>()[i] = Float16(v);
+        break;
+      case DType::kInt32:
+        t.data<int32_t>()[i] = static_cast<int32_t>(v);
+        break;
+      case DType::kInt64:
+        t.data<int64_t>()[i] = static_cast<int64_t>(v);
+        break;
+      default:
+        ADD_FAILURE() << "iota: unexpected dtype";
     }
   }
   return t;

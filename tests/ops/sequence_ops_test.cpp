@@ -10,8 +10,12 @@ using testing::make_tensor;
 using testing::run_node;
 using testing::set_int;
 
-Tensor ints(Shape shape, std::initializer_list<int64_t> v) { return make_tensor<int64_t>(DType::kInt64, std::move(shape), v); }
-Tensor floats(Shape shape, std::initializer_list<float> v) { return make_tensor<float>(DType::kFloat32, std::move(shape), v); }
+Tensor ints(Shape shape, std::initializer_list<int64_t> v) {
+  return make_tensor<int64_t>(DType::kInt64, std::move(shape), v);
+}
+Tensor floats(Shape shape, std::initializer_list<float> v) {
+  return make_tensor<float>(DType::kFloat32, std::move(shape), v);
+}
 Tensor scalar(int64_t v) { return ints({}, {v}); }
 
 std::vector<int64_t> values(const Tensor& t) { return t.to_int64_vector(); }

@@ -8,7 +8,7 @@ namespace {
 TEST(OpConcat, MiddleAxis) {
   Node n = make_node("Concat", 2);
   set_int(n, "axis", 1);
-  Tensor a = iota(DType::kFloat32, {2, 1, 2});       // 0 1 | 2 3
+  Tensor a = iota(DType::kFloat32, {2, 1, 2});  // 0 1 | 2 3
   Tensor b = floats({2, 2, 2}, {10, 11, 12, 13, 14, 15, 16, 17});
   Tensor y = run1(n, {&a, &b});
   EXPECT_EQ(y.shape(), (Shape{2, 3, 2}));

@@ -12,8 +12,17 @@ namespace openge::testing {
 namespace {
 
 int64_t hostile_int(std::mt19937& rng) {
-  static const int64_t kSpecial[] = {0, 1, -1, 2, -2, 3, 4, std::numeric_limits<int64_t>::max(),
-                                     std::numeric_limits<int64_t>::min(), int64_t{1} << 40, -(int64_t{1} << 40)};
+  static const int64_t kSpecial[] = {0,
+                                     1,
+                                     -1,
+                                     2,
+                                     -2,
+                                     3,
+                                     4,
+                                     std::numeric_limits<int64_t>::max(),
+                                     std::numeric_limits<int64_t>::min(),
+                                     int64_t{1} << 40,
+                                     -(int64_t{1} << 40)};
   std::uniform_int_distribution<int> pick(0, 14);
   const int p = pick(rng);
   return p < 11 ? kSpecial[p] : p - 12;
@@ -34,8 +43,8 @@ TEST(OpShapeFamily, SurvivesRandomParameters) {
     size_t int_inputs;  // how many hostile int64 inputs follow the data input
     int64_t opset;
   };
-  const Case cases[] = {{"Reshape", 1, 17}, {"Squeeze", 1, 13}, {"Unsqueeze", 1, 13}, {"Split", 1, 13},
-                        {"Slice", 4, 13},   {"Gather", 1, 13},  {"GatherElements", 1, 13}, {"Expand", 1, 13},
+  const Case cases[] = {{"Reshape", 1, 17}, {"Squeeze", 1, 13}, {"Unsqueeze", 1, 13},       {"Split", 1, 13},
+                        {"Slice", 4, 13},   {"Gather", 1, 13},  {"GatherElements", 1, 13},  {"Expand", 1, 13},
                         {"Tile", 1, 13},    {"Pad", 1, 13},     {"ConstantOfShape", 0, 13}, {"ScatterND", 2, 13}};
   int ran = 0;
   for (int iter = 0; iter < 300; ++iter) {

@@ -17,17 +17,38 @@ inline Tensor iota(DType dtype, Shape shape) {
   for (int64_t i = 0; i < t.numel(); ++i) {
     const double v = static_cast<double>(i);
     switch (dtype) {
-      case DType::kFloat32: t.data<float>()[i] = static_cast<float>(v); break;
-      case DType::kFloat64: t.data<double>()[i] = v; break;
-      case DType::kFloat16: t.data<Float16>()[i] = Float16(static_cast<float>(v)); break;
-      case DType::kBFloat16: t.data<BFloat16>()[i] = BFloat16(static_cast<float>(v)); break;
-      case DType::kInt8: t.data<int8_t>()[i] = static_cast<int8_t>(i); break;
-      case DType::kUInt8: t.data<uint8_t>()[i] = static_cast<uint8_t>(i); break;
-      case DType::kInt16: t.data<int16_t>()[i] = static_cast<int16_t>(i); break;
-      case DType::kInt32: t.data<int32_t>()[i] = static_cast<int32_t>(i); break;
-      case DType::kInt64: t.data<int64_t>()[i] = i; break;
-      case DType::kBool: t.data<bool>()[i] = (i % 2) != 0; break;
-      default: ADD_FAILURE() << "iota: unsupported dtype";
+      case DType::kFloat32:
+        t.data<float>()[i] = static_cast<float>(v);
+        break;
+      case DType::kFloat64:
+        t.data<double>()[i] = v;
+        break;
+      case DType::kFloat16:
+        t.data<Float16>()[i] = Float16(static_cast<float>(v));
+        break;
+      case DType::kBFloat16:
+        t.data<BFloat16>()[i] = BFloat16(static_cast<float>(v));
+        break;
+      case DType::kInt8:
+        t.data<int8_t>()[i] = static_cast<int8_t>(i);
+        break;
+      case DType::kUInt8:
+        t.data<uint8_t>()[i] = static_cast<uint8_t>(i);
+        break;
+      case DType::kInt16:
+        t.data<int16_t>()[i] = static_cast<int16_t>(i);
+        break;
+      case DType::kInt32:
+        t.data<int32_t>()[i] = static_cast<int32_t>(i);
+        break;
+      case DType::kInt64:
+        t.data<int64_t>()[i] = i;
+        break;
+      case DType::kBool:
+        t.data<bool>()[i] = (i % 2) != 0;
+        break;
+      default:
+        ADD_FAILURE() << "iota: unsupported dtype";
     }
   }
   return t;

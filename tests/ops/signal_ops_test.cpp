@@ -19,10 +19,12 @@ void expect_near(const V& got, const V& want, double tol) {
 TEST(OpWindow, PeriodicAndSymmetricCosineWindows) {
   const Tensor five = i64({}, {5});
   // 0.5 - 0.5 cos(2 pi n / 5)
-  expect_near(values(run_unary("HannWindow", five)), {0.0, 0.3454915028125263, 0.9045084971874737, 0.9045084971874738, 0.3454915028125264}, 1e-7);
+  expect_near(values(run_unary("HannWindow", five)),
+              {0.0, 0.3454915028125263, 0.9045084971874737, 0.9045084971874738, 0.3454915028125264}, 1e-7);
   Node hamming = make_node("HammingWindow", 1);
   set_int(hamming, "periodic", 0);  // 25/46 - 21/46 cos(2 pi n / 4)
-  expect_near(values(run_ok(hamming, {&five})), {0.08695652173913043, 0.5434782608695652, 1.0, 0.5434782608695653, 0.08695652173913043}, 1e-7);
+  expect_near(values(run_ok(hamming, {&five})),
+              {0.08695652173913043, 0.5434782608695652, 1.0, 0.5434782608695653, 0.08695652173913043}, 1e-7);
   Node blackman = make_node("BlackmanWindow", 1);
   set_int(blackman, "output_datatype", static_cast<int64_t>(DType::kFloat64));
   const Tensor b = run_ok(blackman, {&five});
@@ -49,7 +51,8 @@ TEST(OpMelWeightMatrix, TriangularFiltersOfTheOnnxExample) {
   const Tensor y = run_ok(make_node("MelWeightMatrix", 5), {&bins, &dft, &rate, &lo, &hi});
   ASSERT_EQ(y.shape(), (Shape{9, 8}));
   V want(72, 0.0);
-  for (auto [row, col] : std::vector<std::pair<int, int>>{{0, 0}, {0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 5}, {4, 6}, {5, 7}})
+  for (auto [row, col] :
+       std::vector<std::pair<int, int>>{{0, 0}, {0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 5}, {4, 6}, {5, 7}})
     want[static_cast<size_t>(row * 8 + col)] = 1.0;
   EXPECT_EQ(values(y), want);
   const Tensor bad_rate = i32({}, {0});
@@ -64,7 +67,10 @@ TEST(OpDft, RealInputAlongAxis1MatchesNumPy) {
   const Tensor y = run_ok(make_node("DFT", 1), {&x});
   ASSERT_EQ(y.shape(), (Shape{1, 5, 2}));
   // np.fft.fft([1,2,3,4,5])
-  expect_near(values(y), {15, 0, -2.5, 3.4409548011779334, -2.5, 0.8122992405822659, -2.5, -0.8122992405822659, -2.5, -3.4409548011779334}, 2e-6);
+  expect_near(
+      values(y),
+      {15, 0, -2.5, 3.4409548011779334, -2.5, 0.8122992405822659, -2.5, -0.8122992405822659, -2.5, -3.4409548011779334},
+      2e-6);
 }
 
 TEST(OpDft, DftLengthPadsAndOnesidedKeepsHalf) {
@@ -75,7 +81,9 @@ TEST(OpDft, DftLengthPadsAndOnesidedKeepsHalf) {
   const Tensor y = run_ok(n, {&x, &eight});
   ASSERT_EQ(y.shape(), (Shape{1, 5, 2}));  // 8 / 2 + 1 = 5 bins
   // np.fft.fft([1,2,3,4,5], 8)[:5]
-  expect_near(values(y), {15, 0, -5.414213562373095, -7.242640687119286, 3, 2, -2.585786437626905, -1.2426406871192857, 3, 0}, 1e-5);
+  expect_near(values(y),
+              {15, 0, -5.414213562373095, -7.242640687119286, 3, 2, -2.585786437626905, -1.2426406871192857, 3, 0},
+              1e-5);
 }
 
 TEST(OpDft, InverseOfComplexInputScalesByOneOverN) {
@@ -83,7 +91,10 @@ TEST(OpDft, InverseOfComplexInputScalesByOneOverN) {
   Node n = make_node("DFT", 1);
   set_int(n, "inverse", 1);
   // np.fft.ifft([1+2j, 3-1j, 0.5])
-  expect_near(values(run_ok(n, {&x})), {1.5, 0.3333333333333333, 0.03867513459481287, 1.5550211698203653, -0.5386751345948129, 0.1116454968463012}, 1e-6);
+  expect_near(
+      values(run_ok(n, {&x})),
+      {1.5, 0.3333333333333333, 0.03867513459481287, 1.5550211698203653, -0.5386751345948129, 0.1116454968463012},
+      1e-6);
 }
 
 TEST(OpDft, OtherAxisAndHalfPrecision) {
@@ -118,7 +129,8 @@ TEST(OpStft, FramesOfARealSignalWithAWindow) {
   }
   expect_near(values(y), want, 1e-5);
   const Tensor length = i64({}, {3});
-  EXPECT_FALSE(run_node(make_node("STFT", 4), {&signal, &step, &window, &length}).ok()) << "frame_length != window length";
+  EXPECT_FALSE(run_node(make_node("STFT", 4), {&signal, &step, &window, &length}).ok())
+      << "frame_length != window length";
   const Tensor zero_step = i64({}, {0});
   EXPECT_FALSE(run_node(make_node("STFT", 3), {&signal, &zero_step, &window}).ok());
 }

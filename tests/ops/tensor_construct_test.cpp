@@ -132,7 +132,8 @@ TEST(OpHardmax, BeforeOpset13TheInputIsCoercedTo2D) {
 }
 
 TEST(OpHardmax, NaNIsTheMaximumLikeNumPyArgmax) {
-  const Tensor x = f32({1, 4}, {1, std::numeric_limits<float>::quiet_NaN(), 9, std::numeric_limits<float>::quiet_NaN()});
+  const Tensor x =
+      f32({1, 4}, {1, std::numeric_limits<float>::quiet_NaN(), 9, std::numeric_limits<float>::quiet_NaN()});
   EXPECT_EQ(values(run_unary("Hardmax", x)), (V{0, 1, 0, 0}));
 }
 

@@ -97,7 +97,8 @@ TEST(OpTfIdfVectorizer, BadAttributesAreErrorsNamingTheNode) {
   auto expect_error = [](const Node& n, const Tensor& x, const std::string& fragment) {
     auto r = run_node(n, {&x});
     ASSERT_FALSE(r.ok()) << fragment;
-    EXPECT_NE(r.status().message().find("TfIdfVectorizer 'TfIdfVectorizer_test'"), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find("TfIdfVectorizer 'TfIdfVectorizer_test'"), std::string::npos)
+        << r.status().message();
     EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().message();
   };
   expect_error(tfidf_node("BM25", 1, 2, 0), kRows, "mode must be TF, IDF or TFIDF");

@@ -7,9 +7,7 @@
 namespace openge::options {
 namespace {
 
-bool error_at(const Status& s, const std::string& where) {
-  return s.message().find(where) != std::string::npos;
-}
+bool error_at(const Status& s, const std::string& where) { return s.message().find(where) != std::string::npos; }
 
 // ---- modify_mixlist (S2:L218-238, with its // comments) ----------------------------------------
 const char* kMixlistSample = R"({
@@ -92,7 +90,8 @@ TEST(OptCustomizeDtypes, DISC_14_OutputDtypeWithoutComma) {
 TEST(OptCustomizeDtypes, ErrorsHaveLineAndColumn) {
   auto r = parse_customize_dtypes("# c\nOp1::InputDtype:float17\nnot a rule\nOp1::InputDtype:float16\n", "c.cfg");
   ASSERT_FALSE(r.ok());
-  EXPECT_TRUE(error_at(r.status(), "c.cfg:2:17: unknown dtype 'float17' (did you mean 'float16'")) << r.status().message();
+  EXPECT_TRUE(error_at(r.status(), "c.cfg:2:17: unknown dtype 'float17' (did you mean 'float16'"))
+      << r.status().message();
   EXPECT_TRUE(error_at(r.status(), "c.cfg:3:1: "));
   EXPECT_TRUE(error_at(r.status(), "c.cfg:4:1: operator 'Op1' is already configured at line 2"));
   EXPECT_FALSE(parse_customize_dtypes("Op::InputDtype:", "c.cfg").ok());
@@ -142,7 +141,8 @@ TEST(OptFusionSwitchFile, OPT_fusion_switch_file_6_8_AllOffWithExceptions) {
                "TbePool2dQuantFusionPass":"on"
            }
        }
-   })", "f.cfg");
+   })",
+                               "f.cfg");
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->graph_fusion.at("ALL"));
   EXPECT_TRUE(r->graph_fusion.at("SoftmaxFusionPass"));
@@ -189,7 +189,8 @@ TEST(OptOpDebugConfig, OPT_op_debug_config_2_SampleParses) {
 }
 
 TEST(OptOpDebugConfig, OPT_op_debug_config_3_12_EveryOptionAndTrailingSpace) {
-  auto r = parse_op_debug_config("op_debug_config=oom,dump_bin,dump_cce,dump_loc,ccec_O0,ccec_g ,check_flag\n", "d.cfg");
+  auto r =
+      parse_op_debug_config("op_debug_config=oom,dump_bin,dump_cce,dump_loc,ccec_O0,ccec_g ,check_flag\n", "d.cfg");
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->flags.size(), 7u);
 }
@@ -261,19 +262,27 @@ TEST(OptOpCompilerCacheMode, OPT_op_compiler_cache_mode_11_SampleParses) {
 }
 
 TEST(OptOpCompilerCacheMode, OPT_op_compiler_cache_mode_12_BothValuesMustBeValid) {
-  EXPECT_TRUE(parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=10\nremain_cache_size_ratio=1\n", "i").effective());
-  EXPECT_TRUE(parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=10\nremain_cache_size_ratio=100\n", "i").effective());
-  EXPECT_FALSE(parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=10\nremain_cache_size_ratio=0\n", "i").effective());
+  EXPECT_TRUE(
+      parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=10\nremain_cache_size_ratio=1\n", "i").effective());
+  EXPECT_TRUE(
+      parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=10\nremain_cache_size_ratio=100\n", "i").effective());
+  EXPECT_FALSE(
+      parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=10\nremain_cache_size_ratio=0\n", "i").effective());
   // A size whose byte count no int64 holds is refused, not wrapped negative (it emptied the cache).
-  EXPECT_TRUE(parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=8796093022207\nremain_cache_size_ratio=50\n", "i").effective());
-  const auto huge = parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=8796093022208\nremain_cache_size_ratio=50\n", "i");
+  EXPECT_TRUE(
+      parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=8796093022207\nremain_cache_size_ratio=50\n", "i")
+          .effective());
+  const auto huge =
+      parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=8796093022208\nremain_cache_size_ratio=50\n", "i");
   EXPECT_FALSE(huge.effective());
   ASSERT_FALSE(huge.problems.empty());
   EXPECT_NE(huge.problems[0].find("[1, 8796093022207]"), std::string::npos) << huge.problems[0];
-  EXPECT_FALSE(parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=10\nremain_cache_size_ratio=101\n", "i").effective());
+  EXPECT_FALSE(
+      parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=10\nremain_cache_size_ratio=101\n", "i").effective());
   EXPECT_FALSE(parse_op_cache_ini("[op_compiler_cache]\nmax_op_cache_size=10\n", "i").effective());
   EXPECT_FALSE(parse_op_cache_ini("ascend_max_op_cache_size=10\nascend_remain_cache_size_ratio=5\n", "i").effective());
-  auto r = parse_op_cache_ini("[op_compiler_cache]\nascend_max_op_cache_size=-5\nascend_remain_cache_size_ratio=50\n", "i");
+  auto r =
+      parse_op_cache_ini("[op_compiler_cache]\nascend_max_op_cache_size=-5\nascend_remain_cache_size_ratio=50\n", "i");
   ASSERT_FALSE(r.effective());
   EXPECT_EQ(r.problems[0].rfind("i:2:26: ", 0), 0u) << r.problems[0];
 }

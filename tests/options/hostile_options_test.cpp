@@ -65,9 +65,15 @@ TEST(HostileOptions, MutatedOptionsFilesNeverCrash) {
       for (int e = 0; e < edits; ++e) {
         const size_t pos = rng() % s.size();
         switch (rng() % 3) {
-          case 0: s[pos] = static_cast<char>(rng() % 256); break;
-          case 1: s.insert(pos, 1, "{}[]\"',:=#\\\n\0x"[rng() % 15]); break;
-          default: s.erase(pos, 1 + rng() % 3); break;
+          case 0:
+            s[pos] = static_cast<char>(rng() % 256);
+            break;
+          case 1:
+            s.insert(pos, 1, "{}[]\"',:=#\\\n\0x"[rng() % 15]);
+            break;
+          default:
+            s.erase(pos, 1 + rng() % 3);
+            break;
         }
       }
       c.add(build({}, {}, {d.file("m.txt", s)}), "mutation " + std::to_string(i));
@@ -80,17 +86,49 @@ TEST(HostileOptions, MutatedOptionsFilesNeverCrash) {
 TEST(HostileOptions, HandMadeBadFiles) {
   TempDir d;
   const std::vector<std::string> kFiles = {
-      "{", "}", "[]", "null", "42", "\"str\"", "{\"precision_mode\": }", "{\"a\":1,}", "{'a': 1}",
-      "{\"dump_config\": {\"dump_config\": {\"enable_dump\": true}}}", "{\"dump_config\": 5}",
-      "{\"dump_config\": {\"nope\": 1}}", "{\"precision_mode\": [\"a\"]}", "{\"deterministic\": 1e3}",
-      "{\"deterministic\": 99999999999999999999999}", "{\"precision_mode\": \"\\ud800\"}",
-      "npu.global_options()", "npu.global_options().", "npu.global_options().x", "npu.global_options().=1",
-      "npu.global_options().a..b=1", "npu.global_options().a=", "npu.global_options().a='", "npu.global_options().a=\"x",
-      "npu.global_options().a=True False", "npu.global_options().a=0x10", "npu.global_options().a=1.5",
-      "npu.global_options().a=[1]", "npu.global_options().a={}", "global_options().a=1", ".global_options().a=1",
-      "npu..global_options().a=1", "1npu.global_options().a=1", "a b = 1", "= 1", "a = 'x' 'y'",
-      std::string("\xff\xfe\x00\x01", 4), std::string(5000, '{'), std::string(5000, '[').append("]"),
-      "precision_mode = 'force_fp16'\ngraph_run_mode = 1", "deterministic = --1", "deterministic = +", "a=b=c",
+      "{",
+      "}",
+      "[]",
+      "null",
+      "42",
+      "\"str\"",
+      "{\"precision_mode\": }",
+      "{\"a\":1,}",
+      "{'a': 1}",
+      "{\"dump_config\": {\"dump_config\": {\"enable_dump\": true}}}",
+      "{\"dump_config\": 5}",
+      "{\"dump_config\": {\"nope\": 1}}",
+      "{\"precision_mode\": [\"a\"]}",
+      "{\"deterministic\": 1e3}",
+      "{\"deterministic\": 99999999999999999999999}",
+      "{\"precision_mode\": \"\\ud800\"}",
+      "npu.global_options()",
+      "npu.global_options().",
+      "npu.global_options().x",
+      "npu.global_options().=1",
+      "npu.global_options().a..b=1",
+      "npu.global_options().a=",
+      "npu.global_options().a='",
+      "npu.global_options().a=\"x",
+      "npu.global_options().a=True False",
+      "npu.global_options().a=0x10",
+      "npu.global_options().a=1.5",
+      "npu.global_options().a=[1]",
+      "npu.global_options().a={}",
+      "global_options().a=1",
+      ".global_options().a=1",
+      "npu..global_options().a=1",
+      "1npu.global_options().a=1",
+      "a b = 1",
+      "= 1",
+      "a = 'x' 'y'",
+      std::string("\xff\xfe\x00\x01", 4),
+      std::string(5000, '{'),
+      std::string(5000, '[').append("]"),
+      "precision_mode = 'force_fp16'\ngraph_run_mode = 1",
+      "deterministic = --1",
+      "deterministic = +",
+      "a=b=c",
   };
   Counter c;
   for (const std::string& text : kFiles) {
@@ -120,12 +158,23 @@ TEST(HostileOptions, BadValuesForEveryOption) {
 }
 
 TEST(HostileOptions, HostileProfilingOptions) {
-  const char* kBad[] = {"{", "[]", "1", "{\"output\":1.5}", "{\"output\":null}", "{\"output\":{}}",
-                        "{\"aic_metrics\":\"Custom:\"}", "{\"aic_metrics\":\"Custom:,,,\"}",
-                        "{\"aic_metrics\":\"Custom:0x\"}", "{\"aic_metrics\":\"Custom:0xFFFFFFFFFFFFFFFFFFFF\"}",
-                        "{\"storage_limit\":\"99999999999999999999999MB\"}", "{\"storage_limit\":-1}",
-                        "{\"dvpp_freq\":-1}", "{\"dvpp_freq\":18446744073709551615}", "{\"host_sys\":\",\"}",
-                        "{\"\":\"on\"}", "{\"l2\":\"on\",\"l2\":\"off\",\"l2\":\"x\"}"};
+  const char* kBad[] = {"{",
+                        "[]",
+                        "1",
+                        "{\"output\":1.5}",
+                        "{\"output\":null}",
+                        "{\"output\":{}}",
+                        "{\"aic_metrics\":\"Custom:\"}",
+                        "{\"aic_metrics\":\"Custom:,,,\"}",
+                        "{\"aic_metrics\":\"Custom:0x\"}",
+                        "{\"aic_metrics\":\"Custom:0xFFFFFFFFFFFFFFFFFFFF\"}",
+                        "{\"storage_limit\":\"99999999999999999999999MB\"}",
+                        "{\"storage_limit\":-1}",
+                        "{\"dvpp_freq\":-1}",
+                        "{\"dvpp_freq\":18446744073709551615}",
+                        "{\"host_sys\":\",\"}",
+                        "{\"\":\"on\"}",
+                        "{\"l2\":\"on\",\"l2\":\"off\",\"l2\":\"x\"}"};
   Counter c;
   for (const char* j : kBad) {
     auto r = build({{"profiling_options", j}});
@@ -163,13 +212,16 @@ TEST(HostileOptions, MutatedReferencedFilesNeverCrash) {
   const std::pair<const char*, std::string> kSamples[] = {
       {"modify_mixlist", R"({"black-list":{"to-remove":["Xlog1py"],"to-add":["Matmul","Cast"]},
                            "white-list":{"to-remove":["Conv2D"],"to-add":["Bias"]}})"},
-      {"customize_dtypes", "# c\nOp1::InputDtype:float16,int8,OutputDtype:float16,int8\n"
-                           "OpType::Relu:InputDtype:float16,int8,OutputDtype:float16,int8\n"},
-      {"fusion_switch_file", R"({"Switch":{"GraphFusion":{"ALL":"off","SoftmaxFusionPass":"on"},"UBFusion":{"A":"on"}}})"},
+      {"customize_dtypes",
+       "# c\nOp1::InputDtype:float16,int8,OutputDtype:float16,int8\n"
+       "OpType::Relu:InputDtype:float16,int8,OutputDtype:float16,int8\n"},
+      {"fusion_switch_file",
+       R"({"Switch":{"GraphFusion":{"ALL":"off","SoftmaxFusionPass":"on"},"UBFusion":{"A":"on"}}})"},
       {"op_precision_mode", "[ByOpType]\noptype1=high_precision\n[ByNodeName]\nnode1=high_performance\n"},
       {"op_debug_config", "op_debug_config = ccec_O0,ccec_g,oom\n"},
-      {"aoe_config.aoe_config_file", "{\n\"tune_ops_name\":[\"a\"],\n\"tune_ops_type\":[\"Add\"]\n"
-                                     "\"tune_optimization_level\":\"O1\",\n\"feature\":[\"deeper_opat\"]\n}"},
+      {"aoe_config.aoe_config_file",
+       "{\n\"tune_ops_name\":[\"a\"],\n\"tune_ops_type\":[\"Add\"]\n"
+       "\"tune_optimization_level\":\"O1\",\n\"feature\":[\"deeper_opat\"]\n}"},
   };
   TempDir d;
   std::mt19937 rng(99);
@@ -179,8 +231,10 @@ TEST(HostileOptions, MutatedReferencedFilesNeverCrash) {
       std::string s = sample;
       for (int e = 0; e < 1 + static_cast<int>(rng() % 3); ++e) {
         const size_t pos = rng() % s.size();
-        if (rng() % 2) s[pos] = "{}[]\",:=#\n x\\/"[rng() % 14];
-        else s.erase(pos, 1);
+        if (rng() % 2)
+          s[pos] = "{}[]\",:=#\n x\\/"[rng() % 14];
+        else
+          s.erase(pos, 1);
       }
       const std::string f = d.file("ref.cfg", s);
       auto r = build({{opt, f}, {"precision_mode", "allow_mix_precision"}, {"aoe_mode", "2"}}, {}, {}, true);

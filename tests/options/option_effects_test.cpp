@@ -112,8 +112,9 @@ std::vector<Scenario> implemented_option_scenarios(const TempDir& d) {
           {"enable_exception_dump", "2"},
           {"stream_sync_timeout", "600000"},
           {"external_weight", "True"},
-          {"enable_small_channel", "1"},  // training (the default graph_run_mode), where its default is 0
-          // The online compiler (src/compiler/): read at every compile, acting on fused vector kernels.
+          {"enable_small_channel",
+           "1"},  // training (the default graph_run_mode), where its default is 0
+                  // The online compiler (src/compiler/): read at every compile, acting on fused vector kernels.
           {"jit_compile", "true"},
           {"op_debug_level", "3"},
           {"op_debug_config", d.file("inputs/op_debug.cfg", "op_debug_config = dump_bin\n")},
@@ -202,8 +203,8 @@ TEST(OptionEffects, EveryRowStatesOneEffectAndImplementedRowsNameTheirConsumer) 
       continue;
     }
     const std::string consumer = s.consumer;
-    ASSERT_TRUE(consumer.starts_with("src/")) << s.name << ": the consumer must be engine code under src/, not '"
-                                              << consumer << "'";
+    ASSERT_TRUE(consumer.starts_with("src/"))
+        << s.name << ": the consumer must be engine code under src/, not '" << consumer << "'";
     ASSERT_TRUE(fs::is_regular_file(std::string(OPENGE_SOURCE_DIR) + "/" + consumer))
         << s.name << ": consumer " << consumer << " does not exist";
     // The consumer names the option (by its name, or its leaf: options.device_id()).
@@ -253,9 +254,9 @@ TEST(OptionEffects, NoOptionMarkedUnimplementedIsReadByEngineCode) {
   ASSERT_TRUE(run.config);
   for (const auto& s : option_table()) {
     if (implemented(s)) continue;
-    EXPECT_FALSE(run.reads.count(s.name)) << "engine code read " << s.name << ", but the option table says "
-                                          << status_words(s)
-                                          << ": if it acts now, mark the row implemented and name its consumer";
+    EXPECT_FALSE(run.reads.count(s.name))
+        << "engine code read " << s.name << ", but the option table says " << status_words(s)
+        << ": if it acts now, mark the row implemented and name its consumer";
   }
 }
 
@@ -336,8 +337,8 @@ TEST(OptionEffects, NoRowCallsAWrittenArtifactUnwritten) {
 TEST(OptionEffects, ENV_1_WorkPathSentenceNamesEveryArtifactItRoots) {
   TempDir d;
   const std::string work = d.dir("work");
-  BuildReport r = build({{"profiling_config.enable_profiling", "True"}}, {{"ASCEND_WORK_PATH", work}}, {}, false,
-                        d.path());
+  BuildReport r =
+      build({{"profiling_config.enable_profiling", "True"}}, {{"ASCEND_WORK_PATH", work}}, {}, false, d.path());
   ASSERT_TRUE(r.options) << dump_errors(r);
   const paths::RunIds ids = paths::RunIds::current();
   const std::string text = effect_of("ASCEND_WORK_PATH");

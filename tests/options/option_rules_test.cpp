@@ -102,7 +102,8 @@ TEST(OptDumpConfig, OPT_dump_config_dump_path_3_RelativeToWorkingDirectory) {
 }
 
 TEST(OptOpPrecisionMode, OPT_op_precision_mode_8_BeatsImplmodeOptions) {
-  auto r = build({{"op_precision_mode", "/x/op_precision.ini"}, {"op_select_implmode", "high_precision"},
+  auto r = build({{"op_precision_mode", "/x/op_precision.ini"},
+                  {"op_select_implmode", "high_precision"},
                   {"optypelist_for_implmode", "Pooling"}});
   EXPECT_TRUE(r.errors.empty()) << dump_errors(r);
   EXPECT_TRUE(has_warning(r, "op_select_implmode is ignored: op_precision_mode is set"));

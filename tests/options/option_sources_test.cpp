@@ -26,8 +26,8 @@ TEST(OptSources, PrecedenceInEveryCombination) {
 }
 
 TEST(OptSources, AMB_2_ProfilingEnvVersusOptionsIsWholeObjectReplace) {
-  auto r = build({{"profiling_options", R"({"output":"/a"})"}},
-                 {{"PROFILING_OPTIONS", R"({"output":"/b","l2":"on"})"}});
+  auto r =
+      build({{"profiling_options", R"({"output":"/a"})"}}, {{"PROFILING_OPTIONS", R"({"output":"/b","l2":"on"})"}});
   EXPECT_EQ(value_of(r, "profiling_config.profiling_options"), R"({"output":"/a"})");
   r = build({{"enable_profiling", "False"}}, {{"PROFILING_MODE", "true"}, {"ASCEND_WORK_PATH", "/w"}});
   EXPECT_EQ(value_of(r, "profiling_config.enable_profiling"), "False");
@@ -59,13 +59,20 @@ TEST(OptSources, EmptyEnvironmentVariableCountsAsUnset) {
 }
 
 TEST(OptSources, EnvVarsOfTheIssueAreRead) {
-  const EnvMap env = {{"PROFILING_MODE", "true"},        {"PROFILING_OPTIONS", R"({"output":"/p"})"},
-                      {"ASCEND_WORK_PATH", "/w"},        {"NPU_COLLECT_PATH", "/n"},
-                      {"ASCEND_PROCESS_LOG_PATH", "/l"}, {"ASCEND_CACHE_PATH", "/c"},
-                      {"ASCEND_MAX_OP_CACHE_SIZE", "800"}, {"ASCEND_REMAIN_CACHE_SIZE_RATIO", "70"},
-                      {"DUMP_GE_GRAPH", "2"},            {"DUMP_GRAPH_LEVEL", "3"},
-                      {"DUMP_GRAPH_PATH", "/g"},         {"HCCL_EXEC_TIMEOUT", "1836"},
-                      {"ASCEND_DEVICE_ID", "5"},         {"AOE_MODE", "2"}};
+  const EnvMap env = {{"PROFILING_MODE", "true"},
+                      {"PROFILING_OPTIONS", R"({"output":"/p"})"},
+                      {"ASCEND_WORK_PATH", "/w"},
+                      {"NPU_COLLECT_PATH", "/n"},
+                      {"ASCEND_PROCESS_LOG_PATH", "/l"},
+                      {"ASCEND_CACHE_PATH", "/c"},
+                      {"ASCEND_MAX_OP_CACHE_SIZE", "800"},
+                      {"ASCEND_REMAIN_CACHE_SIZE_RATIO", "70"},
+                      {"DUMP_GE_GRAPH", "2"},
+                      {"DUMP_GRAPH_LEVEL", "3"},
+                      {"DUMP_GRAPH_PATH", "/g"},
+                      {"HCCL_EXEC_TIMEOUT", "1836"},
+                      {"ASCEND_DEVICE_ID", "5"},
+                      {"AOE_MODE", "2"}};
   auto r = build({}, env);
   ASSERT_TRUE(r.errors.empty()) << dump_errors(r);
   EXPECT_EQ(r.options->get("profiling_config.enable_profiling"), "True");
@@ -80,8 +87,12 @@ TEST(OptSources, EnvVarsOfTheIssueAreRead) {
 }
 
 TEST(OptSources, EnvVarValuesAreValidated) {
-  auto r = build({}, {{"ASCEND_REMAIN_CACHE_SIZE_RATIO", "0"}, {"ASCEND_DEVICE_ID", "x"}, {"DUMP_GE_GRAPH", "4"},
-                      {"HCCL_EXEC_TIMEOUT", "17341"}, {"AOE_MODE", "3"}, {"PROFILING_MODE", "yes"},
+  auto r = build({}, {{"ASCEND_REMAIN_CACHE_SIZE_RATIO", "0"},
+                      {"ASCEND_DEVICE_ID", "x"},
+                      {"DUMP_GE_GRAPH", "4"},
+                      {"HCCL_EXEC_TIMEOUT", "17341"},
+                      {"AOE_MODE", "3"},
+                      {"PROFILING_MODE", "yes"},
                       {"ASCEND_MAX_OP_CACHE_SIZE", "0"}});
   EXPECT_EQ(r.errors.size(), 7u) << dump_errors(r);
   EXPECT_TRUE(has_error(r, "device_id", "from ASCEND_DEVICE_ID"));

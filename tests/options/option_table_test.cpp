@@ -80,8 +80,10 @@ TEST(OptGeneral, OPT_general_2_BareMemoryConfigNamesAreAliases) {
 }
 
 TEST(OptGeneral, GeKeysAndLeafNamesAreAcceptedAsInput) {
-  auto r = build({{"ge.exec.precision_mode", "allow_mix_precision"}, {"ge.exec.enableDump", "1"},
-                  {"dump_path", "/tmp"}, {"ge.jobType", "2"}});
+  auto r = build({{"ge.exec.precision_mode", "allow_mix_precision"},
+                  {"ge.exec.enableDump", "1"},
+                  {"dump_path", "/tmp"},
+                  {"ge.jobType", "2"}});
   EXPECT_EQ(value_of(r, "precision_mode"), "allow_mix_precision");
   EXPECT_EQ(value_of(r, "dump_config.enable_dump"), "True");
   EXPECT_EQ(value_of(r, "dump_config.dump_path"), "/tmp");
@@ -109,7 +111,8 @@ TEST(OptGeneral, UnknownNameGetsDidYouMean) {
 TEST(OptGeneral, AMB_29_ErrorsUseCannE10001Format) {
   auto r = build({{"deterministic", "2"}});
   ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_EQ(r.errors[0].to_string().rfind("E10001: Value [2] for parameter [deterministic] is invalid. Reason: ", 0), 0u)
+  EXPECT_EQ(r.errors[0].to_string().rfind("E10001: Value [2] for parameter [deterministic] is invalid. Reason: ", 0),
+            0u)
       << r.errors[0].to_string();
 }
 
@@ -117,20 +120,34 @@ TEST(OptGeneral, AMB_29_ErrorsUseCannE10001Format) {
 TEST(OptDefaults, C1_DefaultsOfThePage) {
   auto r = build({});
   const std::pair<const char*, const char*> kDefaults[] = {
-      {"graph_run_mode", "1"},          {"deterministic", "0"},
-      {"memory_config.atomic_clean_policy", "0"}, {"external_weight", "False"},
-      {"memory_config.static_memory_policy", "0"}, {"enable_exception_dump", "0"},
-      {"dump_config.enable_dump", "False"}, {"dump_config.dump_mode", "output"},
-      {"dump_config.dump_data", "tensor"}, {"dump_config.dump_debug_mode", "all"},
-      {"dump_config.enable_dump_debug", "False"}, {"hcom_parallel", "True"},
-      {"enable_small_channel", "0"},    {"is_tailing_optimization", "False"},
-      {"profiling_config.enable_profiling", "False"}, {"op_compiler_cache_mode", "enable"},
-      {"stream_sync_timeout", "-1"},    {"event_sync_timeout", "-1"},
-      {"jit_compile", "auto"},          {"op_select_implmode", ""},
-      {"optypelist_for_implmode", ""},  {"variable_format_optimize", ""},
-      {"op_debug_level", ""},           {"dump_config.dump_step", ""},
-      {"aoe_config.aoe_mode", ""},      {"precision_mode_v2", ""},
-      {"soc_version", "Ascend910B"},    {"device_id", "0"},
+      {"graph_run_mode", "1"},
+      {"deterministic", "0"},
+      {"memory_config.atomic_clean_policy", "0"},
+      {"external_weight", "False"},
+      {"memory_config.static_memory_policy", "0"},
+      {"enable_exception_dump", "0"},
+      {"dump_config.enable_dump", "False"},
+      {"dump_config.dump_mode", "output"},
+      {"dump_config.dump_data", "tensor"},
+      {"dump_config.dump_debug_mode", "all"},
+      {"dump_config.enable_dump_debug", "False"},
+      {"hcom_parallel", "True"},
+      {"enable_small_channel", "0"},
+      {"is_tailing_optimization", "False"},
+      {"profiling_config.enable_profiling", "False"},
+      {"op_compiler_cache_mode", "enable"},
+      {"stream_sync_timeout", "-1"},
+      {"event_sync_timeout", "-1"},
+      {"jit_compile", "auto"},
+      {"op_select_implmode", ""},
+      {"optypelist_for_implmode", ""},
+      {"variable_format_optimize", ""},
+      {"op_debug_level", ""},
+      {"dump_config.dump_step", ""},
+      {"aoe_config.aoe_mode", ""},
+      {"precision_mode_v2", ""},
+      {"soc_version", "Ascend910B"},
+      {"device_id", "0"},
   };
   for (const auto& [name, def] : kDefaults) {
     EXPECT_EQ(value_of(r, name), def) << name;
@@ -174,8 +191,8 @@ TEST(OptDeprecated, MISC_1_DeprecatedFieldsAcceptedWithCannWarning) {
       {"variable_format_optimize", "Please do not configure this option in the future."},
   };
   for (const auto& [name, tail] : kCases) {
-    const std::string v = std::string(name) == "op_debug_level"       ? "0"
-                          : std::string(name) == "op_select_implmode" ? "high_precision"
+    const std::string v = std::string(name) == "op_debug_level"             ? "0"
+                          : std::string(name) == "op_select_implmode"       ? "high_precision"
                           : std::string(name) == "variable_format_optimize" ? "True"
                                                                             : "12345";
     auto r = build({{name, v}});

@@ -179,8 +179,8 @@ TEST(OptStreamSyncTimeout, OPT_stream_sync_timeout_3_WarnsWhenNotAboveHcclTimeou
 // ---- optypelist_for_implmode (OPT-optypelist_for_implmode-1) --------------------------------
 TEST(OptOptypelistForImplmode, OPT_optypelist_for_implmode_1_SupportedTypes) {
   EXPECT_TRUE(accepted({{"op_select_implmode", "high_precision"}, {"optypelist_for_implmode", "Pooling,SoftmaxV2"}}));
-  EXPECT_TRUE(accepted({{"op_select_implmode", "high_precision"},
-                        {"optypelist_for_implmode", "Pooling,SoftmaxV2,LRN,ROIAlign"}}));
+  EXPECT_TRUE(accepted(
+      {{"op_select_implmode", "high_precision"}, {"optypelist_for_implmode", "Pooling,SoftmaxV2,LRN,ROIAlign"}}));
   auto r = build({{"op_select_implmode", "high_precision"}, {"optypelist_for_implmode", "Pooling,Conv2D"}});
   EXPECT_TRUE(has_error(r, "optypelist_for_implmode", "'Conv2D' is not one of"));
   EXPECT_FALSE(accepted({{"op_select_implmode", "high_precision"}, {"optypelist_for_implmode", "Pooling,,LRN"}}));

@@ -97,7 +97,8 @@ TEST(OptionsCli, ExplainSaysTheEffectAndTheConsumer) {
   EXPECT_TRUE(has(r, "effect:       implemented: ")) << r.out;
   EXPECT_TRUE(has(r, "consumer:     src/profiling/profiler_config.cpp")) << r.out;
   r = openge("options --explain fusion_switch_file");
-  EXPECT_TRUE(has(r, "effect:       implemented: each compile runs only the fusion passes the file leaves on")) << r.out;
+  EXPECT_TRUE(has(r, "effect:       implemented: each compile runs only the fusion passes the file leaves on"))
+      << r.out;
   EXPECT_TRUE(has(r, "consumer:     src/passes/pass_selection.cpp")) << r.out;
   r = openge("options --explain stream_sync_timeout");
   EXPECT_TRUE(has(r, "effect:       implemented: a run still going after this many ms fails")) << r.out;

@@ -115,7 +115,8 @@ TEST(OptionsFile, ParsesJsonWithNestedGroups) {
   auto p = parse_options_text(R"({"precision_mode": "allow_mix_precision",
     "dump_config": {"enable_dump": true, "dump_path": "out", "dump_step": null},
     "profiling_config": {"profiling_options": {"output": "/tmp", "task_trace": "on"}},
-    "deterministic": 1})", "o.json");
+    "deterministic": 1})",
+                              "o.json");
   ASSERT_TRUE(p.errors.empty()) << p.errors.front();
   ASSERT_EQ(p.assignments.size(), 5u);
   EXPECT_EQ(p.assignments[0].name, "deterministic");
@@ -157,10 +158,11 @@ TEST(OptionsFile, TfLinesWithCommentsBlankLinesAndQuotes) {
 }
 
 TEST(OptionsFile, TfLinesAreNeverEvaluated) {
-  auto p = parse_options_text("npu.global_options().precision_mode=os.system('rm -rf /')\n"
-                              "npu.global_options().deterministic=1+1\n"
-                              "npu.global_options().debug_dir=\"/tmp\" + x\n",
-                              "evil.py");
+  auto p = parse_options_text(
+      "npu.global_options().precision_mode=os.system('rm -rf /')\n"
+      "npu.global_options().deterministic=1+1\n"
+      "npu.global_options().debug_dir=\"/tmp\" + x\n",
+      "evil.py");
   ASSERT_EQ(p.errors.size(), 3u);
   EXPECT_EQ(p.errors[0].rfind("evil.py:1:37: ", 0), 0u) << p.errors[0];
   EXPECT_EQ(p.errors[1].rfind("evil.py:2:", 0), 0u) << p.errors[1];
@@ -219,9 +221,10 @@ TEST(OptionsFile, Tf1ParameterMapScriptIsReadAndItsOtherLinesSkipped) {
 }
 
 TEST(OptionsFile, ParameterMapValueOfTheWrongFormIsAnError) {
-  auto p = parse_options_text("custom_op.parameter_map[\"enable_dump\"].b = 1\n"
-                              "custom_op.parameter_map[\"precision_mode\"].s = allow_mix_precision\n",
-                              "t.py");
+  auto p = parse_options_text(
+      "custom_op.parameter_map[\"enable_dump\"].b = 1\n"
+      "custom_op.parameter_map[\"precision_mode\"].s = allow_mix_precision\n",
+      "t.py");
   ASSERT_EQ(p.errors.size(), 2u);
   EXPECT_NE(p.errors[0].find(".b needs True or False"), std::string::npos) << p.errors[0];
   EXPECT_NE(p.errors[1].find(".s needs a string"), std::string::npos) << p.errors[1];
@@ -244,10 +247,12 @@ TEST(OptionsFile, PlainFileDoesNotSkipLines) {
 
 TEST(OptionsFile, SkippedLinesAreReportedAsAWarning) {
   TempDir d;
-  auto r = build({}, {}, {d.file("t.py", "config = tf.ConfigProto()\nnpu.global_options().deterministic=1\nsess = s()\n")});
+  auto r =
+      build({}, {}, {d.file("t.py", "config = tf.ConfigProto()\nnpu.global_options().deterministic=1\nsess = s()\n")});
   ASSERT_TRUE(r.errors.empty());
   bool reported = false;
-  for (const auto& w : r.warnings) reported = reported || w.find("t.py: 2 lines that set no option skipped (lines 1, 3)") != std::string::npos;
+  for (const auto& w : r.warnings)
+    reported = reported || w.find("t.py: 2 lines that set no option skipped (lines 1, 3)") != std::string::npos;
   EXPECT_TRUE(reported);
 }
 

@@ -117,8 +117,9 @@ TEST(ProfOptions, OPT_profiling_config_profiling_options_aic_metrics_10_13_Custo
 
 TEST(ProfOptions, FrequencyRangesAtTheirBoundaries) {
   const std::tuple<const char*, int, int> kFreq[] = {
-      {"sys_hardware_mem_freq", 1, 100}, {"sys_io_sampling_freq", 1, 100}, {"sys_interconnection_freq", 1, 50},
-      {"dvpp_freq", 1, 100},             {"host_sys_usage_freq", 1, 50},   {"instr_profiling_freq", 300, 30000}};
+      {"sys_hardware_mem_freq", 1, 100},   {"sys_io_sampling_freq", 1, 100},
+      {"sys_interconnection_freq", 1, 50}, {"dvpp_freq", 1, 100},
+      {"host_sys_usage_freq", 1, 50},      {"instr_profiling_freq", 300, 30000}};
   for (const auto& [k, lo, hi] : kFreq) {
     auto json = [&](int v) { return "{\"" + std::string(k) + "\":" + std::to_string(v) + "}"; };
     EXPECT_FALSE(ok(json(lo - 1))) << k;
@@ -137,10 +138,12 @@ TEST(ProfOptions, OPT_profiling_config_profiling_options_instr_profiling_freq_2_
 }
 
 TEST(ProfOptions, OPT_profiling_config_profiling_options_instr_profiling_freq_3_ExclusiveWithTenKeys) {
-  const char* kKeys[] = {"training_trace", "task_trace", "hccl",  "aicpu",     "fp_point",
+  const char* kKeys[] = {"training_trace", "task_trace",  "hccl", "aicpu",     "fp_point",
                          "bp_point",       "aic_metrics", "l2",   "task_time", "runtime_api"};
   for (const char* k : kKeys) {
-    const std::string v = std::string(k) == "aic_metrics" ? "Memory" : std::string(k).find("point") != std::string::npos ? "" : "off";
+    const std::string v = std::string(k) == "aic_metrics"                     ? "Memory"
+                          : std::string(k).find("point") != std::string::npos ? ""
+                                                                              : "off";
     auto c = check("{\"instr_profiling_freq\":1000,\"" + std::string(k) + "\":\"" + v + "\"}");
     bool found = false;
     for (const auto& e : c.errors) found |= e.reason.find("cannot be collected together with " + std::string(k)) == 0;

@@ -71,9 +71,9 @@ TEST(SoftmaxFusionPass, ExpReadElsewhereStaysUnfused) {
 struct AttentionShape {
   Shape q = {12, 8, 16};  // [heads, Lq, D], BERT's seq-first export after the head transpose
   int64_t lk = 8, dv = 16;
-  bool scale_q = true;       // Div(Q, 4) before the product (torch's nn.MultiheadAttention)
-  bool scale_scores = false; // Mul(scores, 0.125) after it
-  Shape mask;                // empty: no mask Add
+  bool scale_q = true;        // Div(Q, 4) before the product (torch's nn.MultiheadAttention)
+  bool scale_scores = false;  // Mul(scores, 0.125) after it
+  Shape mask;                 // empty: no mask Add
 };
 
 Graph attention_graph(const AttentionShape& s) {
@@ -149,9 +149,8 @@ struct Compiled {
 Compiled compile_graph(Graph g, const std::vector<Tensor>& inputs, const std::string& graph_fusion) {
   options::test::TempDir d;
   options::test::Flags flags;
-  flags.push_back({"fusion_switch_file",
-                   d.file("fs.cfg", R"({"Switch":{"GraphFusion":)" + graph_fusion +
-                                        R"(,"UBFusion":{"TbeEltwiseFusionPass":"off"}}})")});
+  flags.push_back({"fusion_switch_file", d.file("fs.cfg", R"({"Switch":{"GraphFusion":)" + graph_fusion +
+                                                              R"(,"UBFusion":{"TbeEltwiseFusionPass":"off"}}})")});
   auto r = options::test::build(flags, {{"ASCEND_WORK_PATH", d.path() + "/work_path"}}, {}, true, d.path());
   EXPECT_TRUE(r.options) << options::test::dump_errors(r);
   if (!r.options) return {};
@@ -164,8 +163,8 @@ Compiled compile_graph(Graph g, const std::vector<Tensor>& inputs, const std::st
   auto exe = compiler::compile(std::move(g), shapes, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   if (!exe.ok()) return {};
-  const auto j = nlohmann::json::parse(read_text(d.path() + "/work_path/FE/" + std::to_string(::getpid()) + "/fusion_result.json"),
-                                       nullptr, false);
+  const auto j = nlohmann::json::parse(
+      read_text(d.path() + "/work_path/FE/" + std::to_string(::getpid()) + "/fusion_result.json"), nullptr, false);
   EXPECT_TRUE(j.is_object() && j.size() == 1) << j.dump();
   return {std::move(*exe), j.is_object() && !j.empty() ? j.begin().value() : nlohmann::json()};
 }

@@ -37,12 +37,13 @@ TEST(ChannelsLastLayoutPass, ConvChainConvertsOnlyAtTheBoundaries) {
   EXPECT_EQ(count_ops(b.g, "FusedConv"), 2);
   EXPECT_EQ(count_ops(b.g, "Add"), 0);
   for (const Node& n : b.g.nodes)
-    if (n.op_type == "FusedConv") { EXPECT_EQ(n.attrs.get_int("channels_last", 0), 1); }
+    if (n.op_type == "FusedConv") {
+      EXPECT_EQ(n.attrs.get_int("channels_last", 0), 1);
+    }
   const auto after = eval_graph(b.g, in);
   ASSERT_EQ(after.size(), 1u);
   EXPECT_LT(max_abs_diff(after[0], before[0]), 1e-5);
 }
-
 
 Attributes resize_attrs() {
   Attributes a;
@@ -84,7 +85,8 @@ TEST(ChannelsLastLayoutPass, ResizeBetweenConvsRunsInNhwc) {
   EXPECT_EQ(*b.g.values[static_cast<size_t>(resize->outputs[0])].shape, Shape({1, 12, 10, 8}));
   const Tensor* sizes = passes::constant_of(b.g, resize->inputs[3]);
   ASSERT_NE(sizes, nullptr);
-  EXPECT_EQ(std::vector<int64_t>(sizes->data<int64_t>(), sizes->data<int64_t>() + 4), std::vector<int64_t>({1, 12, 10, 8}));
+  EXPECT_EQ(std::vector<int64_t>(sizes->data<int64_t>(), sizes->data<int64_t>() + 4),
+            std::vector<int64_t>({1, 12, 10, 8}));
 }
 
 // The final upsampling of a segmentation model writes the graph output: it stays NCHW, so the

@@ -1,8 +1,8 @@
 // The CNN patterns compiled for real: a Conv -> Sigmoid -> Mul (Swish) and a
 // Conv -> HardSigmoid -> Mul (HardSwish) block, compiled with TbeConvElemwiseFusionPass on (one
 // oneDNN convolution with the activation as its post-op, in NHWC) and switched off through
-// fusion_switch_file (the Sigmoid / HardSigmoid and Mul stay as nodes, on their reference kernels); both must give the same
-// outputs, and fusion_result.json counts the fusion.
+// fusion_switch_file (the Sigmoid / HardSigmoid and Mul stay as nodes, on their reference kernels); both must give the
+// same outputs, and fusion_result.json counts the fusion.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -63,12 +63,16 @@ void expect_fused_equals_unfused(const char* gate_op, float alpha, const char* a
   ASSERT_TRUE(fused && plain);
   ASSERT_EQ(count_op(*fused, "FusedConv"), 1);
   for (const Node& n : fused->graph().nodes)
-    if (n.op_type == "FusedConv") { EXPECT_EQ(n.attrs.get_string("activation", ""), activation); }
+    if (n.op_type == "FusedConv") {
+      EXPECT_EQ(n.attrs.get_string("activation", ""), activation);
+    }
   EXPECT_EQ(count_op(*fused, "Mul"), 0);
   // Unfused: the gate and the Mul stay (TbeEltwiseFusionPass may group them into one
   // FusedElementwise node, which under jit_compile=false runs each op's reference kernel).
   for (const Node& n : plain->graph().nodes)
-    if (n.op_type == "FusedConv") { EXPECT_EQ(n.attrs.get_string("activation", ""), ""); }
+    if (n.op_type == "FusedConv") {
+      EXPECT_EQ(n.attrs.get_string("activation", ""), "");
+    }
   EXPECT_EQ(count_op(*plain, gate_op) + count_op(*plain, "Mul") + 2 * count_op(*plain, "FusedElementwise"), 2);
 
   const std::vector<Tensor> in{openge::testing::random_tensor({1, 8, 12, 12}, 33)};
@@ -87,7 +91,9 @@ void expect_fused_equals_unfused(const char* gate_op, float alpha, const char* a
   EXPECT_EQ(j.begin().value()["ub_fusion"]["TbeConvElemwiseFusionPass"]["effect_times"], "1") << j.dump();
 }
 
-TEST(TbeConvElemwiseFusionPass, CompiledSwishPostOpEqualsSigmoidMulNodes) { expect_fused_equals_unfused("Sigmoid", 0, "Swish"); }
+TEST(TbeConvElemwiseFusionPass, CompiledSwishPostOpEqualsSigmoidMulNodes) {
+  expect_fused_equals_unfused("Sigmoid", 0, "Swish");
+}
 
 TEST(TbeConvElemwiseFusionPass, CompiledHardSwishPostOpEqualsHardSigmoidMulNodes) {
   expect_fused_equals_unfused("HardSigmoid", 1.0f / 6.0f, "HardSwish");

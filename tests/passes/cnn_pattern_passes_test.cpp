@@ -17,8 +17,8 @@ Attributes pads1() { return ints_attr("pads", {1, 1, 1, 1}); }
 Graph conv_gated(const char* gate_op, Attributes gate_attrs, bool extra_reader = false) {
   GraphBuilder b;
   const int x = b.input("x");
-  const int y = b.node("Conv", {x, b.constant("w", random_tensor({6, 4, 3, 3}, 1)), b.constant("b", random_tensor({6}, 2))},
-                       pads1());
+  const int y = b.node(
+      "Conv", {x, b.constant("w", random_tensor({6, 4, 3, 3}, 1)), b.constant("b", random_tensor({6}, 2))}, pads1());
   const int gate = b.node(gate_op, {y}, gate_attrs);
   const int out = b.node("Mul", {gate, y});  // the gate first: either operand order is matched
   b.g.outputs = {out};
@@ -76,7 +76,8 @@ Graph mbconv_block() {
   int y = silu(b.node("Conv", {x, b.constant("w_exp", random_tensor({16, 8, 1, 1}, 11))}));
   y = silu(b.node("Conv", {y, b.constant("w_dw", random_tensor({16, 1, 3, 3}, 12))}, int_attr("group", 16, pads1())));
   int s = b.node("GlobalAveragePool", {y});
-  s = silu(b.node("Conv", {s, b.constant("w_se1", random_tensor({4, 16, 1, 1}, 13)), b.constant("b_se1", random_tensor({4}, 14))}));
+  s = silu(b.node(
+      "Conv", {s, b.constant("w_se1", random_tensor({4, 16, 1, 1}, 13)), b.constant("b_se1", random_tensor({4}, 14))}));
   s = b.node("Sigmoid", {b.node("Conv", {s, b.constant("w_se2", random_tensor({16, 4, 1, 1}, 15)),
                                          b.constant("b_se2", random_tensor({16}, 16))})});
   y = b.node("Mul", {y, s});
@@ -115,7 +116,9 @@ TEST(ChannelsLastLayoutPass, SqueezeExcitationBlockStaysInNhwc) {
   EXPECT_EQ(count_ops(g, "Sigmoid"), 0);  // every Sigmoid is a conv post-op (Swish or the gate)
   EXPECT_EQ(count_ops(g, "NhwcGlobalAveragePool"), 1);
   for (const Node& n : g.nodes) {
-    if (n.op_type == "FusedConv") { EXPECT_EQ(n.attrs.get_int("channels_last", 0), 1) << n.name; }
+    if (n.op_type == "FusedConv") {
+      EXPECT_EQ(n.attrs.get_int("channels_last", 0), 1) << n.name;
+    }
     if (n.op_type == "Mul") {
       // N x H x W x C operands: the gate [1,1,1,16] and the permuted constant [1,1,1,8].
       const Shape& a = *g.values[static_cast<size_t>(n.inputs[0])].shape;
@@ -141,7 +144,9 @@ TEST(ChannelsLastLayoutPass, FireModuleConcatRunsOnTheChannelAxisOfNhwc) {
   EXPECT_EQ(count_ops(b.g, "Transpose"), 2);
   ASSERT_EQ(count_ops(b.g, "Concat"), 1);
   for (const Node& n : b.g.nodes)
-    if (n.op_type == "Concat") { EXPECT_EQ(n.attrs.get_int("axis", 0), 3); }
+    if (n.op_type == "Concat") {
+      EXPECT_EQ(n.attrs.get_int("axis", 0), 3);
+    }
 }
 
 // ConvNeXt's block: depthwise conv, the model's own permute to NHWC around its channel-last
@@ -179,8 +184,9 @@ Graph dense_layer(bool constant_stats) {
   Tensor var = random_tensor({9}, 45);
   for (int64_t i = 0; i < var.numel(); ++i) var.data<float>()[i] = 0.5f + std::abs(var.data<float>()[i]);
   const int mean = constant_stats ? b.constant("mean", random_tensor({9}, 44)) : b.input("mean");
-  int y = b.node("BatchNormalization", {cat, b.constant("scale", random_tensor({9}, 42)), b.constant("beta", random_tensor({9}, 43)),
-                                        mean, b.constant("var", var)},
+  int y = b.node("BatchNormalization",
+                 {cat, b.constant("scale", random_tensor({9}, 42)), b.constant("beta", random_tensor({9}, 43)), mean,
+                  b.constant("var", var)},
                  float_attr("epsilon", 1e-3f));
   y = b.node("Relu", {y});
   b.g.outputs = {b.node("Conv", {y, b.constant("w1", random_tensor({4, 9, 1, 1}, 46))})};
@@ -195,7 +201,9 @@ TEST(BatchNormBnInferFusionPass, BatchNormAfterConcatBecomesPerChannelMulAdd) {
   EXPECT_EQ(count_ops(g, "Mul"), 1);
   EXPECT_EQ(count_ops(g, "Add"), 1);
   for (const Node& n : g.nodes)
-    if (n.op_type == "Mul") { EXPECT_EQ(*g.values[static_cast<size_t>(n.inputs[1])].shape, (Shape{1, 9, 1, 1})); }
+    if (n.op_type == "Mul") {
+      EXPECT_EQ(*g.values[static_cast<size_t>(n.inputs[1])].shape, (Shape{1, 9, 1, 1}));
+    }
 }
 
 TEST(BatchNormBnInferFusionPass, BatchNormWithStatisticsFedAtRunTimeIsLeftAlone) {

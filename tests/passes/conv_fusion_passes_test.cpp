@@ -27,8 +27,9 @@ Block conv_bn_block(bool residual, const std::string& act, bool conv_bias = true
   std::vector<int> conv_in{x, w};
   if (conv_bias) conv_in.push_back(b.constant("b", random_tensor({8}, 2)));
   int y = b.node("Conv", conv_in, conv_attrs());
-  y = b.node("BatchNormalization", {y, b.constant("scale", random_tensor({8}, 3)), b.constant("beta", random_tensor({8}, 4)),
-                                    b.constant("mean", random_tensor({8}, 5)), b.constant("var", positive({8}, 6))},
+  y = b.node("BatchNormalization",
+             {y, b.constant("scale", random_tensor({8}, 3)), b.constant("beta", random_tensor({8}, 4)),
+              b.constant("mean", random_tensor({8}, 5)), b.constant("var", positive({8}, 6))},
              float_attr("epsilon", 1e-3f));
   Block blk;
   blk.inputs.push_back(random_tensor({2, 4, 6, 6}, 7));
@@ -51,7 +52,9 @@ Block conv_bn_block(bool residual, const std::string& act, bool conv_bias = true
   return blk;
 }
 
-bool have_reference_ops() { return find_op_schema("Conv") && find_op_schema("BatchNormalization") && find_op_schema("Add"); }
+bool have_reference_ops() {
+  return find_op_schema("Conv") && find_op_schema("BatchNormalization") && find_op_schema("Add");
+}
 
 TEST(ConvBatchnormFusionPass, FoldsBatchNormIntoConvWeights) {
   if (!have_reference_ops()) GTEST_SKIP();
@@ -96,7 +99,9 @@ TEST(TbeConvElemwiseFusionPass, FusesClipAsRelu6Style) {
   Block blk = conv_bn_block(false, "Clip");
   const auto before = eval_graph(blk.g, blk.inputs);
   for (const Pass& p : all_passes())
-    if (p.name != "ChannelsLastLayoutPass") { ASSERT_TRUE(p.run(blk.g).ok()); }
+    if (p.name != "ChannelsLastLayoutPass") {
+      ASSERT_TRUE(p.run(blk.g).ok());
+    }
   ASSERT_EQ(blk.g.nodes.size(), 1u);
   EXPECT_EQ(blk.g.nodes[0].attrs.get_string("activation", ""), "Clip");
   EXPECT_FLOAT_EQ(blk.g.nodes[0].attrs.get_float("activation_beta", 0), 0.5f);

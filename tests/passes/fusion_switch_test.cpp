@@ -113,8 +113,7 @@ TEST(FusionSwitch, OPT_fusion_switch_file_4_NamedRuleOff) {
 
 TEST(FusionSwitch, OPT_fusion_switch_file_6_7_AllOffKeepsTheLayoutPass) {
   TempDir d;
-  auto exe = compile_demo(
-      with_switch_file(d, R"({"Switch":{"GraphFusion":{"ALL":"off"},"UBFusion":{"ALL":"off"}}})"));
+  auto exe = compile_demo(with_switch_file(d, R"({"Switch":{"GraphFusion":{"ALL":"off"},"UBFusion":{"ALL":"off"}}})"));
   ASSERT_TRUE(exe);
   EXPECT_EQ(count_op(*exe, "BatchNormalization"), 1);
   EXPECT_EQ(count_op(*exe, "Relu"), 3);
@@ -146,8 +145,8 @@ TEST(FusionSwitch, OPT_fusion_switch_file_4_RuleUnderTheWrongKindIsIgnored) {
 TEST(FusionSwitch, OPT_fusion_switch_file_6_FusedAndUnfusedOutputsAgree) {
   TempDir d;
   auto fused = compile_demo(options_with(d, {}));
-  auto plain = compile_demo(
-      with_switch_file(d, R"({"Switch":{"GraphFusion":{"ALL":"off"},"UBFusion":{"ALL":"off"}}})"));
+  auto plain =
+      compile_demo(with_switch_file(d, R"({"Switch":{"GraphFusion":{"ALL":"off"},"UBFusion":{"ALL":"off"}}})"));
   ASSERT_TRUE(fused && plain);
   std::vector<Tensor> inputs;
   for (int in : fused->executable->graph().inputs) {
@@ -168,10 +167,11 @@ TEST(FusionSwitch, OPT_fusion_switch_file_6_FusedAndUnfusedOutputsAgree) {
 
 TEST(FusionSwitch, OPT_fusion_switch_file_4_SwitchedOffPassIsLogged) {
   TempDir d;
-  auto config = options_with(d,
-                             {{"fusion_switch_file", d.file("inputs/fs.cfg",
-                                                            R"({"Switch":{"GraphFusion":{"ConvBatchnormFusionPass":"off"}}})")}},
-                             {{"ASCEND_PROCESS_LOG_PATH", d.path() + "/log"}, {"ASCEND_GLOBAL_LOG_LEVEL", "1"}});
+  auto config =
+      options_with(d,
+                   {{"fusion_switch_file",
+                     d.file("inputs/fs.cfg", R"({"Switch":{"GraphFusion":{"ConvBatchnormFusionPass":"off"}}})")}},
+                   {{"ASCEND_PROCESS_LOG_PATH", d.path() + "/log"}, {"ASCEND_GLOBAL_LOG_LEVEL", "1"}});
   ASSERT_TRUE(config);
   logging::configure(*config);
   auto exe = compile_demo(config);
@@ -203,8 +203,7 @@ TEST(FusionResult, ENV_31_CountsMatchTheCompiledGraph) {
   const Json& relu = graph["ub_fusion"]["TbeConvElemwiseFusionPass"];
   EXPECT_EQ(relu["effect_times"], std::to_string(3 - count_op(*exe, "Relu")));
   EXPECT_EQ(relu["repository_hit_times"], "0");
-  EXPECT_EQ(graph["ub_fusion"]["TbeConvDoubleInFusionPass"]["effect_times"],
-            std::to_string(1 - count_op(*exe, "Add")));
+  EXPECT_EQ(graph["ub_fusion"]["TbeConvDoubleInFusionPass"]["effect_times"], std::to_string(1 - count_op(*exe, "Add")));
   // Counters are strings, as CANN writes them; graph passes have no repository_hit_times.
   EXPECT_FALSE(bn.contains("repository_hit_times"));
   // A pass that found nothing is not listed (the demo has no MatMul).

@@ -1,5 +1,6 @@
 // MatMul fusion passes on a BERT-like feed-forward block: MatMul + bias -> GELU (erf form, made
-// one Gelu node by GeluONNXFusionPass) -> MatMul + bias -> + residual. The fused graph computes what the unfused graph computes.
+// one Gelu node by GeluONNXFusionPass) -> MatMul + bias -> + residual. The fused graph computes what the unfused graph
+// computes.
 #include "../kernels/kernel_test_util.h"
 #include "ops/op_registry.h"
 #include "pass_test_util.h"

@@ -183,7 +183,9 @@ TEST(Nc1hwc0Layout, AiCoreRunsTheRegionAndWritesTheConcatInPlace) {
     const CompiledNode& n = (*exe)->nodes()[i];
     if (n.node.op_type == "FusedConv" && n.engine == Engine::kAiCore) ++aicore_convs;
     if (n.node.op_type == "Concat") concat = i;
-    if (n.node.op_type == "Nc1hwc0MaxPool") { EXPECT_EQ(n.engine, Engine::kAiCore); }
+    if (n.node.op_type == "Nc1hwc0MaxPool") {
+      EXPECT_EQ(n.engine, Engine::kAiCore);
+    }
   }
   EXPECT_EQ(aicore_convs, 4u);
   ASSERT_NE(concat, SIZE_MAX);
@@ -211,9 +213,8 @@ TEST(Nc1hwc0Layout, FormatConversionsPlaceEveryElement) {
       for (int64_t c = 0; c < 32; ++c)
         for (int64_t h = 0; h < 3; ++h)
           for (int64_t w = 0; w < 5; ++w) {
-            const int64_t i = f == ActivationFormat::kNhwc
-                                  ? ((n * 3 + h) * 5 + w) * 32 + c
-                                  : (((n * 2 + c / kC0) * 3 + h) * 5 + w) * kC0 + c % kC0;
+            const int64_t i = f == ActivationFormat::kNhwc ? ((n * 3 + h) * 5 + w) * 32 + c
+                                                           : (((n * 2 + c / kC0) * 3 + h) * 5 + w) * kC0 + c % kC0;
             ASSERT_EQ(s[i], at(n, c, h, w)) << format_name(f) << " " << n << c << h << w;
           }
     Tensor back(DType::kFloat32, nchw);

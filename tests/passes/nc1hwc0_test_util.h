@@ -13,8 +13,9 @@ using Nc1hwc0Setting = passes::ScopedNc1hwc0Regions;
 inline Attributes same_pads(int64_t k) { return ints_attr("pads", {k / 2, k / 2, k / 2, k / 2}); }
 
 inline int conv(GraphBuilder& b, int x, int64_t in, int64_t out, int64_t k, uint32_t seed) {
-  return b.node("Conv", {x, b.constant("w" + std::to_string(seed), random_tensor({out, in, k, k}, seed)),
-                         b.constant("b" + std::to_string(seed), random_tensor({out}, seed + 100))},
+  return b.node("Conv",
+                {x, b.constant("w" + std::to_string(seed), random_tensor({out, in, k, k}, seed)),
+                 b.constant("b" + std::to_string(seed), random_tensor({out}, seed + 100))},
                 same_pads(k));
 }
 

@@ -17,7 +17,10 @@ namespace openge::testing {
 
 struct GraphBuilder {
   Graph g;
-  explicit GraphBuilder(int64_t opset = 13) { g.opset = opset; g.name = "test"; }
+  explicit GraphBuilder(int64_t opset = 13) {
+    g.opset = opset;
+    g.name = "test";
+  }
   int input(const std::string& name) {
     const int v = g.add_value(name);
     g.inputs.push_back(v);

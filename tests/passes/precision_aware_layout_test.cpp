@@ -19,9 +19,8 @@ namespace {
 std::shared_ptr<const options::OptionSet> bf16_config() {
   // enable_small_channel=1: the RGB stem joins the region, so every convolution takes its format
   // (training's default, 0, would keep the stem in NCHW).
-  auto r = options::test::build({{"precision_mode", "allow_mix_precision_bf16"},
-                                 {"soc_version", "Ascend910B"},
-                                 {"enable_small_channel", "1"}});
+  auto r = options::test::build(
+      {{"precision_mode", "allow_mix_precision_bf16"}, {"soc_version", "Ascend910B"}, {"enable_small_channel", "1"}});
   EXPECT_TRUE(r.options) << options::test::dump_errors(r);
   if (!r.options) return nullptr;
   return std::make_shared<const options::OptionSet>(std::move(*r.options));
@@ -47,8 +46,8 @@ Compiled compile_on(CpuIsa isa, FormatCostTable table, bool bf16) {
   for (const CompiledNode& n : c.exe->nodes()) {
     if (n.node.op_type != "FusedConv") continue;
     c.formats.push_back(n.node.attrs.get_int("channels_last", 0) == 1 ? "NHWC"
-                        : n.node.attrs.get_int("nc1hwc0", 0) != 0   ? "NC1HWC0"
-                                                                    : "NCHW");
+                        : n.node.attrs.get_int("nc1hwc0", 0) != 0     ? "NC1HWC0"
+                                                                      : "NCHW");
     c.conv_dtypes.push_back(c.exe->graph().values[static_cast<size_t>(n.node.inputs[0])].dtype);
   }
   return c;
@@ -196,7 +195,8 @@ TEST(PrecisionAwareLayout, Bf16ModelInEitherFormatComputesTheFloat32Result) {
   auto expected = fp32.exe->run(cnn_input());
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   double scale = 0;
-  for (int64_t i = 0; i < (*expected)[0].numel(); ++i) scale = std::max(scale, std::fabs((double)(*expected)[0].data<float>()[i]));
+  for (int64_t i = 0; i < (*expected)[0].numel(); ++i)
+    scale = std::max(scale, std::fabs((double)(*expected)[0].data<float>()[i]));
   for (CpuIsa isa : {CpuIsa::kAmx, CpuIsa::kAvx512Bf16}) {
     const Compiled bf16 = compile_on(isa, kPerIsaRows, true);
     ASSERT_TRUE(bf16.exe);

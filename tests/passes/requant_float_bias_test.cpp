@@ -94,7 +94,8 @@ Model calibrated() {
   // The Relu output: the first node's reader; read it back by running the first half alone.
   GraphBuilder half;
   const int x = half.input("x", {1, 8, 8, 8});
-  half.g.outputs = {half.node("Relu", {half.node("Conv", {x, half.constant("w1", m.w1.dequantized), half.constant("b1", m.b1)}, pads1())})};
+  half.g.outputs = {half.node(
+      "Relu", {half.node("Conv", {x, half.constant("w1", m.w1.dequantized), half.constant("b1", m.b1)}, pads1())})};
   const Tensor relu = eval_graph(half.g, {input()}, true)[0];
   float top = 0, lo = 0, hi = 0;
   for (int64_t i = 0; i < relu.numel(); ++i) top = std::max(top, relu.data<float>()[i]);

@@ -110,8 +110,9 @@ TEST(ScopeFusion, OPT_enable_scope_fusion_passes_4_NonGeneralOnlyWhenNamed) {
   const std::string on = d.file("on.cfg", R"({"Switch":{"GraphFusion":{"ScopeInstanceNormPass":"on"}}})");
   EXPECT_FALSE(is_on(choices_for({{"fusion_switch_file", on}}, d), "ScopeInstanceNormPass"));
   const std::string off = d.file("off.cfg", R"({"Switch":{"GraphFusion":{"ALL":"off"}}})");
-  EXPECT_TRUE(is_on(choices_for({{"fusion_switch_file", off}, {"enable_scope_fusion_passes", "ScopeInstanceNormPass"}}, d),
-                    "ScopeInstanceNormPass"));
+  EXPECT_TRUE(
+      is_on(choices_for({{"fusion_switch_file", off}, {"enable_scope_fusion_passes", "ScopeInstanceNormPass"}}, d),
+            "ScopeInstanceNormPass"));
 }
 
 TEST(ScopeFusion, OPT_enable_scope_fusion_passes_1_UnknownNameWarnsWithDidYouMean) {
@@ -126,7 +127,9 @@ TEST(ScopeFusion, OPT_enable_scope_fusion_passes_1_UnknownNameWarnsWithDidYouMea
   logging::unconfigure();
   ASSERT_TRUE(c.ok()) << c.status().message();
   for (const auto& choice : *c)
-    if (choice.pass->name == "ScopeInstanceNormPass") { EXPECT_FALSE(choice.on); }
+    if (choice.pass->name == "ScopeInstanceNormPass") {
+      EXPECT_FALSE(choice.on);
+    }
   const std::string text = read_text(log);
   EXPECT_NE(text.find("ScopeInstanceNormPas names no scope fusion pass"), std::string::npos) << text;
   EXPECT_NE(text.find("did you mean 'ScopeInstanceNormPass'"), std::string::npos) << text;
@@ -151,8 +154,8 @@ TEST(ScopeFusion, ENV_31_CountedInFusionResult) {
   const size_t nodes_before = g.nodes.size();
   auto exe = compiler::compile(std::move(g), {{2, 5, 16}}, co);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
-  const auto j = nlohmann::json::parse(read_text(d.path() + "/work_path/FE/" + std::to_string(::getpid()) + "/fusion_result.json"),
-                                       nullptr, false);
+  const auto j = nlohmann::json::parse(
+      read_text(d.path() + "/work_path/FE/" + std::to_string(::getpid()) + "/fusion_result.json"), nullptr, false);
   ASSERT_TRUE(j.is_object() && j.size() == 1) << j.dump();
   const auto& entry = j.begin().value()["graph_fusion"]["ScopeLayerNormPass"];
   EXPECT_EQ(entry["match_times"], "1") << j.dump();

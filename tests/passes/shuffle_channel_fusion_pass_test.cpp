@@ -91,8 +91,10 @@ TEST(ShuffleChannelFusionPass, AShuffleNetUnitWithItsChannelSplitStaysInNhwc) {
   GraphBuilder b;
   const int x = b.input("x");
   const int y = b.node("Conv", {x, b.constant("w", random_tensor({8, 3, 1, 1}, 1))});
-  const int a = b.node("Slice", {y, b.constant("s0", i64s({0})), b.constant("e0", i64s({4})), b.constant("ax0", i64s({1}))});
-  const int h = b.node("Slice", {y, b.constant("s1", i64s({4})), b.constant("e1", i64s({8})), b.constant("ax1", i64s({-3}))});
+  const int a =
+      b.node("Slice", {y, b.constant("s0", i64s({0})), b.constant("e0", i64s({4})), b.constant("ax0", i64s({1}))});
+  const int h =
+      b.node("Slice", {y, b.constant("s1", i64s({4})), b.constant("e1", i64s({8})), b.constant("ax1", i64s({-3}))});
   const int c = b.node("Conv", {h, b.constant("w1", random_tensor({4, 4, 3, 3}, 4))}, ints_attr("pads", {1, 1, 1, 1}));
   Attributes axis1;
   set_int_attr_of(axis1, "axis", 1);

@@ -74,20 +74,23 @@ TEST(EnvChains, AMB_30_LogWithoutHome) {
 }
 
 TEST(EnvChains, ENV_8_AtraceChain) {
-  check_chain(ArtifactKind::kAtrace, {{{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/atrace", "ASCEND_WORK_PATH"}},
+  check_chain(ArtifactKind::kAtrace,
+              {{{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/atrace", "ASCEND_WORK_PATH"}},
               "/home/u/ascend/atrace", "default $HOME/ascend/atrace");
 }
 
 TEST(EnvChains, ENV_12_13_ProfilingChain) {
-  check_chain(ArtifactKind::kProfiling,
-              {{{{"profiling_options", R"({"output":"/prof"})"}}, {}, "/prof", "profiling_options"},
-               {{}, {{"PROFILING_OPTIONS", R"({"output":"rel/prof"})"}}, kCwd + "/rel/prof", ""},
-               {{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/profiling_data", "ASCEND_WORK_PATH"}},
-              "", "none: set \"output\"");
+  check_chain(
+      ArtifactKind::kProfiling,
+      {{{{"profiling_options", R"({"output":"/prof"})"}}, {}, "/prof", "profiling_options"},
+       {{}, {{"PROFILING_OPTIONS", R"({"output":"rel/prof"})"}}, kCwd + "/rel/prof", ""},
+       {{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/profiling_data", "ASCEND_WORK_PATH"}},
+      "", "none: set \"output\"");
 }
 
 TEST(EnvChains, PROF_4_ProfilingOptionsEnvOutputBeatsWorkPath) {
-  auto r = resolve(ArtifactKind::kProfiling, {}, {{"PROFILING_OPTIONS", R"({"output":"/p"})"}, {"ASCEND_WORK_PATH", "/w"}});
+  auto r =
+      resolve(ArtifactKind::kProfiling, {}, {{"PROFILING_OPTIONS", R"({"output":"/p"})"}, {"ASCEND_WORK_PATH", "/w"}});
   EXPECT_EQ(r.path, "/p");
   EXPECT_EQ(r.rule.rfind("PROFILING_OPTIONS", 0), 0u);
 }
@@ -113,21 +116,26 @@ TEST(EnvChains, ENV_24_GraphDumpFolderUsesDeviceId) {
 }
 
 TEST(EnvChains, ENV_27_NPU_10_ExceptionDumpChain) {
-  check_chain(ArtifactKind::kExceptionDump,
-              {{{}, {{"NPU_COLLECT_PATH", "/n"}}, "/n/extra-info/data-dump", "NPU_COLLECT_PATH"},
-               {{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/extra-info/data-dump", "ASCEND_WORK_PATH"}},
-              kCwd + "/extra-info/data-dump", "default ./extra-info/data-dump");
+  check_chain(
+      ArtifactKind::kExceptionDump,
+      {{{}, {{"NPU_COLLECT_PATH", "/n"}}, "/n/extra-info/data-dump", "NPU_COLLECT_PATH"},
+       {{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/extra-info/data-dump", "ASCEND_WORK_PATH"}},
+      kCwd + "/extra-info/data-dump", "default ./extra-info/data-dump");
 }
 
 TEST(EnvChains, ENV_30_DISC_1_ExternalWeightsChain) {
-  check_chain(ArtifactKind::kExternalWeights,
-              {{{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/tmp_weight_4242_7", "ASCEND_WORK_PATH"}},
-              kCwd + "/tmp_weight_4242_7", "default ./tmp_weight");
+  check_chain(
+      ArtifactKind::kExternalWeights,
+      {{{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/tmp_weight_4242_7", "ASCEND_WORK_PATH"}},
+      kCwd + "/tmp_weight_4242_7", "default ./tmp_weight");
 }
 
 TEST(EnvChains, ENV_31_32_FusionResultChain) {
   check_chain(ArtifactKind::kFusionResult,
-              {{{}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}}, "/data/ascend_work/FE/4242/fusion_result.json", "ASCEND_WORK_PATH"}},
+              {{{},
+                {{"ASCEND_WORK_PATH", "/data/ascend_work"}},
+                "/data/ascend_work/FE/4242/fusion_result.json",
+                "ASCEND_WORK_PATH"}},
               kCwd + "/fusion_result.json", "default ./fusion_result.json");
   auto r = resolve(ArtifactKind::kFusionResult, {}, {{"ASCEND_WORK_PATH", "/data/ascend_work"}});
   EXPECT_TRUE(r.is_file);
@@ -141,7 +149,7 @@ TEST(EnvChains, ENV_35_CheckResultChain) {
     if (mask & 1) id.check_report = "reports/check.json";
     if (mask & 2) env["ASCEND_WORK_PATH"] = "/data/ascend_work";
     auto r = resolve(ArtifactKind::kCheckResult, {}, env, id);
-    const std::string want = (mask & 1) ? kCwd + "/reports/check.json"
+    const std::string want = (mask & 1)   ? kCwd + "/reports/check.json"
                              : (mask & 2) ? "/data/ascend_work/check_result.json"
                                           : kCwd + "/check_result.json";
     EXPECT_EQ(r.path, want) << mask;
@@ -157,7 +165,9 @@ TEST(EnvChains, ENV_3_AMB_21_AoeDataChain) {
 
 TEST(EnvChains, OPT_op_compiler_cache_dir_5_CompileCacheChain) {
   check_chain(ArtifactKind::kCompileCache,
-              {{{{"op_compiler_cache_dir", "/home/test/kernel_cache"}}, {}, "/home/test/kernel_cache/kernel_cache",
+              {{{{"op_compiler_cache_dir", "/home/test/kernel_cache"}},
+                {},
+                "/home/test/kernel_cache/kernel_cache",
                 "op_compiler_cache_dir"},
                {{}, {{"ASCEND_CACHE_PATH", "/cache"}}, "/cache/kernel_cache_hostA", "ASCEND_CACHE_PATH"}},
               "/home/u/atc_data/kernel_cache_hostA", "default $HOME/atc_data");

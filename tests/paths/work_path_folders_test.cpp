@@ -25,7 +25,8 @@ Result<std::unique_ptr<Session>> open_profiled(const TempDir& d, const std::stri
 
 TEST(WorkPathFolders, ENV_9_ProfilingDataIsCreatedUnderTheWorkPath) {
   TempDir d;
-  auto session = open_profiled(d, d.path() + "/ascend_work");  // neither ascend_work nor ascend_work/profiling_data exists
+  auto session =
+      open_profiled(d, d.path() + "/ascend_work");  // neither ascend_work nor ascend_work/profiling_data exists
   ASSERT_TRUE(session.ok()) << session.status().message();
   const std::string dir = (*session)->profiling_dir();
   EXPECT_EQ(fs::path(dir).parent_path(), fs::path(d.path() + "/ascend_work/profiling_data"));

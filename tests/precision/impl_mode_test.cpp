@@ -25,7 +25,8 @@ int64_t ulp_distance(float a, float b) {
 
 Tensor sweep(int64_t n, float lo, float hi) {
   Tensor t(DType::kFloat32, {n});
-  for (int64_t i = 0; i < n; ++i) t.data<float>()[i] = lo + (hi - lo) * static_cast<float>(i) / static_cast<float>(n - 1);
+  for (int64_t i = 0; i < n; ++i)
+    t.data<float>()[i] = lo + (hi - lo) * static_cast<float>(i) / static_cast<float>(n - 1);
   return t;
 }
 

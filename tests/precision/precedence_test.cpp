@@ -74,7 +74,9 @@ Given run(const Flags& flags) {
   return out;
 }
 
-const Flags kFp16 = {{"soc_version", "Ascend910B"}, {"graph_run_mode", "0"}, {"precision_mode", "force_fp16"}};  // force_fp16: online inference only
+const Flags kFp16 = {{"soc_version", "Ascend910B"},
+                     {"graph_run_mode", "0"},
+                     {"precision_mode", "force_fp16"}};  // force_fp16: online inference only
 
 Flags with(Flags flags, const std::string& key, const std::string& value) {
   flags.push_back({key, value});
@@ -87,11 +89,12 @@ TEST(PrecisionPrecedence, OPT_customize_dtypes_1_OutranksPrecisionModeForItsNode
   const Given mode_only = run(kFp16);
   ASSERT_EQ(mode_only.dtypes.at("relu"), std::make_pair(f16, f16)) << "force_fp16 must lower Relu";
   ASSERT_EQ(mode_only.dtypes.at("exp"), std::make_pair(f16, f16));
-  const std::string cfg = d.file("custom.cfg", "relu::InputDtype:float32,OutputDtype:float32\n"
-                                               "OpType::Exp:InputDtype:float32,OutputDtype:float32\n");
+  const std::string cfg = d.file("custom.cfg",
+                                 "relu::InputDtype:float32,OutputDtype:float32\n"
+                                 "OpType::Exp:InputDtype:float32,OutputDtype:float32\n");
   const Given custom = run(with(kFp16, "customize_dtypes", cfg));
-  EXPECT_EQ(custom.dtypes.at("relu"), std::make_pair(f32, f32));  // by name
-  EXPECT_EQ(custom.dtypes.at("exp"), std::make_pair(f32, f32));   // by type
+  EXPECT_EQ(custom.dtypes.at("relu"), std::make_pair(f32, f32));           // by name
+  EXPECT_EQ(custom.dtypes.at("exp"), std::make_pair(f32, f32));            // by type
   EXPECT_EQ(custom.dtypes.at("softmax"), mode_only.dtypes.at("softmax"));  // no rule: precision_mode's
 }
 
@@ -112,8 +115,8 @@ TEST(PrecisionPrecedence, OPT_customize_dtypes_2_NoEffectUnderMustKeepOriginDtyp
 TEST(PrecisionPrecedence, OPT_op_precision_mode_8_OutranksImplmodeOptionsOnEveryNode) {
   TempDir d;
   const Flags keep = {{"soc_version", "Ascend910B"}, {"precision_mode", "must_keep_origin_dtype"}};
-  const Flags select = with(with(keep, "op_select_implmode", "high_performance"), "optypelist_for_implmode",
-                            "SoftmaxV2");
+  const Flags select =
+      with(with(keep, "op_select_implmode", "high_performance"), "optypelist_for_implmode", "SoftmaxV2");
   const Given select_only = run(select);
   ASSERT_EQ(select_only.impl.at("softmax"), "high_performance") << "op_select_implmode must reach SoftmaxV2";
   ASSERT_EQ(select_only.impl.at("exp"), "");  // not listed
@@ -121,7 +124,7 @@ TEST(PrecisionPrecedence, OPT_op_precision_mode_8_OutranksImplmodeOptionsOnEvery
   const std::string ini = d.file("op_precision.ini", "[ByOpType]\nExp=high_precision\n");
   const Given all_three = run(with(select, "op_precision_mode", ini));
   EXPECT_EQ(all_three.impl.at("exp"), "high_precision");  // the ini's
-  EXPECT_EQ(all_three.impl.at("softmax"), "");             // op_select_implmode ignored
+  EXPECT_EQ(all_three.impl.at("softmax"), "");            // op_select_implmode ignored
   EXPECT_EQ(all_three.impl.at("relu"), "");
 }
 
@@ -129,8 +132,9 @@ TEST(PrecisionPrecedence, OPT_op_precision_mode_8_OutranksImplmodeOptionsOnEvery
 TEST(PrecisionPrecedence, OPT_op_precision_mode_2_NodeNameOutranksOpTypeFromTheIniFile) {
   TempDir d;
   const Flags keep = {{"soc_version", "Ascend910B"}, {"precision_mode", "must_keep_origin_dtype"}};
-  const std::string ini = d.file("op_precision.ini", "[ByOpType]\nSoftmaxV2=high_performance\nExp=high_performance\n"
-                                                     "[ByNodeName]\nsoftmax=high_precision\n");
+  const std::string ini = d.file("op_precision.ini",
+                                 "[ByOpType]\nSoftmaxV2=high_performance\nExp=high_performance\n"
+                                 "[ByNodeName]\nsoftmax=high_precision\n");
   const Given given = run(with(keep, "op_precision_mode", ini));
   EXPECT_EQ(given.impl.at("softmax"), "high_precision");
   EXPECT_EQ(given.impl.at("exp"), "high_performance");

@@ -103,10 +103,10 @@ PrecisionSetup setup_for(const std::string& option, const std::string& value, So
 
 using DtypePair = std::pair<DType, DType>;
 struct Outcome {
-  std::map<std::string, DtypePair> dtypes;   // node -> (input, output) dtype
-  std::map<std::string, bool> aicpu;         // node -> moved to AI CPU
-  std::set<std::string> casts;               // "<input value> -> <dtype>" of every Cast node
-  std::set<std::string> converted_constants; // constants the pass converted ("w/float16")
+  std::map<std::string, DtypePair> dtypes;    // node -> (input, output) dtype
+  std::map<std::string, bool> aicpu;          // node -> moved to AI CPU
+  std::set<std::string> casts;                // "<input value> -> <dtype>" of every Cast node
+  std::set<std::string> converted_constants;  // constants the pass converted ("w/float16")
   Graph graph;
 };
 
@@ -235,7 +235,9 @@ TEST(PrecisionPass, OPT_precision_mode_6_VectorOpsRunInFp32EvenWhenTheModelHasFp
   auto d = apply_precision(g, s);
   ASSERT_TRUE(d.ok()) << d.status().message();
   for (const auto& decision : *d)
-    if (decision.node_name == "relu") { EXPECT_EQ(decision.input_dtype, f32); }
+    if (decision.node_name == "relu") {
+      EXPECT_EQ(decision.input_dtype, f32);
+    }
 }
 
 TEST(PrecisionPass, OPT_precision_mode_10_MustKeepOriginDtypeRefusesFp16OnlyOps) {
@@ -260,8 +262,11 @@ TEST(PrecisionPass, OPT_precision_mode_11_AllowMixPrecisionFollowsTheLists) {
 
 TEST(PrecisionPass, OPT_precision_mode_13_AllowMixPrecisionBf16) {
   Outcome o = run_pass(setup_for("precision_mode", "allow_mix_precision_bf16", a2_profile()));
-  std::map<std::string, DtypePair> want = {
-      {"matmul", {bf16, bf16}}, {"relu", {bf16, bf16}}, {"exp", {f32, f32}}, {"add", {f32, f32}}, {"add2", {bf16, bf16}}};
+  std::map<std::string, DtypePair> want = {{"matmul", {bf16, bf16}},
+                                           {"relu", {bf16, bf16}},
+                                           {"exp", {f32, f32}},
+                                           {"add", {f32, f32}},
+                                           {"add2", {bf16, bf16}}};
   EXPECT_EQ(o.dtypes, want);
   EXPECT_EQ(o.casts, (std::set<std::string>{"x -> bfloat16", "r -> float32", "a2/bfloat16 -> float32"}));
   EXPECT_EQ(run_pass(setup_for("precision_mode_v2", "mixed_bfloat16", a2_profile())).dtypes, want);
@@ -317,7 +322,7 @@ TEST(PrecisionPass, OPT_customize_dtypes_6_NodeNameBeatsOpType) {
   EXPECT_EQ(o.dtypes["relu"], (DtypePair{f16, f16}));   // by name
   EXPECT_EQ(o.dtypes["add"], (DtypePair{bf16, bf16}));  // by type
   EXPECT_EQ(o.dtypes["add2"], (DtypePair{bf16, bf16}));
-  EXPECT_EQ(o.dtypes["exp"], (DtypePair{f32, f32}));    // no rule: the mode's choice
+  EXPECT_EQ(o.dtypes["exp"], (DtypePair{f32, f32}));  // no rule: the mode's choice
 }
 
 TEST(PrecisionPass, OPT_customize_dtypes_1_RefusesIntegerTypesForFloatTensors) {
@@ -343,7 +348,9 @@ TEST(PrecisionPass, OPT_op_precision_mode_2_NodeNameBeatsOpTypeAndUnsupportedMod
   EXPECT_EQ(modes["exp"], "high_precision");  // [ByNodeName] wins
   EXPECT_EQ(modes["relu"], "");               // Relu lists no impl modes in this profile
   for (const Node& n : g.nodes)
-    if (n.name == "exp") { EXPECT_EQ(n.impl_mode, "high_precision"); }
+    if (n.name == "exp") {
+      EXPECT_EQ(n.impl_mode, "high_precision");
+    }
 }
 
 TEST(PrecisionPass, OPT_op_select_implmode_1_AppliesToTheListedTypesOnly) {

@@ -99,7 +99,8 @@ TEST(RecurrentPrecision, DefaultProfileRunsFp32RecurrentOpsOnTheAiCoreWithRefere
   auto reference = open({}, false);
   ASSERT_TRUE(aicore && reference);
   const std::map<std::string, PrecisionRecord> rows = recurrent_rows(*aicore);
-  const std::map<std::string, std::string> ascend = {{"LSTM", "DynamicRNN"}, {"GRU", "DynamicGRUV2"}, {"RNN", "DynamicRNNV3"}};
+  const std::map<std::string, std::string> ascend = {
+      {"LSTM", "DynamicRNN"}, {"GRU", "DynamicGRUV2"}, {"RNN", "DynamicRNNV3"}};
   for (const auto& [op, ascend_type] : ascend) {
     ASSERT_TRUE(rows.count(op)) << op;
     EXPECT_EQ(rows.at(op).engine, "AI_CORE") << op << ": " << rows.at(op).rule;

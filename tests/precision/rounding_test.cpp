@@ -36,8 +36,7 @@ uint64_t splitmix64(uint64_t x) {
 }
 
 uint32_t input_pattern(uint64_t k) {
-  if (k < kExhaustive)
-    return static_cast<uint32_t>(((k >> 13) << 23) | (((k >> 3) & 1023) << 13) | kLow[k & 7]);
+  if (k < kExhaustive) return static_cast<uint32_t>(((k >> 13) << 23) | (((k >> 3) & 1023) << 13) | kLow[k & 7]);
   return static_cast<uint32_t>(splitmix64(k));
 }
 
@@ -174,8 +173,7 @@ TEST(Numerics, Fp16Bf16RoundingEdgeCases) {
       {0x7fc00000, 0x7e00},  // NaN -> quiet NaN
       {0xff800001, 0xfe00},  // signalling -NaN -> quiet -NaN
   };
-  for (const auto& c : fp16_cases)
-    EXPECT_EQ(float_to_half_bits(bits_float(c.in)), c.fp16) << std::hex << "0x" << c.in;
+  for (const auto& c : fp16_cases) EXPECT_EQ(float_to_half_bits(bits_float(c.in)), c.fp16) << std::hex << "0x" << c.in;
   const Case bf16_cases[] = {
       {0x3f808000, 0x3f80},  // 1 + 2^-8: tie -> 1.0 (even)
       {0x3f818000, 0x3f82},  // tie -> even
@@ -186,8 +184,7 @@ TEST(Numerics, Fp16Bf16RoundingEdgeCases) {
       {0x00018000, 0x0002},  // subnormal tie -> even
       {0x807fffff, 0x8080},  // largest negative subnormal rounds to -2^-126
   };
-  for (const auto& c : bf16_cases)
-    EXPECT_EQ(float_to_bf16_bits(bits_float(c.in)), c.fp16) << std::hex << "0x" << c.in;
+  for (const auto& c : bf16_cases) EXPECT_EQ(float_to_bf16_bits(bits_float(c.in)), c.fp16) << std::hex << "0x" << c.in;
   const uint16_t nan_bf16 = float_to_bf16_bits(bits_float(0x7f800001));  // payload only in low bits
   EXPECT_EQ(nan_bf16 & 0x7f80, 0x7f80);
   EXPECT_NE(nan_bf16 & 0x7f, 0) << "a NaN must stay NaN, not become inf";

@@ -121,8 +121,7 @@ TEST(SocProfile, Ascend310PHasNoBf16AnywhereAndFp16Cube) {
   SocProfile p = load_ok("Ascend310P");
   for (const auto& [type, op] : p.ops) {
     for (const auto* lists : {&op.input_dtype_lists, &op.output_dtype_lists})
-      for (const auto& l : *lists)
-        EXPECT_EQ(std::count(l.begin(), l.end(), DType::kBFloat16), 0) << type;
+      for (const auto& l : *lists) EXPECT_EQ(std::count(l.begin(), l.end(), DType::kBFloat16), 0) << type;
   }
   for (const auto& onnx : kCubeOnnxOps) {
     const SocOpInfo* op = p.find_onnx(onnx);
@@ -140,11 +139,11 @@ TEST(SocProfile, OPT_modify_mixlist_9_ListsFromPrecisionReduce) {
     MixList on_910, on_910b;
   };
   const Row rows[] = {
-      {"Conv", MixList::kWhite, MixList::kWhite},       {"MatMul", MixList::kWhite, MixList::kWhite},
-      {"Log", MixList::kBlack, MixList::kBlack},        {"ReduceSum", MixList::kBlack, MixList::kBlack},
-      {"Pow", MixList::kBlack, MixList::kBlack},        {"LogSoftmax", MixList::kBlack, MixList::kWhite},
-      {"Relu", MixList::kGray, MixList::kWhite},        {"Softmax", MixList::kGray, MixList::kWhite},
-      {"Add", MixList::kGray, MixList::kGray},          {"Reshape", MixList::kGray, MixList::kGray},
+      {"Conv", MixList::kWhite, MixList::kWhite}, {"MatMul", MixList::kWhite, MixList::kWhite},
+      {"Log", MixList::kBlack, MixList::kBlack},  {"ReduceSum", MixList::kBlack, MixList::kBlack},
+      {"Pow", MixList::kBlack, MixList::kBlack},  {"LogSoftmax", MixList::kBlack, MixList::kWhite},
+      {"Relu", MixList::kGray, MixList::kWhite},  {"Softmax", MixList::kGray, MixList::kWhite},
+      {"Add", MixList::kGray, MixList::kGray},    {"Reshape", MixList::kGray, MixList::kGray},
       {"Exp", MixList::kGray, MixList::kGray},
   };
   for (const auto& r : rows) {
@@ -166,12 +165,23 @@ TEST(SocProfile, OPT_op_precision_mode_7_ImplModesFromIni) {
 // AMB-14: the names CANN's ONNX parser gives (its onnx_plugin registrations).
 TEST(SocProfile, AMB_14_OnnxToAscendMapping) {
   const std::pair<const char*, const char*> rows[] = {
-      {"Conv", "Conv2D"},           {"ConvTranspose", "Conv2DTranspose"}, {"MatMul", "MatMulV2"},
-      {"Gemm", "MatMulV2"},         {"BatchNormalization", "BatchNorm"},  {"Softmax", "SoftmaxV2"},
-      {"LogSoftmax", "LogSoftmaxV2"}, {"LayerNormalization", "LayerNorm"}, {"MaxPool", "MaxPoolV3"},
-      {"AveragePool", "AvgPoolV2"}, {"Div", "RealDiv"},                   {"Where", "SelectV2"},
-      {"And", "LogicalAnd"},        {"GreaterOrEqual", "GreaterEqual"},   {"Gather", "GatherV2"},
-      {"Relu", "Relu"},             {"Erf", "Erf"},
+      {"Conv", "Conv2D"},
+      {"ConvTranspose", "Conv2DTranspose"},
+      {"MatMul", "MatMulV2"},
+      {"Gemm", "MatMulV2"},
+      {"BatchNormalization", "BatchNorm"},
+      {"Softmax", "SoftmaxV2"},
+      {"LogSoftmax", "LogSoftmaxV2"},
+      {"LayerNormalization", "LayerNorm"},
+      {"MaxPool", "MaxPoolV3"},
+      {"AveragePool", "AvgPoolV2"},
+      {"Div", "RealDiv"},
+      {"Where", "SelectV2"},
+      {"And", "LogicalAnd"},
+      {"GreaterOrEqual", "GreaterEqual"},
+      {"Gather", "GatherV2"},
+      {"Relu", "Relu"},
+      {"Erf", "Erf"},
   };
   for (const auto& [onnx, ascend] : rows) {
     EXPECT_EQ(ascend_op_type(onnx), ascend) << onnx;
@@ -185,10 +195,9 @@ TEST(SocProfile, AMB_14_OnnxToAscendMapping) {
 // the ops that have no AI Core kernel (they run on the AI CPU engine).
 TEST(SocProfile, EveryRegisteredOpIsMappedAndProfiled) {
   const std::set<std::string> ai_cpu_only = {
-      "Range",         "NonZero",     "Unique",        "NonMaxSuppression", "Multinomial",      "RandomNormal",
-      "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Bernoulli", "BlackmanWindow",   "HammingWindow",
-      "HannWindow",    "MelWeightMatrix", "DFT",       "STFT",              "Compress",         "Det",
-      "EyeLike",       "GridSample",  "MaxUnpool",
+      "Range", "NonZero", "Unique", "NonMaxSuppression", "Multinomial", "RandomNormal", "RandomNormalLike",
+      "RandomUniform", "RandomUniformLike", "Bernoulli", "BlackmanWindow", "HammingWindow", "HannWindow",
+      "MelWeightMatrix", "DFT", "STFT", "Compress", "Det", "EyeLike", "GridSample", "MaxUnpool",
       // Not in the SoC profiles (CANN lists them with AI CPU or float16-only kernels): under a
       // precision mode they run on the AI CPU engine, even where OpenGE has a oneDNN kernel.
       "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "ConvInteger",
@@ -262,7 +271,8 @@ TEST(SocProfile, BadOpClassAndUnpairedColumnsAreErrors) {
   expect_one_error_at(load_soc_profile(tmp.path(), "Ascend910"), f, line, "opengeOpClass");
   replace_after(f, "\"MatMulV2\"", "\"value\": \"matrix\"", "\"value\": \"cube\"");
   // Sigmoid's output0 loses a column: the lists no longer pair by position.
-  line = replace_after(f, "\"Sigmoid\"", "\"dtype\": \"float16,float\",\n            \"paramType\": \"required\"\n        }\n    }",
+  line = replace_after(f, "\"Sigmoid\"",
+                       "\"dtype\": \"float16,float\",\n            \"paramType\": \"required\"\n        }\n    }",
                        "\"dtype\": \"float16\",\n            \"paramType\": \"required\"\n        }\n    }");
   expect_one_error_at(load_soc_profile(tmp.path(), "Ascend910"), f, line, "by position");
 }

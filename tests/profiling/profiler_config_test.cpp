@@ -72,7 +72,8 @@ TEST(ProfilerConfig, FromEnvironmentUsesTheOutputKey) {  // PROF-1..4
 TEST(ProfilerConfig, FromWorkPathWhenNoOutput) {  // ENV-9/12
   const std::string work = scratch_dir("cfg_work");
   options::OptionInputs in;
-  in.env = {{"PROFILING_MODE", "true"}, {"ASCEND_WORK_PATH", work}, {"PROFILING_OPTIONS", R"({"training_trace":"on"})"}};
+  in.env = {
+      {"PROFILING_MODE", "true"}, {"ASCEND_WORK_PATH", work}, {"PROFILING_OPTIONS", R"({"training_trace":"on"})"}};
   in.cwd = work;
   auto set = options::build_option_set(in);
   ASSERT_TRUE(set.ok()) << set.status().message();

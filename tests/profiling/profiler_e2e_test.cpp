@@ -255,8 +255,8 @@ TEST(ProfilerE2E, TaskTraceOffWritesNoTaskFiles) {  // task_trace-3, DISC-10
 
 TEST(ProfilerE2E, MarkersAndRuntimeApiGoToTheTimeline) {
   auto exe = compile_demo();
-  auto cfg = profiler_config_from_json(R"({"msproftx":"on","runtime_api":"on","training_trace":"on"})",
-                                       scratch_dir("tx"));
+  auto cfg =
+      profiler_config_from_json(R"({"msproftx":"on","runtime_api":"on","training_trace":"on"})", scratch_dir("tx"));
   auto p = std::move(Profiler::create(cfg.value()).value());
   p->range_push("outer");
   p->mark("before run");
@@ -450,8 +450,10 @@ TEST(ProfilerE2E, PROF_19_FusionOpListsEveryFusedNodeWithItsOriginalOps) {
       EXPECT_EQ(op, row.at("Fusion Op"));  // the surviving node first
       while (std::getline(ops, op, ';')) listed.insert(op);
       const double total = num(row.at("Memory Total(KB)"));
-      EXPECT_NEAR(total, num(row.at("Memory Input(KB)")) + num(row.at("Memory Output(KB)")) +
-                             num(row.at("Memory Weight(KB)")) + num(row.at("Memory Workspace(KB)")), 2e-3);
+      EXPECT_NEAR(total,
+                  num(row.at("Memory Input(KB)")) + num(row.at("Memory Output(KB)")) +
+                      num(row.at("Memory Weight(KB)")) + num(row.at("Memory Workspace(KB)")),
+                  2e-3);
       EXPECT_GT(num(row.at("Memory Output(KB)")), 0.0);
     }
     for (const auto& name : fused_away) EXPECT_EQ(listed.count(name), 1u) << name;
@@ -475,8 +477,8 @@ TEST(ProfilerE2E, PROF_19_NoFusionNoFusionOpFile) {
 TEST(ProfilerE2E, PROF_20_L2SwitchWritesL2CacheRowsPerTask) {
   auto c = collect("l2", R"({"l2":"on","training_trace":"on"})", 1);
   const Csv csv = parse_csv(read_text(c.out + "/l2_cache_0_1_1.csv"));
-  EXPECT_EQ(csv.header, (std::vector<std::string>{"Device_id", "Stream Id", "Task Id", "Hit Rate", "Victim Rate",
-                                                  "Op Name"}));
+  EXPECT_EQ(csv.header,
+            (std::vector<std::string>{"Device_id", "Stream Id", "Task Id", "Hit Rate", "Victim Rate", "Op Name"}));
   ASSERT_EQ(csv.rows.size(), c.exe->nodes().size());
   const std::string info = read_text(c.collection + "/device_0/info.json.0");
   const bool counters_missing = info.find("l2_cache Hit Rate is N/A") != std::string::npos;
@@ -487,7 +489,9 @@ TEST(ProfilerE2E, PROF_20_L2SwitchWritesL2CacheRowsPerTask) {
       EXPECT_GE(num(csv.rows[r].at("Hit Rate")), 0.0);
       EXPECT_LE(num(csv.rows[r].at("Hit Rate")), 1.0);
     }
-    if (counters_missing) { EXPECT_EQ(csv.rows[r].at("Hit Rate"), "N/A"); }
+    if (counters_missing) {
+      EXPECT_EQ(csv.rows[r].at("Hit Rate"), "N/A");
+    }
   }
   // Off (the default): no file.
   auto off = collect("l2off", R"({"training_trace":"on"})", 1);

@@ -45,8 +45,8 @@ TEST(ProfilerHostSys, SamplesCpuAndMemoryFromProc) {  // host_sys-1, host_sys_us
 // listed too, each with its resident memory.
 TEST(ProfilerHostSys, OPT_profiling_config_profiling_options_host_sys_usage_1_SamplesEveryProcessOfTheSystem) {
   auto exe = compile_demo();
-  auto cfg = profiler_config_from_json(R"({"host_sys_usage":"cpu,mem","host_sys_usage_freq":"20","training_trace":"on"})",
-                                       scratch_dir("sys_usage"));
+  auto cfg = profiler_config_from_json(
+      R"({"host_sys_usage":"cpu,mem","host_sys_usage_freq":"20","training_trace":"on"})", scratch_dir("sys_usage"));
   auto p = std::move(Profiler::create(cfg.value()).value());
   const pid_t spinner = ::fork();
   ASSERT_GE(spinner, 0);
@@ -97,8 +97,8 @@ TEST(ProfilerStepTrace, NamedFpAndBpPoints) {  // fp_point-1, bp_point-1
   const auto& fp_row = summary.rows.at(1);
   const auto& bp_row = summary.rows.at(summary.rows.size() - 2);
   EXPECT_NEAR(num(s.at("FP Start(us)")), num(fp_row.at("Task Start Time(us)")), 1e-2);
-  EXPECT_NEAR(num(s.at("BP End(us)")),
-              num(bp_row.at("Task Start Time(us)")) + num(bp_row.at("Task Duration(us)")), 0.5);
+  EXPECT_NEAR(num(s.at("BP End(us)")), num(bp_row.at("Task Start Time(us)")) + num(bp_row.at("Task Duration(us)")),
+              0.5);
   // Differences of absolute epoch microseconds parsed as doubles carry ~0.25 us of rounding.
   EXPECT_NEAR(num(s.at("FP to BP Time(us)")), num(s.at("BP End(us)")) - num(s.at("FP Start(us)")), 0.5);
   EXPECT_NEAR(num(s.at("Iteration Refresh(us)")), num(s.at("Iteration End(us)")) - num(s.at("BP End(us)")), 0.5);

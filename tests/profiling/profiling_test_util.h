@@ -44,9 +44,12 @@ inline Csv parse_csv(const std::string& text) {
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') cell += '"', ++i;
-      else if (c == '"') quoted = false;
-      else cell += c;
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"')
+        cell += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        cell += c;
       continue;
     }
     if (c == '"') {

@@ -42,8 +42,9 @@ std::set<std::string> event_names(const std::string& trace_file) {
 TEST(SessionProfiling, PROF_1_2_EnvironmentSwitchesProfilingOnForEveryRun) {
   const std::string out = scratch_dir("session_env");
   auto session = open_demo(option_set(
-      {}, {{"PROFILING_MODE", "true"},
-           {"PROFILING_OPTIONS", R"({"output":")" + out + R"(","aicpu":"on","training_trace":"on","runtime_api":"on"})"}}));
+      {},
+      {{"PROFILING_MODE", "true"},
+       {"PROFILING_OPTIONS", R"({"output":")" + out + R"(","aicpu":"on","training_trace":"on","runtime_api":"on"})"}}));
   ASSERT_TRUE(session);
   const std::string dir = session->profiling_dir();
   ASSERT_FALSE(dir.empty());
@@ -56,7 +57,8 @@ TEST(SessionProfiling, PROF_1_2_EnvironmentSwitchesProfilingOnForEveryRun) {
   // runtime_api: the session's host calls, on the first iteration's timeline (load and compile
   // happened before it ended) and on every iteration (execute, output copy).
   const auto first = event_names(files + "msprof_0_1_1.json");
-  for (const char* api : {"ModelLoad", "ModelCompile", "ModelExecute", "OutputCopy"}) EXPECT_TRUE(first.count(api)) << api;
+  for (const char* api : {"ModelLoad", "ModelCompile", "ModelExecute", "OutputCopy"})
+    EXPECT_TRUE(first.count(api)) << api;
   const auto third = event_names(files + "msprof_0_1_3.json");
   EXPECT_FALSE(third.count("ModelCompile"));  // compiled once, for the first run's shapes
   EXPECT_TRUE(third.count("ModelExecute"));
@@ -81,9 +83,9 @@ TEST(SessionProfiling, OPT_profiling_config_enable_profiling_OptionRouteWritesTh
 
 TEST(SessionProfiling, PROF_11_MsproftxMarkersOfTheSessionApi) {
   const std::string out = scratch_dir("session_tx");
-  auto session = open_demo(option_set({{"profiling_config.enable_profiling", "True"},
-                                       {"profiling_config.profiling_options",
-                                        R"({"output":")" + out + R"(","msproftx":"on"})"}}));
+  auto session =
+      open_demo(option_set({{"profiling_config.enable_profiling", "True"},
+                            {"profiling_config.profiling_options", R"({"output":")" + out + R"(","msproftx":"on"})"}}));
   ASSERT_TRUE(session);
   session->range_push("preprocess");
   session->mark("inputs ready");

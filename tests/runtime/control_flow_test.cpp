@@ -25,8 +25,12 @@ void set_type(onnx::ValueInfoProto* v, const std::string& name, int elem, const 
   for (int64_t d : dims) d >= 0 ? shape->add_dim()->set_dim_value(d) : void(shape->add_dim()->set_dim_param("n"));
 }
 
-void input(onnx::GraphProto* g, const std::string& name, int elem, const Dims& dims) { set_type(g->add_input(), name, elem, dims); }
-void output(onnx::GraphProto* g, const std::string& name, int elem, const Dims& dims) { set_type(g->add_output(), name, elem, dims); }
+void input(onnx::GraphProto* g, const std::string& name, int elem, const Dims& dims) {
+  set_type(g->add_input(), name, elem, dims);
+}
+void output(onnx::GraphProto* g, const std::string& name, int elem, const Dims& dims) {
+  set_type(g->add_output(), name, elem, dims);
+}
 
 onnx::NodeProto* node(onnx::GraphProto* g, const std::string& op, std::initializer_list<std::string> ins,
                       std::initializer_list<std::string> outs, const std::string& name = "") {
@@ -198,7 +202,8 @@ onnx::ModelProto loop_model(bool with_cond_input, bool with_trip_count) {
   output(&body, "c_out", onnx::TensorProto::BOOL, {});
   output(&body, "s_out", onnx::TensorProto::FLOAT, {2});
   output(&body, "scan", onnx::TensorProto::FLOAT, {2});
-  auto* n = node(&g, "Loop", {with_trip_count ? "M" : "", with_cond_input ? "keep" : "", "s0"}, {"s_final", "scans"}, "loop1");
+  auto* n = node(&g, "Loop", {with_trip_count ? "M" : "", with_cond_input ? "keep" : "", "s0"}, {"s_final", "scans"},
+                 "loop1");
   graph_attr(n, "body", body);
   output(&g, "s_final", onnx::TensorProto::FLOAT, {2});
   output(&g, "scans", onnx::TensorProto::FLOAT, {-1, 2});
@@ -387,7 +392,8 @@ TEST(ControlFlow, BranchesWithDifferentOutputCountsAreAnErrorNamingTheNode) {
 
 TEST(ControlFlow, ConditionWithSeveralElementsIsAnErrorNamingTheNode) {
   onnx::ModelProto m = if_model();
-  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(2);
+  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(
+      2);
   Tensor c(DType::kBool, {2});
   auto r = run(m, {c, floats({3}, {1, 2, 3})});
   ASSERT_FALSE(r.ok());

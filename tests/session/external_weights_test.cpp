@@ -161,8 +161,8 @@ TEST(ExternalWeight, OPT_external_weight_5_GraphDumpsNameTheWeightsAsFileConstan
   // The same model without external_weight: initializers, no FileConstant.
   session.reset();
   const std::string plain_dumps = d.dir("plain_dumps");
-  auto plain = open_demo(options_from({{"DUMP_GE_GRAPH", "1"}, {"DUMP_GRAPH_LEVEL", "1"}, {"DUMP_GRAPH_PATH", plain_dumps}},
-                                      d.path()));
+  auto plain = open_demo(
+      options_from({{"DUMP_GE_GRAPH", "1"}, {"DUMP_GRAPH_LEVEL", "1"}, {"DUMP_GRAPH_PATH", plain_dumps}}, d.path()));
   ASSERT_TRUE(plain);
   EXPECT_EQ(output_bytes(*plain), with_files);
   files.clear();
@@ -198,7 +198,8 @@ TEST(ExternalWeight, OPT_external_weight_1_SecondSessionSharesTheFiles) {
   ASSERT_EQ(folders.size(), 2u) << "one folder per session (tmp_weight_<pid>_<sessionid>)";
   size_t shared = 0, files = 0;
   for (const auto& e : fs::directory_iterator(folders[0])) {
-    struct stat a {}, b {};
+    struct stat a {
+    }, b{};
     ASSERT_EQ(::stat(e.path().c_str(), &a), 0);
     ASSERT_EQ(::stat((folders[1] / e.path().filename()).c_str(), &b), 0) << e.path().filename();
     ++files;
@@ -250,8 +251,8 @@ int wait_for(pid_t pid) {
   return status;
 }
 
-const std::vector<std::string> kLongBench = {"bench", "--warmup", "0", "--runs", "100000", "--threads", "1",
-                                             "--option", "external_weight=True"};
+const std::vector<std::string> kLongBench = {
+    "bench", "--warmup", "0", "--runs", "100000", "--threads", "1", "--option", "external_weight=True"};
 
 // SIGINT and SIGTERM while the CLI runs the model: the folder goes, and the signal still ends the
 // process as it would have (killed by that signal, not a normal exit).
@@ -307,8 +308,8 @@ TEST(ExternalWeight, OPT_external_weight_6_RemovedAfterNormalExitAndAfterAnError
   std::string npy = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header;
   npy += std::string(8, '\0');
   const std::string bad = d.file("bad.npy", npy);
-  status = wait_for(start_cli(d.path(), {"run", "--threads", "1", "--option", "external_weight=True", "--input",
-                                         "image=" + bad}));
+  status = wait_for(
+      start_cli(d.path(), {"run", "--threads", "1", "--option", "external_weight=True", "--input", "image=" + bad}));
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << status;
   EXPECT_TRUE(any_weight_folders(d.path()).empty());
 }

@@ -34,8 +34,10 @@ std::string mlp_bytes() {
   auto* g = m.mutable_graph();
   g->set_name("mlp");
   test::add_float_input(g, "x", {-1, kFeatures});
-  test::add_float_initializer(g, "w1", {kFeatures, kHidden}, [](int64_t i) { return 0.01f * static_cast<float>(i % 17); });
-  test::add_float_initializer(g, "w2", {kHidden, kClasses}, [](int64_t i) { return 0.02f * static_cast<float>(i % 13); });
+  test::add_float_initializer(g, "w1", {kFeatures, kHidden},
+                              [](int64_t i) { return 0.01f * static_cast<float>(i % 17); });
+  test::add_float_initializer(g, "w2", {kHidden, kClasses},
+                              [](int64_t i) { return 0.02f * static_cast<float>(i % 13); });
   test::add_node(g, "MatMul", {"x", "w1"}, {"h"});
   test::add_node(g, "Relu", {"h"}, {"r"});
   test::add_node(g, "MatMul", {"r", "w2"}, {"logits"});

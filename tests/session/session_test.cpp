@@ -121,7 +121,8 @@ TEST(Session, RejectsDeclaredOutputTypesTheGraphDoesNotProduce) {
       "/usr/bin/python3 -c \"import onnx; from onnx import helper, TensorProto as T; "
       "g = helper.make_graph([helper.make_node('Relu', ['x'], ['y'])], 'g', "
       "[helper.make_tensor_value_info('x', T.FLOAT, [2, 3])], [helper.make_tensor_value_info('y', T.FLOAT, [3, 2])]); "
-      "onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), '" + path + "')\"";
+      "onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), '" +
+      path + "')\"";
   ASSERT_EQ(std::system(script.c_str()), 0);
   auto session = Session::open(path);
   ASSERT_TRUE(session.ok()) << session.status().message();

@@ -158,25 +158,25 @@ TEST_F(TrainerTest, SavedModelRunsInASessionWithTheTrainedOutputs) {
 
 TEST_F(TrainerTest, OPT_deterministic_1_SameWeightsAtOneAndTwoThreads) {
   for (float dropout : {0.0f, 0.3f}) {
-  SCOPED_TRACE(dropout > 0 ? "with training-mode Dropout" : "without Dropout");
-  std::vector<std::vector<Tensor>> weights;
-  const std::string model = write_mlp(dir, dropout);
-  for (int threads : {1, 2}) {
-    TrainerOptions o;
-    o.loss = "cross_entropy";
-    o.optimizer = "momentum";
-    o.session.num_threads = threads;
-    o.session.config = config({{"deterministic", "1", "test"}});
-    auto t = Trainer::open(model, o);
-    ASSERT_TRUE(t.ok()) << t.status().message();
-    const std::vector<Tensor> batch = blobs(64, 5);
-    for (int s = 0; s < 50; ++s) ASSERT_TRUE((*t)->step(batch).ok());
-    std::vector<Tensor> w;
-    for (const std::string& name : (*t)->trainable()) w.push_back(*(*t)->parameter(name));
-    weights.push_back(std::move(w));
-  }
-  for (size_t p = 0; p < weights[0].size(); ++p)
-    EXPECT_EQ(std::memcmp(weights[0][p].raw(), weights[1][p].raw(), weights[0][p].nbytes()), 0) << "parameter " << p;
+    SCOPED_TRACE(dropout > 0 ? "with training-mode Dropout" : "without Dropout");
+    std::vector<std::vector<Tensor>> weights;
+    const std::string model = write_mlp(dir, dropout);
+    for (int threads : {1, 2}) {
+      TrainerOptions o;
+      o.loss = "cross_entropy";
+      o.optimizer = "momentum";
+      o.session.num_threads = threads;
+      o.session.config = config({{"deterministic", "1", "test"}});
+      auto t = Trainer::open(model, o);
+      ASSERT_TRUE(t.ok()) << t.status().message();
+      const std::vector<Tensor> batch = blobs(64, 5);
+      for (int s = 0; s < 50; ++s) ASSERT_TRUE((*t)->step(batch).ok());
+      std::vector<Tensor> w;
+      for (const std::string& name : (*t)->trainable()) w.push_back(*(*t)->parameter(name));
+      weights.push_back(std::move(w));
+    }
+    for (size_t p = 0; p < weights[0].size(); ++p)
+      EXPECT_EQ(std::memcmp(weights[0][p].raw(), weights[1][p].raw(), weights[0][p].nbytes()), 0) << "parameter " << p;
   }
 }
 
@@ -223,45 +223,45 @@ TEST_F(TrainerTest, DropoutTrainsWithSeededMasks) {
 TEST_F(TrainerTest, ResumingFromACheckpointContinuesExactly) {
   // With Dropout, the masks of the resumed steps are the uninterrupted run's too.
   for (float dropout : {0.3f, 0.0f}) {
-  SCOPED_TRACE(dropout > 0 ? "with training-mode Dropout" : "without Dropout");
-  const std::string model = write_mlp(dir, dropout);
-  TrainerOptions o;
-  o.loss = "cross_entropy";
-  o.optimizer = "adam";
-  o.learning_rate = 0.01f;
-  o.session.num_threads = 1;
-  o.session.config = config({{"deterministic", "1", "test"}});
-  std::vector<std::vector<Tensor>> data;
-  for (uint32_t s = 0; s < 50; ++s) data.push_back(blobs(16, 100 + s));
-  auto whole = Trainer::open(model, o);
-  ASSERT_TRUE(whole.ok());
-  for (const auto& batch : data) ASSERT_TRUE((*whole)->step(batch).ok());
+    SCOPED_TRACE(dropout > 0 ? "with training-mode Dropout" : "without Dropout");
+    const std::string model = write_mlp(dir, dropout);
+    TrainerOptions o;
+    o.loss = "cross_entropy";
+    o.optimizer = "adam";
+    o.learning_rate = 0.01f;
+    o.session.num_threads = 1;
+    o.session.config = config({{"deterministic", "1", "test"}});
+    std::vector<std::vector<Tensor>> data;
+    for (uint32_t s = 0; s < 50; ++s) data.push_back(blobs(16, 100 + s));
+    auto whole = Trainer::open(model, o);
+    ASSERT_TRUE(whole.ok());
+    for (const auto& batch : data) ASSERT_TRUE((*whole)->step(batch).ok());
 
-  auto first = Trainer::open(model, o);
-  ASSERT_TRUE(first.ok());
-  for (size_t s = 0; s < 25; ++s) ASSERT_TRUE((*first)->step(data[s]).ok());
-  const std::string ckpt = (dir / "ckpt").string();
-  ASSERT_TRUE((*first)->save_checkpoint(ckpt).ok());
-  ASSERT_TRUE((*first)->save_checkpoint(ckpt).ok()) << "an existing checkpoint is replaced";
-  auto resumed = Trainer::open(model, o);
-  ASSERT_TRUE(resumed.ok());
-  Status loaded = (*resumed)->load_checkpoint(ckpt);
-  ASSERT_TRUE(loaded.ok()) << loaded.message();
-  EXPECT_EQ((*resumed)->steps(), 25);
-  for (size_t s = 25; s < 50; ++s) ASSERT_TRUE((*resumed)->step(data[s]).ok());
-  for (const std::string& name : (*whole)->trainable()) {
-    const Tensor a = *(*whole)->parameter(name), b = *(*resumed)->parameter(name);
-    EXPECT_EQ(std::memcmp(a.raw(), b.raw(), a.nbytes()), 0) << name;
-  }
-  if (dropout > 0) continue;
-  // Another optimizer's checkpoint is refused, naming both.
-  o.optimizer = "sgd";
-  auto other = Trainer::open(model, o);
-  ASSERT_TRUE(other.ok());
-  Status refused = (*other)->load_checkpoint(ckpt);
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.message().find("optimizer adam"), std::string::npos) << refused.message();
-  EXPECT_FALSE((*other)->load_checkpoint((dir / "missing").string()).ok());
+    auto first = Trainer::open(model, o);
+    ASSERT_TRUE(first.ok());
+    for (size_t s = 0; s < 25; ++s) ASSERT_TRUE((*first)->step(data[s]).ok());
+    const std::string ckpt = (dir / "ckpt").string();
+    ASSERT_TRUE((*first)->save_checkpoint(ckpt).ok());
+    ASSERT_TRUE((*first)->save_checkpoint(ckpt).ok()) << "an existing checkpoint is replaced";
+    auto resumed = Trainer::open(model, o);
+    ASSERT_TRUE(resumed.ok());
+    Status loaded = (*resumed)->load_checkpoint(ckpt);
+    ASSERT_TRUE(loaded.ok()) << loaded.message();
+    EXPECT_EQ((*resumed)->steps(), 25);
+    for (size_t s = 25; s < 50; ++s) ASSERT_TRUE((*resumed)->step(data[s]).ok());
+    for (const std::string& name : (*whole)->trainable()) {
+      const Tensor a = *(*whole)->parameter(name), b = *(*resumed)->parameter(name);
+      EXPECT_EQ(std::memcmp(a.raw(), b.raw(), a.nbytes()), 0) << name;
+    }
+    if (dropout > 0) continue;
+    // Another optimizer's checkpoint is refused, naming both.
+    o.optimizer = "sgd";
+    auto other = Trainer::open(model, o);
+    ASSERT_TRUE(other.ok());
+    Status refused = (*other)->load_checkpoint(ckpt);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.message().find("optimizer adam"), std::string::npos) << refused.message();
+    EXPECT_FALSE((*other)->load_checkpoint((dir / "missing").string()).ok());
   }
 }
 
@@ -310,9 +310,10 @@ TEST_F(TrainerTest, OPT_profiling_config_profiling_options_training_trace_1_Step
   fs::create_directories(out);
   TrainerOptions o;
   o.loss = "cross_entropy";
-  o.session.config = config({{"profiling_config.enable_profiling", "True", "test"},
-                             {"profiling_config.profiling_options",
-                              "{\"output\":\"" + out.string() + "\",\"training_trace\":\"on\",\"task_trace\":\"on\"}", "test"}});
+  o.session.config =
+      config({{"profiling_config.enable_profiling", "True", "test"},
+              {"profiling_config.profiling_options",
+               "{\"output\":\"" + out.string() + "\",\"training_trace\":\"on\",\"task_trace\":\"on\"}", "test"}});
   auto t = Trainer::open(write_mlp(dir), o);
   ASSERT_TRUE(t.ok()) << t.status().message();
   const std::vector<Tensor> batch = blobs(12, 3);
@@ -328,7 +329,8 @@ TEST_F(TrainerTest, OPT_profiling_config_profiling_options_training_trace_1_Step
       std::ifstream in(e.path());
       std::string header, row;
       std::getline(in, header);
-      EXPECT_EQ(header, "Device_id,Timestamp(us),Action,Source,Cached Buffer Size,Samples,Gather Time(us),Wait Time(us)");
+      EXPECT_EQ(header,
+                "Device_id,Timestamp(us),Action,Source,Cached Buffer Size,Samples,Gather Time(us),Wait Time(us)");
       while (std::getline(in, row)) {
         EXPECT_NE(row.find("Dequeue,openge.Prefetcher,1,12,1000.000"), std::string::npos) << row;
         ++data_rows;

@@ -83,10 +83,14 @@ Sample bilinear_sample(double y, double x, int64_t h, int64_t w) {
   y = std::max(y, 0.0);
   x = std::max(x, 0.0);
   int64_t y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(x), y1, x1;
-  if (y0 >= h - 1) y1 = y0 = h - 1, y = static_cast<double>(y0);
-  else y1 = y0 + 1;
-  if (x0 >= w - 1) x1 = x0 = w - 1, x = static_cast<double>(x0);
-  else x1 = x0 + 1;
+  if (y0 >= h - 1)
+    y1 = y0 = h - 1, y = static_cast<double>(y0);
+  else
+    y1 = y0 + 1;
+  if (x0 >= w - 1)
+    x1 = x0 = w - 1, x = static_cast<double>(x0);
+  else
+    x1 = x0 + 1;
   const double ly = y - static_cast<double>(y0), lx = x - static_cast<double>(x0), hy = 1 - ly, hx = 1 - lx;
   s.pos[0] = y0 * w + x0;
   s.pos[1] = y0 * w + x1;
@@ -132,10 +136,14 @@ Status roi_align_typed(KernelContext& ctx, const RoiAlignParams& p) {
       const double bin_h = rh / static_cast<double>(p.out_h), bin_w = rw / static_cast<double>(p.out_w);
       // size-limit: the grid comes from roi data; capped so a huge roi cannot make it unbounded.
       constexpr int64_t kMaxGrid = 1 << 12;
-      const int64_t gh = p.sampling_ratio > 0 ? p.sampling_ratio
-                                              : std::clamp<int64_t>(static_cast<int64_t>(std::ceil(rh / static_cast<double>(p.out_h))), 0, kMaxGrid);
-      const int64_t gw = p.sampling_ratio > 0 ? p.sampling_ratio
-                                              : std::clamp<int64_t>(static_cast<int64_t>(std::ceil(rw / static_cast<double>(p.out_w))), 0, kMaxGrid);
+      const int64_t gh =
+          p.sampling_ratio > 0
+              ? p.sampling_ratio
+              : std::clamp<int64_t>(static_cast<int64_t>(std::ceil(rh / static_cast<double>(p.out_h))), 0, kMaxGrid);
+      const int64_t gw =
+          p.sampling_ratio > 0
+              ? p.sampling_ratio
+              : std::clamp<int64_t>(static_cast<int64_t>(std::ceil(rw / static_cast<double>(p.out_w))), 0, kMaxGrid);
       const Acc count = static_cast<Acc>(std::max<int64_t>(gh * gw, 1));
       // The samples of every bin, shared by all channels.
       samples.clear();
@@ -143,8 +151,11 @@ Status roi_align_typed(KernelContext& ctx, const RoiAlignParams& p) {
         for (int64_t j = 0; j < p.out_w; ++j)
           for (int64_t iy = 0; iy < gh; ++iy)
             for (int64_t ix = 0; ix < gw; ++ix)
-              samples.push_back(bilinear_sample(sy + static_cast<double>(i) * bin_h + (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(gh),
-                                                sx + static_cast<double>(j) * bin_w + (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(gw), h, w));
+              samples.push_back(bilinear_sample(sy + static_cast<double>(i) * bin_h +
+                                                    (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(gh),
+                                                sx + static_cast<double>(j) * bin_w +
+                                                    (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(gw),
+                                                h, w));
       const int64_t b = index_at(batch, r), per_bin = gh * gw;
       for (int64_t ch = 0; ch < c; ++ch) {
         const Acc* plane = x.data() + (b * c + ch) * h * w;
@@ -178,7 +189,8 @@ Status roi_align_kernel(KernelContext& ctx) {
   if (ctx.input(0).rank() != 4 || ctx.input(1).rank() != 2 || ctx.input(1).dim(1) != 4)
     return ctx.error("expected X as N x C x H x W and rois as num_rois x 4");
   Status st = Status::Ok();
-  visit_float_dtype(ctx.input(0).dtype(), [&](auto tag) { st = roi_align_typed<typename decltype(tag)::type>(ctx, *p); });
+  visit_float_dtype(ctx.input(0).dtype(),
+                    [&](auto tag) { st = roi_align_typed<typename decltype(tag)::type>(ctx, *p); });
   return st;
 }
 
@@ -219,7 +231,8 @@ Result<std::vector<int64_t>> run_nms(const Ctx& ctx, const Tensor& boxes_t, cons
   if (scores_t.rank() != 3 || scores_t.dim(0) != boxes_t.dim(0) || scores_t.dim(2) != boxes_t.dim(1))
     return ctx.error("scores " + shape_to_string(scores_t.shape()) + " must be num_batches x num_classes x " +
                      std::to_string(boxes_t.dim(1)));
-  if (!is_nn_float(boxes_t.dtype()) || !is_nn_float(scores_t.dtype())) return ctx.error("boxes and scores must be float");
+  if (!is_nn_float(boxes_t.dtype()) || !is_nn_float(scores_t.dtype()))
+    return ctx.error("boxes and scores must be float");
   int64_t max_out = 0;
   if (max_out_t && max_out_t->numel() > 0) {
     if (!is_index_dtype(max_out_t->dtype())) return ctx.error("max_output_boxes_per_class must be int64");
@@ -281,11 +294,12 @@ Status infer_nms(InferContext& ctx) {
 }
 
 Status nms_kernel(KernelContext& ctx) {
-  auto sel = run_nms(ctx, ctx.input(0), ctx.input(1), optional_input(ctx, 2), optional_input(ctx, 3),
-                     optional_input(ctx, 4));
+  auto sel =
+      run_nms(ctx, ctx.input(0), ctx.input(1), optional_input(ctx, 2), optional_input(ctx, 3), optional_input(ctx, 4));
   if (!sel.ok()) return sel.status();
   Tensor& out = ctx.output(0);
-  if (out.numel() != static_cast<int64_t>(sel->size())) return ctx.error("the inputs changed after the output was sized");
+  if (out.numel() != static_cast<int64_t>(sel->size()))
+    return ctx.error("the inputs changed after the output was sized");
   std::copy(sel->begin(), sel->end(), out.data<int64_t>());
   return Status::Ok();
 }

@@ -11,55 +11,85 @@ namespace {
 
 struct ReluOp {
   static constexpr int64_t kCost = kCheapCost;
-  template <class C> C operator()(C x) const { return x < C(0) ? C(0) : x; }  // NaN stays NaN
+  template <class C>
+  C operator()(C x) const {
+    return x < C(0) ? C(0) : x;
+  }  // NaN stays NaN
 };
 struct SigmoidOp {
   static constexpr int64_t kCost = kExpensiveCost;
-  template <class C> C operator()(C x) const {
-    if constexpr (std::is_same_v<C, float>) return fast_sigmoid(x);
-    else return C(1) / (C(1) + std::exp(-x));
+  template <class C>
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>)
+      return fast_sigmoid(x);
+    else
+      return C(1) / (C(1) + std::exp(-x));
   }
 };
 // Sigmoid's high_precision implementation (impl modes): libm's exp on the compute type.
 struct SigmoidExactOp {
   static constexpr int64_t kCost = kExpensiveCost;
-  template <class C> C operator()(C x) const { return C(1) / (C(1) + std::exp(-x)); }
+  template <class C>
+  C operator()(C x) const {
+    return C(1) / (C(1) + std::exp(-x));
+  }
 };
 struct LeakyReluOp {
   static constexpr int64_t kCost = kCheapCost;
   float alpha;
   explicit LeakyReluOp(const Attributes& a) : alpha(a.get_float("alpha", 0.01f)) {}
-  template <class C> C operator()(C x) const { return x < C(0) ? C(alpha) * x : x; }
+  template <class C>
+  C operator()(C x) const {
+    return x < C(0) ? C(alpha) * x : x;
+  }
 };
 struct EluOp {
   static constexpr int64_t kCost = kExpensiveCost;
   float alpha;
   explicit EluOp(const Attributes& a) : alpha(a.get_float("alpha", 1.0f)) {}
-  template <class C> C operator()(C x) const { return x < C(0) ? C(alpha) * std::expm1(x) : x; }
+  template <class C>
+  C operator()(C x) const {
+    return x < C(0) ? C(alpha) * std::expm1(x) : x;
+  }
 };
 struct SeluOp {
   static constexpr int64_t kCost = kExpensiveCost;
   float alpha, gamma;
   explicit SeluOp(const Attributes& a)
-      : alpha(a.get_float("alpha", 1.67326319217681884765625f)), gamma(a.get_float("gamma", 1.05070102214813232421875f)) {}
-  template <class C> C operator()(C x) const { return x > C(0) ? C(gamma) * x : C(gamma) * (C(alpha) * std::exp(x) - C(alpha)); }
+      : alpha(a.get_float("alpha", 1.67326319217681884765625f)),
+        gamma(a.get_float("gamma", 1.05070102214813232421875f)) {}
+  template <class C>
+  C operator()(C x) const {
+    return x > C(0) ? C(gamma) * x : C(gamma) * (C(alpha) * std::exp(x) - C(alpha));
+  }
 };
 struct SoftplusOp {
   static constexpr int64_t kCost = kExpensiveCost;
   // log(1 + e^x) written so that e^x never overflows.
-  template <class C> C operator()(C x) const { return x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
+  template <class C>
+  C operator()(C x) const {
+    return x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+  }
 };
 template <class C>
-C clamp01(C v) { return v < C(0) ? C(0) : (v > C(1) ? C(1) : v); }
+C clamp01(C v) {
+  return v < C(0) ? C(0) : (v > C(1) ? C(1) : v);
+}
 struct HardSigmoidOp {
   static constexpr int64_t kCost = kCheapCost;
   float alpha, beta;
   explicit HardSigmoidOp(const Attributes& a) : alpha(a.get_float("alpha", 0.2f)), beta(a.get_float("beta", 0.5f)) {}
-  template <class C> C operator()(C x) const { return clamp01(C(alpha) * x + C(beta)); }
+  template <class C>
+  C operator()(C x) const {
+    return clamp01(C(alpha) * x + C(beta));
+  }
 };
 struct HardSwishOp {
   static constexpr int64_t kCost = kCheapCost;
-  template <class C> C operator()(C x) const { return x * clamp01(x * C(1.0 / 6.0) + C(0.5)); }
+  template <class C>
+  C operator()(C x) const {
+    return x * clamp01(x * C(1.0 / 6.0) + C(0.5));
+  }
 };
 
 // Clip: bounds are attributes `min`/`max` before opset 11 and optional scalar inputs 1 and 2
@@ -86,7 +116,8 @@ Status clip_kernel(KernelContext& ctx) {
   const bool ok = visit_dtype_in<kNumericTypes>(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = float_or_self_t<T>;
-    C lo = std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::lowest();
+    C lo =
+        std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::lowest();
     C hi = std::numeric_limits<C>::has_infinity ? std::numeric_limits<C>::infinity() : std::numeric_limits<C>::max();
     if (ctx.opset() < 11) {
       if (const Attribute* a = ctx.attrs().find("min")) lo = static_cast<C>(a->f);

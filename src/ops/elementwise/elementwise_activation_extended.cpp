@@ -16,7 +16,8 @@ struct CeluOp {
   static constexpr int64_t kCost = kExpensiveCost;
   float alpha;
   explicit CeluOp(const Attributes& a) : alpha(a.get_float("alpha", 1.0f)) {}
-  template <class C> C operator()(C x) const {
+  template <class C>
+  C operator()(C x) const {
     return x > C(0) ? x : C(alpha) * std::expm1(x / C(alpha));  // NaN takes the second branch and stays NaN
   }
 };
@@ -31,7 +32,10 @@ struct ThresholdedReluOp {
   static constexpr int64_t kCost = kCheapCost;
   float alpha;
   explicit ThresholdedReluOp(const Attributes& a) : alpha(a.get_float("alpha", 1.0f)) {}
-  template <class C> C operator()(C x) const { return x > C(alpha) ? x : C(0); }
+  template <class C>
+  C operator()(C x) const {
+    return x > C(alpha) ? x : C(0);
+  }
 };
 
 // Shrink(x) = x + bias if x < -lambd, x - bias if x > lambd, else 0. ONNX defines it for every
@@ -41,7 +45,8 @@ struct ShrinkOp {
   static constexpr int64_t kCost = kCheapCost;
   float lambd, bias;
   explicit ShrinkOp(const Attributes& a) : lambd(a.get_float("lambd", 0.5f)), bias(a.get_float("bias", 0.0f)) {}
-  template <class C> C operator()(C x) const {
+  template <class C>
+  C operator()(C x) const {
     if constexpr (std::is_integral_v<C>) {
       const double v = static_cast<double>(x);
       if (v < -static_cast<double>(lambd)) return float_to_int<C>(v + bias);
@@ -58,7 +63,10 @@ struct ShrinkOp {
 // Softsign(x) = x / (1 + |x|).
 struct SoftsignOp {
   static constexpr int64_t kCost = kMediumCost;
-  template <class C> C operator()(C x) const { return x / (C(1) + std::fabs(x)); }
+  template <class C>
+  C operator()(C x) const {
+    return x / (C(1) + std::fabs(x));
+  }
 };
 
 }  // namespace

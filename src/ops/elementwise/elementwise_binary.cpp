@@ -10,27 +10,93 @@ namespace openge::elementwise {
 namespace {
 
 // Each op is a functor on the compute type; kCost feeds parallel_for.
-struct AddOp { static constexpr int64_t kCost = kCheapCost; template <class C> C operator()(C a, C b) const { return wrapping_add(a, b); } };
-struct SubOp { static constexpr int64_t kCost = kCheapCost; template <class C> C operator()(C a, C b) const { return wrapping_sub(a, b); } };
-struct MulOp { static constexpr int64_t kCost = kCheapCost; template <class C> C operator()(C a, C b) const { return wrapping_mul(a, b); } };
+struct AddOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C>
+  C operator()(C a, C b) const {
+    return wrapping_add(a, b);
+  }
+};
+struct SubOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C>
+  C operator()(C a, C b) const {
+    return wrapping_sub(a, b);
+  }
+};
+struct MulOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C>
+  C operator()(C a, C b) const {
+    return wrapping_mul(a, b);
+  }
+};
 struct DivOp {
   static constexpr int64_t kCost = kMediumCost;
   // Integer division truncates toward zero (C, ORT); the kernel rejects zero divisors first,
   // and MIN / -1 wraps instead of trapping.
-  template <class C> C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C> && std::is_signed_v<C>) return b == C(-1) ? wrapping_neg(a) : static_cast<C>(a / b);
-    else return static_cast<C>(a / b);
+  template <class C>
+  C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C> && std::is_signed_v<C>)
+      return b == C(-1) ? wrapping_neg(a) : static_cast<C>(a / b);
+    else
+      return static_cast<C>(a / b);
   }
 };
-struct PReluOp { static constexpr int64_t kCost = kCheapCost; template <class C> C operator()(C x, C slope) const { return x < C(0) ? wrapping_mul(slope, x) : x; } };
-struct EqualOp { static constexpr int64_t kCost = kCheapCost; template <class C> bool operator()(C a, C b) const { return a == b; } };
-struct LessOp { static constexpr int64_t kCost = kCheapCost; template <class C> bool operator()(C a, C b) const { return a < b; } };
-struct GreaterOp { static constexpr int64_t kCost = kCheapCost; template <class C> bool operator()(C a, C b) const { return a > b; } };
-struct LessOrEqualOp { static constexpr int64_t kCost = kCheapCost; template <class C> bool operator()(C a, C b) const { return a <= b; } };
-struct GreaterOrEqualOp { static constexpr int64_t kCost = kCheapCost; template <class C> bool operator()(C a, C b) const { return a >= b; } };
-struct AndOp { static constexpr int64_t kCost = kCheapCost; bool operator()(bool a, bool b) const { return a && b; } };
-struct OrOp { static constexpr int64_t kCost = kCheapCost; bool operator()(bool a, bool b) const { return a || b; } };
-struct XorOp { static constexpr int64_t kCost = kCheapCost; bool operator()(bool a, bool b) const { return a != b; } };
+struct PReluOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C>
+  C operator()(C x, C slope) const {
+    return x < C(0) ? wrapping_mul(slope, x) : x;
+  }
+};
+struct EqualOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C>
+  bool operator()(C a, C b) const {
+    return a == b;
+  }
+};
+struct LessOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C>
+  bool operator()(C a, C b) const {
+    return a < b;
+  }
+};
+struct GreaterOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C>
+  bool operator()(C a, C b) const {
+    return a > b;
+  }
+};
+struct LessOrEqualOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C>
+  bool operator()(C a, C b) const {
+    return a <= b;
+  }
+};
+struct GreaterOrEqualOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C>
+  bool operator()(C a, C b) const {
+    return a >= b;
+  }
+};
+struct AndOp {
+  static constexpr int64_t kCost = kCheapCost;
+  bool operator()(bool a, bool b) const { return a && b; }
+};
+struct OrOp {
+  static constexpr int64_t kCost = kCheapCost;
+  bool operator()(bool a, bool b) const { return a || b; }
+};
+struct XorOp {
+  static constexpr int64_t kCost = kCheapCost;
+  bool operator()(bool a, bool b) const { return a != b; }
+};
 
 template <DTypeSet Allowed, bool kBoolOut>
 Status binary_infer(InferContext& ctx) {
@@ -85,10 +151,12 @@ Status prelu_infer(InferContext& ctx) {
     const Shape& slope = ctx.input_shape(1);
     const std::optional<Shape> out = broadcast_all({&x, &slope});
     if (!out || out->size() != x.size())
-      return ctx.error("slope shape " + shape_to_string(slope) + " does not broadcast to X shape " + shape_to_string(x));
+      return ctx.error("slope shape " + shape_to_string(slope) + " does not broadcast to X shape " +
+                       shape_to_string(x));
     for (size_t i = 0; i < x.size(); ++i)
       if (x[i] >= 0 && (*out)[i] != x[i])
-        return ctx.error("slope shape " + shape_to_string(slope) + " does not broadcast to X shape " + shape_to_string(x));
+        return ctx.error("slope shape " + shape_to_string(slope) + " does not broadcast to X shape " +
+                         shape_to_string(x));
   }
   infer_like_input0(ctx, 0, ctx.input_dtype(0));
   return Status::Ok();
@@ -135,9 +203,8 @@ Status pow_kernel(KernelContext& ctx, const BroadcastPlan& plan) {
           const CE e = static_cast<CE>(b.data<E>()[0]);
           if (e == CE(1) || e == CE(2) || e == CE(3)) {
             const int n = static_cast<int>(e);
-            map_unary(a.data<T>(), out.data<T>(), a.numel(), kCheapCost, [n](C x) {
-              return n == 1 ? x : (n == 2 ? x * x : x * x * x);
-            });
+            map_unary(a.data<T>(), out.data<T>(), a.numel(), kCheapCost,
+                      [n](C x) { return n == 1 ? x : (n == 2 ? x * x : x * x * x); });
             return;
           }
         }
@@ -147,12 +214,14 @@ Status pow_kernel(KernelContext& ctx, const BroadcastPlan& plan) {
         broadcast_binary_planned(plan, a.data<T>(), b.data<E>(), out.data<T>(), kMediumCost,
                                  [](C x, CE y) { return int_pow(x, y); });
       } else {
-        broadcast_binary_planned(plan, a.data<T>(), b.data<E>(), out.data<T>(), kExpensiveCost,
-                                 [](C x, CE y) { return float_to_int<C>(std::pow(static_cast<double>(x), static_cast<double>(y))); });
+        broadcast_binary_planned(plan, a.data<T>(), b.data<E>(), out.data<T>(), kExpensiveCost, [](C x, CE y) {
+          return float_to_int<C>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+        });
       }
     });
   });
-  if (!ok || !ok_exp) return ctx.error(std::string("unsupported dtypes ") + dtype_name(a.dtype()) + ", " + dtype_name(b.dtype()));
+  if (!ok || !ok_exp)
+    return ctx.error(std::string("unsupported dtypes ") + dtype_name(a.dtype()) + ", " + dtype_name(b.dtype()));
   return Status::Ok();
 }
 

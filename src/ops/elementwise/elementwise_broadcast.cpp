@@ -14,8 +14,7 @@ BroadcastPlan make_broadcast_plan(const std::vector<Shape>& inputs, const Shape&
   for (size_t d = 0; d < out.size(); ++d) {
     if (out[d] == 1) continue;  // contributes nothing to any offset
     bool mergeable = !plan.dims.empty();
-    for (size_t k = 0; k < k_inputs && mergeable; ++k)
-      mergeable = plan.strides[k].back() == full[k][d] * out[d];
+    for (size_t k = 0; k < k_inputs && mergeable; ++k) mergeable = plan.strides[k].back() == full[k][d] * out[d];
     if (mergeable) {
       plan.dims.back() *= out[d];
       for (size_t k = 0; k < k_inputs; ++k) plan.strides[k].back() = full[k][d];

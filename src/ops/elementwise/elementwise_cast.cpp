@@ -58,18 +58,22 @@ Status cast_kernel(KernelContext& ctx) {
 
 // Identity passes any value: a tensor (strings too), a sequence or an optional.
 Status identity_infer(InferContext& ctx) {
-  if (ctx.input_kind(0) != ValueKind::kTensor) ctx.set_output_kind(0, ctx.input_kind(0), ctx.input_dtype(0));
-  else infer_like_input0(ctx, 0, ctx.input_dtype(0));
+  if (ctx.input_kind(0) != ValueKind::kTensor)
+    ctx.set_output_kind(0, ctx.input_kind(0), ctx.input_dtype(0));
+  else
+    infer_like_input0(ctx, 0, ctx.input_dtype(0));
   return Status::Ok();
 }
 
 // Used when the executor does not alias (Identity's output normally shares its input buffer).
 Status copy_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  if (!x.is_tensor()) ctx.output(0) = x;  // immutable elements: sharing them is the copy
+  if (!x.is_tensor())
+    ctx.output(0) = x;  // immutable elements: sharing them is the copy
   else if (x.dtype() == DType::kString)
     std::copy(x.data<std::string>(), x.data<std::string>() + x.numel(), ctx.output(0).data<std::string>());
-  else copy_bytes(ctx.output(0).raw(), x.raw(), ctx.output(0).nbytes());
+  else
+    copy_bytes(ctx.output(0).raw(), x.raw(), ctx.output(0).nbytes());
   return Status::Ok();
 }
 

@@ -40,7 +40,8 @@ std::optional<Shape> broadcast_all(const std::vector<const Shape*>& shapes) {
     for (const Shape* s : shapes) {
       if (i < rank - s->size()) continue;  // implicit leading 1
       const int64_t d = (*s)[i - (rank - s->size())];
-      if (d < 0) unknown = true;
+      if (d < 0)
+        unknown = true;
       else if (d != 1) {
         if (out[i] != 1 && out[i] != d) return std::nullopt;
         out[i] = d;
@@ -73,8 +74,10 @@ Status infer_broadcast(InferContext& ctx, size_t first, size_t count, DType out_
 }
 
 void infer_like_input0(InferContext& ctx, size_t out, DType dtype) {
-  if (ctx.input_shape_known(0)) ctx.set_output(out, dtype, ctx.input_shape(0));
-  else ctx.set_output_dtype(out, dtype);
+  if (ctx.input_shape_known(0))
+    ctx.set_output(out, dtype, ctx.input_shape(0));
+  else
+    ctx.set_output_dtype(out, dtype);
 }
 
 void copy_bytes(void* dst, const void* src, size_t bytes) {

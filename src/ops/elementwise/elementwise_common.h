@@ -22,12 +22,12 @@ constexpr DTypeSet dtype_bit(DType t) {
   const int n = static_cast<int>(t);
   return n >= 0 && n < 32 ? DTypeSet{1} << n : 0;
 }
-constexpr DTypeSet kFloatTypes = dtype_bit(DType::kFloat32) | dtype_bit(DType::kFloat64) |
-                                 dtype_bit(DType::kFloat16) | dtype_bit(DType::kBFloat16);
-constexpr DTypeSet kSignedIntTypes = dtype_bit(DType::kInt8) | dtype_bit(DType::kInt16) |
-                                     dtype_bit(DType::kInt32) | dtype_bit(DType::kInt64);
-constexpr DTypeSet kUnsignedIntTypes = dtype_bit(DType::kUInt8) | dtype_bit(DType::kUInt16) |
-                                       dtype_bit(DType::kUInt32) | dtype_bit(DType::kUInt64);
+constexpr DTypeSet kFloatTypes =
+    dtype_bit(DType::kFloat32) | dtype_bit(DType::kFloat64) | dtype_bit(DType::kFloat16) | dtype_bit(DType::kBFloat16);
+constexpr DTypeSet kSignedIntTypes =
+    dtype_bit(DType::kInt8) | dtype_bit(DType::kInt16) | dtype_bit(DType::kInt32) | dtype_bit(DType::kInt64);
+constexpr DTypeSet kUnsignedIntTypes =
+    dtype_bit(DType::kUInt8) | dtype_bit(DType::kUInt16) | dtype_bit(DType::kUInt32) | dtype_bit(DType::kUInt64);
 constexpr DTypeSet kIntTypes = kSignedIntTypes | kUnsignedIntTypes;
 constexpr DTypeSet kSignedTypes = kFloatTypes | kSignedIntTypes;
 constexpr DTypeSet kNumericTypes = kFloatTypes | kIntTypes;
@@ -37,20 +37,34 @@ constexpr DTypeSet kAllTypes = kNumericTypes | kBoolType;
 // The DType of a kernel value type (the inverse of visit_dtype).
 template <class T>
 constexpr DType dtype_of() {
-  if constexpr (std::is_same_v<T, float>) return DType::kFloat32;
-  else if constexpr (std::is_same_v<T, double>) return DType::kFloat64;
-  else if constexpr (std::is_same_v<T, Float16>) return DType::kFloat16;
-  else if constexpr (std::is_same_v<T, BFloat16>) return DType::kBFloat16;
-  else if constexpr (std::is_same_v<T, bool>) return DType::kBool;
-  else if constexpr (std::is_same_v<T, int8_t>) return DType::kInt8;
-  else if constexpr (std::is_same_v<T, int16_t>) return DType::kInt16;
-  else if constexpr (std::is_same_v<T, int32_t>) return DType::kInt32;
-  else if constexpr (std::is_same_v<T, int64_t>) return DType::kInt64;
-  else if constexpr (std::is_same_v<T, uint8_t>) return DType::kUInt8;
-  else if constexpr (std::is_same_v<T, uint16_t>) return DType::kUInt16;
-  else if constexpr (std::is_same_v<T, uint32_t>) return DType::kUInt32;
-  else if constexpr (std::is_same_v<T, uint64_t>) return DType::kUInt64;
-  else return DType::kUndefined;
+  if constexpr (std::is_same_v<T, float>)
+    return DType::kFloat32;
+  else if constexpr (std::is_same_v<T, double>)
+    return DType::kFloat64;
+  else if constexpr (std::is_same_v<T, Float16>)
+    return DType::kFloat16;
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return DType::kBFloat16;
+  else if constexpr (std::is_same_v<T, bool>)
+    return DType::kBool;
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return DType::kInt8;
+  else if constexpr (std::is_same_v<T, int16_t>)
+    return DType::kInt16;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return DType::kInt32;
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return DType::kInt64;
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return DType::kUInt8;
+  else if constexpr (std::is_same_v<T, uint16_t>)
+    return DType::kUInt16;
+  else if constexpr (std::is_same_v<T, uint32_t>)
+    return DType::kUInt32;
+  else if constexpr (std::is_same_v<T, uint64_t>)
+    return DType::kUInt64;
+  else
+    return DType::kUndefined;
 }
 
 // visit_dtype that only instantiates fn for the types in Set (so an op's kernel is compiled
@@ -67,27 +81,41 @@ bool visit_dtype_in(DType t, Fn&& fn) {
 // Stores a computed value into a storage type (Float16/BFloat16 round to nearest even).
 template <class O, class V>
 inline O to_storage(V v) {
-  if constexpr (is_half_v<O>) return O(static_cast<float>(v));
-  else return static_cast<O>(v);
+  if constexpr (is_half_v<O>)
+    return O(static_cast<float>(v));
+  else
+    return static_cast<O>(v);
 }
 
 // Integer arithmetic through unsigned types, so overflow wraps (as ORT and NumPy do on x86)
 // instead of being undefined behaviour; plain arithmetic for floating point.
 template <class C>
 using wrap_unsigned_t = std::make_unsigned_t<decltype(C() + C())>;
-template <class C> inline C wrapping_add(C a, C b) {
-  if constexpr (std::is_integral_v<C>) return static_cast<C>(static_cast<wrap_unsigned_t<C>>(a) + static_cast<wrap_unsigned_t<C>>(b));
-  else return a + b;
+template <class C>
+inline C wrapping_add(C a, C b) {
+  if constexpr (std::is_integral_v<C>)
+    return static_cast<C>(static_cast<wrap_unsigned_t<C>>(a) + static_cast<wrap_unsigned_t<C>>(b));
+  else
+    return a + b;
 }
-template <class C> inline C wrapping_sub(C a, C b) {
-  if constexpr (std::is_integral_v<C>) return static_cast<C>(static_cast<wrap_unsigned_t<C>>(a) - static_cast<wrap_unsigned_t<C>>(b));
-  else return a - b;
+template <class C>
+inline C wrapping_sub(C a, C b) {
+  if constexpr (std::is_integral_v<C>)
+    return static_cast<C>(static_cast<wrap_unsigned_t<C>>(a) - static_cast<wrap_unsigned_t<C>>(b));
+  else
+    return a - b;
 }
-template <class C> inline C wrapping_mul(C a, C b) {
-  if constexpr (std::is_integral_v<C>) return static_cast<C>(static_cast<wrap_unsigned_t<C>>(a) * static_cast<wrap_unsigned_t<C>>(b));
-  else return a * b;
+template <class C>
+inline C wrapping_mul(C a, C b) {
+  if constexpr (std::is_integral_v<C>)
+    return static_cast<C>(static_cast<wrap_unsigned_t<C>>(a) * static_cast<wrap_unsigned_t<C>>(b));
+  else
+    return a * b;
 }
-template <class C> inline C wrapping_neg(C x) { return wrapping_sub(C(0), x); }
+template <class C>
+inline C wrapping_neg(C x) {
+  return wrapping_sub(C(0), x);
+}
 
 // Floating point to integer: truncates toward zero like C for values in range; NaN gives 0
 // and values outside int64 saturate, then narrower types wrap (never undefined behaviour).
@@ -99,7 +127,7 @@ inline I float_to_int(F x) {
     if (x >= F(18446744073709551616.0)) return ~uint64_t{0};
     if (x >= F(0)) return static_cast<uint64_t>(x);
   }
-  const int64_t w = x <= F(-9223372036854775808.0) ? std::numeric_limits<int64_t>::min()
+  const int64_t w = x <= F(-9223372036854775808.0)  ? std::numeric_limits<int64_t>::min()
                     : x >= F(9223372036854775808.0) ? std::numeric_limits<int64_t>::max()
                                                     : static_cast<int64_t>(x);
   return static_cast<I>(w);
@@ -111,10 +139,14 @@ template <class To, class From>
 inline To convert_value(From v) {
   using CF = float_or_self_t<From>;
   const CF x = static_cast<CF>(v);
-  if constexpr (std::is_same_v<To, bool>) return x != CF(0);
-  else if constexpr (is_half_v<To>) return To(static_cast<float>(x));
-  else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<CF>) return float_to_int<To>(x);
-  else return static_cast<To>(x);
+  if constexpr (std::is_same_v<To, bool>)
+    return x != CF(0);
+  else if constexpr (is_half_v<To>)
+    return To(static_cast<float>(x));
+  else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<CF>)
+    return float_to_int<To>(x);
+  else
+    return static_cast<To>(x);
 }
 
 // "float16, float32, ..." for messages.

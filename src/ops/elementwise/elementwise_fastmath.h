@@ -42,7 +42,7 @@ inline float exp_nonpositive_branchless(float x) {
   constexpr float kMin = -87.33654f;  // e^kMin ~ 2^-126
   const bool underflow = x < kMin;
   const float xs = select(underflow, kMin, x);  // NaN is not < kMin, so it stays NaN
-  constexpr float kShift = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+  constexpr float kShift = 12582912.0f;         // 1.5 * 2^23: adding it rounds to an integer
   const float shifted = xs * 1.44269504088896341f + kShift;
   const float n = shifted - kShift;
   float r = xs - n * 0.693359375f;
@@ -73,7 +73,8 @@ inline float fast_tanh(float x) {
   const float t = std::copysign((1.0f - e) / (1.0f + e), x);
   const float x2 = x * x;
   const float s =
-      x + x * x2 * (-1.0f / 3 + x2 * (2.0f / 15 + x2 * (-17.0f / 315 + x2 * (62.0f / 2835 + x2 * (-1382.0f / 155925)))));
+      x +
+      x * x2 * (-1.0f / 3 + x2 * (2.0f / 15 + x2 * (-17.0f / 315 + x2 * (62.0f / 2835 + x2 * (-1382.0f / 155925)))));
   return select(a < 0.3f, s, t);
 }
 
@@ -82,11 +83,15 @@ inline float fast_tanh(float x) {
 inline float fast_erf(float x) {
   const float a = std::fabs(x);
   const float t = 1.0f / (1.0f + 0.3275911f * a);
-  const float poly = t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+  const float poly =
+      t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
   const float tail = std::copysign(1.0f - poly * exp_nonpositive_branchless(-a * a), x);
   const float x2 = x * x;
-  const float s = 1.12837916709551257f * x *
-                  (1.0f + x2 * (-1.0f / 3 + x2 * (1.0f / 10 + x2 * (-1.0f / 42 + x2 * (1.0f / 216 + x2 * (-1.0f / 1320 + x2 * (1.0f / 9360)))))));
+  const float s =
+      1.12837916709551257f * x *
+      (1.0f +
+       x2 * (-1.0f / 3 +
+             x2 * (1.0f / 10 + x2 * (-1.0f / 42 + x2 * (1.0f / 216 + x2 * (-1.0f / 1320 + x2 * (1.0f / 9360)))))));
   return select(a < 0.5f, s, tail);
 }
 

@@ -37,9 +37,8 @@ Status float_predicate_kernel(KernelContext& ctx, Pred pred) {
 Status isinf_kernel(KernelContext& ctx) {
   const bool positive = ctx.attrs().get_int("detect_positive", 1) != 0;
   const bool negative = ctx.attrs().get_int("detect_negative", 1) != 0;
-  return float_predicate_kernel(ctx, [positive, negative](auto v) {
-    return std::isinf(v) && (v > 0 ? positive : negative);
-  });
+  return float_predicate_kernel(
+      ctx, [positive, negative](auto v) { return std::isinf(v) && (v > 0 ? positive : negative); });
 }
 
 Status isnan_kernel(KernelContext& ctx) {
@@ -70,7 +69,8 @@ Status mod_infer(InferContext& ctx) {
   const int64_t fmod = ctx.attrs().get_int("fmod", 0);
   if (fmod != 0 && fmod != 1) return ctx.error("fmod must be 0 or 1, got " + std::to_string(fmod));
   if (fmod == 0 && dtype_is_float(ctx.input_dtype(0)))
-    return ctx.error(std::string("fmod must be 1 for floating-point inputs (got ") + dtype_name(ctx.input_dtype(0)) + ")");
+    return ctx.error(std::string("fmod must be 1 for floating-point inputs (got ") + dtype_name(ctx.input_dtype(0)) +
+                     ")");
   return infer_broadcast(ctx, 0, 2, ctx.input_dtype(0));
 }
 

@@ -9,44 +9,102 @@
 namespace openge::elementwise {
 namespace {
 
-struct SqrtOp { static constexpr int64_t kCost = kMediumCost; template <class C> C operator()(C x) const { return std::sqrt(x); } };
-struct ExpOp { static constexpr int64_t kCost = kExpensiveCost; template <class C> C operator()(C x) const { return std::exp(x); } };
-struct LogOp { static constexpr int64_t kCost = kExpensiveCost; template <class C> C operator()(C x) const { return std::log(x); } };
+struct SqrtOp {
+  static constexpr int64_t kCost = kMediumCost;
+  template <class C>
+  C operator()(C x) const {
+    return std::sqrt(x);
+  }
+};
+struct ExpOp {
+  static constexpr int64_t kCost = kExpensiveCost;
+  template <class C>
+  C operator()(C x) const {
+    return std::exp(x);
+  }
+};
+struct LogOp {
+  static constexpr int64_t kCost = kExpensiveCost;
+  template <class C>
+  C operator()(C x) const {
+    return std::log(x);
+  }
+};
 // float (and fp16/bf16 through float) uses the vectorisable versions in elementwise_fastmath.h.
 struct ErfOp {
   static constexpr int64_t kCost = kExpensiveCost;
-  template <class C> C operator()(C x) const {
-    if constexpr (std::is_same_v<C, float>) return fast_erf(x);
-    else return std::erf(x);
+  template <class C>
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>)
+      return fast_erf(x);
+    else
+      return std::erf(x);
   }
 };
 struct TanhOp {
   static constexpr int64_t kCost = kExpensiveCost;
-  template <class C> C operator()(C x) const {
-    if constexpr (std::is_same_v<C, float>) return fast_tanh(x);
-    else return std::tanh(x);
+  template <class C>
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>)
+      return fast_tanh(x);
+    else
+      return std::tanh(x);
   }
 };
-struct FloorOp { static constexpr int64_t kCost = kCheapCost; template <class C> C operator()(C x) const { return std::floor(x); } };
-struct CeilOp { static constexpr int64_t kCost = kCheapCost; template <class C> C operator()(C x) const { return std::ceil(x); } };
-struct ReciprocalOp { static constexpr int64_t kCost = kMediumCost; template <class C> C operator()(C x) const { return C(1) / x; } };
-struct NegOp { static constexpr int64_t kCost = kCheapCost; template <class C> C operator()(C x) const { return wrapping_neg(x); } };
+struct FloorOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C>
+  C operator()(C x) const {
+    return std::floor(x);
+  }
+};
+struct CeilOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C>
+  C operator()(C x) const {
+    return std::ceil(x);
+  }
+};
+struct ReciprocalOp {
+  static constexpr int64_t kCost = kMediumCost;
+  template <class C>
+  C operator()(C x) const {
+    return C(1) / x;
+  }
+};
+struct NegOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C>
+  C operator()(C x) const {
+    return wrapping_neg(x);
+  }
+};
 struct AbsOp {
   static constexpr int64_t kCost = kCheapCost;
-  template <class C> C operator()(C x) const {
-    if constexpr (std::is_unsigned_v<C>) return x;
-    else if constexpr (std::is_integral_v<C>) return x < 0 ? wrapping_neg(x) : x;
-    else return std::fabs(x);
+  template <class C>
+  C operator()(C x) const {
+    if constexpr (std::is_unsigned_v<C>)
+      return x;
+    else if constexpr (std::is_integral_v<C>)
+      return x < 0 ? wrapping_neg(x) : x;
+    else
+      return std::fabs(x);
   }
 };
-struct NotOp { static constexpr int64_t kCost = kCheapCost; bool operator()(bool x) const { return !x; } };
+struct NotOp {
+  static constexpr int64_t kCost = kCheapCost;
+  bool operator()(bool x) const { return !x; }
+};
 
 // An op that is one libm call on the compute type (float for fp32/fp16/bf16, double for fp64):
 // kFn is a capture-less lambda, so each op is its own type and the call inlines.
 template <auto kFn>
 struct LibmOp {
   static constexpr int64_t kCost = kExpensiveCost;
-  template <class C> C operator()(C x) const { return kFn(x); }
+  template <class C>
+  C operator()(C x) const {
+    return kFn(x);
+  }
 };
 using SinOp = LibmOp<[](auto x) { return std::sin(x); }>;
 using CosOp = LibmOp<[](auto x) { return std::cos(x); }>;
@@ -66,7 +124,8 @@ using TanhExactOp = LibmOp<[](auto x) { return std::tanh(x); }>;
 // Sign: -1, 0 or 1 in the input's type (NaN stays NaN; unsigned never gives -1).
 struct SignOp {
   static constexpr int64_t kCost = kCheapCost;
-  template <class C> C operator()(C x) const {
+  template <class C>
+  C operator()(C x) const {
     if constexpr (std::is_unsigned_v<C>) {
       return x > C(0) ? C(1) : C(0);
     } else {
@@ -77,7 +136,13 @@ struct SignOp {
 };
 // Round: half to even (NumPy's round, ONNX's spec); nearbyint does that in the default
 // rounding mode, which OpenGE never changes.
-struct RoundOp { static constexpr int64_t kCost = kCheapCost; template <class C> C operator()(C x) const { return std::nearbyint(x); } };
+struct RoundOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C>
+  C operator()(C x) const {
+    return std::nearbyint(x);
+  }
+};
 
 }  // namespace
 

@@ -18,8 +18,10 @@ Status unary_infer(InferContext& ctx) {
 
 template <class Op>
 Op make_op(const Attributes& attrs) {
-  if constexpr (std::is_constructible_v<Op, const Attributes&>) return Op(attrs);
-  else return Op{};
+  if constexpr (std::is_constructible_v<Op, const Attributes&>)
+    return Op(attrs);
+  else
+    return Op{};
 }
 
 // Op::kCost is the parallel_for cost per element.

@@ -11,14 +11,34 @@ namespace {
 
 template <class C>
 bool is_nan(C v) {
-  if constexpr (std::is_floating_point_v<C>) return std::isnan(v);
-  else return false;
+  if constexpr (std::is_floating_point_v<C>)
+    return std::isnan(v);
+  else
+    return false;
 }
 
 // NaN propagates (as numpy.maximum / minimum do).
-struct MaxOp { static constexpr int64_t kCost = kCheapCost; template <class C> C operator()(C a, C b) const { return a > b || is_nan(a) ? a : b; } };
-struct MinOp { static constexpr int64_t kCost = kCheapCost; template <class C> C operator()(C a, C b) const { return a < b || is_nan(a) ? a : b; } };
-struct SumOp { static constexpr int64_t kCost = kCheapCost; template <class C> C operator()(C a, C b) const { return wrapping_add(a, b); } };
+struct MaxOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C>
+  C operator()(C a, C b) const {
+    return a > b || is_nan(a) ? a : b;
+  }
+};
+struct MinOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C>
+  C operator()(C a, C b) const {
+    return a < b || is_nan(a) ? a : b;
+  }
+};
+struct SumOp {
+  static constexpr int64_t kCost = kCheapCost;
+  template <class C>
+  C operator()(C a, C b) const {
+    return wrapping_add(a, b);
+  }
+};
 
 template <DTypeSet Allowed>
 Status variadic_infer(InferContext& ctx) {

@@ -90,7 +90,8 @@ Result<CompressPlan> plan_compress(const Ctx& ctx, const Shape& x, const Tensor&
     p.axis = static_cast<size_t>(axis < 0 ? axis + rank : axis);
     dim = x[p.axis];
   }
-  if (cond.dtype() != DType::kBool) return ctx.error(std::string("condition must be bool, got ") + dtype_name(cond.dtype()));
+  if (cond.dtype() != DType::kBool)
+    return ctx.error(std::string("condition must be bool, got ") + dtype_name(cond.dtype()));
   if (cond.rank() != 1) return ctx.error("condition must be 1-D, got " + shape_to_string(cond.shape()));
   if (cond.numel() > dim)
     return ctx.error("condition has " + std::to_string(cond.numel()) + " entries but the " +
@@ -128,7 +129,8 @@ Status compress_kernel(KernelContext& ctx) {
   const size_t es = dtype_size(x.dtype());
   const int64_t outer = plan->flatten ? 1 : product(x.shape(), 0, plan->axis);
   const int64_t dim = plan->flatten ? x.numel() : x.dim(static_cast<int64_t>(plan->axis));
-  const size_t inner = (plan->flatten ? 1 : static_cast<size_t>(product(x.shape(), plan->axis + 1, x.shape().size()))) * es;
+  const size_t inner =
+      (plan->flatten ? 1 : static_cast<size_t>(product(x.shape(), plan->axis + 1, x.shape().size()))) * es;
   const char* src = static_cast<const char*>(x.raw());
   char* dst = static_cast<char*>(ctx.output(0).raw());
   for (int64_t o = 0; o < outer; ++o)
@@ -142,9 +144,9 @@ Status compress_kernel(KernelContext& ctx) {
 // --- Unique: distinct elements (or slices along `axis`), sorted or in order of first occurrence,
 // with the first-occurrence index of each, the inverse map and the counts (all int64).
 struct UniquePlan {
-  int64_t slices = 0;           // number of slices compared (elements when flattened)
-  std::vector<int64_t> first;   // first occurrence of each unique slice, in output order
-  std::vector<int64_t> inverse; // per input slice: its unique slice's output position
+  int64_t slices = 0;            // number of slices compared (elements when flattened)
+  std::vector<int64_t> first;    // first occurrence of each unique slice, in output order
+  std::vector<int64_t> inverse;  // per input slice: its unique slice's output position
   std::vector<int64_t> counts;
   bool flatten = true;
   size_t axis = 0;
@@ -206,8 +208,9 @@ Result<UniquePlan> plan_unique(const Ctx& ctx, const Tensor& x) {
     if (sorted == 0) {
       std::vector<int64_t> by_first(group_first.size());
       std::iota(by_first.begin(), by_first.end(), 0);
-      std::sort(by_first.begin(), by_first.end(),
-                [&](int64_t a, int64_t b) { return group_first[static_cast<size_t>(a)] < group_first[static_cast<size_t>(b)]; });
+      std::sort(by_first.begin(), by_first.end(), [&](int64_t a, int64_t b) {
+        return group_first[static_cast<size_t>(a)] < group_first[static_cast<size_t>(b)];
+      });
       for (size_t k = 0; k < by_first.size(); ++k) position[static_cast<size_t>(by_first[k])] = static_cast<int64_t>(k);
     }
     p.first.assign(group_first.size(), 0);
@@ -259,7 +262,8 @@ Status unique_kernel(KernelContext& ctx) {
   if (!plan.ok()) return plan.status();
   const size_t es = dtype_size(x.dtype());
   const int64_t outer = plan->flatten ? 1 : product(x.shape(), 0, plan->axis);
-  const size_t inner = (plan->flatten ? 1 : static_cast<size_t>(product(x.shape(), plan->axis + 1, x.shape().size()))) * es;
+  const size_t inner =
+      (plan->flatten ? 1 : static_cast<size_t>(product(x.shape(), plan->axis + 1, x.shape().size()))) * es;
   const int64_t n = static_cast<int64_t>(plan->first.size());
   if (ctx.output(0).numel() != outer * n * static_cast<int64_t>(inner / std::max<size_t>(es, 1)))
     return ctx.error("the input changed after its outputs were sized");
@@ -272,8 +276,7 @@ Status unique_kernel(KernelContext& ctx) {
     }
   const std::vector<int64_t>* lists[] = {&plan->first, &plan->inverse, &plan->counts};
   for (size_t i = 1; i < 4; ++i)
-    if (ctx.has_output(i))
-      std::copy(lists[i - 1]->begin(), lists[i - 1]->end(), ctx.output(i).data<int64_t>());
+    if (ctx.has_output(i)) std::copy(lists[i - 1]->begin(), lists[i - 1]->end(), ctx.output(i).data<int64_t>());
   return Status::Ok();
 }
 

@@ -28,7 +28,8 @@ Status infer_fused_attention(InferContext& ctx) {
   const DType dt = ctx.input_dtype(0);
   if (!dtype_is_float(dt)) return ctx.error(std::string("needs float inputs, got ") + dtype_name(dt));
   for (size_t i = 1; i < ctx.num_inputs(); ++i)
-    if (ctx.has_input(i) && ctx.input_dtype(i) != dt) return ctx.error("input " + std::to_string(i) + " differs in dtype from Q");
+    if (ctx.has_input(i) && ctx.input_dtype(i) != dt)
+      return ctx.error("input " + std::to_string(i) + " differs in dtype from Q");
   if (!ctx.input_shape_known(0) || !ctx.input_shape_known(1) || !ctx.input_shape_known(2)) {
     ctx.set_output_dtype(0, dt);
     return Status::Ok();
@@ -104,7 +105,8 @@ void attention_rows(KernelContext& ctx, float scale, const std::vector<int64_t>&
       for (auto& x : p) sum += (x = std::exp(x - m));
       for (auto& a : acc) a = 0;
       for (int64_t j = 0; j < lk; ++j)
-        for (int64_t c = 0; c < dv; ++c) acc[static_cast<size_t>(c)] += p[static_cast<size_t>(j)] * static_cast<F>(vb[j * dv + c]);
+        for (int64_t c = 0; c < dv; ++c)
+          acc[static_cast<size_t>(c)] += p[static_cast<size_t>(j)] * static_cast<F>(vb[j * dv + c]);
       for (int64_t c = 0; c < dv; ++c) yd[row * dv + c] = T(acc[static_cast<size_t>(c)] / sum);
     }
   });
@@ -116,7 +118,8 @@ Result<std::vector<int64_t>> attention_mask_strides(const Shape& q, int64_t lk, 
   Shape scores = q;
   scores[r - 1] = lk;
   if (!mask) return std::vector<int64_t>(r, 0);
-  if (!mask_fits(*mask, scores)) return invalid_argument("mask does not broadcast into the scores " + shape_to_string(scores));
+  if (!mask_fits(*mask, scores))
+    return invalid_argument("mask does not broadcast into the scores " + shape_to_string(scores));
   return broadcast_strides(*mask, scores);
 }
 

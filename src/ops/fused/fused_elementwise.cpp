@@ -46,7 +46,8 @@ Status infer_fused_elementwise(InferContext& ctx) {
     const EltwiseStep& step = program->steps[s];
     std::vector<const ValueInfo*> args;
     for (int a : step.args) {
-      if (a >= 0 && !ctx.has_input(static_cast<size_t>(a))) return ctx.error("input " + std::to_string(a) + " is missing");
+      if (a >= 0 && !ctx.has_input(static_cast<size_t>(a)))
+        return ctx.error("input " + std::to_string(a) + " is missing");
       args.push_back(a >= 0 ? &ctx.input(static_cast<size_t>(a)) : &results[static_cast<size_t>(-a - 1)]);
     }
     const Node sub = eltwise_step_node(step);
@@ -56,8 +57,10 @@ Status infer_fused_elementwise(InferContext& ctx) {
     results[s].value = nullptr;
   }
   const ValueInfo& out = results.back();
-  if (out.shape_known) ctx.set_output(0, out.dtype, out.shape);
-  else ctx.set_output_dtype(0, out.dtype);
+  if (out.shape_known)
+    ctx.set_output(0, out.dtype, out.shape);
+  else
+    ctx.set_output_dtype(0, out.dtype);
   return Status::Ok();
 }
 
@@ -152,7 +155,8 @@ class PreparedFusedElementwise final : public PreparedKernel {
     State& state = state_for_run<State>(*this, ctx, temp);
     for (size_t s = 0; s < steps_.size(); ++s) {
       KernelContext& step_ctx = *state.contexts[s];
-      OPENGE_RETURN_IF_ERROR(steps_[s].kernel ? steps_[s].kernel->run(step_ctx) : steps_[s].schema->reference(step_ctx));
+      OPENGE_RETURN_IF_ERROR(steps_[s].kernel ? steps_[s].kernel->run(step_ctx)
+                                              : steps_[s].schema->reference(step_ctx));
     }
     return Status::Ok();
   }
@@ -188,7 +192,8 @@ Result<std::unique_ptr<CompiledKernel>> prepare_fused_elementwise(const KernelRe
     }
     for (const ValueInfo& v : sub.inputs) args.push_back(&v);
     InferContext infer(step.node, request.opset, args, 1);
-    if (!step.schema || !step.schema->infer(infer).ok() || !infer.output(0).shape_known || infer.output(0).shape != shape)
+    if (!step.schema || !step.schema->infer(infer).ok() || !infer.output(0).shape_known ||
+        infer.output(0).shape != shape)
       return not_prepared();
     results[s] = infer.output(0);
     step.dtype = results[s].dtype;
@@ -212,8 +217,8 @@ const EltwiseOpRow* find_eltwise_op(std::string_view op) {
 }
 
 Result<EltwiseProgram> read_eltwise_program(const Node& node) {
-  const std::vector<std::string> ops = node.attrs.find("ub_ops") ? node.attrs.find("ub_ops")->strings
-                                                                 : std::vector<std::string>{};
+  const std::vector<std::string> ops =
+      node.attrs.find("ub_ops") ? node.attrs.find("ub_ops")->strings : std::vector<std::string>{};
   const std::vector<int64_t> args = node.attrs.get_ints("ub_args");
   const std::vector<float> alpha = node.attrs.get_floats("ub_alpha");
   const std::vector<float> beta = node.attrs.get_floats("ub_beta");
@@ -222,14 +227,17 @@ Result<EltwiseProgram> read_eltwise_program(const Node& node) {
   if (ops.empty()) return invalid_model("attribute ub_ops is missing or empty");
   if (alpha.size() != ops.size() || beta.size() != ops.size() || !names || names->strings.size() != ops.size())
     return invalid_model("ub_alpha, ub_beta and ub_names need one entry per step of ub_ops");
-  if (impl && impl->strings.size() != ops.size()) return invalid_model("ub_impl, when present, needs one entry per step of ub_ops");
+  if (impl && impl->strings.size() != ops.size())
+    return invalid_model("ub_impl, when present, needs one entry per step of ub_ops");
   EltwiseProgram program;
   size_t pos = 0;
   for (size_t s = 0; s < ops.size(); ++s) {
     const EltwiseOpRow* row = find_eltwise_op(ops[s]);
-    if (!row || !find_op_schema(ops[s])) return invalid_model("step " + std::to_string(s) + ": op '" + ops[s] + "' cannot be fused");
+    if (!row || !find_op_schema(ops[s]))
+      return invalid_model("step " + std::to_string(s) + ": op '" + ops[s] + "' cannot be fused");
     if (pos >= args.size() || args[pos] != row->args)
-      return invalid_model("step " + std::to_string(s) + " (" + ops[s] + ") needs " + std::to_string(row->args) + " arguments in ub_args");
+      return invalid_model("step " + std::to_string(s) + " (" + ops[s] + ") needs " + std::to_string(row->args) +
+                           " arguments in ub_args");
     EltwiseStep step{ops[s], {}, alpha[s], beta[s], names->strings[s], impl ? impl->strings[s] : ""};
     for (int i = 0; i < row->args; ++i) {
       if (++pos >= args.size()) return invalid_model("ub_args ends inside step " + std::to_string(s));

@@ -51,8 +51,8 @@ namespace {
 // y = act(y + bias[i % bias_len] + z[i]); bias and z may be null.
 Status apply_epilogue(KernelContext& ctx, Tensor& y, const Tensor* bias, const Tensor* z, const FusedActivation& act) {
   if (!bias && !z && act.kind == Activation::kNone) return Status::Ok();
-  if (z && z->numel() != y.numel()) return ctx.error("residual input has " + shape_to_string(z->shape()) +
-                                                     ", output " + shape_to_string(y.shape()));
+  if (z && z->numel() != y.numel())
+    return ctx.error("residual input has " + shape_to_string(z->shape()) + ", output " + shape_to_string(y.shape()));
   const int64_t bias_len = bias ? bias->numel() : 1;
   if (bias && (bias_len == 0 || y.numel() % bias_len != 0)) return ctx.error("bias does not fit the output");
   const bool ok = visit_float_dtype(y.dtype(), [&](auto tag) {
@@ -87,8 +87,8 @@ Status check_residual(InferContext& ctx, size_t index) {
     return ctx.error(std::string("residual input has dtype ") + dtype_name(ctx.input_dtype(index)) + ", output " +
                      dtype_name(out.dtype));
   if (out.shape_known && ctx.input_shape_known(index) && ctx.input_shape(index) != out.shape)
-    return ctx.error("residual input has shape " + shape_to_string(ctx.input_shape(index)) + "; expected the output's " +
-                     shape_to_string(out.shape));
+    return ctx.error("residual input has shape " + shape_to_string(ctx.input_shape(index)) +
+                     "; expected the output's " + shape_to_string(out.shape));
   return Status::Ok();
 }
 
@@ -97,7 +97,8 @@ Status check_residual(InferContext& ctx, size_t index) {
 
 // "input [1,2,3] is not a stored NHWC activation" (`what`: input / output).
 std::string not_stored(const char* what, const Shape& s, ActivationFormat f) {
-  return std::string(what) + " " + shape_to_string(s) + " is not a stored " + std::string(format_name(f)) + " activation";
+  return std::string(what) + " " + shape_to_string(s) + " is not a stored " + std::string(format_name(f)) +
+         " activation";
 }
 
 // Inference of `base` on `inputs`, where input 0 is stored in `formats.x` and the output in
@@ -122,7 +123,8 @@ Status infer_in_formats(InferContext& ctx, const OpSchema& base, std::vector<con
   if (formats.y != ActivationFormat::kNchw && y.shape.size() != 4)
     return ctx.error("output " + shape_to_string(y.shape) + " is not 4-D");
   if (formats.y == ActivationFormat::kNc1hwc0 && y.shape[1] % kC0 != 0)
-    return ctx.error("output " + shape_to_string(y.shape) + " has no whole " + std::to_string(kC0) + "-channel blocks for NC1HWC0");
+    return ctx.error("output " + shape_to_string(y.shape) + " has no whole " + std::to_string(kC0) +
+                     "-channel blocks for NC1HWC0");
   ctx.set_output(0, y.dtype, stored_shape(y.shape, formats.y));
   return Status::Ok();
 }
@@ -157,9 +159,9 @@ Status infer_fused_conv(InferContext& ctx) {
   if (!conv) return ctx.error("needs the Conv reference op");
   auto act = read_fused_activation(ctx.attrs());
   if (!act.ok()) return ctx.error(act.status().message());
-  OPENGE_RETURN_IF_ERROR(infer_in_formats(
-      ctx, *conv, {&ctx.input(0), &ctx.input(1), ctx.has_input(2) ? &ctx.input(2) : nullptr},
-      conv_formats(ctx.attrs())));
+  OPENGE_RETURN_IF_ERROR(infer_in_formats(ctx, *conv,
+                                          {&ctx.input(0), &ctx.input(1), ctx.has_input(2) ? &ctx.input(2) : nullptr},
+                                          conv_formats(ctx.attrs())));
   return check_residual(ctx, 3);
 }
 
@@ -168,9 +170,9 @@ Status fused_conv_kernel(KernelContext& ctx) {
   if (!conv) return ctx.error("needs the Conv reference op");
   auto act = read_fused_activation(ctx.attrs());
   if (!act.ok()) return ctx.error(act.status().message());
-  OPENGE_RETURN_IF_ERROR(run_in_formats(
-      ctx, *conv, {&ctx.input(0), &ctx.input(1), ctx.has_input(2) ? &ctx.input(2) : nullptr},
-      conv_formats(ctx.attrs())));
+  OPENGE_RETURN_IF_ERROR(run_in_formats(ctx, *conv,
+                                        {&ctx.input(0), &ctx.input(1), ctx.has_input(2) ? &ctx.input(2) : nullptr},
+                                        conv_formats(ctx.attrs())));
   return apply_epilogue(ctx, ctx.output(0), nullptr, ctx.has_input(3) ? &ctx.input(3) : nullptr, *act);
 }
 
@@ -214,8 +216,10 @@ Status infer_fused_matmul(InferContext& ctx) {
   InferContext inner(ctx.node(), ctx.opset(), {&ctx.input(0), &ctx.input(1)}, 1);
   OPENGE_RETURN_IF_ERROR(matmul->infer(inner));
   const ValueInfo& y = inner.output(0);
-  if (y.shape_known) ctx.set_output(0, y.dtype, y.shape);
-  else ctx.set_output_dtype(0, y.dtype);
+  if (y.shape_known)
+    ctx.set_output(0, y.dtype, y.shape);
+  else
+    ctx.set_output_dtype(0, y.dtype);
   if (!dtype_is_float(y.dtype)) return ctx.error("needs float inputs");
   if (ctx.has_input(2)) {
     if (ctx.input_dtype(2) != y.dtype) return ctx.error("bias dtype differs from the output's");
@@ -246,8 +250,10 @@ Status fused_matmul_kernel(KernelContext& ctx) {
 Status infer_gelu(InferContext& ctx) {
   const DType dt = ctx.input_dtype(0);
   if (!dtype_is_float(dt)) return ctx.error(std::string("needs a float input, got ") + dtype_name(dt));
-  if (ctx.input_shape_known(0)) ctx.set_output(0, dt, ctx.input_shape(0));
-  else ctx.set_output_dtype(0, dt);
+  if (ctx.input_shape_known(0))
+    ctx.set_output(0, dt, ctx.input_shape(0));
+  else
+    ctx.set_output_dtype(0, dt);
   return Status::Ok();
 }
 

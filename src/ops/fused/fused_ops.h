@@ -56,9 +56,15 @@ struct ActivationRow {
   Activation kind;
 };
 inline constexpr ActivationRow kActivations[] = {
-    {"Relu", Activation::kRelu},       {"LeakyRelu", Activation::kLeakyRelu}, {"Clip", Activation::kClip},
-    {"Sigmoid", Activation::kSigmoid}, {"Tanh", Activation::kTanh},           {"Gelu", Activation::kGelu},
-    {"HardSigmoid", Activation::kHardSigmoid}, {"Swish", Activation::kSwish}, {"HardSwish", Activation::kHardSwish},
+    {"Relu", Activation::kRelu},
+    {"LeakyRelu", Activation::kLeakyRelu},
+    {"Clip", Activation::kClip},
+    {"Sigmoid", Activation::kSigmoid},
+    {"Tanh", Activation::kTanh},
+    {"Gelu", Activation::kGelu},
+    {"HardSigmoid", Activation::kHardSigmoid},
+    {"Swish", Activation::kSwish},
+    {"HardSwish", Activation::kHardSwish},
 };
 
 // Reads the activation attributes; an error for an unknown name.
@@ -71,17 +77,27 @@ inline float clamp_unit(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x
 // The activation on one value (the reference engine's definition).
 inline float apply_activation(const FusedActivation& a, float x) {
   switch (a.kind) {
-    case Activation::kNone: return x;
-    case Activation::kRelu: return x > 0 ? x : 0.0f;
-    case Activation::kLeakyRelu: return x >= 0 ? x : a.alpha * x;
-    case Activation::kClip: return x < a.alpha ? a.alpha : (x > a.beta ? a.beta : x);
-    case Activation::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
-    case Activation::kTanh: return std::tanh(x);
-    case Activation::kGelu: return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
-    case Activation::kHardSigmoid: return clamp_unit(a.alpha * x + a.beta);
+    case Activation::kNone:
+      return x;
+    case Activation::kRelu:
+      return x > 0 ? x : 0.0f;
+    case Activation::kLeakyRelu:
+      return x >= 0 ? x : a.alpha * x;
+    case Activation::kClip:
+      return x < a.alpha ? a.alpha : (x > a.beta ? a.beta : x);
+    case Activation::kSigmoid:
+      return 1.0f / (1.0f + std::exp(-x));
+    case Activation::kTanh:
+      return std::tanh(x);
+    case Activation::kGelu:
+      return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
+    case Activation::kHardSigmoid:
+      return clamp_unit(a.alpha * x + a.beta);
     // x * Sigmoid(x) (SiLU), as the Sigmoid -> Mul pair it replaces computes it.
-    case Activation::kSwish: return x * (1.0f / (1.0f + std::exp(-x)));
-    case Activation::kHardSwish: return x * clamp_unit(x * (1.0f / 6.0f) + 0.5f);
+    case Activation::kSwish:
+      return x * (1.0f / (1.0f + std::exp(-x)));
+    case Activation::kHardSwish:
+      return x * clamp_unit(x * (1.0f / 6.0f) + 0.5f);
   }
   return x;
 }

@@ -30,7 +30,8 @@ inline std::optional<OperandPattern> operand_pattern(const Shape& in, const Shap
       continue;  // neutral
     }
     if (id == od) {
-      if (first < 0) first = static_cast<int>(d);
+      if (first < 0)
+        first = static_cast<int>(d);
       else if (last != static_cast<int>(d) - 1) {
         // a broadcast dimension larger than 1 between two matching ones?
         for (size_t k = static_cast<size_t>(last) + 1; k < d; ++k)

@@ -62,7 +62,8 @@ class CounterRng {
 };
 
 CounterRng make_rng(const Attributes& attrs) {
-  if (const Attribute* seed = attrs.find("seed")) return CounterRng(mix64(std::bit_cast<uint64_t>(static_cast<double>(seed->f))));
+  if (const Attribute* seed = attrs.find("seed"))
+    return CounterRng(mix64(std::bit_cast<uint64_t>(static_cast<double>(seed->f))));
   static std::atomic<uint64_t> fresh{std::random_device{}() * kGolden};
   return CounterRng(mix64(fresh.fetch_add(kGolden) ^ std::random_device{}()));
 }
@@ -74,7 +75,8 @@ Result<DType> dtype_attr(const Attributes& attrs, DType fallback, elementwise::D
   const DType t = attrs.find("dtype") ? static_cast<DType>(attrs.get_int("dtype", 0)) : fallback;
   const int64_t n = static_cast<int64_t>(t);
   if (n < 0 || n > 31 || (allowed & dtype_bit(t)) == 0)
-    return invalid_model("dtype " + std::to_string(n) + " is not allowed here (takes " + elementwise::dtype_set_names(allowed) + ")");
+    return invalid_model("dtype " + std::to_string(n) + " is not allowed here (takes " +
+                         elementwise::dtype_set_names(allowed) + ")");
   return t;
 }
 
@@ -91,7 +93,9 @@ struct Distribution {
     d.b = d.normal ? node.attrs.get_float("scale", 1.0f) : node.attrs.get_float("high", 1.0f);
     return d;
   }
-  double draw(const CounterRng& rng, uint64_t k) const { return normal ? a + b * rng.normal(k) : a + (b - a) * rng.uniform(k); }
+  double draw(const CounterRng& rng, uint64_t k) const {
+    return normal ? a + b * rng.normal(k) : a + (b - a) * rng.uniform(k);
+  }
 };
 
 bool is_like_op(const Node& node) { return node.op_type.size() > 4 && node.op_type.ends_with("Like"); }
@@ -159,7 +163,8 @@ Status bernoulli_kernel(KernelContext& ctx) {
       });
     });
   });
-  if (!ok_in || !ok_out) return ctx.error(std::string("unsupported dtypes ") + dtype_name(p.dtype()) + " -> " + dtype_name(y.dtype()));
+  if (!ok_in || !ok_out)
+    return ctx.error(std::string("unsupported dtypes ") + dtype_name(p.dtype()) + " -> " + dtype_name(y.dtype()));
   return Status::Ok();
 }
 
@@ -193,7 +198,8 @@ Status multinomial_infer(InferContext& ctx) {
 Status multinomial_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   Tensor& y = ctx.output(0);
-  if (x.rank() != 2) return ctx.error("input must be 2-D [batch_size, class_size], got shape " + shape_to_string(x.shape()));
+  if (x.rank() != 2)
+    return ctx.error("input must be 2-D [batch_size, class_size], got shape " + shape_to_string(x.shape()));
   const int64_t batch = x.dim(0), classes = x.dim(1), samples = y.rank() == 2 ? y.dim(1) : 0;
   if (samples > 0 && classes == 0) return ctx.error("cannot sample from zero classes");
   const CounterRng rng = make_rng(ctx.attrs());
@@ -225,7 +231,8 @@ Status multinomial_kernel(KernelContext& ctx) {
       });
     });
   });
-  if (!ok_in || !ok_out) return ctx.error(std::string("unsupported dtypes ") + dtype_name(x.dtype()) + " -> " + dtype_name(y.dtype()));
+  if (!ok_in || !ok_out)
+    return ctx.error(std::string("unsupported dtypes ") + dtype_name(x.dtype()) + " -> " + dtype_name(y.dtype()));
   return Status::Ok();
 }
 

@@ -39,7 +39,8 @@ Status trilu_kernel(KernelContext& ctx) {
   if (x.rank() < 2) return ctx.error("input must have rank >= 2, got shape " + shape_to_string(x.shape()));
   int64_t k = 0;
   if (ctx.has_input(1)) {
-    if (ctx.input(1).numel() != 1) return ctx.error("k must be a scalar, got shape " + shape_to_string(ctx.input(1).shape()));
+    if (ctx.input(1).numel() != 1)
+      return ctx.error("k must be a scalar, got shape " + shape_to_string(ctx.input(1).shape()));
     k = ctx.input(1).data<int64_t>()[0];
   }
   const bool upper = ctx.attrs().get_int("upper", 1) != 0;
@@ -137,8 +138,8 @@ Status onehot_infer(InferContext& ctx) {
   const Shape& indices = ctx.input_shape(0);
   const std::optional<int64_t> axis = onehot_axis(ctx.attrs(), static_cast<int64_t>(indices.size()));
   if (!axis)
-    return ctx.error("axis " + std::to_string(ctx.attrs().get_int("axis", -1)) + " is out of range for indices of rank " +
-                     std::to_string(indices.size()));
+    return ctx.error("axis " + std::to_string(ctx.attrs().get_int("axis", -1)) +
+                     " is out of range for indices of rank " + std::to_string(indices.size()));
   const Tensor* depth_t = ctx.input_value(1);
   if (!depth_t) {  // the size comes from data not known yet
     ctx.set_output_dtype(0, out_dtype);
@@ -160,7 +161,8 @@ Status onehot_kernel(KernelContext& ctx) {
   Result<int64_t> depth_r = onehot_depth(ctx.input(1));
   if (!depth_r.ok()) return ctx.error(depth_r.status().message());
   const int64_t depth = *depth_r;
-  if (values.numel() != 2) return ctx.error("values must hold two elements [off, on], got shape " + shape_to_string(values.shape()));
+  if (values.numel() != 2)
+    return ctx.error("values must hold two elements [off, on], got shape " + shape_to_string(values.shape()));
   const std::optional<int64_t> axis = onehot_axis(ctx.attrs(), indices.rank());
   if (!axis) return ctx.error("axis is out of range for indices of rank " + std::to_string(indices.rank()));
   if (y.rank() != indices.rank() + 1 || y.dim(*axis) != depth)

@@ -24,11 +24,11 @@ struct ActivationDerivative {
 constexpr double kTwoOverSqrtPi = 1.1283791670955126;
 
 const ActivationDerivative kDerivatives[] = {
-    {"relu", [](double y, double) { return y > 0 ? 1.0 : 0.0; }},                     // Z = Y
-    {"sigmoid", [](double y, double) { return y * (1 - y); }},                        // Z = Y
-    {"tanh", [](double y, double) { return 1 - y * y; }},                             // Z = Y
-    {"leaky_relu", [](double x, double alpha) { return x > 0 ? 1.0 : alpha; }},       // Z = X
-    {"erf", [](double x, double) { return kTwoOverSqrtPi * std::exp(-x * x); }},      // Z = X
+    {"relu", [](double y, double) { return y > 0 ? 1.0 : 0.0; }},                 // Z = Y
+    {"sigmoid", [](double y, double) { return y * (1 - y); }},                    // Z = Y
+    {"tanh", [](double y, double) { return 1 - y * y; }},                         // Z = Y
+    {"leaky_relu", [](double x, double alpha) { return x > 0 ? 1.0 : alpha; }},   // Z = X
+    {"erf", [](double x, double) { return kTwoOverSqrtPi * std::exp(-x * x); }},  // Z = X
 };
 
 const ActivationDerivative* find_derivative(const std::string& name) {
@@ -43,9 +43,12 @@ Status infer_activation_grad(InferContext& ctx) {
   OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 0, "dY"));
   OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 1, "Z"));
   if (ctx.input_shape_known(0) && ctx.input_shape_known(1) && ctx.input_shape(0) != ctx.input_shape(1))
-    return ctx.error("dY " + shape_to_string(ctx.input_shape(0)) + " and Z " + shape_to_string(ctx.input_shape(1)) + " differ");
-  if (ctx.input_shape_known(0)) ctx.set_output(0, ctx.input_dtype(0), ctx.input_shape(0));
-  else ctx.set_output_dtype(0, ctx.input_dtype(0));
+    return ctx.error("dY " + shape_to_string(ctx.input_shape(0)) + " and Z " + shape_to_string(ctx.input_shape(1)) +
+                     " differ");
+  if (ctx.input_shape_known(0))
+    ctx.set_output(0, ctx.input_dtype(0), ctx.input_shape(0));
+  else
+    ctx.set_output_dtype(0, ctx.input_dtype(0));
   return Status::Ok();
 }
 
@@ -66,7 +69,7 @@ Status activation_grad_kernel(KernelContext& ctx) {
     parallel_for(dy.numel(), 20, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i)
         out[i] = nn_store<T>(static_cast<nn_acc_t<T>>(static_cast<double>(static_cast<F>(g[i])) *
-                                                       f(static_cast<double>(static_cast<F>(zz[i])), alpha)));
+                                                      f(static_cast<double>(static_cast<F>(zz[i])), alpha)));
     });
   });
   return Status::Ok();
@@ -78,8 +81,10 @@ Status activation_grad_kernel(KernelContext& ctx) {
 Status infer_softmax_grad(InferContext& ctx) {
   OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 0, "dY"));
   OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 1, "Y"));
-  if (ctx.input_shape_known(0)) ctx.set_output(0, ctx.input_dtype(0), ctx.input_shape(0));
-  else ctx.set_output_dtype(0, ctx.input_dtype(0));
+  if (ctx.input_shape_known(0))
+    ctx.set_output(0, ctx.input_dtype(0), ctx.input_shape(0));
+  else
+    ctx.set_output_dtype(0, ctx.input_dtype(0));
   return Status::Ok();
 }
 
@@ -94,9 +99,12 @@ Status softmax_grad_kernel(KernelContext& ctx) {
   const bool log = ctx.attrs().get_int("log", 0) != 0;
   int64_t outer = 1, n = 1, inner = 1;
   for (int64_t d = 0; d < rank; ++d) {
-    if (d < axis) outer *= dy.dim(d);
-    else if (d == axis || flatten) n *= dy.dim(d);
-    else inner *= dy.dim(d);
+    if (d < axis)
+      outer *= dy.dim(d);
+    else if (d == axis || flatten)
+      n *= dy.dim(d);
+    else
+      inner *= dy.dim(d);
   }
   visit_float_dtype(dy.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

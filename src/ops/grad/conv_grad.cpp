@@ -35,8 +35,10 @@ Status infer_conv_grad(InferContext& ctx) {
                      " are not N x C x D... and M x C/group x k...");
   auto set = [&](size_t o, const Shape* s) {
     if (o >= ctx.num_outputs() || ctx.node().outputs[o] < 0) return;
-    if (s) ctx.set_output(o, dt, *s);
-    else ctx.set_output_dtype(o, dt);
+    if (s)
+      ctx.set_output(o, dt, *s);
+    else
+      ctx.set_output_dtype(o, dt);
   };
   if (!known) {
     for (size_t o = 0; o < 3; ++o) set(o, nullptr);
@@ -104,13 +106,15 @@ Status conv_grad_typed(KernelContext& ctx, const WindowGeometry& wg) {
   const Geometry3 g = pad_to_3(wg);
   const int64_t batch = xt.dim(0), channels = xt.dim(1), m_total = wt.dim(0);
   const int64_t group = ctx.attrs().get_int("group", 1);
-  if (group < 1 || channels % group != 0 || m_total % group != 0) return ctx.error("group does not divide the channels");
+  if (group < 1 || channels % group != 0 || m_total % group != 0)
+    return ctx.error("group does not divide the channels");
   const int64_t cg = channels / group, mg = m_total / group;
   const int64_t taps = g.k[0] * g.k[1] * g.k[2];
   const int64_t kc = cg * taps;
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
   const int64_t positions = g.out[0] * g.out[1] * g.out[2];
-  if (dyt.numel() != batch * m_total * positions) return ctx.error("dY " + shape_to_string(dyt.shape()) + " does not match the forward output");
+  if (dyt.numel() != batch * m_total * positions)
+    return ctx.error("dY " + shape_to_string(dyt.shape()) + " does not match the forward output");
   const AccView<Acc> dy(dyt), x(xt), w(wt);
   const int64_t zero_offset = 0;
 
@@ -128,8 +132,8 @@ Status conv_grad_typed(KernelContext& ctx, const WindowGeometry& wg) {
       for (int64_t item = b; item < e; ++item) {
         const int64_t n = item / group, gi = item % group;
         const Acc* dyg = dy.data() + (n * m_total + gi * mg) * positions;
-        batched_gemm<Acc>(1, kc, positions, mg, wtr.data() + gi * kc * mg, &zero_offset, mg, dyg, &zero_offset, positions,
-                          false, dcol.data());
+        batched_gemm<Acc>(1, kc, positions, mg, wtr.data() + gi * kc * mg, &zero_offset, mg, dyg, &zero_offset,
+                          positions, false, dcol.data());
         Acc* dxg = dx + (n * channels + gi * cg) * in_plane;
         for_each_tap(g, cg, [&](int64_t row, int64_t p, int64_t at) {
           if (at >= 0) dxg[at] += dcol[static_cast<size_t>(row * positions + p)];

@@ -19,7 +19,8 @@ Status infer_gather_grad(InferContext& ctx) {
   const Shape data = ctx.attrs().get_ints("shape");
   int64_t axis = ctx.attrs().get_int("axis", 0);
   if (axis < 0) axis += static_cast<int64_t>(data.size());
-  if (axis < 0 || axis >= static_cast<int64_t>(data.size())) return ctx.error("axis out of range for shape " + shape_to_string(data));
+  if (axis < 0 || axis >= static_cast<int64_t>(data.size()))
+    return ctx.error("axis out of range for shape " + shape_to_string(data));
   const DType it = ctx.input_dtype(1);
   if (it != DType::kInt32 && it != DType::kInt64) return ctx.error("indices must be int32 or int64");
   ctx.set_output(0, ctx.input_dtype(0), data);
@@ -39,7 +40,9 @@ Status gather_grad_kernel(KernelContext& ctx) {
   const int64_t count = static_cast<int64_t>(idx.size());
   if (ctx.input(0).numel() != outer * count * inner) return ctx.error("dY does not match the gathered shape");
   for (int64_t i : idx)
-    if (i < -extent || i >= extent) return ctx.error("index " + std::to_string(i) + " is out of range [" + std::to_string(-extent) + ", " + std::to_string(extent) + ")");
+    if (i < -extent || i >= extent)
+      return ctx.error("index " + std::to_string(i) + " is out of range [" + std::to_string(-extent) + ", " +
+                       std::to_string(extent) + ")");
   // Summed in the compute type of the reference kernels (float; double for float64), straight
   // into the output: no temporary the size of the table.
   visit_float_dtype(out.dtype(), [&](auto tag) {
@@ -54,7 +57,8 @@ Status gather_grad_kernel(KernelContext& ctx) {
     parallel_for(inner, outer * count * 2, [&](int64_t b, int64_t e) {
       for (int64_t o = 0; o < outer; ++o)
         for (int64_t k = 0; k < count; ++k) {
-          const int64_t at = idx[static_cast<size_t>(k)] < 0 ? idx[static_cast<size_t>(k)] + extent : idx[static_cast<size_t>(k)];
+          const int64_t at =
+              idx[static_cast<size_t>(k)] < 0 ? idx[static_cast<size_t>(k)] + extent : idx[static_cast<size_t>(k)];
           Acc* dst = acc + (o * extent + at) * inner;
           const Acc* src = dy.data() + (o * count + k) * inner;
           for (int64_t j = b; j < e; ++j) dst[j] += src[j];

@@ -7,8 +7,8 @@
 #include "ops/gradient.h"
 
 // `const int var = <Result<int> expr>`, returning the error from the rule when there is one.
-#define TRY_EMIT(var, expr)                   \
-  auto var##_result = (expr);                 \
+#define TRY_EMIT(var, expr)                             \
+  auto var##_result = (expr);                           \
   if (!var##_result.ok()) return var##_result.status(); \
   const int var = *var##_result
 

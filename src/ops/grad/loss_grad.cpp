@@ -19,9 +19,12 @@ namespace {
 Status infer_loss_grad(InferContext& ctx) {
   OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 1, "scores"));
   const std::string r = ctx.attrs().get_string("reduction", "mean");
-  if (r != "none" && r != "sum" && r != "mean") return ctx.error("reduction must be none, sum or mean, got '" + r + "'");
-  if (ctx.input_shape_known(1)) ctx.set_output(0, ctx.input_dtype(1), ctx.input_shape(1));
-  else ctx.set_output_dtype(0, ctx.input_dtype(1));
+  if (r != "none" && r != "sum" && r != "mean")
+    return ctx.error("reduction must be none, sum or mean, got '" + r + "'");
+  if (ctx.input_shape_known(1))
+    ctx.set_output(0, ctx.input_dtype(1), ctx.input_shape(1));
+  else
+    ctx.set_output_dtype(0, ctx.input_dtype(1));
   return Status::Ok();
 }
 
@@ -49,7 +52,8 @@ Status loss_grad_typed(KernelContext& ctx, bool softmax) {
   for (int64_t p = 0; p < positions; ++p) {
     const int64_t l = label[static_cast<size_t>(p)];
     if (has_ignore && l == ignore) continue;
-    if (l < 0 || l >= c) return ctx.error("label " + std::to_string(l) + " is not a class index in [0, " + std::to_string(c - 1) + "]");
+    if (l < 0 || l >= c)
+      return ctx.error("label " + std::to_string(l) + " is not a class index in [0, " + std::to_string(c - 1) + "]");
     denom += weights ? w[l] : 1.0;
   }
   const T* s = scores.data<T>();
@@ -64,7 +68,8 @@ Status loss_grad_typed(KernelContext& ctx, bool softmax) {
       if (reduction == "mean") f = denom > 0 ? f / denom : 0.0;
       const double wl = ignored ? 0.0 : (weights ? w[l] : 1.0) * f;
       if (!softmax) {
-        for (int64_t k = 0; k < c; ++k) out[base + k * inner] = nn_store<T>(static_cast<nn_acc_t<T>>(k == l ? -wl : 0.0));
+        for (int64_t k = 0; k < c; ++k)
+          out[base + k * inner] = nn_store<T>(static_cast<nn_acc_t<T>>(k == l ? -wl : 0.0));
         continue;
       }
       double mx = -INFINITY;
@@ -83,7 +88,8 @@ Status loss_grad_typed(KernelContext& ctx, bool softmax) {
 template <bool kSoftmax>
 Status loss_grad_kernel(KernelContext& ctx) {
   Status status = Status::Ok();
-  visit_float_dtype(ctx.input(1).dtype(), [&](auto tag) { status = loss_grad_typed<typename decltype(tag)::type>(ctx, kSoftmax); });
+  visit_float_dtype(ctx.input(1).dtype(),
+                    [&](auto tag) { status = loss_grad_typed<typename decltype(tag)::type>(ctx, kSoftmax); });
   return status;
 }
 

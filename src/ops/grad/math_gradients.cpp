@@ -48,7 +48,7 @@ Status div_grad(GradientBuilder& gb) {
   const int dy = gb.grad_of_output(0);
   TRY_EMIT(q, gb.emit1("Div", {dy, gb.input(1)}));  // dA = dY / B
   if (gb.wants_grad_of_input(0)) OPENGE_RETURN_IF_ERROR(give(gb, 0, q));
-  if (gb.wants_grad_of_input(1)) {                  // dB = -dY / B * Y
+  if (gb.wants_grad_of_input(1)) {  // dB = -dY / B * Y
     TRY_EMIT(t, gb.emit1("Mul", {q, gb.output(0)}));
     TRY_EMIT(neg, gb.emit1("Neg", {t}));
     OPENGE_RETURN_IF_ERROR(give(gb, 1, neg));
@@ -86,7 +86,8 @@ Status sqrt_grad(GradientBuilder& gb) {  // dX = dY * 0.5 / Y
 Status pow_grad(GradientBuilder& gb) {
   if (gb.wants_grad_of_input(1)) return gb.error("no gradient for the exponent (only the base is differentiated)");
   const Value& e = gb.value(gb.input(1));
-  if (!e.constant || e.constant->numel() != 1) return gb.error("the exponent must be a constant scalar to differentiate");
+  if (!e.constant || e.constant->numel() != 1)
+    return gb.error("the exponent must be a constant scalar to differentiate");
   const double b = e.constant->scalar_as_double();
   const DType dt = gb.dtype_of(gb.input(0));
   TRY_EMIT(p, gb.emit1("Pow", {gb.input(0), gb.scalar(dt, b - 1)}));
@@ -113,12 +114,14 @@ Status gemm_grad(GradientBuilder& gb) {
   const float alpha = gb.node().attrs.get_float("alpha", 1.0f), beta = gb.node().attrs.get_float("beta", 1.0f);
   const int a = gb.input(0), b = gb.input(1);
   if (gb.wants_grad_of_input(0)) {
-    auto g = ta ? gb.emit1("Gemm", {b, dy}, gemm_attrs(tb, true, alpha)) : gb.emit1("Gemm", {dy, b}, gemm_attrs(false, !tb, alpha));
+    auto g = ta ? gb.emit1("Gemm", {b, dy}, gemm_attrs(tb, true, alpha))
+                : gb.emit1("Gemm", {dy, b}, gemm_attrs(false, !tb, alpha));
     if (!g.ok()) return g.status();
     gb.set_grad_of_input(0, *g);
   }
   if (gb.wants_grad_of_input(1)) {
-    auto g = tb ? gb.emit1("Gemm", {dy, a}, gemm_attrs(true, ta, alpha)) : gb.emit1("Gemm", {a, dy}, gemm_attrs(!ta, false, alpha));
+    auto g = tb ? gb.emit1("Gemm", {dy, a}, gemm_attrs(true, ta, alpha))
+                : gb.emit1("Gemm", {a, dy}, gemm_attrs(!ta, false, alpha));
     if (!g.ok()) return g.status();
     gb.set_grad_of_input(1, *g);
   }

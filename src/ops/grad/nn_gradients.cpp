@@ -35,7 +35,8 @@ Status clip_grad(GradientBuilder& gb) {
   int bounds[3] = {-1, gb.input(1), gb.input(2)};
   if (gb.graph().opset < 11)
     for (size_t b = 1; b < 3; ++b)
-      if (const Attribute* a = gb.node().attrs.find(b == 1 ? "min" : "max")) bounds[b] = gb.scalar(gb.dtype_of(x), a->f);
+      if (const Attribute* a = gb.node().attrs.find(b == 1 ? "min" : "max"))
+        bounds[b] = gb.scalar(gb.dtype_of(x), a->f);
   int inside = -1;
   for (size_t b = 1; b < 3; ++b) {
     if (bounds[b] < 0) continue;
@@ -105,7 +106,8 @@ Status global_average_pool_grad(GradientBuilder& gb) {
   const Shape& x = gb.shape_of(gb.input(0));
   int64_t spatial = 1;
   for (size_t d = 2; d < x.size(); ++d) spatial *= x[d];
-  TRY_EMIT(s, gb.emit1("Mul", {gb.grad_of_output(0), gb.scalar(gb.dtype_of(gb.input(0)), spatial ? 1.0 / static_cast<double>(spatial) : 0.0)}));
+  TRY_EMIT(s, gb.emit1("Mul", {gb.grad_of_output(0), gb.scalar(gb.dtype_of(gb.input(0)),
+                                                               spatial ? 1.0 / static_cast<double>(spatial) : 0.0)}));
   TRY_EMIT(e, gb.emit1("Expand", {s, gb.int64s(x)}));
   gb.set_grad_of_input(0, e);
   return Status::Ok();
@@ -116,8 +118,8 @@ Status global_average_pool_grad(GradientBuilder& gb) {
 Status batch_norm_grad(GradientBuilder& gb) {
   const Node& n = gb.node();
   const int64_t opset = gb.graph().opset;
-  const bool training = (opset >= 14 || opset < 7) ? n.attrs.get_int("training_mode", 0) != 0
-                                                   : n.outputs.size() > 1 && n.outputs[1] >= 0;
+  const bool training =
+      (opset >= 14 || opset < 7) ? n.attrs.get_int("training_mode", 0) != 0 : n.outputs.size() > 1 && n.outputs[1] >= 0;
   if (!training) return gb.error("differentiated in inference mode (running statistics); training uses the batch's");
   Attributes a;
   a.set("epsilon", float_attr(n.attrs.get_float("epsilon", 1e-5f)));
@@ -142,7 +144,8 @@ Status layer_norm_grad(GradientBuilder& gb) {
 // such a node is a TrainingDropout by the time the backward pass runs (autodiff/training_graph.cpp).
 Status dropout_grad(GradientBuilder& gb) {
   const int training = gb.input(2), ratio = gb.input(1);
-  const bool on = training >= 0 && (!gb.value(training).constant || gb.value(training).constant->scalar_as_double() != 0);
+  const bool on =
+      training >= 0 && (!gb.value(training).constant || gb.value(training).constant->scalar_as_double() != 0);
   const bool zero_ratio = ratio >= 0 && gb.value(ratio).constant && gb.value(ratio).constant->scalar_as_double() == 0;
   if (on && !zero_ratio) return gb.error("training-mode dropout needs constant training_mode and ratio inputs");
   gb.set_grad_of_input(0, gb.grad_of_output(0));

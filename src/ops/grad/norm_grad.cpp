@@ -18,13 +18,16 @@ namespace openge {
 namespace {
 
 Status infer_norm_grad(InferContext& ctx) {
-  for (size_t i = 0; i < 3; ++i) OPENGE_RETURN_IF_ERROR(check_float_input(ctx, i, i == 0 ? "dY" : i == 1 ? "X" : "scale"));
+  for (size_t i = 0; i < 3; ++i)
+    OPENGE_RETURN_IF_ERROR(check_float_input(ctx, i, i == 0 ? "dY" : i == 1 ? "X" : "scale"));
   const DType dt = ctx.input_dtype(1);
   for (size_t o = 0; o < ctx.num_outputs(); ++o) {
     if (ctx.node().outputs[o] < 0) continue;
     const size_t from = o == 0 ? 1 : 2;  // dX has X's shape; dScale and dB the scale's
-    if (ctx.input_shape_known(from)) ctx.set_output(o, dt, ctx.input_shape(from));
-    else ctx.set_output_dtype(o, dt);
+    if (ctx.input_shape_known(from))
+      ctx.set_output(o, dt, ctx.input_shape(from));
+    else
+      ctx.set_output_dtype(o, dt);
   }
   return Status::Ok();
 }
@@ -38,7 +41,8 @@ void write_parameter_grads(KernelContext& ctx, const std::vector<double>& dscale
     visit_float_dtype(out.dtype(), [&](auto tag) {
       using S = typename decltype(tag)::type;
       const int64_t n = std::min<int64_t>(out.numel(), static_cast<int64_t>(src.size()));
-      for (int64_t i = 0; i < n; ++i) out.data<S>()[i] = nn_store<S>(static_cast<nn_acc_t<S>>(src[static_cast<size_t>(i)]));
+      for (int64_t i = 0; i < n; ++i)
+        out.data<S>()[i] = nn_store<S>(static_cast<nn_acc_t<S>>(src[static_cast<size_t>(i)]));
     });
   }
 }
@@ -150,7 +154,7 @@ Status layer_norm_grad_typed(KernelContext& ctx) {
         const double g = static_cast<F>(gr[j]) * scale[j];
         const double xhat = (static_cast<F>(xr[j]) - mu) * is;
         dx[r * d + j] = nn_store<T>(static_cast<nn_acc_t<T>>(is / static_cast<double>(d) *
-                                                              (static_cast<double>(d) * g - sum_g - xhat * sum_gx)));
+                                                             (static_cast<double>(d) * g - sum_g - xhat * sum_gx)));
       }
     }
   });
@@ -160,7 +164,8 @@ Status layer_norm_grad_typed(KernelContext& ctx) {
       for (int64_t j = b; j < e; ++j) {
         const double g = static_cast<F>(dy[r * d + j]);
         dbias[static_cast<size_t>(j)] += g;
-        dscale[static_cast<size_t>(j)] += g * (static_cast<F>(x[r * d + j]) - mean[static_cast<size_t>(r)]) * inv[static_cast<size_t>(r)];
+        dscale[static_cast<size_t>(j)] +=
+            g * (static_cast<F>(x[r * d + j]) - mean[static_cast<size_t>(r)]) * inv[static_cast<size_t>(r)];
       }
   });
   write_parameter_grads(ctx, dscale, dbias);
@@ -177,7 +182,8 @@ Status batch_norm_grad_kernel(KernelContext& ctx) {
 
 Status layer_norm_grad_kernel(KernelContext& ctx) {
   Status status = Status::Ok();
-  visit_float_dtype(ctx.input(1).dtype(), [&](auto tag) { status = layer_norm_grad_typed<typename decltype(tag)::type>(ctx); });
+  visit_float_dtype(ctx.input(1).dtype(),
+                    [&](auto tag) { status = layer_norm_grad_typed<typename decltype(tag)::type>(ctx); });
   return status;
 }
 

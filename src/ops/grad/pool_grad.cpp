@@ -18,8 +18,10 @@ namespace {
 Status infer_pool_grad(InferContext& ctx) {
   OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 0, "dY"));
   OPENGE_RETURN_IF_ERROR(check_float_input(ctx, 1, "X"));
-  if (ctx.input_shape_known(1)) ctx.set_output(0, ctx.input_dtype(1), ctx.input_shape(1));
-  else ctx.set_output_dtype(0, ctx.input_dtype(1));
+  if (ctx.input_shape_known(1))
+    ctx.set_output(0, ctx.input_dtype(1), ctx.input_shape(1));
+  else
+    ctx.set_output_dtype(0, ctx.input_dtype(1));
   return Status::Ok();
 }
 
@@ -104,7 +106,8 @@ Status pool_grad_kernel(KernelContext& ctx) {
   if (!g.ok()) return ctx.error(g.status().message());
   if (ctx.input(0).numel() != x[0] * x[1] * g->output_size())
     return ctx.error("dY " + shape_to_string(ctx.input(0).shape()) + " does not match the forward output");
-  visit_float_dtype(ctx.input(1).dtype(), [&](auto tag) { pool_grad_typed<typename decltype(tag)::type, kMax>(ctx, *g); });
+  visit_float_dtype(ctx.input(1).dtype(),
+                    [&](auto tag) { pool_grad_typed<typename decltype(tag)::type, kMax>(ctx, *g); });
   return Status::Ok();
 }
 

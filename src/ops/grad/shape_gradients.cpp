@@ -29,7 +29,9 @@ Status transpose_grad(GradientBuilder& gb) {
   if (perm.empty())
     for (size_t d = 0; d < rank; ++d) perm.push_back(static_cast<int64_t>(rank - 1 - d));
   std::vector<int64_t> inverse(rank);
-  for (size_t d = 0; d < rank; ++d) inverse[static_cast<size_t>(perm[d] < 0 ? perm[d] + static_cast<int64_t>(rank) : perm[d])] = static_cast<int64_t>(d);
+  for (size_t d = 0; d < rank; ++d)
+    inverse[static_cast<size_t>(perm[d] < 0 ? perm[d] + static_cast<int64_t>(rank) : perm[d])] =
+        static_cast<int64_t>(d);
   Attributes a;
   a.set("perm", ints_attr(inverse));
   TRY_EMIT(g, gb.emit1("Transpose", {gb.grad_of_output(0)}, std::move(a)));
@@ -46,7 +48,8 @@ Status concat_grad(GradientBuilder& gb) {
   for (size_t i = 0; i < gb.node().inputs.size(); ++i) {
     const int64_t len = gb.shape_of(gb.input(i))[static_cast<size_t>(axis)];
     if (gb.wants_grad_of_input(i)) {
-      TRY_EMIT(s, gb.emit1("Slice", {gb.grad_of_output(0), gb.int64s({offset}), gb.int64s({offset + len}), gb.int64s({axis})}));
+      TRY_EMIT(s, gb.emit1("Slice",
+                           {gb.grad_of_output(0), gb.int64s({offset}), gb.int64s({offset + len}), gb.int64s({axis})}));
       gb.set_grad_of_input(i, s);
     }
     offset += len;
@@ -87,7 +90,8 @@ Status slice_grad(GradientBuilder& gb) {
     return v.constant->to_int64_vector();
   };
   const auto starts = constant_ints(1), ends = constant_ints(2), axes_in = constant_ints(3), steps = constant_ints(4);
-  if (!starts || !ends || !axes_in || !steps) return gb.error("starts, ends, axes and steps must be constants to differentiate");
+  if (!starts || !ends || !axes_in || !steps)
+    return gb.error("starts, ends, axes and steps must be constants to differentiate");
   std::vector<int64_t> axes = *axes_in;
   if (axes.empty())
     for (size_t i = 0; i < starts->size(); ++i) axes.push_back(static_cast<int64_t>(i));

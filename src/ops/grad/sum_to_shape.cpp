@@ -17,7 +17,8 @@ Status infer_sum_to_shape(InferContext& ctx) {
   const Shape target = ctx.attrs().get_ints("shape");
   for (int64_t d : target)
     if (d < 0) return ctx.error("shape " + shape_to_string(target) + " has a negative dim");
-  if (!is_nn_float(ctx.input_dtype(0))) return ctx.error(std::string("takes a float tensor, got ") + dtype_name(ctx.input_dtype(0)));
+  if (!is_nn_float(ctx.input_dtype(0)))
+    return ctx.error(std::string("takes a float tensor, got ") + dtype_name(ctx.input_dtype(0)));
   if (ctx.input_shape_known(0)) {
     const Shape& x = ctx.input_shape(0);
     if (target.size() > x.size())
@@ -25,8 +26,8 @@ Status infer_sum_to_shape(InferContext& ctx) {
     const size_t lead = x.size() - target.size();
     for (size_t i = 0; i < target.size(); ++i)
       if (target[i] != 1 && target[i] != x[lead + i])
-        return ctx.error("cannot reduce " + shape_to_string(x) + " to " + shape_to_string(target) +
-                         " (dim " + std::to_string(i) + " is neither 1 nor equal)");
+        return ctx.error("cannot reduce " + shape_to_string(x) + " to " + shape_to_string(target) + " (dim " +
+                         std::to_string(i) + " is neither 1 nor equal)");
   }
   ctx.set_output(0, ctx.input_dtype(0), target);
   return Status::Ok();
@@ -91,7 +92,8 @@ void sum_to_shape_typed(const Tensor& x, Tensor& y) {
 }
 
 Status sum_to_shape_kernel(KernelContext& ctx) {
-  visit_float_dtype(ctx.input(0).dtype(), [&](auto tag) { sum_to_shape_typed<typename decltype(tag)::type>(ctx.input(0), ctx.output(0)); });
+  visit_float_dtype(ctx.input(0).dtype(),
+                    [&](auto tag) { sum_to_shape_typed<typename decltype(tag)::type>(ctx.input(0), ctx.output(0)); });
   return Status::Ok();
 }
 

@@ -31,18 +31,24 @@ std::vector<int64_t> stored_read_as_nchw(const Shape& s, ActivationFormat f) {
 
 std::string_view format_name(ActivationFormat f) {
   switch (f) {
-    case ActivationFormat::kNhwc: return "NHWC";
-    case ActivationFormat::kNc1hwc0: return "NC1HWC0";
-    case ActivationFormat::kNchw: break;
+    case ActivationFormat::kNhwc:
+      return "NHWC";
+    case ActivationFormat::kNc1hwc0:
+      return "NC1HWC0";
+    case ActivationFormat::kNchw:
+      break;
   }
   return "NCHW";
 }
 
 Shape stored_shape(const Shape& s, ActivationFormat f) {
   switch (f) {
-    case ActivationFormat::kNhwc: return {s[0], s[2], s[3], s[1]};
-    case ActivationFormat::kNc1hwc0: return {s[0], s[1] / kC0, s[2], s[3], kC0};
-    case ActivationFormat::kNchw: break;
+    case ActivationFormat::kNhwc:
+      return {s[0], s[2], s[3], s[1]};
+    case ActivationFormat::kNc1hwc0:
+      return {s[0], s[1] / kC0, s[2], s[3], kC0};
+    case ActivationFormat::kNchw:
+      break;
   }
   return s;
 }
@@ -55,7 +61,8 @@ std::optional<Shape> nchw_shape(const Shape& s, ActivationFormat f) {
     case ActivationFormat::kNc1hwc0:
       if (s.size() != 5 || s[4] != kC0) return std::nullopt;
       return Shape{s[0], s[1] * kC0, s[2], s[3]};
-    case ActivationFormat::kNchw: break;
+    case ActivationFormat::kNchw:
+      break;
   }
   if (s.size() != 4) return std::nullopt;
   return s;
@@ -75,9 +82,12 @@ void copy_to_nchw(const Tensor& src, Tensor& dst, ActivationFormat f) {
 ConvFormats conv_formats(const Attributes& attrs) {
   if (attrs.get_int("channels_last", 0) != 0) return {ActivationFormat::kNhwc, ActivationFormat::kNhwc};
   switch (attrs.get_int("nc1hwc0", 0)) {
-    case 1: return {ActivationFormat::kNc1hwc0, ActivationFormat::kNc1hwc0};
-    case 2: return {ActivationFormat::kNchw, ActivationFormat::kNc1hwc0};
-    default: return {};
+    case 1:
+      return {ActivationFormat::kNc1hwc0, ActivationFormat::kNc1hwc0};
+    case 2:
+      return {ActivationFormat::kNchw, ActivationFormat::kNc1hwc0};
+    default:
+      return {};
   }
 }
 

@@ -40,7 +40,8 @@ Result<Shape> block_output_shape(const Ctx& ctx, Direction dir, const Shape& x, 
   if (x.size() != 4) return ctx.error("input must be 4-D (N, C, H, W), got " + shape_to_string(x));
   if (dir == Direction::kDepthToSpace) {
     if (x[1] % (b * b) != 0)
-      return ctx.error("channels " + std::to_string(x[1]) + " are not divisible by blocksize^2 = " + std::to_string(b * b));
+      return ctx.error("channels " + std::to_string(x[1]) +
+                       " are not divisible by blocksize^2 = " + std::to_string(b * b));
     return Shape{x[0], x[1] / (b * b), x[2] * b, x[3] * b};
   }
   if (x[2] % b != 0 || x[3] % b != 0)
@@ -92,7 +93,8 @@ Status block_kernel(KernelContext& ctx) {
           for (int64_t ww = 0; ww < w; ++ww) {
             const int64_t s = space_row + ww * b + j, d = depth_row + ww;
             const int64_t from = to_space ? d : s, to = to_space ? s : d;
-            store_elem<T>(dst + to * static_cast<int64_t>(sizeof(T)), load_elem<T>(src + from * static_cast<int64_t>(sizeof(T))));
+            store_elem<T>(dst + to * static_cast<int64_t>(sizeof(T)),
+                          load_elem<T>(src + from * static_cast<int64_t>(sizeof(T))));
           }
         }
       }

@@ -28,25 +28,33 @@ using gemm_acc_t = std::conditional_t<std::is_floating_point_v<float_or_self_t<T
 // Converts an accumulator back to the storage type, rounding fp16/bf16 once.
 template <class T, class Acc>
 inline T from_acc(Acc v) {
-  if constexpr (is_half_v<T>) return T(static_cast<float>(v));
-  else return static_cast<T>(v);
+  if constexpr (is_half_v<T>)
+    return T(static_cast<float>(v));
+  else
+    return static_cast<T>(v);
 }
 template <class Acc, class T>
 inline Acc to_acc(T v) {
-  if constexpr (is_half_v<T>) return static_cast<Acc>(static_cast<float>(v));
-  else return static_cast<Acc>(v);
+  if constexpr (is_half_v<T>)
+    return static_cast<Acc>(static_cast<float>(v));
+  else
+    return static_cast<Acc>(v);
 }
 
 // Integer +/* that wrap instead of overflowing (signed overflow is undefined in C++).
 template <class A>
 inline A wrap_add(A a, A b) {
-  if constexpr (std::is_integral_v<A>) return static_cast<A>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-  else return a + b;
+  if constexpr (std::is_integral_v<A>)
+    return static_cast<A>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  else
+    return a + b;
 }
 template <class A>
 inline A wrap_mul(A a, A b) {
-  if constexpr (std::is_integral_v<A>) return static_cast<A>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-  else return a * b;
+  if constexpr (std::is_integral_v<A>)
+    return static_cast<A>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  else
+    return a * b;
 }
 
 // True when every dim is >= 0 (or -1, "unknown", at compile time) and the known dims fit the
@@ -65,7 +73,10 @@ void gather_strided(const T* src, const Shape& shape, const std::vector<int64_t>
   const size_t rank = shape.size();
   const int64_t total = shape_numel(shape);
   if (total == 0) return;
-  if (rank == 0) { dst[0] = src[0]; return; }
+  if (rank == 0) {
+    dst[0] = src[0];
+    return;
+  }
   const int64_t inner = shape[rank - 1];
   const int64_t inner_stride = strides[rank - 1];
   std::vector<int64_t> index(rank, 0);

@@ -37,7 +37,8 @@ double lu_determinant(std::vector<double>& a, int64_t m) {
     const double p = a[static_cast<size_t>(pivot * m + c)];
     if (p == 0.0) return 0.0;
     if (pivot != c) {
-      for (int64_t k = 0; k < m; ++k) std::swap(a[static_cast<size_t>(c * m + k)], a[static_cast<size_t>(pivot * m + k)]);
+      for (int64_t k = 0; k < m; ++k)
+        std::swap(a[static_cast<size_t>(c * m + k)], a[static_cast<size_t>(pivot * m + k)]);
       det = -det;
     }
     det *= p;

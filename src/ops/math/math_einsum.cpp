@@ -25,7 +25,7 @@ int letter_id(char c) { return c >= 'a' && c <= 'z' ? c - 'a' : (c >= 'A' && c <
 struct EinsumSpec {
   std::vector<std::vector<int>> operand_labels;  // label id of every axis of every input
   std::vector<int> output_labels;
-  std::array<int64_t, kMaxLabels> size{};        // -1: unknown (compile time)
+  std::array<int64_t, kMaxLabels> size{};  // -1: unknown (compile time)
   Shape out_shape;
 };
 
@@ -51,9 +51,13 @@ Result<std::vector<int>> parse_term(const std::string& term) {
 Status merge_size(EinsumSpec& s, int label, int64_t dim, bool broadcastable) {
   int64_t& cur = s.size[static_cast<size_t>(label)];
   if (dim == -1 || cur == dim) return Status::Ok();
-  if (cur == -1 || (broadcastable && cur == 1)) { cur = dim; return Status::Ok(); }
+  if (cur == -1 || (broadcastable && cur == 1)) {
+    cur = dim;
+    return Status::Ok();
+  }
   if (broadcastable && dim == 1) return Status::Ok();
-  return invalid_argument("dimension sizes " + std::to_string(cur) + " and " + std::to_string(dim) + " of one label differ");
+  return invalid_argument("dimension sizes " + std::to_string(cur) + " and " + std::to_string(dim) +
+                          " of one label differ");
 }
 
 Result<EinsumSpec> plan_einsum(std::string equation, const std::vector<Shape>& shapes) {
@@ -81,7 +85,8 @@ Result<EinsumSpec> plan_einsum(std::string equation, const std::vector<Shape>& s
     const int64_t letters = static_cast<int64_t>(ids->size()) - (has_ellipsis ? 1 : 0);
     const int64_t rank = static_cast<int64_t>(shapes[i].size());
     if (has_ellipsis ? rank < letters : rank != letters)
-      return invalid_argument("term '" + terms[i] + "' does not match input " + std::to_string(i) + " of rank " + std::to_string(rank));
+      return invalid_argument("term '" + terms[i] + "' does not match input " + std::to_string(i) + " of rank " +
+                              std::to_string(rank));
     ellipsis_rank = std::max(ellipsis_rank, has_ellipsis ? rank - letters : 0);
     parsed.push_back(std::move(*ids));
   }
@@ -90,7 +95,10 @@ Result<EinsumSpec> plan_einsum(std::string equation, const std::vector<Shape>& s
     std::vector<int> labels;
     const int64_t rank = static_cast<int64_t>(shapes[i].size());
     for (int id : parsed[i]) {
-      if (id != -2) { labels.push_back(id); continue; }
+      if (id != -2) {
+        labels.push_back(id);
+        continue;
+      }
       const int64_t e = rank - static_cast<int64_t>(parsed[i].size()) + 1;  // this input's '...' dims
       for (int64_t d = ellipsis_rank - e; d < ellipsis_rank; ++d) labels.push_back(kLetterLabels + static_cast<int>(d));
     }
@@ -126,7 +134,8 @@ Result<EinsumSpec> plan_einsum(std::string equation, const std::vector<Shape>& s
     }
   }
   for (int l : s.output_labels) s.out_shape.push_back(s.size[static_cast<size_t>(l)]);
-  if (!shape_size_ok(s.out_shape)) return invalid_argument("output shape " + shape_to_string(s.out_shape) + " is too large");
+  if (!shape_size_ok(s.out_shape))
+    return invalid_argument("output shape " + shape_to_string(s.out_shape) + " is too large");
   return s;
 }
 
@@ -134,7 +143,8 @@ Status infer_einsum(InferContext& ctx) {
   const std::string equation = ctx.attrs().get_string("equation", "");
   if (equation.empty()) return ctx.error("attribute equation is required");
   const DType dt = ctx.input_dtype(0);
-  if (dt == DType::kBool || !dtype_supported(dt)) return ctx.error(std::string("inputs must be numeric, got ") + dtype_name(dt));
+  if (dt == DType::kBool || !dtype_supported(dt))
+    return ctx.error(std::string("inputs must be numeric, got ") + dtype_name(dt));
   std::vector<Shape> shapes;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     if (!ctx.has_input(i)) return ctx.error("input " + std::to_string(i) + " is missing");
@@ -198,7 +208,7 @@ Operand<Acc> sum_out(Operand<Acc> x, Keep keep) {
   out.shape = Shape(kept_sizes.begin(), kept_sizes.end());
   out.data.resize(static_cast<size_t>(shape_numel(out.shape)));
   reduce_blocks<SumPolicy<reduce_acc_t<Acc>>>(p.data.data(), out.data.data(), shape_numel(out.shape),
-                                             shape_numel(Shape(summed_sizes.begin(), summed_sizes.end())), 1);
+                                              shape_numel(Shape(summed_sizes.begin(), summed_sizes.end())), 1);
   return out;
 }
 
@@ -248,7 +258,8 @@ Result<Operand<Acc>> contract(const Operand<Acc>& x, const Operand<Acc>& y, Keep
   };
   // Broadcast '...' dims can make the permuted operands larger than any input: check them too.
   for (const auto& sizes : {out_sizes, concat_sizes(bs, xs, cs), concat_sizes(bs, cs, ys)})
-    if (!shape_size_ok(Shape(sizes.begin(), sizes.end()))) return invalid_argument("an intermediate product is too large");
+    if (!shape_size_ok(Shape(sizes.begin(), sizes.end())))
+      return invalid_argument("an intermediate product is too large");
   const Operand<Acc> xp = permute(x, concat(batch, xo, con), concat_sizes(bs, xs, cs));
   // Y is used as stored when it already is [batch, y-only, contracted] (e.g. the keys in
   // "bhqd,bhkd->bhqk"): the GEMM core reads it transposed instead of a transposing copy here.
@@ -302,7 +313,8 @@ Status run_einsum(KernelContext& ctx, const EinsumSpec& spec) {
   };
   Operand<Acc> cur = sum_out(std::move(ops[0]), [&](int l) { return needed_after(0, l); });
   for (size_t i = 1; i < n; ++i) {
-    Operand<Acc> next = sum_out(std::move(ops[i]), [&](int l) { return needed_after(i, l) || contains(cur.labels, l); });
+    Operand<Acc> next =
+        sum_out(std::move(ops[i]), [&](int l) { return needed_after(i, l) || contains(cur.labels, l); });
     auto product = contract(cur, next, [&](int l) { return needed_after(i, l); });
     if (!product.ok()) return product.status();
     cur = std::move(*product);
@@ -326,7 +338,8 @@ Status einsum_kernel(KernelContext& ctx) {
   }
   auto spec = plan_einsum(equation, shapes);
   if (!spec.ok()) return ctx.error("equation '" + equation + "': " + spec.status().message());
-  if (ctx.output(0).shape() != spec->out_shape) return ctx.error("output shape does not match equation '" + equation + "'");
+  if (ctx.output(0).shape() != spec->out_shape)
+    return ctx.error("output shape does not match equation '" + equation + "'");
   Status status;
   const bool ok = visit_numeric_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;

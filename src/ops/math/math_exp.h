@@ -16,7 +16,7 @@ typedef uint32_t UInt8x32 __attribute__((vector_size(32)));
 // F is float or Float8, U the unsigned integer type of the same size.
 template <class F, class U>
 inline F exp_nonpositive_impl(F x) {
-  const F kMin = F{} + -87.33654f;  // exp(kMin) ~ 2^-126, the smallest normal float
+  const F kMin = F{} + -87.33654f;   // exp(kMin) ~ 2^-126, the smallest normal float
   const F xc = x < kMin ? kMin : x;  // NaN stays NaN (the comparison is false)
   // n = round(x / ln2), via the 1.5*2^23 trick: the low mantissa bits of `shifted` hold n,
   // which avoids a float-to-int conversion (undefined for NaN).

@@ -18,11 +18,11 @@ struct TileVec {
   static constexpr int64_t kLanes = 32 / static_cast<int64_t>(sizeof(Acc));
 };
 
-constexpr int64_t kMR = 6;     // rows of C per register tile (6 x 2 vector accumulators)
+constexpr int64_t kMR = 6;  // rows of C per register tile (6 x 2 vector accumulators)
 static_assert(kMR == 6, "the tile dispatch in batched_gemm lists 1..6 rows");
-constexpr int64_t kMc = 96;    // rows of C per parallel task (a multiple of kMR)
-constexpr int64_t kNc = 256;   // columns of C per parallel task
-constexpr int64_t kKc = 256;   // depth per pass: a kKc x kNR panel of B stays in L1
+constexpr int64_t kMc = 96;   // rows of C per parallel task (a multiple of kMR)
+constexpr int64_t kNc = 256;  // columns of C per parallel task
+constexpr int64_t kKc = 256;  // depth per pass: a kKc x kNR panel of B stays in L1
 template <class Acc>
 constexpr int64_t kNR = 2 * TileVec<Acc>::kLanes;  // columns of C per register tile
 
@@ -59,8 +59,8 @@ inline void tile_full(const Acc* A, int64_t lda, const Acc* B, int64_t ldb, Acc*
 
 // The same for an edge tile of mr×nr (mr <= kMR, nr <= kNR).
 template <class Acc>
-inline void tile_edge(const Acc* A, int64_t lda, const Acc* B, int64_t ldb, Acc* C, int64_t ldc, int64_t K,
-                      int64_t mr, int64_t nr, bool accumulate) {
+inline void tile_edge(const Acc* A, int64_t lda, const Acc* B, int64_t ldb, Acc* C, int64_t ldc, int64_t K, int64_t mr,
+                      int64_t nr, bool accumulate) {
   for (int64_t r = 0; r < mr; ++r) {
     Acc* c = C + r * ldc;
     if (!accumulate)
@@ -76,8 +76,8 @@ inline void tile_edge(const Acc* A, int64_t lda, const Acc* B, int64_t ldb, Acc*
 }  // namespace
 
 template <class Acc>
-void batched_gemm(int64_t batches, int64_t M, int64_t N, int64_t K, const Acc* A, const int64_t* a_offsets,
-                  int64_t lda, const Acc* B, const int64_t* b_offsets, int64_t ldb, bool b_transposed, Acc* C) {
+void batched_gemm(int64_t batches, int64_t M, int64_t N, int64_t K, const Acc* A, const int64_t* a_offsets, int64_t lda,
+                  const Acc* B, const int64_t* b_offsets, int64_t ldb, bool b_transposed, Acc* C) {
   if (batches <= 0 || M <= 0 || N <= 0) return;
   const int64_t row_blocks = (M + kMc - 1) / kMc;
   const int64_t col_blocks = (N + kNc - 1) / kNc;
@@ -129,12 +129,24 @@ void batched_gemm(int64_t batches, int64_t M, int64_t N, int64_t K, const Acc* A
             Acc* cp = c + i * N + j;
             if (nr == kNR<Acc>) {
               switch (mr) {  // full-width tiles of fewer rows (the bottom edge, gemv) stay vectorised
-                case 6: tile_full<Acc, 6>(ap, lda, bp, ldp, cp, N, kc, accumulate); break;
-                case 5: tile_full<Acc, 5>(ap, lda, bp, ldp, cp, N, kc, accumulate); break;
-                case 4: tile_full<Acc, 4>(ap, lda, bp, ldp, cp, N, kc, accumulate); break;
-                case 3: tile_full<Acc, 3>(ap, lda, bp, ldp, cp, N, kc, accumulate); break;
-                case 2: tile_full<Acc, 2>(ap, lda, bp, ldp, cp, N, kc, accumulate); break;
-                default: tile_full<Acc, 1>(ap, lda, bp, ldp, cp, N, kc, accumulate); break;
+                case 6:
+                  tile_full<Acc, 6>(ap, lda, bp, ldp, cp, N, kc, accumulate);
+                  break;
+                case 5:
+                  tile_full<Acc, 5>(ap, lda, bp, ldp, cp, N, kc, accumulate);
+                  break;
+                case 4:
+                  tile_full<Acc, 4>(ap, lda, bp, ldp, cp, N, kc, accumulate);
+                  break;
+                case 3:
+                  tile_full<Acc, 3>(ap, lda, bp, ldp, cp, N, kc, accumulate);
+                  break;
+                case 2:
+                  tile_full<Acc, 2>(ap, lda, bp, ldp, cp, N, kc, accumulate);
+                  break;
+                default:
+                  tile_full<Acc, 1>(ap, lda, bp, ldp, cp, N, kc, accumulate);
+                  break;
               }
             } else {
               tile_edge(ap, lda, bp, ldp, cp, N, kc, mr, nr, accumulate);

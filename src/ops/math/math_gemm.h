@@ -14,8 +14,8 @@ namespace openge {
 // b_transposed, N×K: B[b] is read as its transpose), and C[b] is M×N contiguous at C + b·M·N.
 // Acc is float, double or uint64_t (integers wrap).
 template <class Acc>
-void batched_gemm(int64_t batches, int64_t M, int64_t N, int64_t K, const Acc* A, const int64_t* a_offsets,
-                  int64_t lda, const Acc* B, const int64_t* b_offsets, int64_t ldb, bool b_transposed, Acc* C);
+void batched_gemm(int64_t batches, int64_t M, int64_t N, int64_t K, const Acc* A, const int64_t* a_offsets, int64_t lda,
+                  const Acc* B, const int64_t* b_offsets, int64_t ldb, bool b_transposed, Acc* C);
 
 // Element offsets of each matrix of a batch shape `from` (right-aligned, broadcast) for every
 // index of `to`, in row-major order of `to`; `matrix_elems` is the size of one matrix.

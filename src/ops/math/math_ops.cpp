@@ -32,17 +32,24 @@ std::optional<Shape> broadcast_dims(const Shape& a, const Shape& b) {
   for (size_t i = 0; i < rank; ++i) {
     const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da == 1) out[i] = db;
-    else if (db == 1) out[i] = da;
-    else if (da == -1 || db == -1) out[i] = da == -1 ? db : da;
-    else if (da == db) out[i] = da;
-    else return std::nullopt;
+    if (da == 1)
+      out[i] = db;
+    else if (db == 1)
+      out[i] = da;
+    else if (da == -1 || db == -1)
+      out[i] = da == -1 ? db : da;
+    else if (da == db)
+      out[i] = da;
+    else
+      return std::nullopt;
   }
   return out;
 }
 
 Result<MatMulPlan> plan_matmul(const Shape& a, const Shape& b) {
-  if (a.empty() || b.empty()) return invalid_argument("MatMul operands must have rank >= 1, got " + shape_to_string(a) + " and " + shape_to_string(b));
+  if (a.empty() || b.empty())
+    return invalid_argument("MatMul operands must have rank >= 1, got " + shape_to_string(a) + " and " +
+                            shape_to_string(b));
   MatMulPlan p;
   const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
   p.M = a_vec ? 1 : a[a.size() - 2];
@@ -55,7 +62,8 @@ Result<MatMulPlan> plan_matmul(const Shape& a, const Shape& b) {
   p.a_batch = a_vec ? Shape{} : Shape(a.begin(), a.end() - 2);
   p.b_batch = b_vec ? Shape{} : Shape(b.begin(), b.end() - 2);
   auto batch = broadcast_dims(p.a_batch, p.b_batch);
-  if (!batch) return invalid_argument("batch dimensions do not broadcast: " + shape_to_string(a) + " x " + shape_to_string(b));
+  if (!batch)
+    return invalid_argument("batch dimensions do not broadcast: " + shape_to_string(a) + " x " + shape_to_string(b));
   p.batch = *batch;
   p.out = p.batch;
   if (!a_vec) p.out.push_back(p.M);
@@ -68,7 +76,8 @@ Status infer_matmul(InferContext& ctx) {
   const DType dt = ctx.input_dtype(0);
   if (!matmul_dtype_ok(dt)) return ctx.error(std::string("inputs must be numeric, got ") + dtype_name(dt));
   if (ctx.input_dtype(1) != dt)
-    return ctx.error(std::string("inputs must have one dtype, got ") + dtype_name(dt) + " and " + dtype_name(ctx.input_dtype(1)));
+    return ctx.error(std::string("inputs must have one dtype, got ") + dtype_name(dt) + " and " +
+                     dtype_name(ctx.input_dtype(1)));
   if (!ctx.input_shape_known(0) || !ctx.input_shape_known(1)) {
     ctx.set_output_dtype(0, dt);
     return Status::Ok();
@@ -107,8 +116,12 @@ void run_matmul(const Tensor& a, const Tensor& b, Tensor& y, const MatMulPlan& p
   const std::vector<int64_t> b_off = broadcast_batch_offsets(p.b_batch, p.batch, p.K * p.N);
   const int64_t batches = shape_numel(p.batch);
   Acc* Y;
-  if constexpr (std::is_same_v<T, Acc>) Y = y.data<T>();
-  else { y_store.resize(static_cast<size_t>(y.numel())); Y = y_store.data(); }
+  if constexpr (std::is_same_v<T, Acc>)
+    Y = y.data<T>();
+  else {
+    y_store.resize(static_cast<size_t>(y.numel()));
+    Y = y_store.data();
+  }
   batched_gemm<Acc>(batches, p.M, p.N, p.K, A, a_off.data(), p.K, B, b_off.data(), p.N, false, Y);
   if constexpr (!std::is_same_v<T, Acc>) store_from_acc(Y, y.data<T>(), y.numel());
 }
@@ -120,7 +133,8 @@ Status matmul_kernel(KernelContext& ctx) {
   auto plan = plan_matmul(a.shape(), b.shape());
   if (!plan.ok()) return ctx.error(plan.status().message());
   Tensor& y = ctx.output(0);
-  if (y.shape() != plan->out) return ctx.error("output shape " + shape_to_string(y.shape()) + " does not match " + shape_to_string(plan->out));
+  if (y.shape() != plan->out)
+    return ctx.error("output shape " + shape_to_string(y.shape()) + " does not match " + shape_to_string(plan->out));
   if (y.numel() == 0) return Status::Ok();
   const bool ok = visit_numeric_dtype(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -173,13 +187,15 @@ Status infer_gemm(InferContext& ctx) {
   if (!matmul_dtype_ok(dt)) return ctx.error(std::string("inputs must be numeric, got ") + dtype_name(dt));
   for (size_t i = 1; i < 3; ++i)
     if (ctx.has_input(i) && ctx.input_dtype(i) != dt)
-      return ctx.error("input " + std::to_string(i) + " is " + dtype_name(ctx.input_dtype(i)) + ", expected " + dtype_name(dt));
+      return ctx.error("input " + std::to_string(i) + " is " + dtype_name(ctx.input_dtype(i)) + ", expected " +
+                       dtype_name(dt));
   const bool c_known = !ctx.has_input(2) || ctx.input_shape_known(2);
   if (!ctx.input_shape_known(0) || !ctx.input_shape_known(1) || !c_known) {
     ctx.set_output_dtype(0, dt);
     return Status::Ok();
   }
-  auto plan = plan_gemm(ctx.attrs(), ctx.input_shape(0), ctx.input_shape(1), ctx.has_input(2) ? &ctx.input_shape(2) : nullptr);
+  auto plan =
+      plan_gemm(ctx.attrs(), ctx.input_shape(0), ctx.input_shape(1), ctx.has_input(2) ? &ctx.input_shape(2) : nullptr);
   if (!plan.ok()) return ctx.error(plan.status().message());
   ctx.set_output(0, dt, Shape{plan->M, plan->N});
   return Status::Ok();
@@ -205,8 +221,10 @@ const Acc* gemm_operand(const Tensor& t, bool transpose, std::vector<Acc>& stora
 // converted straight to uint64_t would be undefined).
 template <class Acc>
 Acc scalar_as_acc(float v) {
-  if constexpr (std::is_integral_v<Acc>) return static_cast<Acc>(static_cast<int64_t>(std::max(-9.2e18f, std::min(9.2e18f, v))));
-  else return static_cast<Acc>(v);
+  if constexpr (std::is_integral_v<Acc>)
+    return static_cast<Acc>(static_cast<int64_t>(std::max(-9.2e18f, std::min(9.2e18f, v))));
+  else
+    return static_cast<Acc>(v);
 }
 
 template <class T>
@@ -217,8 +235,12 @@ void run_gemm(KernelContext& ctx, const GemmPlan& p, Tensor& y) {
   // transB needs no copy: the GEMM core transposes B panel by panel as it packs them.
   const Acc* B = as_acc<T, Acc>(ctx.input(1).data<T>(), ctx.input(1).numel(), b_store);
   Acc* Y;
-  if constexpr (std::is_same_v<T, Acc>) Y = y.data<T>();
-  else { y_store.resize(static_cast<size_t>(y.numel())); Y = y_store.data(); }
+  if constexpr (std::is_same_v<T, Acc>)
+    Y = y.data<T>();
+  else {
+    y_store.resize(static_cast<size_t>(y.numel()));
+    Y = y_store.data();
+  }
   const int64_t zero = 0;
   batched_gemm<Acc>(1, p.M, p.N, p.K, A, &zero, p.K, B, &zero, p.trans_b ? p.K : p.N, p.trans_b, Y);
   // Epilogue in the accumulator type, one rounding to T: y = alpha * AB + beta * C.
@@ -245,7 +267,8 @@ Status gemm_kernel(KernelContext& ctx) {
   auto plan = plan_gemm(ctx.attrs(), a.shape(), ctx.input(1).shape(), c ? &c->shape() : nullptr);
   if (!plan.ok()) return ctx.error(plan.status().message());
   Tensor& y = ctx.output(0);
-  if (y.shape() != Shape{plan->M, plan->N}) return ctx.error("output shape " + shape_to_string(y.shape()) + " does not match A·B");
+  if (y.shape() != Shape{plan->M, plan->N})
+    return ctx.error("output shape " + shape_to_string(y.shape()) + " does not match A·B");
   if (y.numel() == 0) return Status::Ok();
   const bool ok = visit_numeric_dtype(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

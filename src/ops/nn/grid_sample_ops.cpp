@@ -27,10 +27,14 @@ struct GridSampleParams {
 template <class Ctx>
 Result<GridSampleParams> read_grid_sample(const Ctx& ctx) {
   GridSampleParams p;
-  static const struct { const char* name; Interp v; } kModes[] = {
-      {"bilinear", Interp::kBilinear}, {"nearest", Interp::kNearest}, {"bicubic", Interp::kBicubic}};
-  static const struct { const char* name; Padding v; } kPads[] = {
-      {"zeros", Padding::kZeros}, {"border", Padding::kBorder}, {"reflection", Padding::kReflection}};
+  static const struct {
+    const char* name;
+    Interp v;
+  } kModes[] = {{"bilinear", Interp::kBilinear}, {"nearest", Interp::kNearest}, {"bicubic", Interp::kBicubic}};
+  static const struct {
+    const char* name;
+    Padding v;
+  } kPads[] = {{"zeros", Padding::kZeros}, {"border", Padding::kBorder}, {"reflection", Padding::kReflection}};
   const std::string mode = ctx.attrs().get_string("mode", "bilinear");
   const std::string pad = ctx.attrs().get_string("padding_mode", "zeros");
   bool mode_ok = false, pad_ok = false;
@@ -100,8 +104,10 @@ struct Plane {
       case Padding::kBorder:
         return data[std::clamp<int64_t>(y, 0, h - 1) * w + std::clamp<int64_t>(x, 0, w - 1)];
       case Padding::kReflection: {
-        const int64_t rx = std::clamp<int64_t>(static_cast<int64_t>(reflect(static_cast<double>(x), x_min, x_max)), 0, w - 1);
-        const int64_t ry = std::clamp<int64_t>(static_cast<int64_t>(reflect(static_cast<double>(y), y_min, y_max)), 0, h - 1);
+        const int64_t rx =
+            std::clamp<int64_t>(static_cast<int64_t>(reflect(static_cast<double>(x), x_min, x_max)), 0, w - 1);
+        const int64_t ry =
+            std::clamp<int64_t>(static_cast<int64_t>(reflect(static_cast<double>(y), y_min, y_max)), 0, h - 1);
         return data[ry * w + rx];
       }
     }
@@ -152,7 +158,8 @@ void grid_sample_typed(KernelContext& ctx, const GridSampleParams& p) {
           v = plane.at(static_cast<int64_t>(sx), static_cast<int64_t>(sy));
         } else if (p.mode == Interp::kBilinear) {
           const int64_t x1 = static_cast<int64_t>(std::floor(sx)), y1 = static_cast<int64_t>(std::floor(sy));
-          const double dx1 = sx - static_cast<double>(x1), dx2 = 1 - dx1, dy1 = sy - static_cast<double>(y1), dy2 = 1 - dy1;
+          const double dx1 = sx - static_cast<double>(x1), dx2 = 1 - dx1, dy1 = sy - static_cast<double>(y1),
+                       dy2 = 1 - dy1;
           v = static_cast<Acc>(dy2 * (dx2 * plane.at(x1, y1) + dx1 * plane.at(x1 + 1, y1)) +
                                dy1 * (dx2 * plane.at(x1, y1 + 1) + dx1 * plane.at(x1 + 1, y1 + 1)));
         } else {

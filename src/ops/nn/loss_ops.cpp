@@ -50,7 +50,8 @@ Status infer_loss(InferContext& ctx) {
     return ctx.error("labels " + shape_to_string(l) + " must be " + shape_to_string(expect_labels) + " for scores " +
                      shape_to_string(s));
   if (ctx.input_shape_known(2) && ctx.input_shape(2) != Shape{s[1]})
-    return ctx.error("weights " + shape_to_string(ctx.input_shape(2)) + " must be [C] = [" + std::to_string(s[1]) + "]");
+    return ctx.error("weights " + shape_to_string(ctx.input_shape(2)) + " must be [C] = [" + std::to_string(s[1]) +
+                     "]");
   ctx.set_output(0, dt, *red == LossReduction::kNone ? expect_labels : Shape{});
   if (want_log_prob) ctx.set_output(1, dt, s);
   return Status::Ok();

@@ -13,13 +13,14 @@
 
 namespace openge {
 
-void register_nn_conv_ops(std::vector<OpSchema>& table);   // Conv, ConvTranspose
-void register_nn_pool_ops(std::vector<OpSchema>& table);   // MaxPool, AveragePool, Global*Pool
-void register_nn_norm_ops(std::vector<OpSchema>& table);   // BatchNormalization, Instance-, LayerNormalization
+void register_nn_conv_ops(std::vector<OpSchema>& table);    // Conv, ConvTranspose
+void register_nn_pool_ops(std::vector<OpSchema>& table);    // MaxPool, AveragePool, Global*Pool
+void register_nn_norm_ops(std::vector<OpSchema>& table);    // BatchNormalization, Instance-, LayerNormalization
 void register_nn_resize_ops(std::vector<OpSchema>& table);  // Resize, Upsample
 
 // The type a kernel for element type T computes in: double for fp64, float otherwise.
-template <class T> using nn_acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+template <class T>
+using nn_acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
 inline bool is_nn_float(DType t) {
   return t == DType::kFloat32 || t == DType::kFloat16 || t == DType::kBFloat16 || t == DType::kFloat64;
@@ -68,8 +69,10 @@ class AccView {
 // One rounding from the compute type to the storage type.
 template <class T, class Acc>
 inline T nn_store(Acc v) {
-  if constexpr (is_half_v<T>) return T(static_cast<float>(v));
-  else return static_cast<T>(v);
+  if constexpr (is_half_v<T>)
+    return T(static_cast<float>(v));
+  else
+    return static_cast<T>(v);
 }
 
 // Where a kernel writes Acc results: straight into the output when it holds Acc, into a scratch

@@ -1,7 +1,7 @@
 // Conv and ConvTranspose reference kernels (N-D, grouped, dilated, strided, padded).
-// Conv: im2col on chunks of output positions + the shared GEMM core (ops/math/math_gemm.h). ConvTranspose: a direct scatter per
-// output channel plane, parallel over (batch, output channel), so no two threads write the same
-// output element. Both accumulate in float (double for fp64) and round once.
+// Conv: im2col on chunks of output positions + the shared GEMM core (ops/math/math_gemm.h). ConvTranspose: a direct
+// scatter per output channel plane, parallel over (batch, output channel), so no two threads write the same output
+// element. Both accumulate in float (double for fp64) and round once.
 #include <algorithm>
 #include <cstring>
 
@@ -25,7 +25,8 @@ struct ConvShapes {
 Status check_conv_shapes(const InferContext& ctx, bool transposed, ConvShapes* s) {
   const Shape& x = ctx.input_shape(0);
   const Shape& w = ctx.input_shape(1);
-  if (x.size() < 3) return ctx.error("input X has shape " + shape_to_string(x) + "; expected N x C x D1 x ... (rank >= 3)");
+  if (x.size() < 3)
+    return ctx.error("input X has shape " + shape_to_string(x) + "; expected N x C x D1 x ... (rank >= 3)");
   if (w.size() != x.size())
     return ctx.error("weight W has shape " + shape_to_string(w) + "; expected rank " + std::to_string(x.size()) +
                      " like X " + shape_to_string(x));
@@ -41,9 +42,9 @@ Status check_conv_shapes(const InferContext& ctx, bool transposed, ConvShapes* s
                      std::to_string(group));
   if (!transposed) {
     if (w[1] >= 0 && s->in_channels >= 0 && w[1] * group != s->in_channels)
-      return ctx.error("weight W " + shape_to_string(w) + " has " + std::to_string(w[1]) + " input channels per group; X " +
-                       shape_to_string(x) + " with group " + std::to_string(group) + " needs " +
-                       std::to_string(s->in_channels / group));
+      return ctx.error("weight W " + shape_to_string(w) + " has " + std::to_string(w[1]) +
+                       " input channels per group; X " + shape_to_string(x) + " with group " + std::to_string(group) +
+                       " needs " + std::to_string(s->in_channels / group));
     s->out_channels = w[0];
     if (w[0] >= 0 && w[0] % group != 0)
       return ctx.error("weight W " + shape_to_string(w) + ": output channels " + std::to_string(w[0]) +
@@ -57,7 +58,8 @@ Status check_conv_shapes(const InferContext& ctx, bool transposed, ConvShapes* s
   if (ctx.input_shape_known(2)) {
     const Shape& b = ctx.input_shape(2);
     if (b.size() != 1 || (s->out_channels >= 0 && b[0] >= 0 && b[0] != s->out_channels))
-      return ctx.error("bias B has shape " + shape_to_string(b) + "; expected [" + std::to_string(s->out_channels) + "]");
+      return ctx.error("bias B has shape " + shape_to_string(b) + "; expected [" + std::to_string(s->out_channels) +
+                       "]");
   }
   return Status::Ok();
 }
@@ -117,7 +119,8 @@ void im2col_tile(const Acc* x, const WindowGeometry& g, int64_t channels, int64_
       rem /= g.output[d];
     }
     for (int64_t t = 0; t < tile_len; ++t) {
-      for (size_t d = 0; d < r; ++d) base[d * static_cast<size_t>(tile_len) + static_cast<size_t>(t)] = o[d] * g.strides[d] - g.pad_begin[d];
+      for (size_t d = 0; d < r; ++d)
+        base[d * static_cast<size_t>(tile_len) + static_cast<size_t>(t)] = o[d] * g.strides[d] - g.pad_begin[d];
       for (size_t d = r; d-- > 0;) {  // odometer step
         if (++o[d] < g.output[d]) break;
         o[d] = 0;
@@ -254,7 +257,8 @@ Status conv_kernel_typed(KernelContext& ctx, const WindowGeometry& g) {
   for (size_t d = 0; d < g.rank(); ++d)
     pointwise = pointwise && g.kernel[d] == 1 && g.strides[d] == 1 && g.pad_begin[d] == 0 && g.pad_end[d] == 0;
   const int64_t chunk =
-      pointwise ? positions : std::min(positions, std::max(kTile, kMaxColElements / std::max<int64_t>(kc, 1) / kTile * kTile));
+      pointwise ? positions
+                : std::min(positions, std::max(kTile, kMaxColElements / std::max<int64_t>(kc, 1) / kTile * kTile));
   const int64_t items = batch * group;
 
   auto run_item = [&](int64_t item) {
@@ -280,8 +284,10 @@ Status conv_kernel_typed(KernelContext& ctx, const WindowGeometry& g) {
       }
       // The GEMM writes a contiguous mg x len block: straight into Y when the chunk is whole rows.
       Acc* c = chunk == positions ? yg : part.data();
-      if (kc == 0) std::fill(c, c + mg * len, Acc(0));
-      else gemm_rows<Acc>(mg, len, kc, wg, b, ldb, c);
+      if (kc == 0)
+        std::fill(c, c + mg * len, Acc(0));
+      else
+        gemm_rows<Acc>(mg, len, kc, wg, b, ldb, c);
       for (int64_t m = 0; m < mg; ++m) {
         Acc* dst = yg + m * positions + p0;
         const Acc* src = c + m * len;
@@ -313,7 +319,8 @@ Status conv_kernel(KernelContext& ctx) {
     return ctx.error("X " + shape_to_string(x.shape()) + ", W " + shape_to_string(w.shape()) + " and group " +
                      std::to_string(group) + " do not fit together");
   Status st;
-  visit_float_dtype(ctx.input(0).dtype(), [&](auto tag) { st = conv_kernel_typed<typename decltype(tag)::type>(ctx, *g); });
+  visit_float_dtype(ctx.input(0).dtype(),
+                    [&](auto tag) { st = conv_kernel_typed<typename decltype(tag)::type>(ctx, *g); });
   return st;
 }
 
@@ -375,7 +382,8 @@ Status conv_transpose_kernel_typed(KernelContext& ctx, const WindowGeometry& g) 
     po *= g.output[static_cast<size_t>(d)];
   }
   // For each kernel offset, the box of input positions whose target lies inside the output.
-  std::vector<int64_t> lo(static_cast<size_t>(ksize) * r), hi(static_cast<size_t>(ksize) * r), shift(static_cast<size_t>(ksize));
+  std::vector<int64_t> lo(static_cast<size_t>(ksize) * r), hi(static_cast<size_t>(ksize) * r),
+      shift(static_cast<size_t>(ksize));
   for (int64_t kk = 0; kk < ksize; ++kk) {
     int64_t rem = kk, off = 0;
     for (size_t d = r; d-- > 0;) {

@@ -20,8 +20,8 @@ bool is_pool_dtype(DType t, bool max_pool) {
 Status check_pool_input(const InferContext& ctx, bool max_pool) {
   const DType t = ctx.input_dtype(0);
   if (!is_pool_dtype(t, max_pool))
-    return ctx.error(std::string("input X has dtype ") + dtype_name(t) + "; expected float16, bfloat16, float32, float64" +
-                     (max_pool ? ", int8 or uint8" : ""));
+    return ctx.error(std::string("input X has dtype ") + dtype_name(t) +
+                     "; expected float16, bfloat16, float32, float64" + (max_pool ? ", int8 or uint8" : ""));
   return Status::Ok();
 }
 
@@ -42,7 +42,8 @@ Status infer_pool(InferContext& ctx, bool max_pool) {
     return Status::Ok();
   }
   const Shape& x = ctx.input_shape(0);
-  if (x.size() < 3) return ctx.error("input X has shape " + shape_to_string(x) + "; expected N x C x D1 x ... (rank >= 3)");
+  if (x.size() < 3)
+    return ctx.error("input X has shape " + shape_to_string(x) + "; expected N x C x D1 x ... (rank >= 3)");
   auto geom = pool_geometry(ctx.attrs(), x);
   if (!geom.ok()) return ctx.error(geom.status().message());
   Shape out{x[0], x[1]};
@@ -135,9 +136,12 @@ Status max_pool_kernel(KernelContext& ctx) {
   auto g = pool_geometry(ctx.attrs(), ctx.input(0).shape());
   if (!g.ok()) return ctx.error(g.status().message());
   const DType t = ctx.input(0).dtype();
-  if (t == DType::kInt8) max_pool_typed<int8_t>(ctx, *g);
-  else if (t == DType::kUInt8) max_pool_typed<uint8_t>(ctx, *g);
-  else visit_float_dtype(t, [&](auto tag) { max_pool_typed<typename decltype(tag)::type>(ctx, *g); });
+  if (t == DType::kInt8)
+    max_pool_typed<int8_t>(ctx, *g);
+  else if (t == DType::kUInt8)
+    max_pool_typed<uint8_t>(ctx, *g);
+  else
+    visit_float_dtype(t, [&](auto tag) { max_pool_typed<typename decltype(tag)::type>(ctx, *g); });
   return Status::Ok();
 }
 
@@ -159,7 +163,8 @@ Status infer_global_pool(InferContext& ctx) {
     return Status::Ok();
   }
   const Shape& x = ctx.input_shape(0);
-  if (x.size() < 3) return ctx.error("input X has shape " + shape_to_string(x) + "; expected N x C x D1 x ... (rank >= 3)");
+  if (x.size() < 3)
+    return ctx.error("input X has shape " + shape_to_string(x) + "; expected N x C x D1 x ... (rank >= 3)");
   Shape out(x.size(), 1);
   out[0] = x[0];
   out[1] = x[1];
@@ -181,8 +186,10 @@ void global_pool_typed(KernelContext& ctx) {
       Acc r = kMax ? -std::numeric_limits<Acc>::infinity() : Acc(0);
       for (int64_t i = 0; i < plane; ++i) {
         const Acc v = static_cast<Acc>(static_cast<float_or_self_t<T>>(xp[i]));
-        if constexpr (kMax) r = (v > r || std::isnan(v)) ? v : r;
-        else r += v;
+        if constexpr (kMax)
+          r = (v > r || std::isnan(v)) ? v : r;
+        else
+          r += v;
       }
       if constexpr (!kMax) r = plane > 0 ? r / static_cast<Acc>(plane) : Acc(0);
       y[p] = nn_store<T>(r);
@@ -192,7 +199,8 @@ void global_pool_typed(KernelContext& ctx) {
 
 template <bool kMax>
 Status global_pool_kernel(KernelContext& ctx) {
-  visit_float_dtype(ctx.input(0).dtype(), [&](auto tag) { global_pool_typed<typename decltype(tag)::type, kMax>(ctx); });
+  visit_float_dtype(ctx.input(0).dtype(),
+                    [&](auto tag) { global_pool_typed<typename decltype(tag)::type, kMax>(ctx); });
   return Status::Ok();
 }
 

@@ -29,11 +29,13 @@ struct ResizeArgs {
 Status infer_resize(InferContext& ctx) {
   const std::string_view op = ctx.node().op_type;
   const DType dt = ctx.input_dtype(0);
-  if (!dtype_supported(dt) || dt == DType::kString) return ctx.error(std::string("X has unsupported dtype ") + dtype_name(dt));
+  if (!dtype_supported(dt) || dt == DType::kString)
+    return ctx.error(std::string("X has unsupported dtype ") + dtype_name(dt));
   ResizePlan plan;
   if (Status st = read_resize_modes(ctx.attrs(), op, ctx.opset(), &plan); !st.ok())
-    return st.code() == StatusCode::kUnsupported ? unsupported(op.data() + std::string(" '") + ctx.node().name + "': " + st.message())
-                                                 : ctx.error(st.message());
+    return st.code() == StatusCode::kUnsupported
+               ? unsupported(op.data() + std::string(" '") + ctx.node().name + "': " + st.message())
+               : ctx.error(st.message());
   if (plan.mode != ResizeMode::kNearest && !is_nn_float(dt) && !dtype_is_integer(dt))
     return ctx.error(std::string("linear and cubic modes need a numeric X, got ") + dtype_name(dt));
   const ResizeInputs in = resize_inputs(op, ctx.opset());
@@ -45,7 +47,8 @@ Status infer_resize(InferContext& ctx) {
   auto value_of = [&](int i, const Tensor** out) {
     if (i < 0 || !ctx.has_input(static_cast<size_t>(i))) return true;
     // An input known to be empty needs no value.
-    if (ctx.input_shape_known(static_cast<size_t>(i)) && shape_numel(ctx.input_shape(static_cast<size_t>(i))) == 0) return true;
+    if (ctx.input_shape_known(static_cast<size_t>(i)) && shape_numel(ctx.input_shape(static_cast<size_t>(i))) == 0)
+      return true;
     *out = ctx.input_value(static_cast<size_t>(i));
     return *out != nullptr;
   };
@@ -65,7 +68,6 @@ Status infer_resize(InferContext& ctx) {
 }
 
 // ---------------------------------------------------------------------------------------------
-
 
 template <class T>
 T from_double(double v) {
@@ -169,7 +171,9 @@ void resize_typed(KernelContext& ctx, const ResizePlan& p) {
 
 Status resize_kernel(KernelContext& ctx) {
   ResizePlan plan;
-  auto value = [&](int i) -> const Tensor* { return ctx.has_input(static_cast<size_t>(i)) ? &ctx.input(static_cast<size_t>(i)) : nullptr; };
+  auto value = [&](int i) -> const Tensor* {
+    return ctx.has_input(static_cast<size_t>(i)) ? &ctx.input(static_cast<size_t>(i)) : nullptr;
+  };
   Status st = make_resize_plan(ctx.node(), ctx.opset(), ctx.input(0).shape(), value, &plan);
   if (!st.ok()) return ctx.error(st.message());
   if (plan.output != ctx.output(0).shape())

@@ -19,8 +19,8 @@ Status read_ints(const Attributes& attrs, const char* name, size_t expected, int
   if (a->kind != Attribute::Kind::kInts)
     return invalid_model(std::string("attribute '") + name + "' must be a list of ints");
   if (a->ints.size() != expected)
-    return invalid_model(std::string("attribute '") + name + "' has " + std::to_string(a->ints.size()) +
-                         " entries " + ints_to_string(a->ints) + "; expected " + std::to_string(expected) +
+    return invalid_model(std::string("attribute '") + name + "' has " + std::to_string(a->ints.size()) + " entries " +
+                         ints_to_string(a->ints) + "; expected " + std::to_string(expected) +
                          " for this input's spatial rank");
   for (int64_t v : a->ints)
     if (v < lo || v > kMaxWindowAttr)
@@ -62,10 +62,14 @@ std::optional<AutoPad> parse_auto_pad(const std::string& s) {
 
 const char* auto_pad_name(AutoPad p) {
   switch (p) {
-    case AutoPad::kNotSet: return "NOTSET";
-    case AutoPad::kSameUpper: return "SAME_UPPER";
-    case AutoPad::kSameLower: return "SAME_LOWER";
-    case AutoPad::kValid: return "VALID";
+    case AutoPad::kNotSet:
+      return "NOTSET";
+    case AutoPad::kSameUpper:
+      return "SAME_UPPER";
+    case AutoPad::kSameLower:
+      return "SAME_LOWER";
+    case AutoPad::kValid:
+      return "VALID";
   }
   return "?";
 }
@@ -89,7 +93,8 @@ Result<WindowParams> read_window_params(const Attributes& attrs, size_t spatial_
                                         const std::vector<int64_t>* kernel_from_weight, bool allow_ceil_mode) {
   WindowParams p;
   if (spatial_rank == 0) return invalid_model("the input needs at least one spatial dim (rank >= 3)");
-  if (spatial_rank > 8) return invalid_model("spatial rank " + std::to_string(spatial_rank) + " is not supported (at most 8)");
+  if (spatial_rank > 8)
+    return invalid_model("spatial rank " + std::to_string(spatial_rank) + " is not supported (at most 8)");
   const std::string pad_text = attrs.get_string("auto_pad", "NOTSET");
   auto auto_pad = parse_auto_pad(pad_text);
   if (!auto_pad)
@@ -110,7 +115,8 @@ Result<WindowParams> read_window_params(const Attributes& attrs, size_t spatial_
       return invalid_model("the weight has " + std::to_string(kernel_from_weight->size()) +
                            " spatial dims; the input has " + std::to_string(spatial_rank));
     for (int64_t d : *kernel_from_weight)
-      if (d > kMaxWindowAttr) return invalid_model("weight spatial dims " + ints_to_string(*kernel_from_weight) + " are too large");
+      if (d > kMaxWindowAttr)
+        return invalid_model("weight spatial dims " + ints_to_string(*kernel_from_weight) + " are too large");
     p.kernel = *kernel_from_weight;
     // Unknown weight dims: geometry cannot be resolved; callers check kernel >= 1 before use.
   } else {
@@ -132,7 +138,8 @@ Result<WindowParams> read_window_params(const Attributes& attrs, size_t spatial_
     p.pads.assign(2 * spatial_rank, 0);
   }
   const int64_t ceil_mode = attrs.get_int("ceil_mode", 0);
-  if (ceil_mode != 0 && ceil_mode != 1) return invalid_model("ceil_mode must be 0 or 1, got " + std::to_string(ceil_mode));
+  if (ceil_mode != 0 && ceil_mode != 1)
+    return invalid_model("ceil_mode must be 0 or 1, got " + std::to_string(ceil_mode));
   if (ceil_mode && !allow_ceil_mode) return invalid_model("ceil_mode is not an attribute of this op");
   p.ceil_mode = ceil_mode == 1;
   return p;
@@ -162,9 +169,9 @@ Result<WindowGeometry> resolve_window(const WindowParams& p, const std::vector<i
       case AutoPad::kNotSet: {
         const int64_t span = in + g.pad_begin[i] + g.pad_end[i] - ek;
         if (span < 0)
-          return invalid_model("spatial dim " + std::to_string(i) + ": the window (effective size " + std::to_string(ek) +
-                               ") is larger than the padded input (" + std::to_string(in) + " + pads " +
-                               std::to_string(g.pad_begin[i]) + "+" + std::to_string(g.pad_end[i]) + ")");
+          return invalid_model("spatial dim " + std::to_string(i) + ": the window (effective size " +
+                               std::to_string(ek) + ") is larger than the padded input (" + std::to_string(in) +
+                               " + pads " + std::to_string(g.pad_begin[i]) + "+" + std::to_string(g.pad_end[i]) + ")");
         out = (p.ceil_mode ? (span + s - 1) / s : span / s) + 1;
         // A window must start inside the input or its begin padding.
         if (p.ceil_mode && (out - 1) * s >= in + g.pad_begin[i]) --out;
@@ -187,7 +194,8 @@ Result<WindowGeometry> resolve_transposed_window(const WindowParams& p, const st
     return invalid_model("input has " + std::to_string(input_spatial.size()) + " spatial dims; the window has " +
                          std::to_string(r));
   if (!output_padding.empty() && output_padding.size() != r)
-    return invalid_model("output_padding " + ints_to_string(output_padding) + " needs " + std::to_string(r) + " entries");
+    return invalid_model("output_padding " + ints_to_string(output_padding) + " needs " + std::to_string(r) +
+                         " entries");
   if (!output_shape.empty() && output_shape.size() != r)
     return invalid_model("output_shape " + ints_to_string(output_shape) + " needs " + std::to_string(r) +
                          " spatial entries");
@@ -195,7 +203,8 @@ Result<WindowGeometry> resolve_transposed_window(const WindowParams& p, const st
   for (size_t i = 0; i < r; ++i) {
     const int64_t s = p.strides[i];
     const int64_t op = output_padding.empty() ? 0 : output_padding[i];
-    if (op < 0 || op > kMaxWindowAttr) return invalid_model("output_padding " + ints_to_string(output_padding) + " is out of range");
+    if (op < 0 || op > kMaxWindowAttr)
+      return invalid_model("output_padding " + ints_to_string(output_padding) + " is out of range");
     if (op >= s && op >= p.dilations[i])
       return invalid_model("output_padding " + ints_to_string(output_padding) +
                            " must be smaller than the stride or the dilation of its dim");

@@ -33,9 +33,12 @@ struct LpAccumulator {
   double p;
   Acc sum = 0;
   void add(Acc v) {
-    if (p == 1) sum += std::abs(v);
-    else if (p == 2) sum += v * v;
-    else sum += static_cast<Acc>(std::pow(std::abs(static_cast<double>(v)), p));
+    if (p == 1)
+      sum += std::abs(v);
+    else if (p == 2)
+      sum += v * v;
+    else
+      sum += static_cast<Acc>(std::pow(std::abs(static_cast<double>(v)), p));
   }
   Acc result() const {
     if (p == 1) return sum;
@@ -164,7 +167,8 @@ void global_lp_pool_typed(KernelContext& ctx, double p) {
 Status global_lp_pool_kernel(KernelContext& ctx) {
   auto p = read_p(ctx);
   if (!p.ok()) return p.status();
-  visit_float_dtype(ctx.input(0).dtype(), [&](auto tag) { global_lp_pool_typed<typename decltype(tag)::type>(ctx, *p); });
+  visit_float_dtype(ctx.input(0).dtype(),
+                    [&](auto tag) { global_lp_pool_typed<typename decltype(tag)::type>(ctx, *p); });
   return Status::Ok();
 }
 
@@ -216,7 +220,8 @@ Status max_unpool_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& idx = ctx.input(1);
   Tensor& y = ctx.output(0);
-  if (!is_index_dtype(idx.dtype())) return ctx.error(std::string("input I must be int64, got ") + dtype_name(idx.dtype()));
+  if (!is_index_dtype(idx.dtype()))
+    return ctx.error(std::string("input I must be int64, got ") + dtype_name(idx.dtype()));
   if (idx.shape() != x.shape())
     return ctx.error("indices " + shape_to_string(idx.shape()) + " must have X's shape " + shape_to_string(x.shape()));
   // The indices address the tensor MaxPool read, whose shape is the default output shape; a
@@ -235,8 +240,8 @@ Status max_unpool_kernel(KernelContext& ctx) {
     const int64_t v = index_at(idx, i);
     if (v < 0 || v >= from_numel)
       return ctx.error("indices" + position_string(idx.shape(), i) + " = " + std::to_string(v) +
-                       " is out of range [0, " + std::to_string(from_numel - 1) +
-                       "] of the unpooled shape " + shape_to_string(from));
+                       " is out of range [0, " + std::to_string(from_numel - 1) + "] of the unpooled shape " +
+                       shape_to_string(from));
     int64_t rest = v, at = 0, mul = 1;
     for (size_t d = from.size(); d-- > 0;) {
       const int64_t coord = rest % from[d];
@@ -325,8 +330,9 @@ Status max_roi_pool_kernel(KernelContext& ctx) {
   if (!ps.ok()) return ps.status();
   if (ctx.input(1).dtype() != ctx.input(0).dtype()) return ctx.error("rois must have X's dtype");
   Status st = Status::Ok();
-  visit_float_dtype(ctx.input(0).dtype(),
-                    [&](auto tag) { st = max_roi_pool_typed<typename decltype(tag)::type>(ctx, ps->first, ps->second); });
+  visit_float_dtype(ctx.input(0).dtype(), [&](auto tag) {
+    st = max_roi_pool_typed<typename decltype(tag)::type>(ctx, ps->first, ps->second);
+  });
   return st;
 }
 

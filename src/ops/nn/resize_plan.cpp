@@ -19,11 +19,16 @@ bool tensor_has_values(const Tensor* t) { return t && t->numel() > 0; }
 double source_coordinate(const ResizePlan& p, size_t d, int64_t o, int64_t in, int64_t out) {
   const double x = static_cast<double>(o), s = p.scales[d];
   switch (p.coord) {
-    case CoordMode::kHalfPixel: return (x + 0.5) / s - 0.5;
-    case CoordMode::kAsymmetric: return x / s;
-    case CoordMode::kAlignCorners: return out == 1 ? 0.0 : x * static_cast<double>(in - 1) / static_cast<double>(out - 1);
-    case CoordMode::kPytorchHalfPixel: return out > 1 ? (x + 0.5) / s - 0.5 : 0.0;
-    case CoordMode::kTfHalfPixelForNn: return (x + 0.5) / s;
+    case CoordMode::kHalfPixel:
+      return (x + 0.5) / s - 0.5;
+    case CoordMode::kAsymmetric:
+      return x / s;
+    case CoordMode::kAlignCorners:
+      return out == 1 ? 0.0 : x * static_cast<double>(in - 1) / static_cast<double>(out - 1);
+    case CoordMode::kPytorchHalfPixel:
+      return out > 1 ? (x + 0.5) / s - 0.5 : 0.0;
+    case CoordMode::kTfHalfPixelForNn:
+      return (x + 0.5) / s;
     case CoordMode::kTfCropAndResize: {
       const double a = p.roi_start[d], b = p.roi_end[d], span = static_cast<double>(in - 1);
       return out > 1 ? a * span + x * (b - a) * span / static_cast<double>(out - 1) : 0.5 * (a + b) * span;
@@ -34,11 +39,16 @@ double source_coordinate(const ResizePlan& p, size_t d, int64_t o, int64_t in, i
 
 int64_t nearest_index(NearestMode m, double x, double scale) {
   switch (m) {
-    case NearestMode::kRoundPreferFloor: return x == std::floor(x) + 0.5 ? static_cast<int64_t>(std::floor(x)) : std::llround(x);
-    case NearestMode::kRoundPreferCeil: return x == std::floor(x) + 0.5 ? static_cast<int64_t>(std::ceil(x)) : std::llround(x);
-    case NearestMode::kFloor: return static_cast<int64_t>(std::floor(x));
-    case NearestMode::kCeil: return static_cast<int64_t>(std::ceil(x));
-    case NearestMode::kSimple: return static_cast<int64_t>(scale < 1.0 ? std::ceil(x) : std::floor(x));
+    case NearestMode::kRoundPreferFloor:
+      return x == std::floor(x) + 0.5 ? static_cast<int64_t>(std::floor(x)) : std::llround(x);
+    case NearestMode::kRoundPreferCeil:
+      return x == std::floor(x) + 0.5 ? static_cast<int64_t>(std::ceil(x)) : std::llround(x);
+    case NearestMode::kFloor:
+      return static_cast<int64_t>(std::floor(x));
+    case NearestMode::kCeil:
+      return static_cast<int64_t>(std::ceil(x));
+    case NearestMode::kSimple:
+      return static_cast<int64_t>(scale < 1.0 ? std::ceil(x) : std::floor(x));
   }
   return 0;
 }
@@ -55,11 +65,16 @@ ResizeInputs resize_inputs(std::string_view op, int64_t opset) {
 // Reads the mode attributes (no inputs needed).
 Status read_resize_modes(const Attributes& attrs, std::string_view op, int64_t opset, ResizePlan* plan) {
   const std::string mode = attrs.get_string("mode", "nearest");
-  if (mode == "nearest") plan->mode = ResizeMode::kNearest;
-  else if (mode == "linear" || mode == "bilinear" || mode == "trilinear") plan->mode = ResizeMode::kLinear;
-  else if (mode == "cubic" && !legacy_semantics(op, opset)) plan->mode = ResizeMode::kCubic;
-  else if (mode == "cubic") return invalid_model("mode 'cubic' needs Resize from opset 11");
-  else return invalid_model("mode '" + mode + "' is not one of nearest, linear, cubic");
+  if (mode == "nearest")
+    plan->mode = ResizeMode::kNearest;
+  else if (mode == "linear" || mode == "bilinear" || mode == "trilinear")
+    plan->mode = ResizeMode::kLinear;
+  else if (mode == "cubic" && !legacy_semantics(op, opset))
+    plan->mode = ResizeMode::kCubic;
+  else if (mode == "cubic")
+    return invalid_model("mode 'cubic' needs Resize from opset 11");
+  else
+    return invalid_model("mode '" + mode + "' is not one of nearest, linear, cubic");
   if (legacy_semantics(op, opset)) {
     plan->coord = CoordMode::kAsymmetric;
     plan->nearest = NearestMode::kSimple;
@@ -83,13 +98,17 @@ Status read_resize_modes(const Attributes& attrs, std::string_view op, int64_t o
   bool found = false;
   for (const auto& [name, value] : kCoordModes)
     if (coord == name) plan->coord = value, found = true;
-  if (!found) return invalid_model("coordinate_transformation_mode '" + coord + "' is not one of half_pixel, asymmetric, align_corners, pytorch_half_pixel, tf_half_pixel_for_nn, tf_crop_and_resize");
+  if (!found)
+    return invalid_model("coordinate_transformation_mode '" + coord +
+                         "' is not one of half_pixel, asymmetric, align_corners, pytorch_half_pixel, "
+                         "tf_half_pixel_for_nn, tf_crop_and_resize");
   const std::string nearest = attrs.get_string("nearest_mode", "round_prefer_floor");
   found = false;
   for (const auto& [name, value] : kNearestModes)
     if (nearest == name) plan->nearest = value, found = true;
   if (!found)
-    return invalid_model("nearest_mode '" + nearest + "' is not one of round_prefer_floor, round_prefer_ceil, floor, ceil");
+    return invalid_model("nearest_mode '" + nearest +
+                         "' is not one of round_prefer_floor, round_prefer_ceil, floor, ceil");
   plan->extrapolation_value = attrs.get_float("extrapolation_value", 0.0f);
   plan->cubic_coeff_a = attrs.get_float("cubic_coeff_a", -0.75f);
   plan->exclude_outside = attrs.get_int("exclude_outside", 0) != 0;
@@ -108,7 +127,8 @@ Status plan_resize_shape(const Shape& x, const Tensor* scales, const Tensor* siz
   plan->roi_start.assign(rank, 0.0);
   plan->roi_end.assign(rank, 1.0);
   if (plan->coord == CoordMode::kTfCropAndResize) {
-    if (!tensor_has_values(roi)) return invalid_model("coordinate_transformation_mode tf_crop_and_resize needs the 'roi' input");
+    if (!tensor_has_values(roi))
+      return invalid_model("coordinate_transformation_mode tf_crop_and_resize needs the 'roi' input");
     if (!is_nn_float(roi->dtype()) || static_cast<size_t>(roi->numel()) != 2 * rank)
       return invalid_model("roi has " + std::to_string(roi->numel()) + " values; expected " + std::to_string(2 * rank) +
                            " floats (starts then ends)");
@@ -135,7 +155,8 @@ Status plan_resize_shape(const Shape& x, const Tensor* scales, const Tensor* siz
                            std::to_string(rank));
     for (size_t d = 0; d < rank; ++d) {
       if (!(s[d] > 0.0) || !std::isfinite(s[d]))
-        return invalid_model("scales must be finite and > 0, got " + std::to_string(s[d]) + " for dim " + std::to_string(d));
+        return invalid_model("scales must be finite and > 0, got " + std::to_string(s[d]) + " for dim " +
+                             std::to_string(d));
       plan->scales[d] = s[d];
       if (x[d] < 0) {
         plan->output[d] = -1;
@@ -152,19 +173,21 @@ Status plan_resize_shape(const Shape& x, const Tensor* scales, const Tensor* siz
     if (sizes->dtype() != DType::kInt64)
       return invalid_model(std::string("sizes has dtype ") + dtype_name(sizes->dtype()) + "; expected int64");
     if (static_cast<size_t>(sizes->numel()) != rank)
-      return invalid_model("sizes has " + std::to_string(sizes->numel()) + " values; X " + shape_to_string(x) + " needs " +
-                           std::to_string(rank));
+      return invalid_model("sizes has " + std::to_string(sizes->numel()) + " values; X " + shape_to_string(x) +
+                           " needs " + std::to_string(rank));
     for (size_t d = 0; d < rank; ++d) {
       const int64_t out = sizes->data<int64_t>()[d];
       if (out < 0 || static_cast<uint64_t>(out) > max_tensor_bytes())
-        return invalid_model("sizes entry " + std::to_string(out) + " for dim " + std::to_string(d) + " is out of range");
+        return invalid_model("sizes entry " + std::to_string(out) + " for dim " + std::to_string(d) +
+                             " is out of range");
       plan->output[d] = out;
       if (x[d] > 0) plan->scales[d] = static_cast<double>(out) / static_cast<double>(x[d]);
     }
   }
   for (size_t d = 0; d < rank; ++d)
     if (x[d] == 0 && plan->output[d] > 0)
-      return invalid_model("dim " + std::to_string(d) + " of X is 0 but the output dim is " + std::to_string(plan->output[d]));
+      return invalid_model("dim " + std::to_string(d) + " of X is 0 but the output dim is " +
+                           std::to_string(plan->output[d]));
   return check_output_elements(plan->output);
 }
 

@@ -25,8 +25,8 @@ struct ResizePlan {
   ResizeMode mode = ResizeMode::kNearest;
   CoordMode coord = CoordMode::kAsymmetric;
   NearestMode nearest = NearestMode::kSimple;
-  std::vector<double> scales;                 // per dim, as the coordinate transform uses them
-  std::vector<double> roi_start, roi_end;     // tf_crop_and_resize only
+  std::vector<double> scales;              // per dim, as the coordinate transform uses them
+  std::vector<double> roi_start, roi_end;  // tf_crop_and_resize only
   float extrapolation_value = 0.0f;
   double cubic_coeff_a = -0.75;  // cubic mode: Keys' a
   bool exclude_outside = false;  // cubic mode: taps outside the input get weight 0 (renormalised)

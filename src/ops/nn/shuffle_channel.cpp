@@ -67,7 +67,8 @@ void shuffle_block(const char* in, char* out, int64_t groups, int64_t per_group)
 void shuffle_block_bytes(const char* in, char* out, int64_t groups, int64_t per_group, size_t run) {
   for (int64_t i = 0; i < per_group; ++i)
     for (int64_t j = 0; j < groups; ++j)
-      std::memcpy(out + static_cast<size_t>(i * groups + j) * run, in + static_cast<size_t>(j * per_group + i) * run, run);
+      std::memcpy(out + static_cast<size_t>(i * groups + j) * run, in + static_cast<size_t>(j * per_group + i) * run,
+                  run);
 }
 
 Status shuffle_channel_kernel(KernelContext& ctx) {
@@ -86,11 +87,20 @@ Status shuffle_channel_kernel(KernelContext& ctx) {
       const char* in = src + static_cast<size_t>(o) * block;
       char* out = dst + static_cast<size_t>(o) * block;
       switch (run) {
-        case 1: shuffle_block<uint8_t>(in, out, g.group, per_group); break;
-        case 2: shuffle_block<uint16_t>(in, out, g.group, per_group); break;
-        case 4: shuffle_block<uint32_t>(in, out, g.group, per_group); break;
-        case 8: shuffle_block<uint64_t>(in, out, g.group, per_group); break;
-        default: shuffle_block_bytes(in, out, g.group, per_group, run);
+        case 1:
+          shuffle_block<uint8_t>(in, out, g.group, per_group);
+          break;
+        case 2:
+          shuffle_block<uint16_t>(in, out, g.group, per_group);
+          break;
+        case 4:
+          shuffle_block<uint32_t>(in, out, g.group, per_group);
+          break;
+        case 8:
+          shuffle_block<uint64_t>(in, out, g.group, per_group);
+          break;
+        default:
+          shuffle_block_bytes(in, out, g.group, per_group, run);
       }
     }
   });

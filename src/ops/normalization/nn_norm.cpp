@@ -19,7 +19,8 @@ bool output_present(const InferContext& ctx, size_t i) {
 
 Status check_epsilon(const InferContext& ctx) {
   const float eps = ctx.attrs().get_float("epsilon", 1e-5f);
-  if (!(eps >= 0.0f) || !std::isfinite(eps)) return ctx.error("epsilon must be a finite value >= 0, got " + std::to_string(eps));
+  if (!(eps >= 0.0f) || !std::isfinite(eps))
+    return ctx.error("epsilon must be a finite value >= 0, got " + std::to_string(eps));
   return Status::Ok();
 }
 
@@ -42,9 +43,7 @@ void moments(const T* x, int64_t n, double* mean, double* var) {
 // BatchNormalization: y = (x - mean) / sqrt(var + epsilon) * scale + B, per channel (or, with
 // opset < 9 spatial = 0, per element of a sample).
 
-bool bn_per_activation(const Attributes& attrs, int64_t opset) {
-  return opset < 9 && attrs.get_int("spatial", 1) == 0;
-}
+bool bn_per_activation(const Attributes& attrs, int64_t opset) { return opset < 9 && attrs.get_int("spatial", 1) == 0; }
 
 // Training mode: from opset 14 the training_mode attribute; from 7 to 13, asking for the mean /
 // variance outputs; before 7, is_test = 0, which the loader turns into training_mode = 1.
@@ -62,11 +61,14 @@ Status infer_batch_norm(InferContext& ctx) {
   static const char* kParamNames[] = {"", "scale", "B", "input_mean", "input_var"};
   for (size_t i = 1; i < 5; ++i)
     if (!is_nn_float(ctx.input_dtype(i)))
-      return ctx.error(std::string(kParamNames[i]) + " has dtype " + dtype_name(ctx.input_dtype(i)) + "; expected a float type");
+      return ctx.error(std::string(kParamNames[i]) + " has dtype " + dtype_name(ctx.input_dtype(i)) +
+                       "; expected a float type");
   bool extra_outputs = false;
   for (size_t i = 1; i < ctx.num_outputs(); ++i) extra_outputs = extra_outputs || output_present(ctx, i);
   if (bn_mode_by_attribute(ctx.opset()) && ctx.attrs().get_int("training_mode", 0) == 0 && extra_outputs)
-    return ctx.error("the running mean and variance outputs exist only in training mode (training_mode = 1; is_test = 0 before opset 7)");
+    return ctx.error(
+        "the running mean and variance outputs exist only in training mode (training_mode = 1; is_test = 0 before "
+        "opset 7)");
   OPENGE_RETURN_IF_ERROR(check_epsilon(ctx));
   const int64_t spatial = ctx.attrs().get_int("spatial", 1);
   if (spatial != 0 && spatial != 1) return ctx.error("spatial must be 0 or 1, got " + std::to_string(spatial));
@@ -78,8 +80,10 @@ Status infer_batch_norm(InferContext& ctx) {
     for (size_t i = 1; i < ctx.num_outputs(); ++i) {
       if (!output_present(ctx, i)) continue;
       const DType st = ctx.input_dtype(i % 2 == 1 ? 3 : 4);
-      if (channels) ctx.set_output(i, st, *channels);
-      else ctx.set_output_dtype(i, st);
+      if (channels)
+        ctx.set_output(i, st, *channels);
+      else
+        ctx.set_output_dtype(i, st);
     }
   };
   if (!ctx.input_shape_known(0)) {
@@ -90,7 +94,8 @@ Status infer_batch_norm(InferContext& ctx) {
   const Shape& x = ctx.input_shape(0);
   if (x.size() < 2) return ctx.error("input X has shape " + shape_to_string(x) + "; expected N x C x ... (rank >= 2)");
   if (dims_known(x)) {
-    const int64_t per_sample = bn_per_activation(ctx.attrs(), ctx.opset()) ? shape_numel(Shape(x.begin() + 1, x.end())) : x[1];
+    const int64_t per_sample =
+        bn_per_activation(ctx.attrs(), ctx.opset()) ? shape_numel(Shape(x.begin() + 1, x.end())) : x[1];
     for (size_t i = 1; i < 5; ++i) {
       if (!ctx.input_shape_known(i)) continue;
       const Shape& p = ctx.input_shape(i);
@@ -110,7 +115,8 @@ Status infer_batch_norm(InferContext& ctx) {
 // a row the sum runs in SIMD lanes (`omp simd reduction`): a fixed order too, which the compiler
 // may not choose for a plain double sum on its own.
 template <class T>
-void batch_moments(const Tensor& xt, int64_t groups, int64_t inner, std::vector<double>& mean, std::vector<double>& var) {
+void batch_moments(const Tensor& xt, int64_t groups, int64_t inner, std::vector<double>& mean,
+                   std::vector<double>& var) {
   using F = float_or_self_t<T>;
   const T* x = xt.data<T>();
   const int64_t rows = groups * inner == 0 ? 0 : xt.numel() / (groups * inner);  // 0 at a zero-sized dim
@@ -165,7 +171,8 @@ void batch_norm_typed(KernelContext& ctx, int64_t groups, int64_t inner, const s
       const Acc ac = a[static_cast<size_t>(c)], bc = b[static_cast<size_t>(c)];
       const T* xr = x + r * inner;
       T* yr = y + r * inner;
-      for (int64_t i = 0; i < inner; ++i) yr[i] = nn_store<T>(static_cast<Acc>(static_cast<float_or_self_t<T>>(xr[i])) * ac + bc);
+      for (int64_t i = 0; i < inner; ++i)
+        yr[i] = nn_store<T>(static_cast<Acc>(static_cast<float_or_self_t<T>>(xr[i])) * ac + bc);
     }
   });
 }
@@ -186,14 +193,16 @@ Status batch_norm_kernel(KernelContext& ctx) {
   std::vector<double> mean, var;
   const bool training = bn_training(ctx.node(), ctx.attrs(), ctx.opset());
   if (training) {
-    visit_float_dtype(x.dtype(), [&](auto tag) { batch_moments<typename decltype(tag)::type>(x, groups, inner, mean, var); });
+    visit_float_dtype(x.dtype(),
+                      [&](auto tag) { batch_moments<typename decltype(tag)::type>(x, groups, inner, mean, var); });
   } else {
     const AccView<double> m(ctx.input(3)), v(ctx.input(4));
     mean.assign(m.data(), m.data() + groups);
     var.assign(v.data(), v.data() + groups);
   }
   if (x.numel() > 0)
-    visit_float_dtype(x.dtype(), [&](auto tag) { batch_norm_typed<typename decltype(tag)::type>(ctx, groups, inner, mean, var); });
+    visit_float_dtype(x.dtype(),
+                      [&](auto tag) { batch_norm_typed<typename decltype(tag)::type>(ctx, groups, inner, mean, var); });
   if (!training) return Status::Ok();
   // running = input * momentum + batch * (1 - momentum); then the batch statistics themselves.
   const double momentum = ctx.attrs().get_float("momentum", 0.9f);
@@ -229,7 +238,8 @@ Status infer_instance_norm(InferContext& ctx) {
     return Status::Ok();
   }
   const Shape& x = ctx.input_shape(0);
-  if (x.size() < 3) return ctx.error("input X has shape " + shape_to_string(x) + "; expected N x C x D1 x ... (rank >= 3)");
+  if (x.size() < 3)
+    return ctx.error("input X has shape " + shape_to_string(x) + "; expected N x C x D1 x ... (rank >= 3)");
   for (size_t i = 1; i < 3; ++i) {
     if (!ctx.input_shape_known(i)) continue;
     const Shape& p = ctx.input_shape(i);
@@ -410,7 +420,8 @@ Status layer_norm_planned(KernelContext& ctx, const LayerNormPlan& p, void* buf)
     own.resize(2 * static_cast<size_t>(p.inner));
     buf = own.data();
   }
-  visit_float_dtype(ctx.input(0).dtype(), [&](auto tag) { layer_norm_typed<typename decltype(tag)::type>(ctx, p, buf); });
+  visit_float_dtype(ctx.input(0).dtype(),
+                    [&](auto tag) { layer_norm_typed<typename decltype(tag)::type>(ctx, p, buf); });
   return Status::Ok();
 }
 

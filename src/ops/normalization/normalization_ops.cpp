@@ -146,7 +146,8 @@ void mvn_typed(KernelContext& ctx, const std::vector<bool>& reduced) {
     sq[k] += d * d;
   }
   // ONNX's function body: (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9).
-  for (size_t k = 0; k < sq.size(); ++k) sq[k] = std::sqrt(sq[k] / static_cast<double>(std::max<int64_t>(1, count[k]))) + 1e-9;
+  for (size_t k = 0; k < sq.size(); ++k)
+    sq[k] = std::sqrt(sq[k] / static_cast<double>(std::max<int64_t>(1, count[k]))) + 1e-9;
   Acc* out = y.data();
   for (int64_t e = 0; e < xt.numel(); ++e) {
     const size_t k = static_cast<size_t>(g.group_of[static_cast<size_t>(e)]);

@@ -39,8 +39,8 @@ Q saturate_round(float v) {
 // Scale/zero-point broadcasting: a scalar (or one-element 1-D) applies to every element;
 // a 1-D tensor of the axis' length applies along `axis` (opset 13).
 struct QuantParams {
-  int64_t count = 1;   // elements in scale (1: per-tensor)
-  int64_t inner = 1;   // elements after the axis
+  int64_t count = 1;  // elements in scale (1: per-tensor)
+  int64_t inner = 1;  // elements after the axis
   int64_t axis_len = 1;
   int64_t index_of(int64_t flat) const { return count == 1 ? 0 : (flat / inner) % axis_len; }
 };
@@ -50,15 +50,20 @@ Result<QuantParams> plan_params(const Ctx& ctx, const Shape& x, const Shape& sca
   QuantParams p;
   p.count = shape_numel(scale);
   if (zero_point && *zero_point != scale)
-    return ctx.error("zero point " + shape_to_string(*zero_point) + " must have the scale's shape " + shape_to_string(scale));
+    return ctx.error("zero point " + shape_to_string(*zero_point) + " must have the scale's shape " +
+                     shape_to_string(scale));
   if (scale.size() > 1) return ctx.error("scale must be a scalar or 1-D, got " + shape_to_string(scale));
   if (p.count == 1 && (scale.empty() || scale[0] == 1)) return p;
-  if (ctx.opset() < 13 || scale.empty()) return ctx.error("per-axis scale needs opset 13 and a 1-D scale, got " + shape_to_string(scale));
+  if (ctx.opset() < 13 || scale.empty())
+    return ctx.error("per-axis scale needs opset 13 and a 1-D scale, got " + shape_to_string(scale));
   const auto axis = normalize_axis(ctx.attrs().get_int("axis", 1), static_cast<int64_t>(x.size()));
-  if (!axis) return ctx.error("axis " + std::to_string(ctx.attrs().get_int("axis", 1)) + " is out of range for " + shape_to_string(x));
+  if (!axis)
+    return ctx.error("axis " + std::to_string(ctx.attrs().get_int("axis", 1)) + " is out of range for " +
+                     shape_to_string(x));
   p.axis_len = x[static_cast<size_t>(*axis)];
   if (p.axis_len != p.count)
-    return ctx.error("scale " + shape_to_string(scale) + " must have the length of axis " + std::to_string(*axis) + " of " + shape_to_string(x));
+    return ctx.error("scale " + shape_to_string(scale) + " must have the length of axis " + std::to_string(*axis) +
+                     " of " + shape_to_string(x));
   for (size_t i = static_cast<size_t>(*axis) + 1; i < x.size(); ++i) p.inner *= x[i];
   return p;
 }
@@ -106,7 +111,8 @@ struct LoadedParams {
 Result<LoadedParams> load_params(const KernelContext& ctx) {
   auto plan = plan_params_of(ctx, ctx.input(0).shape());
   if (!plan.ok()) return plan.status();
-  LoadedParams l{*plan, std::vector<float>(static_cast<size_t>(plan->count)), std::vector<float>(static_cast<size_t>(plan->count), 0.f)};
+  LoadedParams l{*plan, std::vector<float>(static_cast<size_t>(plan->count)),
+                 std::vector<float>(static_cast<size_t>(plan->count), 0.f)};
   for (int64_t i = 0; i < plan->count; ++i) {
     l.scale[i] = static_cast<float>(ctx.input(1).scalar_as_double(i));
     if (ctx.has_input(2)) l.zero_point[i] = static_cast<float>(ctx.input(2).scalar_as_int(i));
@@ -234,8 +240,10 @@ Status dequantize_kernel(KernelContext& ctx) {
 
 Status dynamic_quantize_infer(InferContext& ctx) {
   OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 0, dtype_bit(DType::kFloat32)));
-  if (ctx.input_shape_known(0)) ctx.set_output(0, DType::kUInt8, ctx.input_shape(0));
-  else ctx.set_output_dtype(0, DType::kUInt8);
+  if (ctx.input_shape_known(0))
+    ctx.set_output(0, DType::kUInt8, ctx.input_shape(0));
+  else
+    ctx.set_output_dtype(0, DType::kUInt8);
   if (ctx.num_outputs() > 1) ctx.set_output(1, DType::kFloat32, {});
   if (ctx.num_outputs() > 2) ctx.set_output(2, DType::kUInt8, {});
   return Status::Ok();
@@ -283,7 +291,8 @@ Result<IntMatMulPlan> plan_int_matmul(const Shape& a, const Shape& b) {
   const Shape a_batch = a_vec ? Shape{} : Shape(a.begin(), a.end() - 2);
   const Shape b_batch = b_vec ? Shape{} : Shape(b.begin(), b.end() - 2);
   const auto batch = broadcast_shapes(a_batch, b_batch);
-  if (!batch) return invalid_argument("batch dimensions do not broadcast: " + shape_to_string(a) + " x " + shape_to_string(b));
+  if (!batch)
+    return invalid_argument("batch dimensions do not broadcast: " + shape_to_string(a) + " x " + shape_to_string(b));
   p.out = *batch;
   p.batches = shape_numel(*batch);
   if (!a_vec) p.out.push_back(p.M);
@@ -309,7 +318,8 @@ std::vector<uint64_t> centered(const Tensor& t, const Tensor* zp, ZpIndex&& zp_i
 // Error unless a per-row (A) / per-column (B) parameter has 1 or `n` values.
 Status check_param_count(const KernelContext& ctx, const Tensor* t, int64_t n, const char* what) {
   if (t && t->numel() != 1 && t->numel() != n)
-    return ctx.error(std::string(what) + " must have 1 or " + std::to_string(n) + " values, got " + shape_to_string(t->shape()));
+    return ctx.error(std::string(what) + " must have 1 or " + std::to_string(n) + " values, got " +
+                     shape_to_string(t->shape()));
   return Status::Ok();
 }
 
@@ -323,8 +333,8 @@ Result<std::vector<uint64_t>> integer_product(KernelContext& ctx, const IntMatMu
   const std::vector<uint64_t> a = centered(ctx.input(a_in), azp, [&](int64_t i) { return (i / p.K) % p.M; });
   const std::vector<uint64_t> b = centered(ctx.input(b_in), bzp, [&](int64_t i) { return i % p.N; });
   std::vector<uint64_t> c(static_cast<size_t>(p.batches * p.M * p.N));
-  batched_gemm<uint64_t>(p.batches, p.M, p.N, p.K, a.data(), p.a_offsets.data(), p.K, b.data(), p.b_offsets.data(),
-                         p.N, false, c.data());
+  batched_gemm<uint64_t>(p.batches, p.M, p.N, p.K, a.data(), p.a_offsets.data(), p.K, b.data(), p.b_offsets.data(), p.N,
+                         false, c.data());
   return c;
 }
 
@@ -373,12 +383,15 @@ Status qlinear_matmul_kernel(KernelContext& ctx) {
   const IntMatMulPlan& p = *plan;
   OPENGE_RETURN_IF_ERROR(check_param_count(ctx, &ctx.input(1), p.M, "a_scale"));
   OPENGE_RETURN_IF_ERROR(check_param_count(ctx, &ctx.input(4), p.N, "b_scale"));
-  if (ctx.input(6).numel() != 1 || ctx.input(7).numel() != 1) return ctx.error("y_scale and y_zero_point must be scalars");
+  if (ctx.input(6).numel() != 1 || ctx.input(7).numel() != 1)
+    return ctx.error("y_scale and y_zero_point must be scalars");
   auto c = integer_product(ctx, p, 0, 2, 3, 5);
   if (!c.ok()) return c.status();
   const float y_scale = static_cast<float>(ctx.input(6).scalar_as_double());
   const float y_zp = static_cast<float>(ctx.input(7).scalar_as_int());
-  auto param = [](const Tensor& t, int64_t i) { return static_cast<float>(t.scalar_as_double(t.numel() == 1 ? 0 : i)); };
+  auto param = [](const Tensor& t, int64_t i) {
+    return static_cast<float>(t.scalar_as_double(t.numel() == 1 ? 0 : i));
+  };
   Tensor& y = ctx.output(0);
   elementwise::visit_dtype_in<kQuantizedTypes>(y.dtype(), [&](auto tag) {
     using Q = typename decltype(tag)::type;
@@ -412,7 +425,8 @@ Result<IntConvPlan> plan_int_conv(const Ctx& ctx, const Shape& x, const Shape& w
   p.N = x[0], p.C = x[1], p.M = w[0];
   p.group = ctx.attrs().get_int("group", 1);
   if (p.group < 1 || p.C % p.group != 0 || p.M % p.group != 0 || w[1] * p.group != p.C)
-    return ctx.error("group " + std::to_string(p.group) + " does not fit x " + shape_to_string(x) + " and w " + shape_to_string(w));
+    return ctx.error("group " + std::to_string(p.group) + " does not fit x " + shape_to_string(x) + " and w " +
+                     shape_to_string(w));
   const std::vector<int64_t> kernel(w.begin() + 2, w.end()), spatial(x.begin() + 2, x.end());
   auto params = read_window_params(ctx.attrs(), spatial.size(), &kernel, false);
   if (!params.ok()) return ctx.error(params.status().message());
@@ -518,7 +532,8 @@ Status qlinear_conv_kernel(KernelContext& ctx) {
   if (ctx.input(1).numel() != 1 || ctx.input(6).numel() != 1 || ctx.input(7).numel() != 1)
     return ctx.error("x_scale, y_scale and y_zero_point must be scalars");
   const Tensor* bias = ctx.has_input(8) ? &ctx.input(8) : nullptr;
-  if (bias && bias->numel() != p.M) return ctx.error("B must have " + std::to_string(p.M) + " values, got " + shape_to_string(bias->shape()));
+  if (bias && bias->numel() != p.M)
+    return ctx.error("B must have " + std::to_string(p.M) + " values, got " + shape_to_string(bias->shape()));
   const bool residual = ctx.node().op_type == "QLinearConvAdd";
   const Tensor* r = residual ? &ctx.input(9) : nullptr;
   if (r && (r->shape() != ctx.output(0).shape() || ctx.input(10).numel() != 1 || ctx.input(11).numel() != 1))
@@ -541,8 +556,10 @@ Status qlinear_conv_kernel(KernelContext& ctx) {
     for (int64_t i = 0; i < static_cast<int64_t>(acc->size()); ++i) {
       const int64_t m = (i / out_size) % p.M;
       const int32_t b = bias ? bias->data<int32_t>()[m] : 0;
-      const int32_t sum = static_cast<int32_t>(static_cast<uint32_t>((*acc)[static_cast<size_t>(i)]) + static_cast<uint32_t>(b));
-      const float multiplier = x_scale * static_cast<float>(w_scale.scalar_as_double(w_scale.numel() == 1 ? 0 : m)) / y_scale;
+      const int32_t sum =
+          static_cast<int32_t>(static_cast<uint32_t>((*acc)[static_cast<size_t>(i)]) + static_cast<uint32_t>(b));
+      const float multiplier =
+          x_scale * static_cast<float>(w_scale.scalar_as_double(w_scale.numel() == 1 ? 0 : m)) / y_scale;
       float v = static_cast<float>(sum) * multiplier;
       if (r) v += (static_cast<float>(r->scalar_as_int(i)) - r_zp) * r_multiplier;
       if (relu) v = std::max(v, 0.0f);
@@ -563,7 +580,8 @@ Status qlinear_conv_add_infer(InferContext& ctx) {
 void register_quantize_ops(std::vector<OpSchema>& table) {
   table.push_back(OpSchema{"QuantizeLinear", 2, 3, 1, 1, &quantize_infer, &quantize_kernel, false});
   table.push_back(OpSchema{"DequantizeLinear", 2, 3, 1, 1, &dequantize_infer, &dequantize_kernel, false});
-  table.push_back(OpSchema{"DynamicQuantizeLinear", 1, 1, 1, 3, &dynamic_quantize_infer, &dynamic_quantize_kernel, false});
+  table.push_back(
+      OpSchema{"DynamicQuantizeLinear", 1, 1, 1, 3, &dynamic_quantize_infer, &dynamic_quantize_kernel, false});
   table.push_back(OpSchema{"MatMulInteger", 2, 4, 1, 1, &matmul_integer_infer, &matmul_integer_kernel, false});
   table.push_back(OpSchema{"QLinearMatMul", 8, 8, 1, 1, &qlinear_matmul_infer, &qlinear_matmul_kernel, false});
   table.push_back(OpSchema{"ConvInteger", 2, 4, 1, 1, &conv_integer_infer, &conv_integer_kernel, false});

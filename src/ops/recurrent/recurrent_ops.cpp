@@ -47,13 +47,24 @@ constexpr size_t kX = 0, kW = 1, kR = 2, kB = 3, kSeqLens = 4, kInitH = 5, kInit
 // ---------------------------------------------------------------------------------------------
 // Activation functions (the list ONNX allows in `activations`), with their alpha/beta.
 
-enum class ActFn { kRelu, kTanh, kSigmoid, kAffine, kLeakyRelu, kThresholdedRelu, kScaledTanh,
-                   kHardSigmoid, kElu, kSoftsign, kSoftplus };
+enum class ActFn {
+  kRelu,
+  kTanh,
+  kSigmoid,
+  kAffine,
+  kLeakyRelu,
+  kThresholdedRelu,
+  kScaledTanh,
+  kHardSigmoid,
+  kElu,
+  kSoftsign,
+  kSoftplus
+};
 
 struct ActInfo {
   std::string_view name;
   ActFn fn;
-  int params;  // how many of activation_alpha / activation_beta it consumes (0, 1: alpha, 2: both)
+  int params;         // how many of activation_alpha / activation_beta it consumes (0, 1: alpha, 2: both)
   float alpha, beta;  // defaults, as the corresponding ONNX ops define them
 };
 
@@ -79,17 +90,28 @@ struct Activation {
   Acc operator()(Acc x) const {
     const Acc a = static_cast<Acc>(alpha), b = static_cast<Acc>(beta);
     switch (fn) {
-      case ActFn::kRelu: return x > Acc(0) ? x : Acc(0);
-      case ActFn::kTanh: return std::tanh(x);
-      case ActFn::kSigmoid: return Acc(1) / (Acc(1) + std::exp(-x));
-      case ActFn::kAffine: return a * x + b;
-      case ActFn::kLeakyRelu: return x >= Acc(0) ? x : a * x;
-      case ActFn::kThresholdedRelu: return x > a ? x : Acc(0);
-      case ActFn::kScaledTanh: return a * std::tanh(b * x);
-      case ActFn::kHardSigmoid: return std::max(Acc(0), std::min(Acc(1), a * x + b));
-      case ActFn::kElu: return x >= Acc(0) ? x : a * (std::exp(x) - Acc(1));
-      case ActFn::kSoftsign: return x / (Acc(1) + std::fabs(x));
-      case ActFn::kSoftplus: return x > Acc(20) ? x : std::log1p(std::exp(x));
+      case ActFn::kRelu:
+        return x > Acc(0) ? x : Acc(0);
+      case ActFn::kTanh:
+        return std::tanh(x);
+      case ActFn::kSigmoid:
+        return Acc(1) / (Acc(1) + std::exp(-x));
+      case ActFn::kAffine:
+        return a * x + b;
+      case ActFn::kLeakyRelu:
+        return x >= Acc(0) ? x : a * x;
+      case ActFn::kThresholdedRelu:
+        return x > a ? x : Acc(0);
+      case ActFn::kScaledTanh:
+        return a * std::tanh(b * x);
+      case ActFn::kHardSigmoid:
+        return std::max(Acc(0), std::min(Acc(1), a * x + b));
+      case ActFn::kElu:
+        return x >= Acc(0) ? x : a * (std::exp(x) - Acc(1));
+      case ActFn::kSoftsign:
+        return x / (Acc(1) + std::fabs(x));
+      case ActFn::kSoftplus:
+        return x > Acc(20) ? x : std::log1p(std::exp(x));
     }
     return x;
   }
@@ -154,10 +176,14 @@ struct Geometry {
 template <class Ctx>
 Status read_direction(const Ctx& ctx, Geometry& g) {
   const std::string direction = ctx.attrs().get_string("direction", "forward");
-  if (direction == "forward") g.directions = 1;
-  else if (direction == "reverse") g.directions = 1, g.reverse_only = true;
-  else if (direction == "bidirectional") g.directions = 2;
-  else return ctx.error("direction must be forward, reverse or bidirectional, got '" + direction + "'");
+  if (direction == "forward")
+    g.directions = 1;
+  else if (direction == "reverse")
+    g.directions = 1, g.reverse_only = true;
+  else if (direction == "bidirectional")
+    g.directions = 2;
+  else
+    return ctx.error("direction must be forward, reverse or bidirectional, got '" + direction + "'");
   const int64_t layout = ctx.attrs().get_int("layout", 0);
   if (layout != 0 && layout != 1) return ctx.error("layout must be 0 or 1, got " + std::to_string(layout));
   g.batch_major = layout == 1;
@@ -306,8 +332,8 @@ void gru_cell(StepIO<Acc>& s) {
   for (int64_t b = 0; b < s.batch; ++b) {
     if (!s.xw[b]) continue;
     for (int64_t j = 0; j < H; ++j) {
-      const Acc recurrent = s.opt.linear_before_reset ? r[b * H + j] * s.hr[b * gh + 2 * H + j]
-                                                      : rh[b * H + j] + s.dir.rb[2 * H + j];
+      const Acc recurrent =
+          s.opt.linear_before_reset ? r[b * H + j] * s.hr[b * gh + 2 * H + j] : rh[b * H + j] + s.dir.rb[2 * H + j];
       const Acc cand = g(clipped(s.xw[b][2 * H + j] + recurrent, s.opt));
       const Acc zt = z[b * H + j];
       Acc& ht = s.h[b * H + j];
@@ -372,9 +398,15 @@ void run_direction(const RecurrentKind& kind, const Geometry& g, bool reverse, c
       for (int64_t j = 0; j < gh; ++j) hr[b * gh + j] += dir.rb[j];
     StepIO<Acc> io{g.batch, g.hidden, step_xw, hr.data(), h.data(), c.data(), dir, opt};
     switch (kind.op) {
-      case RecurrentOp::kRnn: rnn_cell(io); break;
-      case RecurrentOp::kGru: gru_cell(io); break;
-      case RecurrentOp::kLstm: lstm_cell(io); break;
+      case RecurrentOp::kRnn:
+        rnn_cell(io);
+        break;
+      case RecurrentOp::kGru:
+        gru_cell(io);
+        break;
+      case RecurrentOp::kLstm:
+        lstm_cell(io);
+        break;
     }
     for (int64_t b = 0; b < g.batch; ++b)
       if (step_xw[b]) y_row(step_t[b], b, h.data() + b * g.hidden);
@@ -414,8 +446,7 @@ Status recurrent_compute(KernelContext& ctx, const RecurrentKind& kind, const Ge
   if (g.batch_major) {
     std::vector<Acc> tm(x.size());
     for (int64_t b = 0; b < B; ++b)
-      for (int64_t t = 0; t < S; ++t)
-        std::copy_n(x.data() + (b * S + t) * I, I, tm.data() + (t * B + b) * I);
+      for (int64_t t = 0; t < S; ++t) std::copy_n(x.data() + (b * S + t) * I, I, tm.data() + (t * B + b) * I);
     x.swap(tm);
   }
   const std::vector<Acc> w = to_compute<Acc, T>(in(kW), D * gh * I);
@@ -430,7 +461,7 @@ Status recurrent_compute(KernelContext& ctx, const RecurrentKind& kind, const Ge
   T* y = ctx.has_output(0) ? ctx.output(0).data<T>() : nullptr;
   if (y) std::fill_n(y, S * D * B * H, elementwise::to_storage<T>(Acc(0)));  // steps past a sequence's end
   for (int64_t d = 0; d < D; ++d) {
-    DirectionData<Acc> dir{w.data() + d * gh * I, r.data() + d * gh * H, bias.data() + d * 2 * gh,
+    DirectionData<Acc> dir{w.data() + d * gh * I,         r.data() + d * gh * H,   bias.data() + d * 2 * gh,
                            bias.data() + d * 2 * gh + gh, peep.data() + d * 3 * H, &acts[static_cast<size_t>(d)]};
     std::vector<Acc> h(static_cast<size_t>(B * H)), c(h.size());
     for (int64_t b = 0; b < B; ++b) {

@@ -15,17 +15,19 @@ Result<std::vector<int64_t>> normalize_axes(const std::vector<int64_t>& axes, in
     out.push_back(*n);
   }
   std::sort(out.begin(), out.end());
-  if (std::adjacent_find(out.begin(), out.end()) != out.end())
-    return invalid_argument("axes must not repeat an axis");
+  if (std::adjacent_find(out.begin(), out.end()) != out.end()) return invalid_argument("axes must not repeat an axis");
   return out;
 }
 
 AxisSplit split_at_axis(const Shape& shape, int64_t axis) {
   AxisSplit s;
   for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i) {
-    if (i < axis) s.outer *= shape[static_cast<size_t>(i)];
-    else if (i == axis) s.axis = shape[static_cast<size_t>(i)];
-    else s.inner *= shape[static_cast<size_t>(i)];
+    if (i < axis)
+      s.outer *= shape[static_cast<size_t>(i)];
+    else if (i == axis)
+      s.axis = shape[static_cast<size_t>(i)];
+    else
+      s.inner *= shape[static_cast<size_t>(i)];
   }
   return s;
 }

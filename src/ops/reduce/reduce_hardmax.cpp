@@ -50,7 +50,8 @@ Status hardmax_kernel(KernelContext& ctx) {
   Tensor& y = ctx.output(0);
   const int64_t axis = hardmax_axis(ctx.opset(), ctx.attrs());
   const std::optional<AxisSplit> split = hardmax_split(x.shape(), axis, ctx.opset());
-  if (!split) return ctx.error("axis " + std::to_string(axis) + " is out of range for input shape " + shape_to_string(x.shape()));
+  if (!split)
+    return ctx.error("axis " + std::to_string(axis) + " is out of range for input shape " + shape_to_string(x.shape()));
   const AxisSplit s = *split;
   if (x.numel() == 0) return Status::Ok();
   const bool ok = elementwise::visit_dtype_in<kFloatTypes>(x.dtype(), [&](auto tag) {

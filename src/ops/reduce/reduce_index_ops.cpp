@@ -28,12 +28,15 @@ Status infer_arg(InferContext& ctx) {
   const int64_t axis_attr = ctx.attrs().get_int("axis", 0);
   auto axis = normalize_axis(axis_attr, static_cast<int64_t>(shape.size()));
   if (!axis)
-    return ctx.error("axis " + std::to_string(axis_attr) + " is out of range for input shape " + shape_to_string(shape));
+    return ctx.error("axis " + std::to_string(axis_attr) + " is out of range for input shape " +
+                     shape_to_string(shape));
   const size_t a = static_cast<size_t>(*axis);
   Shape out;
   for (size_t i = 0; i < shape.size(); ++i) {
-    if (i != a) out.push_back(shape[i]);
-    else if (ctx.attrs().get_int("keepdims", 1) != 0) out.push_back(1);
+    if (i != a)
+      out.push_back(shape[i]);
+    else if (ctx.attrs().get_int("keepdims", 1) != 0)
+      out.push_back(1);
   }
   if (shape[a] == 0 && shape_numel(out) != 0)
     return ctx.error("cannot take " + ctx.node().op_type + " along axis " + std::to_string(*axis) + " of size 0");
@@ -46,8 +49,10 @@ void arg_reduce(const T* x, int64_t* y, AxisSplit s, bool last) {
   using A = reduce_acc_t<T>;
   // "better" is strict for the first index and non-strict for the last one.
   auto better = [last](A v, A best) {
-    if constexpr (kMax) return last ? v >= best : v > best;
-    else return last ? v <= best : v < best;
+    if constexpr (kMax)
+      return last ? v >= best : v > best;
+    else
+      return last ? v <= best : v < best;
   };
   parallel_for(s.outer * s.inner, 2 * s.axis + 8, [&](int64_t b, int64_t e) {
     for (int64_t t = b; t < e; ++t) {
@@ -57,7 +62,10 @@ void arg_reduce(const T* x, int64_t* y, AxisSplit s, bool last) {
       int64_t best_index = 0;
       for (int64_t r = 1; r < s.axis; ++r) {
         const A v = to_acc<A>(line[r * s.inner]);
-        if (better(v, best)) { best = v; best_index = r; }
+        if (better(v, best)) {
+          best = v;
+          best_index = r;
+        }
       }
       y[t] = best_index;
     }
@@ -78,8 +86,10 @@ Status arg_kernel(KernelContext& ctx) {
   int64_t* y = ctx.output(0).data<int64_t>();
   const bool ok = visit_numeric_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if (is_max) arg_reduce<T, true>(x.data<T>(), y, s, last);
-    else arg_reduce<T, false>(x.data<T>(), y, s, last);
+    if (is_max)
+      arg_reduce<T, true>(x.data<T>(), y, s, last);
+    else
+      arg_reduce<T, false>(x.data<T>(), y, s, last);
   });
   if (!ok) return ctx.error(std::string("unsupported dtype ") + dtype_name(x.dtype()));
   return Status::Ok();
@@ -114,7 +124,8 @@ Status infer_topk(InferContext& ctx) {
   const int64_t axis_attr = ctx.attrs().get_int("axis", -1);
   auto axis = normalize_axis(axis_attr, static_cast<int64_t>(shape.size()));
   if (!axis)
-    return ctx.error("axis " + std::to_string(axis_attr) + " is out of range for input shape " + shape_to_string(shape));
+    return ctx.error("axis " + std::to_string(axis_attr) + " is out of range for input shape " +
+                     shape_to_string(shape));
   const int64_t kv = **k;
   const int64_t dim = shape[static_cast<size_t>(*axis)];
   if (kv < 0 || (dim >= 0 && kv > dim))
@@ -162,8 +173,10 @@ void topk(const T* x, T* values, int64_t* indices, AxisSplit s, int64_t k, bool 
       const int64_t o = t / s.inner, i = t % s.inner;
       const T* src = x + o * s.axis * s.inner + i;
       for (int64_t r = 0; r < s.axis; ++r) line[static_cast<size_t>(r)] = {to_acc<A>(src[r * s.inner]), r};
-      if (largest) std::partial_sort(line.begin(), line.begin() + k, line.end(), ranks_before_largest<A>);
-      else std::partial_sort(line.begin(), line.begin() + k, line.end(), ranks_before_smallest<A>);
+      if (largest)
+        std::partial_sort(line.begin(), line.begin() + k, line.end(), ranks_before_largest<A>);
+      else
+        std::partial_sort(line.begin(), line.begin() + k, line.end(), ranks_before_smallest<A>);
       const int64_t base = o * k * s.inner + i;
       for (int64_t r = 0; r < k; ++r) {
         // Values are copied from the input rather than re-rounded from the accumulator type.
@@ -182,7 +195,8 @@ Status topk_kernel(KernelContext& ctx) {
   if (!axis) return ctx.error("axis is out of range for input shape " + shape_to_string(x.shape()));
   const AxisSplit s = split_at_axis(x.shape(), *axis);
   const int64_t kv = k->value_or(-1);
-  if (kv < 0 || kv > s.axis) return ctx.error("k = " + std::to_string(kv) + " must be in [0, " + std::to_string(s.axis) + "]");
+  if (kv < 0 || kv > s.axis)
+    return ctx.error("k = " + std::to_string(kv) + " must be in [0, " + std::to_string(s.axis) + "]");
   if (kv == 0) return Status::Ok();
   const bool largest = ctx.attrs().get_int("largest", 1) != 0;
   int64_t* indices = ctx.has_output(1) ? ctx.output(1).data<int64_t>() : nullptr;

@@ -15,67 +15,94 @@ namespace openge {
 
 // Each policy: init() (the identity), step(acc, x) folds one element, combine(a, b) merges
 // two partial accumulators, finish(acc, count) gives the result.
-template <class A> struct SumPolicy {
+template <class A>
+struct SumPolicy {
   static A init() { return A(0); }
   static A step(A a, A x) { return wrap_add(a, x); }
   static A combine(A a, A b) { return wrap_add(a, b); }
   static A finish(A a, int64_t) { return a; }
 };
-template <class A> struct MeanPolicy : SumPolicy<A> {
+template <class A>
+struct MeanPolicy : SumPolicy<A> {
   static A finish(A a, int64_t n) {
-    if constexpr (std::is_integral_v<A>) return n == 0 ? A(0) : static_cast<A>(a / static_cast<A>(n));
-    else return a / static_cast<A>(n);
+    if constexpr (std::is_integral_v<A>)
+      return n == 0 ? A(0) : static_cast<A>(a / static_cast<A>(n));
+    else
+      return a / static_cast<A>(n);
   }
 };
-template <class A> struct ProdPolicy {
+template <class A>
+struct ProdPolicy {
   static A init() { return A(1); }
   static A step(A a, A x) { return wrap_mul(a, x); }
   static A combine(A a, A b) { return wrap_mul(a, b); }
   static A finish(A a, int64_t) { return a; }
 };
 // Max/Min propagate NaN, as NumPy does: once the accumulator is NaN it stays NaN.
-template <class A> struct MaxPolicy {
+template <class A>
+struct MaxPolicy {
   static A init() {
-    if constexpr (std::is_floating_point_v<A>) return -std::numeric_limits<A>::infinity();
-    else return std::numeric_limits<A>::lowest();
+    if constexpr (std::is_floating_point_v<A>)
+      return -std::numeric_limits<A>::infinity();
+    else
+      return std::numeric_limits<A>::lowest();
   }
   static A step(A a, A x) {
-    if constexpr (std::is_floating_point_v<A>) return (x > a || x != x) ? x : a;
-    else return x > a ? x : a;
+    if constexpr (std::is_floating_point_v<A>)
+      return (x > a || x != x) ? x : a;
+    else
+      return x > a ? x : a;
   }
   static A combine(A a, A b) { return step(a, b); }
   static A finish(A a, int64_t) { return a; }
 };
-template <class A> struct MinPolicy {
+template <class A>
+struct MinPolicy {
   static A init() {
-    if constexpr (std::is_floating_point_v<A>) return std::numeric_limits<A>::infinity();
-    else return std::numeric_limits<A>::max();
+    if constexpr (std::is_floating_point_v<A>)
+      return std::numeric_limits<A>::infinity();
+    else
+      return std::numeric_limits<A>::max();
   }
   static A step(A a, A x) {
-    if constexpr (std::is_floating_point_v<A>) return (x < a || x != x) ? x : a;
-    else return x < a ? x : a;
+    if constexpr (std::is_floating_point_v<A>)
+      return (x < a || x != x) ? x : a;
+    else
+      return x < a ? x : a;
   }
   static A combine(A a, A b) { return step(a, b); }
   static A finish(A a, int64_t) { return a; }
 };
-template <class A> struct L1Policy : SumPolicy<A> {
+template <class A>
+struct L1Policy : SumPolicy<A> {
   static A step(A a, A x) {
-    if constexpr (std::is_unsigned_v<A>) return wrap_add(a, x);
-    else return wrap_add(a, x < A(0) ? wrap_mul(x, A(-1)) : x);
+    if constexpr (std::is_unsigned_v<A>)
+      return wrap_add(a, x);
+    else
+      return wrap_add(a, x < A(0) ? wrap_mul(x, A(-1)) : x);
   }
 };
-template <class A> struct SumSquarePolicy : SumPolicy<A> {
+template <class A>
+struct SumSquarePolicy : SumPolicy<A> {
   static A step(A a, A x) { return wrap_add(a, wrap_mul(x, x)); }
 };
-template <class A> struct L2Policy : SumSquarePolicy<A> {
+template <class A>
+struct L2Policy : SumSquarePolicy<A> {
   static A finish(A a, int64_t) { return static_cast<A>(std::sqrt(static_cast<double>(a))); }
 };
-template <class A> struct LogSumPolicy : SumPolicy<A> {
+template <class A>
+struct LogSumPolicy : SumPolicy<A> {
   static A finish(A a, int64_t) { return static_cast<A>(std::log(static_cast<double>(a))); }
 };
 // Float specialisations of L2/LogSum keep float math in float.
-template <> inline float L2Policy<float>::finish(float a, int64_t) { return std::sqrt(a); }
-template <> inline float LogSumPolicy<float>::finish(float a, int64_t) { return std::log(a); }
+template <>
+inline float L2Policy<float>::finish(float a, int64_t) {
+  return std::sqrt(a);
+}
+template <>
+inline float LogSumPolicy<float>::finish(float a, int64_t) {
+  return std::log(a);
+}
 
 // Folds x[0..n) (storage type T) with Policy, in 16 interleaved partial accumulators that the
 // compiler maps onto vector lanes; the fixed lane order keeps results deterministic.

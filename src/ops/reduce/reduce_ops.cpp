@@ -25,11 +25,11 @@ struct ReduceOpRow {
   ReduceKind kind;
 };
 constexpr ReduceOpRow kReduceOps[] = {
-    {"ReduceSum", ReduceKind::kSum},   {"ReduceMean", ReduceKind::kMean},
-    {"ReduceMax", ReduceKind::kMax},   {"ReduceMin", ReduceKind::kMin},
-    {"ReduceProd", ReduceKind::kProd}, {"ReduceL1", ReduceKind::kL1},
-    {"ReduceL2", ReduceKind::kL2},     {"ReduceSumSquare", ReduceKind::kSumSquare},
-    {"ReduceLogSum", ReduceKind::kLogSum},   {"ReduceLogSumExp", ReduceKind::kLogSumExp},
+    {"ReduceSum", ReduceKind::kSum},       {"ReduceMean", ReduceKind::kMean},
+    {"ReduceMax", ReduceKind::kMax},       {"ReduceMin", ReduceKind::kMin},
+    {"ReduceProd", ReduceKind::kProd},     {"ReduceL1", ReduceKind::kL1},
+    {"ReduceL2", ReduceKind::kL2},         {"ReduceSumSquare", ReduceKind::kSumSquare},
+    {"ReduceLogSum", ReduceKind::kLogSum}, {"ReduceLogSumExp", ReduceKind::kLogSumExp},
 };
 
 ReduceKind kind_of(std::string_view op_type) {
@@ -56,7 +56,8 @@ Result<ReducePlan> plan_reduce(const Node& node, int64_t opset, const Shape& sha
     if (axes_input) {
       if (axes_input->dtype() != DType::kInt64)
         return invalid_argument(std::string("axes input must be int64, got ") + dtype_name(axes_input->dtype()));
-      if (axes_input->rank() > 1) return invalid_argument("axes input must be 1-D, got shape " + shape_to_string(axes_input->shape()));
+      if (axes_input->rank() > 1)
+        return invalid_argument("axes input must be 1-D, got shape " + shape_to_string(axes_input->shape()));
       axes = axes_input->to_int64_vector();
     }
   } else {
@@ -76,8 +77,10 @@ Result<ReducePlan> plan_reduce(const Node& node, int64_t opset, const Shape& sha
   if (!normalized.ok()) return normalized.status();
   for (int64_t a : *normalized) plan.reduced[static_cast<size_t>(a)] = true;
   for (size_t i = 0; i < shape.size(); ++i) {
-    if (!plan.reduced[i]) plan.out_shape.push_back(shape[i]);
-    else if (keepdims) plan.out_shape.push_back(1);
+    if (!plan.reduced[i])
+      plan.out_shape.push_back(shape[i]);
+    else if (keepdims)
+      plan.out_shape.push_back(1);
   }
   return plan;
 }
@@ -108,7 +111,7 @@ Status infer_reduce(InferContext& ctx) {
 struct ReduceLayout {
   bool gather = false;
   int64_t outer = 1, R = 1, inner = 1;
-  Shape perm_shape;                  // gather only
+  Shape perm_shape;  // gather only
   std::vector<int64_t> perm_strides;
 };
 
@@ -118,8 +121,12 @@ ReduceLayout reduce_layout(const Shape& shape, const std::vector<bool>& reduced)
   std::vector<bool> kinds;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == 1) continue;
-    if (!kinds.empty() && kinds.back() == reduced[i]) sizes.back() *= shape[i];
-    else { sizes.push_back(shape[i]); kinds.push_back(reduced[i]); }
+    if (!kinds.empty() && kinds.back() == reduced[i])
+      sizes.back() *= shape[i];
+    else {
+      sizes.push_back(shape[i]);
+      kinds.push_back(reduced[i]);
+    }
   }
   int reduced_blocks = 0;
   for (bool k : kinds) reduced_blocks += k;
@@ -127,9 +134,13 @@ ReduceLayout reduce_layout(const Shape& shape, const std::vector<bool>& reduced)
   if (reduced_blocks <= 1) {
     bool seen = false;
     for (size_t i = 0; i < sizes.size(); ++i) {
-      if (kinds[i]) { l.R = sizes[i]; seen = true; }
-      else if (seen) l.inner *= sizes[i];
-      else l.outer *= sizes[i];
+      if (kinds[i]) {
+        l.R = sizes[i];
+        seen = true;
+      } else if (seen)
+        l.inner *= sizes[i];
+      else
+        l.outer *= sizes[i];
     }
     return l;
   }
@@ -197,16 +208,26 @@ void reduce_log_sum_exp(const T* x, T* y, const ReduceLayout& l, T* scratch) {
 template <class T>
 void run_reduce(ReduceKind kind, const T* x, T* y, const ReduceLayout& l, T* scratch) {
   switch (kind) {
-    case ReduceKind::kSum: return reduce_with<SumPolicy>(x, y, l, scratch);
-    case ReduceKind::kMean: return reduce_with<MeanPolicy>(x, y, l, scratch);
-    case ReduceKind::kMax: return reduce_with<MaxPolicy>(x, y, l, scratch);
-    case ReduceKind::kMin: return reduce_with<MinPolicy>(x, y, l, scratch);
-    case ReduceKind::kProd: return reduce_with<ProdPolicy>(x, y, l, scratch);
-    case ReduceKind::kL1: return reduce_with<L1Policy>(x, y, l, scratch);
-    case ReduceKind::kL2: return reduce_with<L2Policy>(x, y, l, scratch);
-    case ReduceKind::kSumSquare: return reduce_with<SumSquarePolicy>(x, y, l, scratch);
-    case ReduceKind::kLogSum: return reduce_with<LogSumPolicy>(x, y, l, scratch);
-    case ReduceKind::kLogSumExp: return reduce_log_sum_exp(x, y, l, scratch);
+    case ReduceKind::kSum:
+      return reduce_with<SumPolicy>(x, y, l, scratch);
+    case ReduceKind::kMean:
+      return reduce_with<MeanPolicy>(x, y, l, scratch);
+    case ReduceKind::kMax:
+      return reduce_with<MaxPolicy>(x, y, l, scratch);
+    case ReduceKind::kMin:
+      return reduce_with<MinPolicy>(x, y, l, scratch);
+    case ReduceKind::kProd:
+      return reduce_with<ProdPolicy>(x, y, l, scratch);
+    case ReduceKind::kL1:
+      return reduce_with<L1Policy>(x, y, l, scratch);
+    case ReduceKind::kL2:
+      return reduce_with<L2Policy>(x, y, l, scratch);
+    case ReduceKind::kSumSquare:
+      return reduce_with<SumSquarePolicy>(x, y, l, scratch);
+    case ReduceKind::kLogSum:
+      return reduce_with<LogSumPolicy>(x, y, l, scratch);
+    case ReduceKind::kLogSumExp:
+      return reduce_log_sum_exp(x, y, l, scratch);
   }
 }
 
@@ -267,7 +288,8 @@ Result<std::unique_ptr<CompiledKernel>> prepare_reduce(const KernelRequest& requ
   const bool from_input = axes_from_input(request.node.op_type, request.opset);
   const bool has_axes_input = request.inputs.size() > 1 && request.inputs[1].dtype != DType::kUndefined;
   if (from_input && has_axes_input && !request.inputs[1].value) return not_prepared();  // axes known at run time
-  auto plan = plan_reduce(request.node, request.opset, x.shape, from_input && has_axes_input ? request.inputs[1].value : nullptr);
+  auto plan = plan_reduce(request.node, request.opset, x.shape,
+                          from_input && has_axes_input ? request.inputs[1].value : nullptr);
   if (!plan.ok() || plan->out_shape != request.outputs[0].shape || dtype_size(x.dtype) == 0) return not_prepared();
   ReduceLayout layout = plan->identity ? ReduceLayout{} : reduce_layout(x.shape, plan->reduced);
   const size_t scratch = layout.gather ? static_cast<size_t>(layout.outer * layout.R) * dtype_size(x.dtype) : 0;

@@ -29,7 +29,8 @@ Status infer_softmax(InferContext& ctx) {
   // Before opset 13 the axis may also equal the rank (the whole tensor is one row).
   const int64_t rank = static_cast<int64_t>(shape.size());
   const bool ok = ctx.opset() < 13 ? (axis >= -rank && axis <= rank) : normalize_axis(axis, rank).has_value();
-  if (!ok) return ctx.error("axis " + std::to_string(axis) + " is out of range for input shape " + shape_to_string(shape));
+  if (!ok)
+    return ctx.error("axis " + std::to_string(axis) + " is out of range for input shape " + shape_to_string(shape));
   ctx.set_output(0, dt, shape);
   return Status::Ok();
 }
@@ -37,8 +38,10 @@ Status infer_softmax(InferContext& ctx) {
 // e^v for v <= 0: the vectorisable polynomial by default, libm under the high_precision impl mode.
 template <bool kPrecise, class A>
 A exp_nonpositive_as(A v) {
-  if constexpr (kPrecise) return std::exp(v);
-  else return exp_nonpositive(v);
+  if constexpr (kPrecise)
+    return std::exp(v);
+  else
+    return exp_nonpositive(v);
 }
 
 // Softmax of each contiguous row of n elements.
@@ -51,7 +54,7 @@ void softmax_rows(const T* x, T* y, int64_t rows, int64_t n, bool log) {
     for (int64_t row = b; row < e; ++row) {
       const T* xr = x + row * n;
       T* yr = y + row * n;
-      A* ex = nullptr;  // exp(x - max), in y itself when it has the accumulator's type
+      A* ex = nullptr;        // exp(x - max), in y itself when it has the accumulator's type
       const A* xa = nullptr;  // the row in the accumulator type
       if constexpr (std::is_same_v<T, A>) {
         ex = yr;
@@ -92,7 +95,10 @@ void softmax_blocks(const T* x, T* y, AxisSplit s, bool log) {
       const int64_t o = t / blocks, i0 = (t % blocks) * kBlock, n = std::min(kBlock, s.inner - i0);
       const T* xb = x + o * s.axis * s.inner + i0;
       T* yb = y + o * s.axis * s.inner + i0;
-      for (int64_t i = 0; i < n; ++i) { m[i] = MaxPolicy<A>::init(); sum[i] = 0; }
+      for (int64_t i = 0; i < n; ++i) {
+        m[i] = MaxPolicy<A>::init();
+        sum[i] = 0;
+      }
       for (int64_t r = 0; r < s.axis; ++r)
         for (int64_t i = 0; i < n; ++i) m[i] = MaxPolicy<A>::step(m[i], to_acc<A>(xb[r * s.inner + i]));
       for (int64_t r = 0; r < s.axis; ++r)
@@ -114,7 +120,8 @@ Status softmax_kernel(KernelContext& ctx) {
   const bool log = ctx.node().op_type == "LogSoftmax";
   AxisSplit s;
   if (ctx.opset() < 13) {
-    if (axis_attr < -rank || axis_attr > rank) return ctx.error("axis is out of range for input shape " + shape_to_string(x.shape()));
+    if (axis_attr < -rank || axis_attr > rank)
+      return ctx.error("axis is out of range for input shape " + shape_to_string(x.shape()));
     const int64_t axis = axis_attr < 0 ? axis_attr + rank : axis_attr;
     for (int64_t i = 0; i < rank; ++i) (i < axis ? s.outer : s.axis) *= x.dim(i);
   } else {
@@ -127,8 +134,10 @@ Status softmax_kernel(KernelContext& ctx) {
     using T = typename decltype(tag)::type;
     T* y = ctx.output(0).data<T>();
     const bool precise = high_precision_impl(ctx.node());
-    if (s.inner == 1) (precise ? softmax_rows<T, true> : softmax_rows<T, false>)(x.data<T>(), y, s.outer, s.axis, log);
-    else (precise ? softmax_blocks<T, true> : softmax_blocks<T, false>)(x.data<T>(), y, s, log);
+    if (s.inner == 1)
+      (precise ? softmax_rows<T, true> : softmax_rows<T, false>)(x.data<T>(), y, s.outer, s.axis, log);
+    else
+      (precise ? softmax_blocks<T, true> : softmax_blocks<T, false>)(x.data<T>(), y, s, log);
   });
   if (!ok) return ctx.error(std::string("unsupported dtype ") + dtype_name(x.dtype()));
   return Status::Ok();
@@ -140,7 +149,8 @@ Result<int64_t> cumsum_axis(const Tensor& axis_tensor, int64_t rank) {
   auto axis = read_scalar_int(axis_tensor, "axis");
   if (!axis.ok()) return axis.status();
   auto a = normalize_axis(*axis, rank);
-  if (!a) return invalid_argument("axis " + std::to_string(*axis) + " is out of range for rank " + std::to_string(rank));
+  if (!a)
+    return invalid_argument("axis " + std::to_string(*axis) + " is out of range for rank " + std::to_string(rank));
   return *a;
 }
 
@@ -175,8 +185,13 @@ void cumsum(const T* x, T* y, AxisSplit s, bool exclusive, bool reverse) {
         const int64_t offset = (o * s.axis + r) * s.inner + i0;
         for (int64_t i = 0; i < n; ++i) {
           const A v = to_acc<A>(x[offset + i]);
-          if (exclusive) { y[offset + i] = from_acc<T>(acc[i]); acc[i] = wrap_add(acc[i], v); }
-          else { acc[i] = wrap_add(acc[i], v); y[offset + i] = from_acc<T>(acc[i]); }
+          if (exclusive) {
+            y[offset + i] = from_acc<T>(acc[i]);
+            acc[i] = wrap_add(acc[i], v);
+          } else {
+            acc[i] = wrap_add(acc[i], v);
+            y[offset + i] = from_acc<T>(acc[i]);
+          }
         }
       }
     }

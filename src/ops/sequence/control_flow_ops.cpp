@@ -37,8 +37,10 @@ struct ValueType {
 };
 
 void set_output_type(InferContext& ctx, size_t out, ValueType type) {
-  if (type.kind == ValueKind::kTensor) ctx.set_output_dtype(out, type.dtype);
-  else ctx.set_output_kind(out, type.kind, type.dtype);
+  if (type.kind == ValueKind::kTensor)
+    ctx.set_output_dtype(out, type.dtype);
+  else
+    ctx.set_output_kind(out, type.kind, type.dtype);
 }
 
 // The type of every value of `body` as far as the node's inputs tell: subgraph input i is fed by
@@ -131,14 +133,16 @@ Status infer_if(InferContext& ctx) {
   const size_t n = ctx.num_outputs();
   if (then_g->outputs.size() != n || else_g->outputs.size() != n)
     return ctx.error("has " + std::to_string(n) + " outputs but then_branch gives " +
-                     std::to_string(then_g->outputs.size()) + " and else_branch gives " + std::to_string(else_g->outputs.size()));
+                     std::to_string(then_g->outputs.size()) + " and else_branch gives " +
+                     std::to_string(else_g->outputs.size()));
   for (size_t k = 0; k < n; ++k) {
     ValueType t = subgraph_output_type(ctx, *then_g, k), e = subgraph_output_type(ctx, *else_g, k);
     if (t.dtype == DType::kUndefined) t = e;
     if (e.dtype == DType::kUndefined) e = t;
     if (t.dtype != e.dtype || t.kind != e.kind)
-      return ctx.error("output " + std::to_string(k) + " is a " + value_kind_name(t.kind) + " of " + dtype_name(t.dtype) +
-                       " in then_branch but a " + value_kind_name(e.kind) + " of " + dtype_name(e.dtype) + " in else_branch");
+      return ctx.error("output " + std::to_string(k) + " is a " + value_kind_name(t.kind) + " of " +
+                       dtype_name(t.dtype) + " in then_branch but a " + value_kind_name(e.kind) + " of " +
+                       dtype_name(e.dtype) + " in else_branch");
     if (t.dtype == DType::kUndefined) return set_subgraph_output(ctx, *then_g, k, k, "then_branch");
     set_output_type(ctx, k, t);
   }
@@ -155,7 +159,8 @@ Status infer_loop(InferContext& ctx) {
   const size_t n = formal - 2;
   if (formal_inputs(*body) != 2 + n)
     return ctx.error("body takes " + std::to_string(formal_inputs(*body)) + " inputs; with " + std::to_string(n) +
-                     " loop-carried values it must take " + std::to_string(2 + n) + " (iteration_num, cond, the values)");
+                     " loop-carried values it must take " + std::to_string(2 + n) +
+                     " (iteration_num, cond, the values)");
   if (body->outputs.size() < 1 + n)
     return ctx.error("body gives " + std::to_string(body->outputs.size()) + " outputs; it must give cond and the " +
                      std::to_string(n) + " loop-carried values, then the scan outputs");
@@ -170,8 +175,9 @@ Status infer_loop(InferContext& ctx) {
     // What the body makes is what the loop ends with (an optional sequence fed in may come
     // back a plain sequence); where the body says nothing, the initial value's type.
     const ValueType body_out = subgraph_output_type(ctx, *body, 1 + i);
-    set_output_type(ctx, i, body_out.dtype != DType::kUndefined ? body_out
-                                                              : ValueType{ctx.input_kind(2 + i), ctx.input_dtype(2 + i)});
+    set_output_type(
+        ctx, i,
+        body_out.dtype != DType::kUndefined ? body_out : ValueType{ctx.input_kind(2 + i), ctx.input_dtype(2 + i)});
   }
   for (size_t s = 0; s < k; ++s) OPENGE_RETURN_IF_ERROR(set_subgraph_output(ctx, *body, 1 + n + s, n + s, "body"));
   return Status::Ok();
@@ -192,14 +198,21 @@ Status infer_scan(InferContext& ctx) {
   const size_t n = formal - lead - static_cast<size_t>(m);
   if (formal_inputs(*body) != n + static_cast<size_t>(m))
     return ctx.error("body takes " + std::to_string(formal_inputs(*body)) + " inputs; it must take " +
-                     std::to_string(n + static_cast<size_t>(m)) + " (the " + std::to_string(n) + " states, then one slice of each scan input)");
+                     std::to_string(n + static_cast<size_t>(m)) + " (the " + std::to_string(n) +
+                     " states, then one slice of each scan input)");
   if (body->outputs.size() < n || ctx.num_outputs() != body->outputs.size())
     return ctx.error("has " + std::to_string(ctx.num_outputs()) + " outputs but its body gives " +
-                     std::to_string(body->outputs.size()) + " (the " + std::to_string(n) + " states, then the scan outputs)");
+                     std::to_string(body->outputs.size()) + " (the " + std::to_string(n) +
+                     " states, then the scan outputs)");
   const size_t k = body->outputs.size() - n;
-  const struct { const char* name; size_t count; } lists[] = {
-      {"scan_input_axes", static_cast<size_t>(m)}, {"scan_input_directions", static_cast<size_t>(m)},
-      {"scan_output_axes", k}, {"scan_output_directions", k}, {"directions", static_cast<size_t>(m)}};
+  const struct {
+    const char* name;
+    size_t count;
+  } lists[] = {{"scan_input_axes", static_cast<size_t>(m)},
+               {"scan_input_directions", static_cast<size_t>(m)},
+               {"scan_output_axes", k},
+               {"scan_output_directions", k},
+               {"directions", static_cast<size_t>(m)}};
   for (const auto& list : lists) {
     if (!ctx.attrs().has(list.name)) continue;
     const std::vector<int64_t> values = ctx.attrs().get_ints(list.name);
@@ -258,7 +271,8 @@ void register_control_flow_ops(std::vector<OpSchema>& table) {
   // Subgraphs take and make sequences and optionals as well as tensors (takes_any_value).
   table.push_back({"If", 1, -1, 1, kAny, infer_if, run_through_executor, false, false, true});
   table.push_back({"Loop", 0, -1, 1, kAny, infer_loop, run_through_executor, false, false, true});
-  table.push_back({"Scan", 0, -1, 1, kAny, infer_scan, run_through_executor, false, false, true});  // opset 8: sequence_lens may be ""
+  table.push_back({"Scan", 0, -1, 1, kAny, infer_scan, run_through_executor, false, false,
+                   true});  // opset 8: sequence_lens may be ""
   table.push_back({"SequenceMap", 1, -1, 1, kAny, infer_sequence_map, run_through_executor, false, false, true});
 }
 

@@ -71,8 +71,9 @@ Status sequence_construct_infer(InferContext& ctx) {
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     OPENGE_RETURN_IF_ERROR(require_tensor(ctx, i));
     if (ctx.input_dtype(i) != ctx.input_dtype(0))
-      return ctx.error("every input must have the same dtype; input 0 is " + std::string(dtype_name(ctx.input_dtype(0))) +
-                       ", input " + std::to_string(i) + " is " + dtype_name(ctx.input_dtype(i)));
+      return ctx.error("every input must have the same dtype; input 0 is " +
+                       std::string(dtype_name(ctx.input_dtype(0))) + ", input " + std::to_string(i) + " is " +
+                       dtype_name(ctx.input_dtype(i)));
   }
   ctx.set_output_kind(0, ValueKind::kSequence, ctx.input_dtype(0));
   return Status::Ok();
@@ -114,7 +115,8 @@ Status sequence_at_infer(InferContext& ctx) {
     return Status::Ok();
   }
   int64_t index = 0;
-  OPENGE_RETURN_IF_ERROR(normalize_position(ctx, pos->scalar_as_int(), static_cast<int64_t>(seq->elements().size()), false, &index));
+  OPENGE_RETURN_IF_ERROR(
+      normalize_position(ctx, pos->scalar_as_int(), static_cast<int64_t>(seq->elements().size()), false, &index));
   const Tensor& element = seq->elements()[static_cast<size_t>(index)];
   ctx.set_output(0, element.dtype(), element.shape());
   return Status::Ok();
@@ -204,7 +206,8 @@ Status sequence_erase_kernel(KernelContext& ctx) {
 // Every piece is a tensor of its own (a header and at least one 64-byte block): their number is
 // checked against the size limit before any is made.
 Status check_piece_count(const std::string& label, int64_t count) {
-  return check_tensor_size({count}, sizeof(Tensor) + 64, label + ": the sequence of " + std::to_string(count) + " pieces");
+  return check_tensor_size({count}, sizeof(Tensor) + 64,
+                           label + ": the sequence of " + std::to_string(count) + " pieces");
 }
 
 Status split_lengths(const std::string& label, const Tensor* split, int64_t dim, std::vector<int64_t>* lengths) {
@@ -221,7 +224,8 @@ Status split_lengths(const std::string& label, const Tensor* split, int64_t dim,
     for (int64_t start = 0; start < dim; start += size) lengths->push_back(std::min(size, dim - start));
     return Status::Ok();
   }
-  if (split->rank() != 1) return invalid_argument(label + ": split must be a scalar or 1-D, got shape " + shape_to_string(split->shape()));
+  if (split->rank() != 1)
+    return invalid_argument(label + ": split must be a scalar or 1-D, got shape " + shape_to_string(split->shape()));
   OPENGE_RETURN_IF_ERROR(check_piece_count(label, split->numel()));
   int64_t total = 0;
   for (int64_t v : split->to_int64_vector()) {
@@ -231,7 +235,8 @@ Status split_lengths(const std::string& label, const Tensor* split, int64_t dim,
     lengths->push_back(v);
   }
   if (total != dim || static_cast<int64_t>(lengths->size()) != split->numel())
-    return invalid_argument(label + ": the split lengths must add up to " + std::to_string(dim) + ", the size of the axis");
+    return invalid_argument(label + ": the split lengths must add up to " + std::to_string(dim) +
+                            ", the size of the axis");
   return Status::Ok();
 }
 
@@ -261,7 +266,8 @@ Status split_to_sequence_kernel(KernelContext& ctx) {
   const Tensor* split = ctx.has_input(1) ? &ctx.input(1) : nullptr;
   const bool squeeze = !split && ctx.attrs().get_int("keepdims", 1) == 0;
   std::vector<int64_t> lengths;
-  OPENGE_RETURN_IF_ERROR(split_lengths(ctx.node().op_type + " '" + ctx.node().name + "'", split, x.dim(axis), &lengths));
+  OPENGE_RETURN_IF_ERROR(
+      split_lengths(ctx.node().op_type + " '" + ctx.node().name + "'", split, x.dim(axis), &lengths));
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= x.dim(d);
   for (int64_t d = axis + 1; d < rank; ++d) inner *= x.dim(d);
@@ -311,16 +317,19 @@ Status concat_shape(const InferContext& ctx, const std::vector<Tensor>& elements
     for (size_t d = 0; same && d < s.size(); ++d)
       same = (!new_axis && static_cast<int64_t>(d) == axis) || s[d] == first[d];
     if (!same)
-      return ctx.error("element " + std::to_string(e) + " has shape " + shape_to_string(s) + ", incompatible with element 0's " +
-                       shape_to_string(first));
+      return ctx.error("element " + std::to_string(e) + " has shape " + shape_to_string(s) +
+                       ", incompatible with element 0's " + shape_to_string(first));
     total += new_axis ? 1 : s[static_cast<size_t>(axis)];
   }
   *shape = first;
-  if (new_axis) shape->insert(shape->begin() + axis, total);
-  else (*shape)[static_cast<size_t>(axis)] = total;
+  if (new_axis)
+    shape->insert(shape->begin() + axis, total);
+  else
+    (*shape)[static_cast<size_t>(axis)] = total;
   *axis_out = axis;
-  return check_tensor_size(*shape, elements.front().dtype() == DType::kString ? sizeof(std::string) : dtype_size(elements.front().dtype()),
-                           ctx.node().op_type + " '" + ctx.node().name + "': output");
+  return check_tensor_size(
+      *shape, elements.front().dtype() == DType::kString ? sizeof(std::string) : dtype_size(elements.front().dtype()),
+      ctx.node().op_type + " '" + ctx.node().name + "': output");
 }
 
 Status concat_from_sequence_infer(InferContext& ctx) {
@@ -375,7 +384,8 @@ Status optional_infer(InferContext& ctx) {
   if (ctx.has_input(0)) {
     const ValueKind in = ctx.input_kind(0);
     if (is_optional(in)) return ctx.error("input 0 is already an optional; Optional takes a tensor or a sequence");
-    ctx.set_output_kind(0, in == ValueKind::kSequence ? ValueKind::kOptionalSequence : ValueKind::kOptional, ctx.input_dtype(0));
+    ctx.set_output_kind(0, in == ValueKind::kSequence ? ValueKind::kOptionalSequence : ValueKind::kOptional,
+                        ctx.input_dtype(0));
     return Status::Ok();
   }
   const Attribute* type = ctx.attrs().find("type");
@@ -429,8 +439,10 @@ Status optional_get_element_infer(InferContext& ctx) {
   }
   const Tensor* value = ctx.input_value(0);
   if (in == ValueKind::kTensor) {  // opset 18: a tensor passes through
-    if (ctx.input_shape_known(0)) ctx.set_output(0, ctx.input_dtype(0), ctx.input_shape(0));
-    else ctx.set_output_dtype(0, ctx.input_dtype(0));
+    if (ctx.input_shape_known(0))
+      ctx.set_output(0, ctx.input_dtype(0), ctx.input_shape(0));
+    else
+      ctx.set_output_dtype(0, ctx.input_dtype(0));
     return Status::Ok();
   }
   if (!value) {

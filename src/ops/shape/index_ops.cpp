@@ -40,8 +40,8 @@ Result<GatherNdGeometry> gather_nd_geometry(const Ctx& ctx, const Shape& data, c
                        shape_to_string(idx));
   g.k = idx.back();
   if (g.k < 1 || g.k > r - g.batch_dims)
-    return ctx.error("the last dim of indices (" + std::to_string(g.k) + ") must be in [1, data rank - batch_dims = " +
-                     std::to_string(r - g.batch_dims) + "]");
+    return ctx.error("the last dim of indices (" + std::to_string(g.k) +
+                     ") must be in [1, data rank - batch_dims = " + std::to_string(r - g.batch_dims) + "]");
   g.out.assign(idx.begin(), idx.end() - 1);
   g.out.insert(g.out.end(), data.begin() + g.batch_dims + g.k, data.end());
   return g;
@@ -107,9 +107,14 @@ template <class Ctx>
 Result<Reduction> scatter_elements_reduction(const Ctx& ctx) {
   // `reduction` exists from opset 16 (add, mul) and 18 (max, min); Scatter never has it.
   const std::string r = ctx.attrs().get_string("reduction", "none");
-  static const struct { const char* name; Reduction red; } kTable[] = {
-      {"none", Reduction::kNone}, {"add", Reduction::kAdd}, {"mul", Reduction::kMul},
-      {"max", Reduction::kMax},   {"min", Reduction::kMin}};
+  static const struct {
+    const char* name;
+    Reduction red;
+  } kTable[] = {{"none", Reduction::kNone},
+                {"add", Reduction::kAdd},
+                {"mul", Reduction::kMul},
+                {"max", Reduction::kMax},
+                {"min", Reduction::kMin}};
   for (const auto& row : kTable)
     if (r == row.name) return row.red;
   return ctx.error("reduction '" + r + "' is not one of none, add, mul, max, min");
@@ -162,11 +167,16 @@ T reduce_one(T a, T b, Reduction red) {
   using C = float_or_self_t<T>;
   const C x = static_cast<C>(a), y = static_cast<C>(b);
   switch (red) {
-    case Reduction::kAdd: return T(static_cast<C>(x + y));
-    case Reduction::kMul: return T(static_cast<C>(x * y));
-    case Reduction::kMax: return T(std::max(x, y));
-    case Reduction::kMin: return T(std::min(x, y));
-    case Reduction::kNone: break;
+    case Reduction::kAdd:
+      return T(static_cast<C>(x + y));
+    case Reduction::kMul:
+      return T(static_cast<C>(x * y));
+    case Reduction::kMax:
+      return T(std::max(x, y));
+    case Reduction::kMin:
+      return T(std::min(x, y));
+    case Reduction::kNone:
+      break;
   }
   return b;
 }
@@ -207,8 +217,10 @@ Status scatter_elements_kernel(KernelContext& ctx) {
     T* dst = out.data<T>();
     const T* src = updates.data<T>();
     for (size_t i = 0; i < offsets.size(); ++i) {
-      if constexpr (std::is_same_v<T, bool>) dst[offsets[i]] = src[i];
-      else dst[offsets[i]] = *red == Reduction::kNone ? src[i] : reduce_one<T>(dst[offsets[i]], src[i], *red);
+      if constexpr (std::is_same_v<T, bool>)
+        dst[offsets[i]] = src[i];
+      else
+        dst[offsets[i]] = *red == Reduction::kNone ? src[i] : reduce_one<T>(dst[offsets[i]], src[i], *red);
     }
   });
   if (!ok) return ctx.error(std::string("dtype ") + dtype_name(data.dtype()) + " is not supported");

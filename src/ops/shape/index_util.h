@@ -69,7 +69,8 @@ Result<int64_t> checked_index_at(const Ctx& ctx, const Tensor& indices, int64_t 
 
 // Output sizes taken from data (NonZero, Compress, Unique, NonMaxSuppression counts) meet the
 // size-limit policy (base/size_limit.h, through check_shape_size) before anything is allocated.
-inline Status check_data_sized_output(const InferContext& ctx, const Shape& shape, DType dtype, const std::string& what) {
+inline Status check_data_sized_output(const InferContext& ctx, const Shape& shape, DType dtype,
+                                      const std::string& what) {
   return check_shape_size(ctx, shape, dtype, what);
 }
 

@@ -29,9 +29,12 @@ void store_scalar(DType dtype, double value, void* dst) {
   visit_dtype(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T v;
-    if constexpr (std::is_same_v<T, bool>) v = value != 0;
-    else if constexpr (is_half_v<T>) v = T(static_cast<float>(value));
-    else v = static_cast<T>(value);
+    if constexpr (std::is_same_v<T, bool>)
+      v = value != 0;
+    else if constexpr (is_half_v<T>)
+      v = T(static_cast<float>(value));
+    else
+      v = static_cast<T>(value);
     std::memcpy(dst, &v, sizeof(T));
   });
 }

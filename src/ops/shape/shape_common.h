@@ -19,14 +19,14 @@ namespace openge {
 constexpr int64_t kShapeArithmeticBound = int64_t{1} << 40;
 
 // Registration of each file of the family; register_shape_ops (shape_ops.cpp) calls them all.
-void register_shape_reshape_ops(std::vector<OpSchema>& table);   // Reshape Flatten Squeeze Unsqueeze
-void register_shape_transpose_ops(std::vector<OpSchema>& table); // Transpose
+void register_shape_reshape_ops(std::vector<OpSchema>& table);    // Reshape Flatten Squeeze Unsqueeze
+void register_shape_transpose_ops(std::vector<OpSchema>& table);  // Transpose
 void register_shape_concat_split_ops(std::vector<OpSchema>& table);
 void register_shape_slice_ops(std::vector<OpSchema>& table);
-void register_shape_gather_ops(std::vector<OpSchema>& table);    // Gather GatherElements ScatterND
+void register_shape_gather_ops(std::vector<OpSchema>& table);  // Gather GatherElements ScatterND
 void register_shape_expand_tile_ops(std::vector<OpSchema>& table);
 void register_shape_pad_ops(std::vector<OpSchema>& table);
-void register_shape_info_ops(std::vector<OpSchema>& table);      // Shape Size ConstantOfShape Range
+void register_shape_info_ops(std::vector<OpSchema>& table);  // Shape Size ConstantOfShape Range
 
 // True when input i is present and its shape is fully known (no -1 "unknown" dims).
 bool input_shape_static(const InferContext& ctx, size_t i);
@@ -68,29 +68,62 @@ Result<std::vector<int64_t>> normalize_axes(const Ctx& ctx, std::vector<int64_t>
 }
 
 // Unsigned integer of each element size, so one template instantiation moves every dtype.
-template <size_t N> struct ElemBits;
-template <> struct ElemBits<1> { using type = uint8_t; };
-template <> struct ElemBits<2> { using type = uint16_t; };
-template <> struct ElemBits<4> { using type = uint32_t; };
-template <> struct ElemBits<8> { using type = uint64_t; };
+template <size_t N>
+struct ElemBits;
+template <>
+struct ElemBits<1> {
+  using type = uint8_t;
+};
+template <>
+struct ElemBits<2> {
+  using type = uint16_t;
+};
+template <>
+struct ElemBits<4> {
+  using type = uint32_t;
+};
+template <>
+struct ElemBits<8> {
+  using type = uint64_t;
+};
 
 // Calls fn(TypeTag-like) with `typename decltype(tag)::type` an unsigned int of `bytes` bytes.
-template <class T> struct ElemTag { using type = T; };
+template <class T>
+struct ElemTag {
+  using type = T;
+};
 template <class Fn>
 bool visit_element_size(size_t bytes, Fn&& fn) {
   switch (bytes) {
-    case 1: fn(ElemTag<uint8_t>{}); return true;
-    case 2: fn(ElemTag<uint16_t>{}); return true;
-    case 4: fn(ElemTag<uint32_t>{}); return true;
-    case 8: fn(ElemTag<uint64_t>{}); return true;
-    default: return false;
+    case 1:
+      fn(ElemTag<uint8_t>{});
+      return true;
+    case 2:
+      fn(ElemTag<uint16_t>{});
+      return true;
+    case 4:
+      fn(ElemTag<uint32_t>{});
+      return true;
+    case 8:
+      fn(ElemTag<uint64_t>{});
+      return true;
+    default:
+      return false;
   }
 }
 
 // Element loads/stores through memcpy: the bytes belong to float/int objects, and memcpy is the
 // aliasing-safe way to move them as unsigned words (it compiles to one mov).
-template <class T> inline T load_elem(const void* p) { T v; std::memcpy(&v, p, sizeof(T)); return v; }
-template <class T> inline void store_elem(void* p, T v) { std::memcpy(p, &v, sizeof(T)); }
+template <class T>
+inline T load_elem(const void* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+template <class T>
+inline void store_elem(void* p, T v) {
+  std::memcpy(p, &v, sizeof(T));
+}
 
 // Writes `value` converted to `dtype` (rounded for fp16/bf16, != 0 for bool) into dst.
 void store_scalar(DType dtype, double value, void* dst);

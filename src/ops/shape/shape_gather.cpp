@@ -296,11 +296,20 @@ void scatter_reduce(char* dst, const char* src, int64_t n, Reduction red) {
     const C a = static_cast<C>(d[i]), b = static_cast<C>(s[i]);
     C r = b;
     switch (red) {
-      case Reduction::kAdd: r = static_cast<C>(a + b); break;
-      case Reduction::kMul: r = static_cast<C>(a * b); break;
-      case Reduction::kMax: r = std::max(a, b); break;
-      case Reduction::kMin: r = std::min(a, b); break;
-      case Reduction::kNone: break;
+      case Reduction::kAdd:
+        r = static_cast<C>(a + b);
+        break;
+      case Reduction::kMul:
+        r = static_cast<C>(a * b);
+        break;
+      case Reduction::kMax:
+        r = std::max(a, b);
+        break;
+      case Reduction::kMin:
+        r = std::min(a, b);
+        break;
+      case Reduction::kNone:
+        break;
     }
     d[i] = T(r);
   }

@@ -105,7 +105,8 @@ Status constant_of_shape_kernel(KernelContext& ctx) {
 template <class Ctx>
 Result<int64_t> range_count(const Ctx& ctx, const Tensor& start, const Tensor& limit, const Tensor& delta) {
   for (const Tensor* t : {&start, &limit, &delta})
-    if (t->numel() != 1) return ctx.error("start, limit and delta must be scalars, got shape " + shape_to_string(t->shape()));
+    if (t->numel() != 1)
+      return ctx.error("start, limit and delta must be scalars, got shape " + shape_to_string(t->shape()));
   int64_t n = 0;
   if (dtype_is_float(start.dtype())) {
     const double s = start.scalar_as_double(), l = limit.scalar_as_double(), d = delta.scalar_as_double();
@@ -157,7 +158,8 @@ Status range_kernel(KernelContext& ctx) {
     T* p = out.data<T>();
     if constexpr (std::is_floating_point_v<float_or_self_t<T>>) {
       const double s = start.scalar_as_double(), d = delta.scalar_as_double();
-      for (int64_t i = 0; i < out.numel(); ++i) p[i] = T(static_cast<float_or_self_t<T>>(s + static_cast<double>(i) * d));
+      for (int64_t i = 0; i < out.numel(); ++i)
+        p[i] = T(static_cast<float_or_self_t<T>>(s + static_cast<double>(i) * d));
     } else {
       const int64_t s = start.scalar_as_int(), d = delta.scalar_as_int();
       for (int64_t i = 0; i < out.numel(); ++i) p[i] = static_cast<T>(s + i * d);

@@ -26,11 +26,16 @@ template <class Ctx>
 Status pad_spec(const Ctx& ctx, const Shape& in, PadSpec& spec, bool& known) {
   known = true;
   const std::string mode = ctx.attrs().get_string("mode", "constant");
-  if (mode == "constant") spec.mode = PadMode::kConstant;
-  else if (mode == "reflect") spec.mode = PadMode::kReflect;
-  else if (mode == "edge") spec.mode = PadMode::kEdge;
-  else if (mode == "wrap") spec.mode = PadMode::kWrap;
-  else return ctx.error("mode '" + mode + "' is not one of constant, reflect, edge, wrap");
+  if (mode == "constant")
+    spec.mode = PadMode::kConstant;
+  else if (mode == "reflect")
+    spec.mode = PadMode::kReflect;
+  else if (mode == "edge")
+    spec.mode = PadMode::kEdge;
+  else if (mode == "wrap")
+    spec.mode = PadMode::kWrap;
+  else
+    return ctx.error("mode '" + mode + "' is not one of constant, reflect, edge, wrap");
   const int64_t rank = static_cast<int64_t>(in.size());
   std::vector<int64_t> pads, axes;
   if (ctx.opset() < 11) {
@@ -111,9 +116,12 @@ int64_t source_index(PadMode mode, int64_t o, int64_t begin, int64_t d) {
   const int64_t i = o - begin;
   if (i >= 0 && i < d) return i;
   switch (mode) {
-    case PadMode::kConstant: return -1;
-    case PadMode::kEdge: return i < 0 ? 0 : d - 1;
-    case PadMode::kWrap: return ((i % d) + d) % d;
+    case PadMode::kConstant:
+      return -1;
+    case PadMode::kEdge:
+      return i < 0 ? 0 : d - 1;
+    case PadMode::kWrap:
+      return ((i % d) + d) % d;
     case PadMode::kReflect: {
       if (d == 1) return 0;
       const int64_t period = 2 * (d - 1);  // NumPy's reflect repeats for pads wider than the dim
@@ -175,8 +183,10 @@ Status pad_kernel(KernelContext& ctx) {
           const int64_t o = static_cast<int64_t>(rest) % out.shape()[k];
           rest /= static_cast<size_t>(out.shape()[k]);
           const int64_t m = map[k][static_cast<size_t>(o)];
-          if (m < 0) constant_row = true;
-          else off += m * in_strides[k];
+          if (m < 0)
+            constant_row = true;
+          else
+            off += m * in_strides[k];
         }
         if (constant_row) {
           for (int64_t j = 0; j < row; ++j) store_elem<T>(out_row + j * sizeof(T), fill);

@@ -69,8 +69,10 @@ Status infer_reshape(InferContext& ctx) {
   OPENGE_RETURN_IF_ERROR(check_shape_size(ctx, out, dt, "the reshape target"));
   if (!in_known) {
     // Without the input shape the result is still known when nothing has to be inferred.
-    if (infer_at >= 0) ctx.set_output_dtype(0, dt);
-    else ctx.set_output(0, dt, out);
+    if (infer_at >= 0)
+      ctx.set_output_dtype(0, dt);
+    else
+      ctx.set_output(0, dt, out);
     return Status::Ok();
   }
   const int64_t in_numel = shape_numel(in_shape);

@@ -52,8 +52,10 @@ Status slice_view(const Ctx& ctx, const Shape& in, SliceView& view, bool& known)
   OPENGE_RETURN_IF_ERROR(slice_list(ctx, "starts", 1, starts, has_starts, known));
   OPENGE_RETURN_IF_ERROR(slice_list(ctx, "ends", 2, ends, has_ends, known));
   OPENGE_RETURN_IF_ERROR(slice_list(ctx, "axes", 3, axes, has_axes, known));
-  if (ctx.opset() >= 10) OPENGE_RETURN_IF_ERROR(slice_list(ctx, "steps", 4, steps, has_steps, known));
-  else has_steps = false;
+  if (ctx.opset() >= 10)
+    OPENGE_RETURN_IF_ERROR(slice_list(ctx, "steps", 4, steps, has_steps, known));
+  else
+    has_steps = false;
   if (!has_starts || !has_ends) return ctx.error("starts and ends are required");
   if (!known) return Status::Ok();
   const size_t n = starts.size();
@@ -109,8 +111,10 @@ Status infer_slice(InferContext& ctx) {
   SliceView view;
   bool known = true;
   OPENGE_RETURN_IF_ERROR(slice_view(ctx, ctx.input_shape(0), view, known));
-  if (!known) ctx.set_output_dtype(0, dt);
-  else ctx.set_output(0, dt, view.out_shape);
+  if (!known)
+    ctx.set_output_dtype(0, dt);
+  else
+    ctx.set_output(0, dt, view.out_shape);
   return Status::Ok();
 }
 
@@ -144,7 +148,8 @@ Result<std::unique_ptr<CompiledKernel>> prepare_slice(const KernelRequest& reque
   const Shape& in = request.inputs[0].shape;
   SliceView view;
   bool known = true;
-  if (!slice_view(ictx, in, view, known).ok() || !known || view.out_shape != request.outputs[0].shape) return not_prepared();
+  if (!slice_view(ictx, in, view, known).ok() || !known || view.out_shape != request.outputs[0].shape)
+    return not_prepared();
   const size_t es = dtype_size(request.inputs[0].dtype);
   if (es == 0) return not_prepared();
   const std::vector<int64_t> in_strides = contiguous_strides(in);

@@ -171,8 +171,10 @@ void run_strided_copy(const StridedCopyPlan& v, const void* src, void* dst) {
   }
   visit_element_size(v.elem_size, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if (v.tiled_axis >= 0) copy_tiled<T>(s, d, v, static_cast<size_t>(v.tiled_axis));
-    else copy_rows<T>(s, d, v);
+    if (v.tiled_axis >= 0)
+      copy_tiled<T>(s, d, v, static_cast<size_t>(v.tiled_axis));
+    else
+      copy_rows<T>(s, d, v);
   });
 }
 
@@ -185,7 +187,8 @@ namespace {
 
 class PreparedStridedCopy final : public PreparedKernel {
  public:
-  PreparedStridedCopy(StridedCopyPlan plan, int64_t offset_bytes) : plan_(std::move(plan)), offset_bytes_(offset_bytes) {}
+  PreparedStridedCopy(StridedCopyPlan plan, int64_t offset_bytes)
+      : plan_(std::move(plan)), offset_bytes_(offset_bytes) {}
   Status run(KernelContext& ctx) const override {
     run_strided_copy(plan_, static_cast<const char*>(ctx.input(0).raw()) + offset_bytes_, ctx.output(0).raw());
     return Status::Ok();

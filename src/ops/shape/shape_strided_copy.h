@@ -24,8 +24,8 @@ void strided_copy(const void* src, void* dst, size_t elem_size, const Shape& sha
 struct StridedCopyPlan {
   size_t elem_size = 0;
   bool empty = false;
-  std::vector<int64_t> size, stride;  // the merged view
-  int tiled_axis = -1;                // copy_tiled's unit-stride axis, or -1: row by row
+  std::vector<int64_t> size, stride;                   // the merged view
+  int tiled_axis = -1;                                 // copy_tiled's unit-stride axis, or -1: row by row
   std::vector<int64_t> dst_stride, bsize, bsrc, bdst;  // copy_tiled's batch dims
 };
 StridedCopyPlan plan_strided_copy(size_t elem_size, const Shape& shape, const std::vector<int64_t>& src_strides);

@@ -33,8 +33,7 @@ std::vector<int64_t> broadcast_strides(const Shape& from, const Shape& to) {
   std::vector<int64_t> strides(to.size(), 0);
   const std::vector<int64_t> own = contiguous_strides(from);
   const size_t offset = to.size() - from.size();
-  for (size_t i = 0; i < from.size(); ++i)
-    strides[offset + i] = from[i] == 1 ? 0 : own[i];
+  for (size_t i = 0; i < from.size(); ++i) strides[offset + i] = from[i] == 1 ? 0 : own[i];
   return strides;
 }
 

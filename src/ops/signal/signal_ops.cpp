@@ -127,7 +127,8 @@ Result<MelParams> mel_params(const Tensor* const in[5]) {
   p.bins = *bins;
   p.dft_length = *dft;
   p.sample_rate = *rate;
-  if (in[3]->numel() != 1 || in[4]->numel() != 1) return invalid_argument("lower_edge_hertz and upper_edge_hertz must be scalars");
+  if (in[3]->numel() != 1 || in[4]->numel() != 1)
+    return invalid_argument("lower_edge_hertz and upper_edge_hertz must be scalars");
   p.lower = in[3]->scalar_as_double(0);
   p.upper = in[4]->scalar_as_double(0);
   if (p.bins <= 0 || p.dft_length <= 0 || p.sample_rate <= 0)
@@ -173,7 +174,8 @@ Status mel_kernel(KernelContext& ctx) {
   std::vector<int64_t> edge(static_cast<size_t>(p.bins + 2));
   for (size_t i = 0; i < edge.size(); ++i) {
     const double hz = 700.0 * (std::pow(10.0, (static_cast<double>(i) * step + low_mel) / 2595.0) - 1.0);
-    edge[i] = static_cast<int64_t>(std::floor(static_cast<double>(p.dft_length + 1) * hz / static_cast<double>(p.sample_rate)));
+    edge[i] = static_cast<int64_t>(
+        std::floor(static_cast<double>(p.dft_length + 1) * hz / static_cast<double>(p.sample_rate)));
   }
   std::vector<double> w(static_cast<size_t>(y.numel()), 0.0);
   // Bins outside the spectrogram (an upper edge above Nyquist) are dropped, never written.
@@ -181,12 +183,16 @@ Status mel_kernel(KernelContext& ctx) {
     if (row >= 0 && row < spectrogram_bins) w[static_cast<size_t>(row * p.bins + col)] = v;
   };
   for (int64_t i = 0; i < p.bins; ++i) {
-    const int64_t left = edge[static_cast<size_t>(i)], center = edge[static_cast<size_t>(i + 1)], right = edge[static_cast<size_t>(i + 2)];
-    if (center == left) set(center, i, 1.0);
+    const int64_t left = edge[static_cast<size_t>(i)], center = edge[static_cast<size_t>(i + 1)],
+                  right = edge[static_cast<size_t>(i + 2)];
+    if (center == left)
+      set(center, i, 1.0);
     else
-      for (int64_t j = left; j <= center; ++j) set(j, i, static_cast<double>(j - left) / static_cast<double>(center - left));
+      for (int64_t j = left; j <= center; ++j)
+        set(j, i, static_cast<double>(j - left) / static_cast<double>(center - left));
     if (right > center)
-      for (int64_t j = center; j < right; ++j) set(j, i, static_cast<double>(right - j) / static_cast<double>(right - center));
+      for (int64_t j = center; j < right; ++j)
+        set(j, i, static_cast<double>(right - j) / static_cast<double>(right - center));
   }
   const bool ok = fill_numeric(y, [&](int64_t i) { return w[static_cast<size_t>(i)]; });
   return ok ? Status::Ok() : ctx.error(std::string("unsupported output dtype ") + dtype_name(y.dtype()));
@@ -249,7 +255,8 @@ Result<DftPlan> dft_plan(const Node& node, const Shape& in, const Tensor* length
     return invalid_argument("input must be [batch, ..., 1 or 2], got " + shape_to_string(in));
   const std::optional<int64_t> axis = normalize_axis(node.attrs.get_int("axis", 1), rank);
   if (!axis || *axis == rank - 1)
-    return invalid_argument("axis " + std::to_string(node.attrs.get_int("axis", 1)) + " must name a signal dim of " + shape_to_string(in));
+    return invalid_argument("axis " + std::to_string(node.attrs.get_int("axis", 1)) + " must name a signal dim of " +
+                            shape_to_string(in));
   p.axis = *axis;
   p.inverse = node.attrs.get_int("inverse", 0) != 0;
   p.onesided = node.attrs.get_int("onesided", 0) != 0;
@@ -270,7 +277,8 @@ Result<DftPlan> dft_plan(const Node& node, const Shape& in, const Tensor* length
 
 Status dft_infer(InferContext& ctx) {
   OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 0, kFloatTypes));
-  if (ctx.has_input(1)) OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 1, dtype_bit(DType::kInt32) | dtype_bit(DType::kInt64)));
+  if (ctx.has_input(1))
+    OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 1, dtype_bit(DType::kInt32) | dtype_bit(DType::kInt64)));
   const DType dt = ctx.input_dtype(0);
   if (!ctx.input_shape_known(0) || (ctx.has_input(1) && !ctx.input_value(1))) {
     ctx.set_output_dtype(0, dt);
@@ -311,15 +319,18 @@ Status dft_kernel(KernelContext& ctx) {
   Result<DftPlan> pr = dft_plan(ctx.node(), x.shape(), ctx.has_input(1) ? &ctx.input(1) : nullptr);
   if (!pr.ok()) return ctx.error(pr.status().message());
   const DftPlan& p = *pr;
-  if (y.shape() != p.out) return ctx.error("output shape " + shape_to_string(y.shape()) + " does not match " + shape_to_string(p.out));
+  if (y.shape() != p.out)
+    return ctx.error("output shape " + shape_to_string(y.shape()) + " does not match " + shape_to_string(p.out));
   const std::vector<double> in = to_double(x);
   std::vector<double> out(static_cast<size_t>(y.numel()));
   const int64_t comps = x.shape().back();
   // [outer, axis, inner, comps] views of input and output.
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < x.rank() - 1; ++i)
-    if (i < p.axis) outer *= x.dim(i);
-    else if (i > p.axis) inner *= x.dim(i);
+    if (i < p.axis)
+      outer *= x.dim(i);
+    else if (i > p.axis)
+      inner *= x.dim(i);
   const int64_t in_axis = x.dim(p.axis);
   const Dft dft(p.n, p.inverse);
   parallel_for(outer * inner, p.n * p.out_len * 4, [&](int64_t begin, int64_t end) {
@@ -359,7 +370,8 @@ Result<StftPlan> stft_plan(const Node& node, const Shape& signal, const Tensor& 
     Result<int64_t> f = scalar_int(*frame_length, "frame_length");
     if (!f.ok()) return f.status();
     if (window && *f != p.frame)
-      return invalid_argument("frame_length " + std::to_string(*f) + " differs from the window's length " + std::to_string(p.frame));
+      return invalid_argument("frame_length " + std::to_string(*f) + " differs from the window's length " +
+                              std::to_string(p.frame));
     p.frame = *f;
   }
   if (!window && !frame_length) return invalid_argument("needs a window or a frame_length");
@@ -387,8 +399,9 @@ Status stft_infer(InferContext& ctx) {
     ctx.set_output_dtype(0, dt);
     return Status::Ok();
   }
-  Result<StftPlan> p = stft_plan(ctx.node(), ctx.input_shape(0), *ctx.input_value(1), ctx.has_input(2) ? &ctx.input_shape(2) : nullptr,
-                                 ctx.has_input(3) ? ctx.input_value(3) : nullptr);
+  Result<StftPlan> p =
+      stft_plan(ctx.node(), ctx.input_shape(0), *ctx.input_value(1), ctx.has_input(2) ? &ctx.input_shape(2) : nullptr,
+                ctx.has_input(3) ? ctx.input_value(3) : nullptr);
   if (!p.ok()) return ctx.error(p.status().message());
   if (auto err = generated_size_error(p->out, dt)) return ctx.error("output " + *err);
   ctx.set_output(0, dt, p->out);
@@ -403,7 +416,8 @@ Status stft_kernel(KernelContext& ctx) {
                                   ctx.has_input(3) ? &ctx.input(3) : nullptr);
   if (!pr.ok()) return ctx.error(pr.status().message());
   const StftPlan& p = *pr;
-  if (y.shape() != p.out) return ctx.error("output shape " + shape_to_string(y.shape()) + " does not match " + shape_to_string(p.out));
+  if (y.shape() != p.out)
+    return ctx.error("output shape " + shape_to_string(y.shape()) + " does not match " + shape_to_string(p.out));
   const std::vector<double> in = to_double(signal);
   const std::vector<double> win = window ? to_double(*window) : std::vector<double>(static_cast<size_t>(p.frame), 1.0);
   const int64_t comps = signal.dim(2), length = signal.dim(1);
@@ -428,7 +442,8 @@ Status stft_kernel(KernelContext& ctx) {
 }  // namespace
 
 void register_signal_ops(std::vector<OpSchema>& table) {
-  for (const CosineWindow& w : kWindows) table.push_back(OpSchema{w.op, 1, 1, 1, 1, &window_infer, &window_kernel, false});
+  for (const CosineWindow& w : kWindows)
+    table.push_back(OpSchema{w.op, 1, 1, 1, 1, &window_infer, &window_kernel, false});
   table.push_back(OpSchema{"MelWeightMatrix", 5, 5, 1, 1, &mel_infer, &mel_kernel, false});
   table.push_back(OpSchema{"DFT", 1, 2, 1, 1, &dft_infer, &dft_kernel, false});
   table.push_back(OpSchema{"STFT", 2, 4, 1, 1, &stft_infer, &stft_kernel, false});

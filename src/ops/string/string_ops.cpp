@@ -46,7 +46,9 @@ std::vector<std::string> normalize(const Tensor& x, const NormalizerSettings& s)
   for (int64_t i = 0; i < x.numel(); ++i) {
     const std::string& word = x.data<std::string>()[i];
     if (s.stopwords.count(s.case_sensitive ? word : mapped(word, ::tolower))) continue;
-    kept.push_back(s.action == "LOWER" ? mapped(word, ::tolower) : s.action == "UPPER" ? mapped(word, ::toupper) : word);
+    kept.push_back(s.action == "LOWER"   ? mapped(word, ::tolower)
+                   : s.action == "UPPER" ? mapped(word, ::toupper)
+                                         : word);
   }
   return kept;
 }
@@ -101,10 +103,14 @@ std::string float_text(F v) {
 
 template <class T>
 std::string number_text(T v) {
-  if constexpr (std::is_same_v<T, bool>) return v ? "True" : "False";
-  else if constexpr (std::is_same_v<T, double>) return float_text(v);
-  else if constexpr (std::is_floating_point_v<T> || is_half_v<T>) return float_text(static_cast<float>(v));
-  else return std::to_string(v);
+  if constexpr (std::is_same_v<T, bool>)
+    return v ? "True" : "False";
+  else if constexpr (std::is_same_v<T, double>)
+    return float_text(v);
+  else if constexpr (std::is_floating_point_v<T> || is_half_v<T>)
+    return float_text(static_cast<float>(v));
+  else
+    return std::to_string(v);
 }
 
 // The whole string as a number ("inf", "-INF", "NaN" included); false when it is not one.
@@ -114,15 +120,19 @@ bool parse_number(const std::string& text, T* out) {
   char* end = nullptr;
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     errno = 0;
-    if constexpr (std::is_signed_v<T>) *out = static_cast<T>(std::strtoll(begin, &end, 10));
-    else *out = static_cast<T>(std::strtoull(begin, &end, 10));
+    if constexpr (std::is_signed_v<T>)
+      *out = static_cast<T>(std::strtoll(begin, &end, 10));
+    else
+      *out = static_cast<T>(std::strtoull(begin, &end, 10));
     if (errno == ERANGE) return false;
   } else if constexpr (std::is_same_v<T, double>) {
     *out = std::strtod(begin, &end);
   } else {
     const float f = std::strtof(begin, &end);
-    if constexpr (std::is_same_v<T, bool>) *out = f != 0.0f;
-    else *out = static_cast<T>(f);
+    if constexpr (std::is_same_v<T, bool>)
+      *out = f != 0.0f;
+    else
+      *out = static_cast<T>(f);
   }
   return end != begin && *end == '\0';
 }
@@ -150,7 +160,8 @@ Status cast_strings(KernelContext& ctx) {
       const std::string& text = x.data<std::string>()[i];
       if constexpr (is_half_v<T>) {
         float f = 0;
-        if (!parse_number(text, &f)) status = ctx.error("element " + std::to_string(i) + " '" + text + "' is not a number");
+        if (!parse_number(text, &f))
+          status = ctx.error("element " + std::to_string(i) + " '" + text + "' is not a number");
         y.data<T>()[i] = T(f);
       } else {
         if (!parse_number(text, &y.data<T>()[i]))

@@ -26,11 +26,11 @@ enum class Weighting { kTF, kIDF, kTFIDF };
 struct NgramTable {
   Weighting weighting = Weighting::kTF;
   int64_t min_n = 1, max_n = 1, max_skip = 0;
-  bool strings = false;                           // pool_strings (else pool_int64s)
-  std::map<std::string, int64_t> string_ids;      // pool_strings token -> id (ids of int pools: the values)
+  bool strings = false;                            // pool_strings (else pool_int64s)
+  std::map<std::string, int64_t> string_ids;       // pool_strings token -> id (ids of int pools: the values)
   std::map<std::vector<int64_t>, int64_t> column;  // n-gram (token ids) -> output column
   std::vector<float> weights;
-  int64_t columns = 0;                             // max(ngram_indexes) + 1
+  int64_t columns = 0;  // max(ngram_indexes) + 1
 };
 
 Status read_table(const Attributes& attrs, const std::string& label, NgramTable* t) {
@@ -40,7 +40,10 @@ Status read_table(const Attributes& attrs, const std::string& label, NgramTable*
       {"TF", Weighting::kTF}, {"IDF", Weighting::kIDF}, {"TFIDF", Weighting::kTFIDF}};
   bool known = false;
   for (const auto& [name, w] : kModes)
-    if (mode == name) { t->weighting = w; known = true; }
+    if (mode == name) {
+      t->weighting = w;
+      known = true;
+    }
   if (!known) return fail("attribute mode must be TF, IDF or TFIDF, got '" + mode + "'");
   t->min_n = attrs.get_int("min_gram_length", 0);
   t->max_n = attrs.get_int("max_gram_length", 0);
@@ -83,7 +86,8 @@ Status read_table(const Attributes& attrs, const std::string& label, NgramTable*
                   " pool entries, not a multiple of " + std::to_string(n));
     for (int64_t at = begin; at < end; at += n, ++ngram) {
       if (ngram >= indexes.size())
-        return fail("ngram_indexes has " + std::to_string(indexes.size()) + " entries, fewer than the n-grams in the pool");
+        return fail("ngram_indexes has " + std::to_string(indexes.size()) +
+                    " entries, fewer than the n-grams in the pool");
       if (n < t->min_n || n > t->max_n) continue;
       // A repeated n-gram keeps its first column (ONNX Runtime's rule).
       t->column.emplace(std::vector<int64_t>(pool.begin() + at, pool.begin() + at + n), indexes[ngram]);
@@ -111,9 +115,12 @@ Status tfidf_infer(InferContext& ctx) {
     return Status::Ok();
   }
   const Shape& in = ctx.input_shape(0);
-  if (in.size() == 1) ctx.set_output(0, DType::kFloat32, {table.columns});
-  else if (in.size() == 2) ctx.set_output(0, DType::kFloat32, {in[0], table.columns});
-  else return ctx.error("input 0 must have shape [C] or [N, C], got " + shape_to_string(in));
+  if (in.size() == 1)
+    ctx.set_output(0, DType::kFloat32, {table.columns});
+  else if (in.size() == 2)
+    ctx.set_output(0, DType::kFloat32, {in[0], table.columns});
+  else
+    return ctx.error("input 0 must have shape [C] or [N, C], got " + shape_to_string(in));
   return Status::Ok();
 }
 
@@ -167,8 +174,10 @@ Status tfidf_kernel(KernelContext& ctx) {
       count_row(ids.data() + r * len, len, table, o);
       for (int64_t c = 0; c < table.columns; ++c) {
         const float w = table.weights.empty() ? 1.0f : table.weights[static_cast<size_t>(c)];
-        if (table.weighting == Weighting::kIDF) o[c] = o[c] > 0 ? w : 0.0f;
-        else if (table.weighting == Weighting::kTFIDF) o[c] *= w;
+        if (table.weighting == Weighting::kIDF)
+          o[c] = o[c] > 0 ? w : 0.0f;
+        else if (table.weighting == Weighting::kTFIDF)
+          o[c] *= w;
       }
     }
   });

@@ -47,11 +47,14 @@ Status training_infer(InferContext& ctx) {
   for (size_t i = 0; i < ctx.num_inputs(); ++i)
     if (!ctx.has_input(i)) return ctx.error("input " + std::to_string(i) + " is missing");
   const DType r = ctx.input_dtype(0);
-  if (r != DType::kFloat32 && r != DType::kFloat64) return ctx.error(std::string("R must be float or double, got ") + dtype_name(r));
-  if (ctx.input_dtype(1) != DType::kInt64) return ctx.error(std::string("T must be int64, got ") + dtype_name(ctx.input_dtype(1)));
+  if (r != DType::kFloat32 && r != DType::kFloat64)
+    return ctx.error(std::string("R must be float or double, got ") + dtype_name(r));
+  if (ctx.input_dtype(1) != DType::kInt64)
+    return ctx.error(std::string("T must be int64, got ") + dtype_name(ctx.input_dtype(1)));
   for (size_t s : {size_t{0}, size_t{1}})
     if (ctx.input_shape_known(s) && shape_numel(ctx.input_shape(s)) != 1)
-      return ctx.error(std::string(s ? "T" : "R") + " must hold one element, got shape " + shape_to_string(ctx.input_shape(s)));
+      return ctx.error(std::string(s ? "T" : "R") + " must hold one element, got shape " +
+                       shape_to_string(ctx.input_shape(s)));
   const size_t groups = 2 + state_kinds(ctx.node().op_type);  // X, G, states
   for (size_t i = 0; i < *n; ++i) {
     const size_t x = 2 + i;
@@ -68,8 +71,10 @@ Status training_infer(InferContext& ctx) {
                          ", tensor " + std::to_string(i) + " has " + shape_to_string(ctx.input_shape(x)));
     }
     for (size_t o = i; o < ctx.num_outputs(); o += *n) {
-      if (ctx.input_shape_known(x)) ctx.set_output(o, t, ctx.input_shape(x));
-      else ctx.set_output_dtype(o, t);
+      if (ctx.input_shape_known(x))
+        ctx.set_output(o, t, ctx.input_shape(x));
+      else
+        ctx.set_output_dtype(o, t);
     }
   }
   return Status::Ok();
@@ -100,7 +105,8 @@ Hyper read_hyper(const Attributes& a, std::string_view op) {
 }
 
 // One element's update: x and its states in, the new x and states out (state[0] = V or H, state[1] = H).
-void update(std::string_view op, const Hyper& h, double r, int64_t t, double x, double g, double* state, double* x_new) {
+void update(std::string_view op, const Hyper& h, double r, int64_t t, double x, double g, double* state,
+            double* x_new) {
   const double gr = h.norm * x + g;
   if (op == "Adagrad") {
     state[0] += gr * gr;
@@ -140,8 +146,10 @@ Status training_kernel(KernelContext& ctx) {
           if (ctx.has_output((1 + s) * n + i)) ctx.output((1 + s) * n + i).data<T>()[e] = static_cast<T>(state[s]);
       }
     };
-    if (x.dtype() == DType::kFloat64) apply(static_cast<double*>(nullptr));
-    else apply(static_cast<float*>(nullptr));
+    if (x.dtype() == DType::kFloat64)
+      apply(static_cast<double*>(nullptr));
+    else
+      apply(static_cast<float*>(nullptr));
   }
   return Status::Ok();
 }
@@ -161,10 +169,10 @@ Status gradient_kernel(KernelContext& ctx) { return gradient_not_expanded(ctx.no
 
 void register_training_ops(std::vector<OpSchema>& table) {
   for (const char* op : {"Adagrad", "Adam", "Momentum"})
-    table.push_back(OpSchema{op, 5, -1, 2, INT_MAX, training_infer, training_kernel, false, false, false, kTrainingDomain});
-  table.push_back(OpSchema{"Gradient", 0, -1, 1, INT_MAX, gradient_infer, gradient_kernel, false, false, false,
-                           kTrainingDomain});
+    table.push_back(
+        OpSchema{op, 5, -1, 2, INT_MAX, training_infer, training_kernel, false, false, false, kTrainingDomain});
+  table.push_back(
+      OpSchema{"Gradient", 0, -1, 1, INT_MAX, gradient_infer, gradient_kernel, false, false, false, kTrainingDomain});
 }
-
 
 }  // namespace openge
