@@ -129,6 +129,10 @@ int cmd_compile(int argc, char** argv) {
     std::cout << "  pass " << pass << ": " << count << " rewrite(s)\n";
   for (const auto& [name, bytes] : summary->debug_sections)
     std::cout << "  debug section " << name << ": " << bytes << " bytes (NPU_COLLECT_PATH)\n";
+  if (summary->prebuilt_kernels > 0)
+    std::cout << "  kernels: " << summary->prebuilt_kernels << " built in for " << summary->kernel_isa
+              << " (the file runs without a C++ compiler)\n";
+  if (!summary->kernels_note.empty()) std::cout << "  kernels: " << summary->kernels_note << "\n";
   for (const auto& [name, value] : summary->options)
     std::cout << "  option " << name << " = " << (value.empty() ? "(unset)" : escape_control_chars(value)) << "\n";
   const std::string output = std::filesystem::absolute(args->get("output")).lexically_normal().string();

@@ -21,11 +21,18 @@ struct CompileSummary {
   size_t file_bytes = 0;
   // Debug sections compiled in under NPU_COLLECT_PATH (NPU-8): name -> bytes.
   std::vector<std::pair<std::string, size_t>> debug_sections;
+  // The generated kernels built into the file, so that it runs without a C++ compiler: how many,
+  // for which x86-64 level; or why a graph with fused nodes carries none ("" otherwise).
+  size_t prebuilt_kernels = 0;
+  std::string kernel_isa;
+  std::string kernels_note;
 };
 
 // Loads `model_path` (ONNX), compiles it for `input_shapes` (by input name; an input left out
 // takes the model's shape, which must then be fixed) with `options` (precision, fusion ...) up to
-// kernel selection, and writes the result to `output_path` atomically.
+// kernel selection, builds the generated kernels of its fused nodes (under the options'
+// jit_compile, op_debug_level, op_debug_config and compile cache), and writes the result to
+// `output_path` atomically.
 Result<CompileSummary> compile_model(const std::string& model_path, const std::string& output_path,
                                      const SessionOptions& options = {},
                                      const std::map<std::string, Shape>& input_shapes = {});

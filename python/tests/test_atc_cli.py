@@ -1,6 +1,7 @@
 """openge atc: command lines in the form of CANN's ATC documentation run with `atc` replaced by
 `openge atc` (compile, --mode=1, --mode=3, debug_dir, a flag with no CPU meaning, a typo)."""
 import json
+import os
 import shlex
 import subprocess
 
@@ -13,11 +14,12 @@ from onnx import TensorProto, helper, numpy_helper
 from conftest import DEMO_MODEL, cli_path, model_bytes
 
 
-def atc(line: str, cwd):
+def atc(line: str, cwd, env=None):
     """Runs a documented ATC line with its leading `atc` replaced by `openge atc`."""
     words = shlex.split(line)
     assert words[0] == "atc"
-    return subprocess.run([str(cli_path()), "atc", *words[1:]], cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run([str(cli_path()), "atc", *words[1:]], cwd=cwd, capture_output=True, text=True, timeout=300,
+                          env=env)
 
 
 @pytest.fixture
@@ -66,20 +68,26 @@ def test_mode_3_prechecks_into_the_check_report(tmp_path):
     assert report  # the precheck's own format; its content is tested with openge check
 
 
-# ENV-19's chain is wired (--debug_dir is the debug_dir option, which decides kernel_meta's folder),
-# but openge compile stops after the graph rewrites: the generated kernels, and with them
-# kernel_meta, are built at the model's first run. Strict, so that the marker goes once compile
-# builds the kernels into the .oge.
-@pytest.mark.xfail(strict=True, reason="openge compile builds no kernels yet (they are built at the first run)")
-def test_ENV_19_debug_dir_holds_kernel_meta(tmp_path, eltwise_model):
-    debug = tmp_path / "debug_info"
-    done = atc(f"atc --model={eltwise_model} --framework=5 --output={tmp_path}/elt --soc_version=Ascend910B "
-               f"--op_debug_level=1 --debug_dir={debug}", tmp_path)
+# ENV-19: kernel_meta of an ATC compile: --debug_dir > ASCEND_WORK_PATH > the working folder.
+# openge compile builds the generated kernels into the .oge, under op_debug_level into kernel_meta
+# with their debug files.
+@pytest.mark.parametrize("chosen_by", ["debug_dir", "ASCEND_WORK_PATH", "default"])
+def test_ENV_19_kernel_meta_follows_debug_dir_then_work_path(tmp_path, eltwise_model, chosen_by):
+    debug, work, cwd = tmp_path / "debug_info", tmp_path / "work", tmp_path / "cwd"
+    cwd.mkdir()
+    env = dict(os.environ)
+    env.pop("ASCEND_WORK_PATH", None)
+    if chosen_by != "default":
+        env["ASCEND_WORK_PATH"] = str(work)
+    line = (f"atc --model={eltwise_model} --framework=5 --output={tmp_path}/elt --soc_version=Ascend910B "
+            f"--op_debug_level=1" + (f" --debug_dir={debug}" if chosen_by == "debug_dir" else ""))
+    done = atc(line, cwd, env)
     assert done.returncode == 0, done.stderr
-    meta = debug / "kernel_meta"
-    assert meta.is_dir(), done.stdout + done.stderr
-    assert any(p.suffix == ".so" for p in meta.iterdir())
-    assert not (tmp_path / "kernel_meta").exists()
+    roots = {"debug_dir": debug, "ASCEND_WORK_PATH": work, "default": cwd}
+    metas = [p for root in (debug, work, cwd) if root.exists() for p in root.rglob("kernel_meta")]
+    assert metas, done.stdout + done.stderr
+    assert all(roots[chosen_by] in m.parents for m in metas), metas
+    assert any(p.suffix == ".so" for m in metas for p in m.iterdir())
 
 
 def test_flag_without_cpu_meaning_is_accepted_with_one_line(tmp_path):

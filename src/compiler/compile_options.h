@@ -14,6 +14,9 @@ namespace openge {
 namespace options {
 class OptionSet;
 }
+namespace compiler {
+struct PrebuiltKernels;
+}
 
 // Which stages of a compile run (docs/ARCHITECTURE.md, "Compiled models").
 enum class CompileStages {
@@ -54,6 +57,9 @@ struct CompileOptions {
   // Told of a node that fails during a run (the session's exception dump, enable_exception_dump);
   // null: nothing but the error. Subgraphs get the same hook.
   std::shared_ptr<const NodeFailureHook> failure_hook;
+  // The generated kernels a compiled model (.oge) carries (compiler/prebuilt_kernels.h): loaded
+  // instead of built when this CPU runs them; null: none.
+  std::shared_ptr<const compiler::PrebuiltKernels> prebuilt_kernels;
 };
 
 }  // namespace openge

@@ -37,6 +37,7 @@ Status ExecutableBuilder::select_kernels(aoe::TunedSelection& tuning) {
   // they are built together below, in parallel.
   auto jit_settings = read_jit_settings(options_.config.get(), dynamic_model_);
   if (!jit_settings.ok()) return jit_settings.status();
+  use_prebuilt_kernels(*jit_settings, options_.prebuilt_kernels);
   const JitDecision& jit = jit_settings->decision;
   std::vector<compiler::KernelRequest> jit_requests;
   std::vector<size_t> jit_nodes;

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 
@@ -19,6 +21,7 @@
 #include "compiler/toolchain.h"
 #include "io/atomic_file.h"
 #include "logging/log.h"
+#include "ops/fused/fused_elementwise.h"
 #include "options/option_set.h"
 #include "paths/artifact_paths.h"
 #include "base/path_util.h"
@@ -190,6 +193,204 @@ Result<JitSettings> read_jit_settings(const options::OptionSet* config, bool dyn
   return s;
 }
 
+namespace {
+
+// The distinct kernels of `requests` and which one each request uses.
+struct KernelJobs {
+  std::vector<KernelJob> jobs;
+  std::vector<size_t> job_of_request;
+  std::vector<EltwiseKernelSpec> request_specs;
+};
+Result<KernelJobs> distinct_jobs(const std::vector<KernelRequest>& requests, const CodegenOptions& codegen,
+                                 const std::vector<std::string>& flags) {
+  KernelJobs out;
+  std::map<std::string, size_t> job_of_name;
+  for (const KernelRequest& r : requests) {
+    auto made = kernel_spec(r, codegen, flags);
+    if (!made.ok()) return made.status();
+    EltwiseKernelSpec spec = std::move(made.value());
+    auto [it, inserted] = job_of_name.emplace(spec.kernel_name, out.jobs.size());
+    if (inserted) out.jobs.push_back({spec, "", {}, nullptr, Status::Ok(), false});
+    out.job_of_request.push_back(it->second);
+    out.request_specs.push_back(std::move(spec));
+  }
+  return out;
+}
+
+// Where builds go: debug settings build straight into kernel_meta and bypass the compile cache
+// (OPT-op_compiler_cache_mode-9, OPT-op_debug_level-11, OPT-op_debug_config-14); otherwise the
+// cache finds or builds each kernel (mode disable, or no options: a private folder). Empty under
+// debug settings.
+Result<std::optional<OpCache>> open_build_destination(const JitSettings& settings) {
+  if (settings.debug.any()) {
+    // kernel_meta is made on first use (ENV-17..23).
+    OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(settings.kernel_meta));
+    OPENGE_LOG_INFO("TEFUSION",
+                    "compile cache not used: op_debug_level / op_debug_config is set "
+                    "(OPT-op_compiler_cache_mode-9); kernels are built into " +
+                        settings.kernel_meta.path);
+    return std::optional<OpCache>();
+  }
+  auto opened = settings.cache ? OpCache::open(*settings.cache) : OpCache::at("", CacheMode::kDisable, "", {});
+  if (!opened.ok()) return opened.status();
+  return std::optional<OpCache>(std::move(opened.value()));
+}
+
+// How one build runs: what compile_kernels (for this CPU) and prebuild_kernels (for a level)
+// share.
+struct BuildContext {
+  const JitSettings& settings;
+  const CodegenOptions& codegen;
+  const Toolchain& toolchain;
+  std::vector<std::string> flags;  // as built: -march=native online, -march=<level> for a .oge
+  std::string target;              // the CPU built for (a cache key field): its features, or the level
+  OpCache* cache;                  // null under debug settings
+};
+
+// Builds `job` into kernel_meta (debug settings) or through the cache; the binary's path.
+Result<std::string> build_job(KernelJob& job, int64_t index, const BuildContext& ctx) {
+  const std::string& name = job.spec.kernel_name;
+  if (!ctx.cache) {
+    job.source = generate_eltwise_source(job.spec, ctx.codegen, &job.locs);
+    const std::string so_path = ctx.settings.kernel_meta.path + "/" + name + ".so";
+    const std::string tmp = so_path + "." + std::to_string(index) + ".tmp." + std::to_string(getpid());
+    OPENGE_RETURN_IF_ERROR(build_kernel(ctx.toolchain, ctx.flags, job.source, tmp, name));
+    std::error_code ec;
+    fs::rename(tmp, so_path, ec);  // atomic: a reader sees the whole binary or none
+    if (ec) return io_error("cannot rename " + tmp + ": " + ec.message());
+    return so_path;
+  }
+  job.source = generate_eltwise_source(anonymous(job.spec), ctx.codegen);
+  const KernelKey key{name,
+                      job.source,
+                      ctx.toolchain.compiler,
+                      ctx.toolchain.version,
+                      ctx.flags,
+                      ctx.target,
+                      ctx.settings.cache ? ctx.settings.cache->soc_version : ""};
+  auto got = ctx.cache->get_or_build(
+      key, [&](const std::string& out) { return build_kernel(ctx.toolchain, ctx.flags, job.source, out, name); });
+  if (!got.ok()) return got.status();
+  job.cached = got->hit;
+  return got->so_path;
+}
+
+// kernel_meta's files under debug settings, and the NPU_COLLECT_PATH copy.
+Status record_job(const KernelJob& job, const std::string& so_path, const BuildContext& ctx) {
+  const DebugSettings& debug = ctx.settings.debug;
+  const KernelMetaFiles meta{job.spec.kernel_name,
+                             so_path,
+                             job.source,
+                             job.locs,
+                             ctx.flags,
+                             ctx.toolchain.compiler,
+                             ctx.toolchain.version,
+                             std::max(1, num_threads()),
+                             &job.spec};
+  if (debug.any())
+    OPENGE_RETURN_IF_ERROR(write_kernel_meta(ctx.settings.kernel_meta.path, meta, debug.keep_source(), debug.keep_loc(),
+                                             debug.keep_compute()));
+  if (!ctx.settings.collect.path.empty())
+    OPENGE_RETURN_IF_ERROR(collect_kernel(ctx.settings.collect.path, so_path, meta));
+  return Status::Ok();
+}
+
+// A binary of mode disable (or a prebuilt one) is this process's own file, mapped once loaded; a
+// cached one is the cache's and stays.
+void remove_if_private(const std::string& so_path, const OpCache* cache, bool prebuilt) {
+  if (prebuilt || (cache && cache->mode() == CacheMode::kDisable)) {
+    std::error_code ec;
+    fs::remove(so_path, ec);
+  }
+}
+
+Result<std::string> read_binary(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) return io_error("cannot read the built kernel " + path);
+  return bytes;
+}
+
+}  // namespace
+
+void use_prebuilt_kernels(JitSettings& settings, std::shared_ptr<const PrebuiltKernels> kernels) {
+  if (!kernels || kernels->binaries.empty() || !settings.decision.online || settings.debug.any() ||
+      !settings.collect.path.empty())
+    return;
+  if (cpu_runs_isa_level(kernels->isa)) {
+    settings.decision.reason += "; the compiled model's kernels (built for " + kernels->isa + ") are loaded";
+    settings.prebuilt = std::move(kernels);
+    return;
+  }
+  settings.decision = {false, "the compiled model's kernels were built for " + kernels->isa +
+                                  ", which this CPU does not run: its fused nodes run the prebuilt reference "
+                                  "kernels (openge compile on a machine like this one builds kernels it runs)"};
+  OPENGE_LOG_WARNING("FE", settings.decision.reason);
+}
+
+std::vector<KernelRequest> fused_kernel_requests(const Graph& g) {
+  std::vector<KernelRequest> requests;
+  for (const Node& n : g.nodes) {
+    if (n.op_type != kFusedElementwise || n.outputs.empty()) continue;
+    KernelRequest r;
+    r.node = &n;
+    for (int in : n.inputs) {
+      const Value& v = g.values[static_cast<size_t>(in)];
+      r.input_shapes.push_back(v.shape.value_or(Shape{}));
+      r.input_names.push_back(v.name);
+    }
+    r.output_shape = g.values[static_cast<size_t>(n.outputs[0])].shape.value_or(Shape{});
+    requests.push_back(std::move(r));
+  }
+  return requests;
+}
+
+Result<PrebuiltKernels> prebuild_kernels(const std::vector<KernelRequest>& requests, const JitSettings& settings) {
+  PrebuiltKernels out;
+  const std::string level = best_isa_level();
+  if (requests.empty() || level.empty()) return out;
+  out.isa = level;
+  auto toolchain = resolve_toolchain(settings.compiler);
+  if (!toolchain.ok()) return toolchain.status();
+  const CodegenOptions codegen = codegen_for(settings.debug, nullptr);
+  // Named as an online compile names them (the run looks them up by that name), built for the level.
+  const std::vector<std::string> name_flags = flags_for(settings.debug);
+  std::vector<std::string> flags = name_flags;
+  for (std::string& f : flags)
+    if (f == "-march=native") f = "-march=" + level;
+  auto jobs = distinct_jobs(requests, codegen, name_flags);
+  if (!jobs.ok()) return jobs.status();
+  auto cache = open_build_destination(settings);
+  if (!cache.ok()) return cache.status();
+  if (!settings.collect.path.empty()) OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(settings.collect));
+  OpCache* cache_ptr = cache->has_value() ? &**cache : nullptr;
+  const BuildContext ctx{settings, codegen, *toolchain, flags, level, cache_ptr};
+  std::vector<std::string> binaries(jobs->jobs.size());
+  ProgressBar progress("building kernels for " + level, static_cast<int>(jobs->jobs.size()), "compiled", "cached");
+  parallel_for(static_cast<int64_t>(jobs->jobs.size()), int64_t{1} << 30, [&](int64_t b, int64_t e) {
+    for (int64_t j = b; j < e; ++j) {
+      KernelJob& job = jobs->jobs[static_cast<size_t>(j)];
+      job.status = [&]() -> Status {
+        auto so_path = build_job(job, j, ctx);
+        if (!so_path.ok()) return so_path.status();
+        auto bytes = read_binary(*so_path);
+        Status recorded = bytes.ok() ? record_job(job, *so_path, ctx) : bytes.status();
+        remove_if_private(*so_path, cache_ptr, false);
+        if (!recorded.ok()) return recorded;
+        binaries[static_cast<size_t>(j)] = std::move(bytes.value());
+        return Status::Ok();
+      }();
+      progress.step(job.cached);
+    }
+  });
+  for (size_t j = 0; j < jobs->jobs.size(); ++j) {
+    const KernelJob& job = jobs->jobs[j];
+    if (!job.status.ok()) return job.status.with_context("node '" + job.spec.node_name + "'");
+    out.binaries[job.spec.kernel_name] = std::move(binaries[j]);
+  }
+  return out;
+}
+
 Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::vector<KernelRequest>& requests,
                                                                      const JitSettings& settings,
                                                                      const CodegenOptions* test_codegen,
@@ -197,117 +398,84 @@ Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::
   std::vector<std::unique_ptr<CompiledKernel>> kernels;
   if (requests.empty()) return kernels;
   const auto started = std::chrono::steady_clock::now();
-  auto toolchain = resolve_toolchain(settings.compiler);
-  if (!toolchain.ok()) return toolchain.status();
   const DebugSettings& debug = settings.debug;
   const CodegenOptions codegen = codegen_for(debug, test_codegen);
   const std::vector<std::string> flags = flags_for(debug);
+  auto made = distinct_jobs(requests, codegen, flags);
+  if (!made.ok()) return made.status();
+  std::vector<KernelJob>& jobs = made->jobs;
 
-  // Where binaries come from: debug settings build straight into kernel_meta and bypass the
-  // compile cache (OPT-op_compiler_cache_mode-9, OPT-op_debug_level-11, OPT-op_debug_config-14);
-  // otherwise the cache finds or builds each kernel (mode disable, or no options: a private folder).
+  // The compiled model's binaries serve every kernel they have; the others are built, and only
+  // then is a compiler needed.
+  const PrebuiltKernels* prebuilt =
+      settings.prebuilt && !debug.any() && settings.collect.path.empty() ? settings.prebuilt.get() : nullptr;
+  std::vector<const std::string*> binary_of(jobs.size(), nullptr);
+  bool build_any = false;
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    if (prebuilt)
+      if (auto it = prebuilt->binaries.find(jobs[j].spec.kernel_name); it != prebuilt->binaries.end())
+        binary_of[j] = &it->second;
+    build_any = build_any || !binary_of[j];
+  }
+  Toolchain toolchain;
   std::optional<OpCache> cache;
-  if (debug.any()) {
-    // kernel_meta is made on first use (ENV-17..23).
-    OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(settings.kernel_meta));
-    OPENGE_LOG_INFO("TEFUSION",
-                    "compile cache not used: op_debug_level / op_debug_config is set "
-                    "(OPT-op_compiler_cache_mode-9); kernels are built into " +
-                        settings.kernel_meta.path);
-  } else {
-    auto opened = settings.cache ? OpCache::open(*settings.cache) : OpCache::at("", CacheMode::kDisable, "", {});
-    if (!opened.ok()) return opened.status();
-    cache.emplace(std::move(opened.value()));
+  if (build_any) {
+    auto resolved = resolve_toolchain(settings.compiler);
+    if (!resolved.ok()) return resolved.status();
+    toolchain = std::move(resolved.value());
+    auto destination = open_build_destination(settings);
+    if (!destination.ok()) return destination.status();
+    cache = std::move(destination.value());
+    if (!settings.collect.path.empty()) OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(settings.collect));
   }
-  if (!settings.collect.path.empty()) OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(settings.collect));
-
-  // Distinct kernels, and which one each request uses.
-  std::vector<KernelJob> jobs;
-  std::map<std::string, size_t> job_of_name;
-  std::vector<size_t> job_of_request;
-  std::vector<EltwiseKernelSpec> request_specs;
-  for (const KernelRequest& r : requests) {
-    auto made = kernel_spec(r, codegen, flags);
-    if (!made.ok()) return made.status();
-    EltwiseKernelSpec spec = std::move(made.value());
-    auto [it, inserted] = job_of_name.emplace(spec.kernel_name, jobs.size());
-    if (inserted) jobs.push_back({spec, "", {}, nullptr, Status::Ok(), false});
-    job_of_request.push_back(it->second);
-    request_specs.push_back(std::move(spec));
-  }
+  const BuildContext ctx{settings, codegen, toolchain, flags, toolchain.cpu_features, cache ? &*cache : nullptr};
 
   ProgressBar progress("compiling kernels", static_cast<int>(jobs.size()), "compiled", "cached");
-  const int block_dim = std::max(1, num_threads());
   // Builds are processes: one per thread of the pool at once.
   parallel_for(static_cast<int64_t>(jobs.size()), int64_t{1} << 30, [&](int64_t b, int64_t e) {
     for (int64_t j = b; j < e; ++j) {
       KernelJob& job = jobs[static_cast<size_t>(j)];
+      const std::string* binary = binary_of[static_cast<size_t>(j)];
       job.status = [&]() -> Status {
-        const std::string& name = job.spec.kernel_name;
-        std::string so_path;
-        if (debug.any()) {
-          job.source = generate_eltwise_source(job.spec, codegen, &job.locs);
-          so_path = settings.kernel_meta.path + "/" + name + ".so";
-          const std::string tmp = so_path + "." + std::to_string(j) + ".tmp." + std::to_string(getpid());
-          OPENGE_RETURN_IF_ERROR(build_kernel(*toolchain, flags, job.source, tmp, name));
-          std::error_code ec;
-          fs::rename(tmp, so_path, ec);  // atomic: a reader sees the whole binary or none
-          if (ec) return io_error("cannot rename " + tmp + ": " + ec.message());
-        } else {
-          job.source = generate_eltwise_source(anonymous(job.spec), codegen);
-          const KernelKey key{name,
-                              job.source,
-                              toolchain->compiler,
-                              toolchain->version,
-                              flags,
-                              toolchain->cpu_features,
-                              settings.cache ? settings.cache->soc_version : ""};
-          auto got = cache->get_or_build(
-              key, [&](const std::string& out) { return build_kernel(*toolchain, flags, job.source, out, name); });
-          if (!got.ok()) return got.status();
-          job.cached = got->hit;
-          so_path = got->so_path;
-        }
-        auto so = SharedObject::open(so_path, name);
-        if (!so.ok()) return so.status();
+        auto so_path = binary ? write_private_shared_object(job.spec.kernel_name, *binary) : build_job(job, j, ctx);
+        if (!so_path.ok()) return so_path.status();
+        auto so = SharedObject::open(*so_path, job.spec.kernel_name);
+        Status done = so.ok() ? (binary ? Status::Ok() : record_job(job, *so_path, ctx)) : so.status();
+        remove_if_private(*so_path, ctx.cache, binary != nullptr);
+        if (!done.ok()) return done;
         job.so = std::move(so.value());
-        const KernelMetaFiles meta{
-            name, so_path, job.source, job.locs, flags, toolchain->compiler, toolchain->version, block_dim, &job.spec};
-        if (debug.any())
-          OPENGE_RETURN_IF_ERROR(write_kernel_meta(settings.kernel_meta.path, meta, debug.keep_source(),
-                                                   debug.keep_loc(), debug.keep_compute()));
-        if (!settings.collect.path.empty())
-          OPENGE_RETURN_IF_ERROR(collect_kernel(settings.collect.path, so_path, meta));
-        // A binary of mode disable is this process's own file, mapped now; a cached one is the
-        // cache's and stays.
-        if (cache && cache->mode() == CacheMode::kDisable) {
-          std::error_code ec;
-          fs::remove(so_path, ec);
-        }
         return Status::Ok();
       }();
-      progress.step(job.cached);
+      progress.step(job.cached || binary);
     }
   });
   KernelBuildCounts counts;
   counts.kernels = static_cast<int>(jobs.size());
-  for (const KernelJob& job : jobs) {
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const KernelJob& job = jobs[j];
     if (!job.status.ok()) return job.status.with_context("node '" + job.spec.node_name + "'");
-    (job.cached ? counts.cached : counts.compiled) += 1;
+    (binary_of[j] ? counts.prebuilt : job.cached ? counts.cached : counts.compiled) += 1;
   }
-  std::string flag_list;
-  for (const std::string& f : flags) flag_list += " " + f;
   // The stage's wall time (generation, cache look-ups, builds, dlopen): what a warm cache saves.
   counts.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   char took[32];
   std::snprintf(took, sizeof took, "%.1f", counts.milliseconds);
-  OPENGE_LOG_INFO("FE", "online compile: " + std::to_string(counts.kernels) + " fused kernels (" +
-                            std::to_string(counts.compiled) + " compiled, " + std::to_string(counts.cached) +
-                            " cached) in " + took + " ms with " + toolchain->compiler + flag_list);
+  std::string how;
+  if (build_any) {
+    how = " with " + toolchain.compiler;
+    for (const std::string& f : flags) how += " " + f;
+  }
+  OPENGE_LOG_INFO(
+      "FE", "online compile: " + std::to_string(counts.kernels) + " fused kernels (" + std::to_string(counts.compiled) +
+                " compiled, " + std::to_string(counts.cached) + " cached" +
+                (counts.prebuilt > 0
+                     ? ", " + std::to_string(counts.prebuilt) + " prebuilt in the compiled model for " + prebuilt->isa
+                     : std::string()) +
+                ") in " + took + " ms" + how);
   if (report) *report = counts;
   const EltwiseKernelChecks checks{codegen.oom, codegen.check_flag, settings.debug.check_flag_timeout_ms};
   for (size_t r = 0; r < requests.size(); ++r) {
-    kernels.push_back(make_eltwise_kernel(jobs[job_of_request[r]].so, std::move(request_specs[r]), checks));
+    kernels.push_back(make_eltwise_kernel(jobs[made->job_of_request[r]].so, std::move(made->request_specs[r]), checks));
   }
   return kernels;
 }

@@ -22,6 +22,7 @@
 
 #include "compiler/codegen_eltwise.h"
 #include "compiler/op_cache.h"
+#include "compiler/prebuilt_kernels.h"
 #include "ops/kernel.h"
 #include "options/config_files.h"
 #include "paths/artifact_paths.h"
@@ -64,6 +65,9 @@ struct JitSettings {
   std::optional<CacheSettings> cache;
   // NPU_COLLECT_PATH set: each kernel's binary (a copy) and .json are collected here ("": not set).
   paths::ResolvedPath collect{paths::ArtifactKind::kCollectCompile, "", false, "", ""};
+  // The kernels a compiled model (.oge) carries, built for a level this CPU runs: loaded instead
+  // of built, so no compiler runs (null: none). Debug settings and NPU_COLLECT_PATH build online.
+  std::shared_ptr<const PrebuiltKernels> prebuilt;
 };
 Result<JitSettings> read_jit_settings(const options::OptionSet* config, bool dynamic_model);
 
@@ -79,6 +83,7 @@ struct KernelBuildCounts {
   int kernels = 0;          // distinct kernels
   int compiled = 0;         // built by the compiler now
   int cached = 0;           // served from the operator compile cache
+  int prebuilt = 0;         // loaded from the compiled model (.oge) without a compiler
   double milliseconds = 0;  // wall time of the whole online compile of the graph
 };
 
@@ -91,6 +96,21 @@ struct KernelSource {
   std::vector<SourceLoc> locs;
 };
 Result<KernelSource> describe_kernel(const KernelRequest& request, const JitSettings& settings);
+
+// A compiled model's kernels for a compile under `settings`: used when the compile builds online
+// and this CPU runs their level. Debug settings and NPU_COLLECT_PATH still build online (their
+// files come from the build). When this CPU does not run the level, the fused nodes run their
+// reference kernels, with one warning: the binaries would stop at an illegal instruction.
+void use_prebuilt_kernels(JitSettings& settings, std::shared_ptr<const PrebuiltKernels> kernels);
+
+// The fused nodes of a compiled graph (whose value shapes are all known) as kernel requests.
+std::vector<KernelRequest> fused_kernel_requests(const Graph& graph);
+
+// openge compile: builds the distinct kernels of `requests` for the highest x86-64 level this CPU
+// runs (prebuilt_kernels.h), through the operator compile cache, or into kernel_meta with their
+// debug files under debug settings, and returns their binaries for the .oge. An empty set when
+// this CPU runs none of the levels.
+Result<PrebuiltKernels> prebuild_kernels(const std::vector<KernelRequest>& requests, const JitSettings& settings);
 
 // One kernel per request (same order). `codegen` is for tests (the oom test's planted access).
 Result<std::vector<std::unique_ptr<CompiledKernel>>> compile_kernels(const std::vector<KernelRequest>& requests,

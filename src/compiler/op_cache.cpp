@@ -93,6 +93,25 @@ Status run_build(const std::function<Status(const std::string&)>& build, const s
   }
 }
 
+}  // namespace
+
+Result<std::string> write_private_shared_object(const std::string& kernel_name, std::string_view bytes) {
+  auto dir = PrivateBuildDir::path();
+  if (!dir.ok()) return dir.status();
+  if (bytes.size() < 4 || bytes.substr(0, 4) !=
+                              "\x7f"
+                              "ELF")
+    return invalid_model("the prebuilt kernel " + kernel_name + " is not a shared object");
+  // temp_stem's sequence number makes the name unique in the process (a binary loaded twice is
+  // two files: dlopen would otherwise hand back the first by its name).
+  const std::string out = join(*dir, temp_stem(sha256_hex(std::string(bytes))).substr(1) + ".so");
+  OPENGE_RETURN_IF_ERROR(write_new_file(out, std::string(bytes)));
+  OPENGE_RETURN_IF_ERROR(set_mode(out, kSharedObjectMode));
+  return out;
+}
+
+namespace {
+
 // op_cache.ini is generated after a compile when missing (OPT-op_compiler_cache_mode-10), with the
 // limits in effect; link() never replaces a file another user created meanwhile.
 void write_ini_if_missing(const std::string& root, const CacheLimits& l) {

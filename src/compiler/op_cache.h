@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "openge/status.h"
@@ -114,5 +115,10 @@ class OpCache {
   Result<CacheOutcome> build_and_publish(const KernelKey& key, const std::string& digest, const std::string& reason,
                                          const std::function<Status(const std::string&)>& build) const;
 };
+
+// A shared object given as bytes (a kernel a compiled model carries, compiler/prebuilt_kernels.h),
+// written under a unique name into the folder of this process where mode disable builds; the
+// caller dlopens it and then removes it. Bytes that are not an ELF file are refused.
+Result<std::string> write_private_shared_object(const std::string& kernel_name, std::string_view bytes);
 
 }  // namespace openge::compiler

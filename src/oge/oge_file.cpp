@@ -17,6 +17,7 @@
 #include "frontend/onnx_loader.h"
 #include "frontend/tensor_proto.h"
 #include "graph_dump/graph_to_onnx.h"
+#include "base/base64.h"
 #include "base/cpu_features.h"
 #include "ops/fused/fused_ops.h"
 #include "ops/op_registry.h"
@@ -47,6 +48,10 @@ constexpr const char* kEngineKey = "openge.engine_version";
 constexpr const char* kCpuKey = "openge.cpu_features";
 constexpr const char* kPassesKey = "openge.fusion_passes";
 constexpr const char* kSourceKey = "openge.source_model";
+// Prebuilt kernels: the level they were built for, and each binary in base64 (ONNX tools read
+// metadata values as UTF-8).
+constexpr const char* kKernelIsaKey = "openge.kernels.isa";
+constexpr const char* kKernelPrefix = "openge.kernel.";
 
 std::string trailer_for(const std::string& hex) {
   onnx::ModelProto t;
@@ -314,7 +319,17 @@ Result<OgeHeader> read_header(const onnx::ModelProto& model) {
       h.options[key.substr(std::strlen(kOptionPrefix))] = value;
     else if (key.rfind(kDebugPrefix, 0) == 0)
       h.debug[key.substr(std::strlen(kDebugPrefix))] = value;
+    else if (key == kKernelIsaKey)
+      h.kernel_isa = value;
+    else if (key.rfind(kKernelPrefix, 0) == 0) {
+      auto binary = base64_decode(value);
+      if (!binary)
+        return invalid_model("its prebuilt kernel '" + key.substr(std::strlen(kKernelPrefix)) + "' is damaged");
+      h.kernels[key.substr(std::strlen(kKernelPrefix))] = std::move(*binary);
+    }
   }
+  if (!h.kernels.empty() && h.kernel_isa.empty())
+    return invalid_model("it carries prebuilt kernels but not the instruction set they were built for");
   return h;
 }
 
@@ -364,6 +379,8 @@ Result<std::string> serialize_oge(const Graph& compiled, const OgeHeader& header
   add_meta(model, kSourceKey, header.source_model);
   for (const auto& [name, value] : header.options) add_meta(model, kOptionPrefix + name, value);
   for (const auto& [name, text] : header.debug) add_meta(model, kDebugPrefix + name, text);
+  if (!header.kernels.empty()) add_meta(model, kKernelIsaKey, header.kernel_isa);
+  for (const auto& [name, binary] : header.kernels) add_meta(model, kKernelPrefix + name, base64_encode(binary));
   if (model.ByteSizeLong() + trailer_size() > kMaxModelBytes)
     return unsupported("the compiled model is larger than 2 GiB, which a .oge cannot hold");
   // Room for the trailer up front: appending it must not copy a model of hundreds of MB again.

@@ -34,6 +34,10 @@ struct OgeHeader {
   // Debug sections (name -> text) compiled in under NPU_COLLECT_PATH (NPU-8,
   // session/oge_debug_info.h); metadata "openge.debug.<name>". Running the model ignores them.
   std::map<std::string, std::string> debug;
+  // The generated kernels, built by openge compile for one x86-64 level (compiler/prebuilt_kernels.h):
+  // kernel name -> shared object. Empty when the graph has none or no compiler was at hand.
+  std::string kernel_isa;
+  std::map<std::string, std::string> kernels;
 };
 
 // This engine's version (CMake's PROJECT_VERSION).

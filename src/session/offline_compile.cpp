@@ -12,6 +12,7 @@
 #include "oge/oge_file.h"
 #include "openge/compile.h"
 #include "options/option_set.h"
+#include "compiler/online_compiler.h"
 #include "compiler/pipeline.h"
 #include "session/oge_debug_info.h"
 
@@ -47,6 +48,29 @@ Result<std::vector<Shape>> shapes_to_compile(const Graph& g, const std::map<std:
                                 "', which is not an input of the model (its inputs: " + names + ")");
   }
   return shapes;
+}
+
+// The kernels of the graph's fused nodes, built for this CPU's x86-64 level, so that the .oge runs
+// without a compiler and its first run builds nothing. None when the options do not compile
+// online (jit_compile=false) or no compiler is at hand: the file is still complete, and says so.
+Result<compiler::PrebuiltKernels> prebuilt_kernels(const Graph& g, const options::OptionSet* config,
+                                                   CompileSummary& summary) {
+  const std::vector<compiler::KernelRequest> requests = compiler::fused_kernel_requests(g);
+  if (requests.empty()) return compiler::PrebuiltKernels{};
+  auto settings = compiler::read_jit_settings(config, /*dynamic_model=*/false);
+  if (!settings.ok()) return settings.status();
+  if (!settings->decision.online) {
+    summary.kernels_note = settings->decision.reason + " (no generated kernels built in)";
+    return compiler::PrebuiltKernels{};
+  }
+  auto built = compiler::prebuild_kernels(requests, *settings);
+  if (!built.ok() && built.status().code() == StatusCode::kUnsupported) {
+    // No compiler here: a machine that runs the file with one builds them at its first run.
+    summary.kernels_note = "no kernels built in: " + built.status().message();
+    OPENGE_LOG_WARNING("GE", summary.kernels_note);
+    return compiler::PrebuiltKernels{};
+  }
+  return built;
 }
 
 }  // namespace
@@ -87,6 +111,12 @@ Result<CompileSummary> compile_model(const std::string& model_path, const std::s
         auto debug = oge_debug_sections(**exe, report, model_nodes, options.config.get());
         if (!debug.ok()) return debug.status().with_context("model " + model_path);
         header.debug = std::move(debug.value());
+        auto kernels = prebuilt_kernels((*exe)->graph(), options.config.get(), summary);
+        if (!kernels.ok()) return kernels.status().with_context("model " + model_path);
+        header.kernel_isa = kernels->isa;
+        header.kernels = std::move(kernels->binaries);
+        summary.prebuilt_kernels = header.kernels.size();
+        summary.kernel_isa = header.kernel_isa;
         auto bytes = oge::serialize_oge((*exe)->graph(), header);
         if (!bytes.ok()) return bytes.status().with_context("model " + model_path);
         OPENGE_RETURN_IF_ERROR(write_file_atomically(output_path, *bytes).with_context("--output " + output_path));

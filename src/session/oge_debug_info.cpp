@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/online_compiler.h"
-#include "ops/fused/fused_elementwise.h"
 #include "options/option_set.h"
 #include "compiler/compile_report.h"
 #include "runtime/executable.h"
@@ -60,22 +59,13 @@ Result<json> kernel_sources(const Executable& exe, const options::OptionSet* con
   auto settings = compiler::read_jit_settings(config, /*dynamic_model=*/false);
   if (!settings.ok()) return settings.status();
   json kernels = json::array();
-  for (const Node& n : g.nodes) {
-    if (n.op_type != kFusedElementwise || n.outputs.empty()) continue;
-    compiler::KernelRequest r;
-    r.node = &n;
-    for (int in : n.inputs) {
-      const Value& v = g.values[static_cast<size_t>(in)];
-      r.input_shapes.push_back(v.shape.value_or(Shape{}));
-      r.input_names.push_back(v.name);
-    }
-    r.output_shape = g.values[static_cast<size_t>(n.outputs[0])].shape.value_or(Shape{});
+  for (const compiler::KernelRequest& r : compiler::fused_kernel_requests(g)) {
     auto kernel = compiler::describe_kernel(r, *settings);
     if (!kernel.ok()) return kernel.status();
     json loc = json::array();
     for (const compiler::SourceLoc& l : kernel->locs) loc.push_back({{"line", l.line}, {"node", l.node}, {"op", l.op}});
     kernels.push_back(
-        {{"node", n.name}, {"kernel_name", kernel->kernel_name}, {"source", kernel->source}, {"loc", loc}});
+        {{"node", r.node->name}, {"kernel_name", kernel->kernel_name}, {"source", kernel->source}, {"loc", loc}});
   }
   return kernels;
 }

@@ -24,6 +24,7 @@
 #include "session/observed_run.h"
 #include "compiler/packed_constant_release.h"
 #include "compiler/precision_report.h"
+#include "compiler/prebuilt_kernels.h"
 #include "session/shape_cache.h"
 
 namespace openge {
@@ -34,6 +35,8 @@ struct Session::Impl {
   std::unique_ptr<ExternalWeights> external_weights;
   Graph graph;
   bool precompiled = false;  // the graph came from a .oge: compiles skip the rewrites
+  // The generated kernels the .oge carries (compiler/prebuilt_kernels.h); null: none.
+  std::shared_ptr<const compiler::PrebuiltKernels> prebuilt_kernels;
   SessionOptions options;
   std::vector<TensorInfo> inputs, outputs;
   // Threads of every compile and run: SessionOptions.num_threads, or (0) the OpenMP setting of
@@ -138,14 +141,17 @@ size_t compiled_shape_cache_size_of(const SessionOptions& options) {
 
 // A .oge written by openge compile (oge/oge_file.h): read, and refused unless it fits this engine,
 // this CPU and the session's options (oge/oge_compat.h).
-Result<Graph> load_compiled_model(const std::string& name, const void* data, size_t size,
-                                  const SessionOptions& options) {
+Result<Graph> load_compiled_model(const std::string& name, const void* data, size_t size, const SessionOptions& options,
+                                  std::shared_ptr<const compiler::PrebuiltKernels>& kernels) {
   auto model = data ? oge::parse_oge(data, size, name) : oge::read_oge_file(name);
   if (!model.ok()) return model.status();
   OPENGE_RETURN_IF_ERROR(
       oge::check_compatible(model->header, name, oge::this_environment(options.config.get(), options.run_passes)));
   OPENGE_LOG_INFO("GE", "compiled model " + name + " (compiled from " + model->header.source_model + " by OpenGE " +
                             model->header.engine_version + "): the fusion and precision passes do not run again");
+  if (!model->header.kernels.empty())
+    kernels = std::make_shared<const compiler::PrebuiltKernels>(
+        compiler::PrebuiltKernels{model->header.kernel_isa, std::move(model->header.kernels)});
   return std::move(model->graph);
 }
 
@@ -181,7 +187,8 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
         }
         const int64_t load_start = profiling::steady_now_ns();
         const bool precompiled = data ? oge::looks_like_oge(data, size, name) : oge::file_looks_like_oge(name);
-        auto graph = precompiled ? load_compiled_model(name, data, size, options)
+        std::shared_ptr<const compiler::PrebuiltKernels> prebuilt_kernels;
+        auto graph = precompiled ? load_compiled_model(name, data, size, options, prebuilt_kernels)
                      : data      ? load_onnx_from_bytes(data, size, name)
                                  : load_onnx(name);
         // A model that was read but does not load gets the precheck report (ENV-34); a file that cannot
@@ -193,6 +200,7 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
         const int64_t load_end = profiling::steady_now_ns();
         auto impl = std::make_unique<Impl>();
         impl->precompiled = precompiled;
+        impl->prebuilt_kernels = std::move(prebuilt_kernels);
         if (options.config) {
           auto weights = ExternalWeights::externalize(graph.value(), *options.config);
           if (!weights.ok()) return weights.status();
@@ -273,6 +281,7 @@ Status Session::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
             co.config = impl_->options.config;
             co.failure_hook = impl_->failure_hook;
             co.stages = impl_->precompiled ? CompileStages::kPrecompiled : CompileStages::kAll;
+            co.prebuilt_kernels = impl_->prebuilt_kernels;
             // A Data Dump writes node inputs, weights included: then the compiled graph keeps them all.
             co.release_packed_constants = !impl_->dumper;
             // The one compile of a fixed-shape model, evicted since (compiled_shape_cache_size): reuse it.

@@ -14,6 +14,7 @@
 #include "../frontend/matmul_model_util.h"
 #include "oge_test_models.h"
 #include "base/cpu_features.h"
+#include "compiler/prebuilt_kernels.h"
 #include "oge/oge_file.h"
 #include "openge/compile.h"
 #include "options/option_set.h"
@@ -72,11 +73,10 @@ void expect_same_bits(const std::vector<Tensor>& a, const std::vector<Tensor>& b
   }
 }
 
-// A .oge keeps each FusedElementwise node with its op program (attributes), not generated source
-// or a binary: loading it generates the kernel for the CPU that runs it and builds it through the
-// operator compile cache, so with the cache the .onnx session filled no compiler runs
-// (docs/DECISIONS.md). The outputs are the .onnx session's bits.
-TEST(CompiledModel, FusedVectorKernelsAreBuiltThroughTheCompileCacheWhenTheOgeLoads) {
+// A .oge carries the binaries of its fused nodes' kernels, built at compile for the highest
+// x86-64 level of the compiling CPU (compiler/prebuilt_kernels.h): loading it runs no compiler,
+// so it runs where none is installed, and its outputs are the .onnx session's bits.
+TEST(CompiledModel, FusedKernelsAreBuiltIntoTheOgeAndRunWithoutACompiler) {
   TempDir d;
   const std::string cxx = openge::testing::fused::counting_compiler(d.path());
   SessionOptions so;
@@ -87,12 +87,88 @@ TEST(CompiledModel, FusedVectorKernelsAreBuiltThroughTheCompileCacheWhenTheOgeLo
   ASSERT_EQ(openge::testing::fused::compiler_runs(d.path()), 1);
   auto summary = compile_model(onnx_path, oge, so);
   ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(summary->prebuilt_kernels, 1u);
+  EXPECT_EQ(summary->kernel_isa, compiler::best_isa_level());
+  EXPECT_EQ(openge::testing::fused::compiler_runs(d.path()), 2) << "one build for the .oge's level";
   auto model = read_oge_file(oge);
   ASSERT_TRUE(model.ok()) << model.status().message();
   ASSERT_EQ(model->graph.nodes.size(), 1u);
   EXPECT_EQ(model->graph.nodes[0].op_type, "FusedElementwise");
-  expect_same_bits(run_model(oge, so), from_onnx);
-  EXPECT_EQ(openge::testing::fused::compiler_runs(d.path()), 1) << "loading the .oge compiled its kernel again";
+  ASSERT_EQ(model->header.kernels.size(), 1u);
+  EXPECT_EQ(model->header.kernels.begin()->second.substr(0, 4),
+            "\x7f"
+            "ELF");
+
+  // No compiler at all where it runs: the file's kernel is loaded, not built.
+  SessionOptions no_compiler = so;
+  no_compiler.config = openge::test::options_from({{"HOME", d.path()}, {"CXX", d.path() + "/no-such-compiler"}},
+                                                  d.path(), {{"jit_compile", "true"}});
+  expect_same_bits(run_model(oge, no_compiler), from_onnx);
+  EXPECT_EQ(openge::testing::fused::compiler_runs(d.path()), 2) << "loading the .oge ran the compiler";
+  // The .onnx under the same options needs the compiler: the .oge is what made the difference.
+  auto from_source = Session::open(onnx_path, no_compiler);
+  ASSERT_TRUE(from_source.ok()) << from_source.status().message();
+  EXPECT_FALSE((*from_source)->run(inputs_of(**from_source)).ok());
+}
+
+// Kernels built for a level this CPU does not run are never loaded (they would stop at an illegal
+// instruction): the fused node runs its reference kernel, with the same results.
+TEST(CompiledModel, KernelsForALevelThisCpuDoesNotRunGiveWayToTheReferenceKernels) {
+  TempDir d;
+  SessionOptions so = session_options(d, {{"jit_compile", "true"}});
+  const std::string onnx_path = eltwise_model(d.path()), oge = d.path() + "/eltwise.oge";
+  ASSERT_TRUE(compile_model(onnx_path, oge, so).ok());
+  auto model = read_oge_file(oge);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  ASSERT_FALSE(model->header.kernels.empty());
+  model->header.kernel_isa = "x86-64-v9";
+  auto bytes = serialize_oge(model->graph, model->header);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  SessionOptions no_compiler = so;
+  no_compiler.config = openge::test::options_from({{"HOME", d.path()}, {"CXX", d.path() + "/no-such-compiler"}},
+                                                  d.path(), {{"jit_compile", "true"}});
+  auto session = Session::open_from_memory(bytes->data(), bytes->size(), no_compiler, "elsewhere.oge");
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  auto out = (*session)->run(inputs_of(**session));
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  expect_same_bits(*out, run_model(onnx_path, so));
+}
+
+// Without a compiler at compile time the .oge is still written, without kernels, and says so; with
+// jit_compile=false none are built either. Damaged kernel bytes are refused when the file is read.
+TEST(CompiledModel, OgeWithoutKernelsSaysWhyAndDamagedKernelsAreRefused) {
+  TempDir d;
+  const std::string onnx_path = eltwise_model(d.path()), oge = d.path() + "/eltwise.oge";
+  SessionOptions no_compiler;
+  no_compiler.num_threads = 1;
+  no_compiler.config = openge::test::options_from({{"HOME", d.path()}, {"CXX", d.path() + "/no-such-compiler"}},
+                                                  d.path(), {{"jit_compile", "true"}});
+  auto summary = compile_model(onnx_path, oge, no_compiler);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(summary->prebuilt_kernels, 0u);
+  EXPECT_NE(summary->kernels_note.find("no-such-compiler"), std::string::npos) << summary->kernels_note;
+  auto offline = compile_model(onnx_path, oge, session_options(d, {{"jit_compile", "false"}}));
+  ASSERT_TRUE(offline.ok()) << offline.status().message();
+  EXPECT_EQ(offline->prebuilt_kernels, 0u);
+  EXPECT_NE(offline->kernels_note.find("jit_compile=false"), std::string::npos) << offline->kernels_note;
+
+  ASSERT_TRUE(compile_model(onnx_path, oge, session_options(d, {{"jit_compile", "true"}})).ok());
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(read_bytes(oge)));
+  bool damaged = false;
+  for (int i = m.metadata_props_size() - 1; i >= 0; --i) {
+    const std::string key = m.metadata_props(i).key();
+    if (key == "openge.digest") m.mutable_metadata_props()->DeleteSubrange(i, 1);
+    if (key.rfind("openge.kernel.", 0) == 0) {
+      m.mutable_metadata_props(i)->mutable_value()->insert(0, "!");
+      damaged = true;
+    }
+  }
+  ASSERT_TRUE(damaged);
+  const std::string resealed = seal_oge(m.SerializeAsString());
+  auto parsed = parse_oge(resealed.data(), resealed.size(), "damaged.oge");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.status().message().find("damaged"), std::string::npos) << parsed.status().message();
 }
 
 TEST(CompiledModel, DemoModelFromOgeGivesTheBitsOfTheOnnxAndRunsNoPassAgain) {
