@@ -8,8 +8,13 @@ median process wall time of each and the CLI's own "first run" time (load exclud
 that both print the same outputs. Besides wall time it reports each process's CPU time (user +
 sys), which a shared, overloaded machine disturbs far less.
 
-Usage: compile_vs_load.py --openge build/openge --models-dir DIR --work DIR [--threads N] [--rounds N] NAME...
+Usage: compile_vs_load.py --openge build/openge --models-dir DIR --work DIR [--threads N] [--rounds N]
+           [--option KEY=VALUE ...] [--oge-without-compiler] NAME...
        (DIR/NAME.onnx and DIR/NAME.input.npy per model)
+--option goes to compile and to every run (e.g. op_compiler_cache_mode=disable: the .onnx builds
+its generated kernels at every first run, as on a machine that never ran the model);
+--oge-without-compiler runs the .oge with CXX pointing at no program, which a .oge with its
+kernels built in does not need.
 """
 import argparse
 import json
@@ -26,10 +31,10 @@ def children_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def timed(cmd):
+def timed(cmd, env=None):
     """(wall seconds, CPU seconds, stdout) of one process."""
     cpu, start = children_cpu(), time.perf_counter()
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
     return time.perf_counter() - start, children_cpu() - cpu, out
 
 
@@ -48,6 +53,8 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--option", action="append", default=[])
+    ap.add_argument("--oge-without-compiler", action="store_true")
     ap.add_argument("names", nargs="+")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -55,19 +62,23 @@ def main():
         onnx = os.path.join(args.models_dir, name + ".onnx")
         oge = os.path.join(args.work, name + ".oge")
         input_npy = os.path.join(args.models_dir, name + ".input.npy")
-        compile_s, compile_cpu_s, _ = timed([args.openge, "compile", "--model", onnx, "--output", oge, "--threads", str(args.threads)])
+        options = [a for o in args.option for a in ("--option", o)]
+        compile_s, compile_cpu_s, _ = timed([args.openge, "compile", "--model", onnx, "--output", oge,
+                                             "--threads", str(args.threads)] + options)
+        oge_env = dict(os.environ, CXX="/nonexistent/c++") if args.oge_without_compiler else None
         # The .npy's input name: the CLI takes NAME=FILE; the exported models have one input.
         probe = subprocess.run([args.openge, "run", "--model", oge, "--threads", str(args.threads)],
                                check=True, capture_output=True, text=True).stdout
         input_name = re.search(r"input '([^']+)'", probe).group(1)
-        common = ["--input", f"{input_name}={input_npy}", "--threads", str(args.threads)]
+        common = ["--input", f"{input_name}={input_npy}", "--threads", str(args.threads)] + options
         wall = {"onnx": [], "oge": []}
         cpu = {"onnx": [], "oge": []}
         first = {"onnx": [], "oge": []}
         printed = {}
         for _ in range(args.rounds):
             for kind, model in (("onnx", onnx), ("oge", oge)):
-                seconds, cpu_seconds, out = timed([args.openge, "run", "--model", model] + common)
+                seconds, cpu_seconds, out = timed([args.openge, "run", "--model", model] + common,
+                                                  oge_env if kind == "oge" else None)
                 wall[kind].append(seconds * 1000)
                 cpu[kind].append(cpu_seconds * 1000)
                 first[kind].append(first_run_ms(out))

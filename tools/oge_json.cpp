@@ -29,6 +29,10 @@ Status write_oge_as_json(const std::string& oge_path, const std::string& json_pa
   Json header = {{"format_version", h.format_version}, {"engine_version", h.engine_version},
                  {"cpu_features", h.cpu_features},     {"options", h.options},
                  {"fusion_passes", h.fusion_passes},   {"source_model", h.source_model}};
+  // The prebuilt kernels by name and size (their bytes are machine code, not for a JSON reader).
+  Json kernels = Json::array();
+  for (const auto& [name, binary] : h.kernels) kernels.push_back({{"name", name}, {"bytes", binary.size()}});
+  header["kernels"] = {{"isa", h.kernel_isa}, {"binaries", kernels}};
   Json inputs = Json::array(), outputs = Json::array(), nodes = Json::array();
   for (int v : g.inputs) inputs.push_back(value_json(g.values[static_cast<size_t>(v)]));
   for (int v : g.outputs) outputs.push_back(value_json(g.values[static_cast<size_t>(v)]));

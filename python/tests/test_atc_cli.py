@@ -90,6 +90,17 @@ def test_ENV_19_kernel_meta_follows_debug_dir_then_work_path(tmp_path, eltwise_m
     assert any(p.suffix == ".so" for m in metas for p in m.iterdir())
 
 
+def test_mode_1_lists_the_kernels_built_into_the_model(tmp_path, eltwise_model):
+    done = atc(f"atc --model={eltwise_model} --framework=5 --output=elt --soc_version=Ascend910B", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "built in for x86-64-v" in done.stdout, done.stdout
+    done = atc("atc --mode=1 --om=elt.om --json=elt.json", tmp_path)
+    assert done.returncode == 0, done.stderr
+    kernels = json.loads((tmp_path / "elt.json").read_text())["header"]["kernels"]
+    assert kernels["isa"].startswith("x86-64-v"), kernels
+    assert len(kernels["binaries"]) == 1 and kernels["binaries"][0]["bytes"] > 1000, kernels
+
+
 def test_flag_without_cpu_meaning_is_accepted_with_one_line(tmp_path):
     done = atc(f"atc --model={DEMO_MODEL} --framework=5 --output=demo --soc_version=Ascend910B "
                f"--insert_op_conf=insert_op.cfg", tmp_path)
