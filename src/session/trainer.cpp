@@ -368,6 +368,8 @@ Result<float> Trainer::step(const std::vector<Tensor>& feed) {
         };
         const Status ran = run_observed(*s.executable, inputs, s.outputs, im.profiler.get(), im.dumper.get(), nullptr,
                                         "TrainingStep", update, hand_over);
+        // A failed run does not count as a step (parameters its update nodes reached stay updated:
+        // the error ends the training run, which resumes from its last checkpoint).
         if (!ran.ok() && s.update_in_graph) im.optimizer->restore(im.optimizer->steps() - 1, im.optimizer->state());
         OPENGE_RETURN_IF_ERROR(ran);
         return loss;
