@@ -412,7 +412,11 @@ Result<Graph> expand_gradient_nodes(Graph g, const std::vector<Shape>& input_sha
 }
 
 Tensor loss_scale_tensor(const Graph& g, float scale) {
-  const Value& v = g.values[static_cast<size_t>(g.inputs.back())];
+  // By name: a Trainer appends the optimizer's inputs after it.
+  int input = g.inputs.back();
+  for (int in : g.inputs)
+    if (g.values[static_cast<size_t>(in)].name == kLossScaleInput) input = in;
+  const Value& v = g.values[static_cast<size_t>(input)];
   Tensor t(v.dtype, v.shape.value_or(Shape{}));
   visit_float_dtype(v.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;

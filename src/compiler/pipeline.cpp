@@ -13,6 +13,7 @@
 #include "base/omp_threads.h"
 #include "compiler/compile_log.h"
 #include "compiler/executable_builder.h"
+#include "compiler/in_place_updates.h"
 #include "compiler/precision_report.h"
 #include "graph_dump/graph_dumper.h"
 #include "options/option_set.h"
@@ -106,6 +107,7 @@ Result<std::unique_ptr<Executable>> ExecutableBuilder::build(const std::vector<S
     OPENGE_RETURN_IF_ERROR(check_precompiled().with_context("compiled model " + g.source));
   else
     OPENGE_RETURN_IF_ERROR(rewrite(dump));
+  OPENGE_RETURN_IF_ERROR(order_in_place_updates(exe_->graph_).with_context("model " + g.source));
   if (options.stages == CompileStages::kRewriteOnly) return std::move(exe_);
   // The final graph dump and an exception dump write constants (weights included): then nothing
   // is dropped.

@@ -147,7 +147,8 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"NonZero", "NonZero"},
     {"Not", "LogicalNot"},
     {"OneHot", "OneHot"},
-    {"Optional", "Optional"},                      // sequences, optionals: no Ascend name known
+    {"OptimizerUpdate", "ApplyMomentum"},  // the Trainer's in-graph update: CANN's Apply* op of its rule; AI CPU here
+    {"Optional", "Optional"},              // sequences, optionals: no Ascend name known
     {"OptionalGetElement", "OptionalGetElement"},  // sequences, optionals: no Ascend name known
     {"OptionalHasElement", "OptionalHasElement"},  // sequences, optionals: no Ascend name known
     {"Or", "LogicalOr"},

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "ops/training/optimizer_update_op.h"
 #include "profiling/counters.h"
 #include "profiling/csv.h"
 #include "runtime/executable.h"
@@ -205,6 +206,16 @@ int64_t task_wait_ns(const IterationRecord& it, size_t i) {
   return std::max<int64_t>(0, it.tasks[i].start_ns - previous_end);
 }
 
+// The last task of the backward pass: the last task but the in-graph optimizer updates a training
+// graph ends with (ops/training/optimizer_update_op.h).
+namespace {
+const TaskRecord& last_backward_task(const IterationRecord& it) {
+  for (auto r = it.tasks.rbegin(); r != it.tasks.rend(); ++r)
+    if (!updates_inputs_in_place(task_op_type(*r))) return *r;
+  return it.tasks.back();
+}
+}  // namespace
+
 StepTrace compute_step_trace(const IterationRecord& it, const ProfilerConfig& config) {
   StepTrace st;
   st.iteration_end = it.end_ns;
@@ -212,9 +223,9 @@ StepTrace compute_step_trace(const IterationRecord& it, const ProfilerConfig& co
   if (it.previous_end_ns >= 0) st.data_aug_bound = std::max<int64_t>(0, it.start_ns - it.previous_end_ns);
   if (!config.training_trace || it.tasks.empty()) return st;
   // fp_point: the named operator's start, else the first task (auto-detection, fp_point-2);
-  // bp_point: the named operator's end, else the last task (bp_point-2).
+  // bp_point: the named operator's end, else the last task before the optimizer's (bp_point-2).
   const TaskRecord* fp = &it.tasks.front();
-  const TaskRecord* bp = &it.tasks.back();
+  const TaskRecord* bp = &last_backward_task(it);
   for (const auto& t : it.tasks) {
     if (!config.fp_point.empty() && task_op_name(t) == config.fp_point) {
       fp = &t;
@@ -485,7 +496,8 @@ std::string task_args(const IterationRecord& it, const TaskRecord& t, const Expo
 
 // A training step (a graph autodiff built, whose backward nodes are named "<forward node>/grad/..."):
 // its forward, backward and update phases as lanes of their own under the step trace; the update
-// is the time after the last backward task (the optimizer, src/session/trainer.cpp).
+// is the time after the last backward task (the optimizer: OptimizerUpdate nodes at the graph's
+// end, or src/session/trainer.cpp's update after the run).
 void add_training_phases(TraceBuilder& tb, const IterationRecord& it, const std::string& args) {
   size_t first_backward = it.tasks.size();
   for (size_t i = 0; i < it.tasks.size() && first_backward == it.tasks.size(); ++i)
@@ -495,10 +507,9 @@ void add_training_phases(TraceBuilder& tb, const IterationRecord& it, const std:
   tb.thread(kStepTrace, lane, "Training phases (model " + std::to_string(it.model_id) + ")");
   tb.complete(kStepTrace, lane, "Forward", it.tasks.front().start_ns, it.tasks[first_backward - 1].end_ns, "Forward",
               args);
-  tb.complete(kStepTrace, lane, "Backward", it.tasks[first_backward].start_ns, it.tasks.back().end_ns, "Backward",
-              args);
-  if (it.end_ns > it.tasks.back().end_ns)
-    tb.complete(kStepTrace, lane, "Update", it.tasks.back().end_ns, it.end_ns, "Update", args);
+  const int64_t backward_end = last_backward_task(it).end_ns;
+  tb.complete(kStepTrace, lane, "Backward", it.tasks[first_backward].start_ns, backward_end, "Backward", args);
+  if (it.end_ns > backward_end) tb.complete(kStepTrace, lane, "Update", backward_end, it.end_ns, "Update", args);
 }
 
 std::string collective_args(const CollectiveRecord& c) {

@@ -284,6 +284,16 @@ Result<float> Trainer::step(const std::vector<Tensor>& feed) {
                                                       dp ? dp->sample_offset() : 0));
         }
         inputs.push_back(s.loss_scale);
+        if (s.update_in_graph) {
+          // The step is counted (and the state sized, on the first) before the graph updates.
+          im.optimizer->begin_step(im.params);
+          s.optimizer_hyper.data<float>()[0] = im.optimizer->config().lr;
+          s.optimizer_hyper.data<float>()[1] = 1.0f / im.scaler.scale;
+          s.optimizer_step.data<int64_t>()[0] = im.optimizer->steps();
+          inputs.push_back(s.optimizer_hyper);
+          inputs.push_back(s.optimizer_step);
+          inputs.insert(inputs.end(), im.optimizer->state().begin(), im.optimizer->state().end());
+        }
         float loss = 0;
         // The update runs inside the step's profiling iteration: its Iteration Refresh.
         auto update = [&]() -> Status {
@@ -307,6 +317,13 @@ Result<float> Trainer::step(const std::vector<Tensor>& feed) {
               OPENGE_RETURN_IF_ERROR(im.optimizer->update(i, im.params[i], grads[i], 1.0f / ls.scale));
             return Status::Ok();
           };
+          if (s.update_in_graph) {
+            // The graph updated the parameters and optimizer state; the running statistics remain.
+            loss = static_cast<float>(s.outputs[0].scalar_as_double());
+            for (size_t i = 0; i < im.state.size(); ++i)
+              std::memcpy(im.state[i].raw(), s.outputs[1 + i].raw(), im.state[i].nbytes());
+            return Status::Ok();
+          }
           if (dp) {
             OPENGE_RETURN_IF_ERROR(dp->finish_step(s.outputs, !ls.dynamic, [&](size_t first, size_t last) {
               return apply(first, last, dp->reduced_gradients());
@@ -349,8 +366,12 @@ Result<float> Trainer::step(const std::vector<Tensor>& feed) {
           }
           return Status::Ok();
         };
-        OPENGE_RETURN_IF_ERROR(run_observed(*s.executable, inputs, s.outputs, im.profiler.get(), im.dumper.get(),
-                                            nullptr, "TrainingStep", update, hand_over));
+        const Status ran = run_observed(*s.executable, inputs, s.outputs, im.profiler.get(), im.dumper.get(), nullptr,
+                                        "TrainingStep", update, hand_over);
+        // A failed run does not count as a step (parameters its update nodes reached stay updated:
+        // the error ends the training run, which resumes from its last checkpoint).
+        if (!ran.ok() && s.update_in_graph) im.optimizer->restore(im.optimizer->steps() - 1, im.optimizer->state());
+        OPENGE_RETURN_IF_ERROR(ran);
         return loss;
       },
       [&] { return "training step of " + impl_->source; });

@@ -20,6 +20,14 @@
 
 namespace openge {
 
+// The optimizer inside the training graph (trainer_update_graph.cpp): after the loss scale, the
+// graph takes the learning rate and gradient scale (float32 [2]), the step (int64, 1 for the first
+// update) and each parameter's optimizer states; the gradients are no longer outputs, each
+// parameter's OptimizerUpdate step is (after the running statistics).
+inline constexpr const char* kOptimizerHyperInput = "optimizer_hyper";
+inline constexpr const char* kOptimizerStepInput = "optimizer_step";
+Status append_optimizer_update(autodiff::TrainingGraph& tg, const training::OptimizerConfig& config);
+
 // Dynamic loss scaling: the scale, and when to change it.
 struct LossScaler {
   static constexpr float kInitial = 65536.0f;       // 2^16
@@ -37,6 +45,11 @@ struct Trainer::Impl {
     Tensor loss_scale;            // the last input, refilled only when the scale changes
     float loss_scale_value = 0;
     bool step_seed = false;  // the graph trains a Dropout: the step seed comes before the loss scale
+    // The graph updates the parameters itself (append_optimizer_update): inputs after the loss
+    // scale, refilled every step.
+    bool update_in_graph = false;
+    Tensor optimizer_hyper{DType::kFloat32, Shape{2}};
+    Tensor optimizer_step{DType::kInt64, Shape{}};
   };
 
   std::string source;
@@ -99,6 +112,11 @@ struct Trainer::Impl {
     return Status::Ok();
   }
 
+  // Whether a step's graph holds the optimizer update. Not under data parallelism, whose updates
+  // wait for each bucket's all-reduce on the communication thread while the backward pass goes on,
+  // nor under dynamic loss scaling, whose update depends on every gradient being finite.
+  bool update_in_graph() const { return !data_parallel && !scaler.dynamic; }
+
   Result<CompiledStep*> compiled_step(const std::vector<Tensor>& feed) {
     const std::vector<Shape> shapes = shapes_of(feed);
     auto it = steps.find(shapes);
@@ -113,6 +131,14 @@ struct Trainer::Impl {
     for (const Tensor& t : state) all.push_back(t.shape());
     if (tg->step_seed) all.push_back(Shape{2});
     all.push_back(autodiff::loss_scale_tensor(tg->graph, 1.0f).shape());
+    const bool in_graph = update_in_graph();
+    if (in_graph) {
+      OPENGE_RETURN_IF_ERROR(append_optimizer_update(*tg, optimizer->config()));
+      all.push_back(Shape{2});
+      all.push_back(Shape{});
+      for (const Tensor& t : params)
+        for (size_t k = 0; k < optimizer->state_per_param(); ++k) all.push_back(t.shape());
+    }
     const bool step_seed = tg->step_seed;
     const double start = omp_get_wtime();
     auto exe = compiler::compile(std::move(tg->graph), all, compile_options());
@@ -123,6 +149,7 @@ struct Trainer::Impl {
     CompiledStep& step = steps[shapes];
     step.executable = std::move(exe.value());
     step.step_seed = step_seed;
+    step.update_in_graph = in_graph;
     return &step;
   }
 };

@@ -1,14 +1,7 @@
 // The optimizers: each step updates the parameters in place from their gradients and keeps its
 // per-parameter state (momentum buffers, moment estimates) between steps. The update rules are
-// PyTorch's (torch.optim 1.13), so that a run from the same weights and data follows the same
-// curve:
-//   sgd       w -= lr · (g + wd·w)
-//   momentum  b = μ·b + (g + wd·w) (b = g + wd·w on the first step);  w -= lr · b
-//   nesterov  as momentum, then w -= lr · (g + wd·w + μ·b)
-//   adam      g += wd·w;  m = β1·m + (1-β1)·g;  v = β2·v + (1-β2)·g²;
-//             w -= lr · (m / (1-β1ᵗ)) / (sqrt(v / (1-β2ᵗ)) + ε)
-//   adamw     w -= lr·wd·w, then adam without the wd term
-//   lamb      r = m̂ / (sqrt(v̂) + ε) + wd·w;  w -= lr · (‖w‖ / ‖r‖) · r  (trust ratio 1 when a norm is 0)
+// PyTorch's (torch.optim 1.13, listed in ops/training/optimizer_rules.h, which the in-graph
+// OptimizerUpdate op shares), so that a run from the same weights and data follows the same curve.
 // Parameters are float32; updates run per parameter in parallel chunks, each element computed the
 // same way whatever the thread count.
 #pragma once
@@ -17,19 +10,13 @@
 #include <vector>
 
 #include "openge/status.h"
+#include "ops/training/optimizer_rules.h"
 #include "openge/tensor.h"
 
 namespace openge::training {
 
-enum class OptimizerKind { kSgd, kMomentum, kNesterov, kAdam, kAdamW, kLamb };
-
-struct OptimizerConfig {
-  OptimizerKind kind = OptimizerKind::kSgd;
-  float lr = 0.01f;
-  float momentum = 0.9f;  // μ of momentum / nesterov
-  float weight_decay = 0.0f;
-  float beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f;
-};
+using OptimizerKind = OptimizerRule;
+using OptimizerConfig = OptimizerRuleConfig;
 
 // "sgd", "momentum", "nesterov", "adam", "adamw", "lamb"; an error listing them otherwise.
 Result<OptimizerKind> parse_optimizer(const std::string& name);
@@ -60,7 +47,7 @@ class Optimizer {
     state_ = std::move(state);
   }
   // How many state tensors each parameter has.
-  size_t state_per_param() const;
+  size_t state_per_param() const { return optimizer_rule_states(config_.kind); }
 
  private:
   OptimizerConfig config_;

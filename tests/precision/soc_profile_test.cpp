@@ -209,6 +209,8 @@ TEST(SocProfile, EveryRegisteredOpIsMappedAndProfiled) {
       "StringNormalizer", "TfIdfVectorizer",
       // Training optimizers (ai.onnx.preview.training): no inference profile lists them.
       "Adagrad", "Adam", "Momentum", "Gradient",
+      // The Trainer's in-graph optimizer update (domain openge): runs on the AI CPU engine.
+      "OptimizerUpdate",
       // The backward ops of training (src/ops/grad/) without an AI Core kernel.
       "ActivationGrad", "AveragePoolGrad", "BatchNormalizationGrad", "GatherGrad", "LayerNormalizationGrad",
       "MaxPoolGrad", "NegativeLogLikelihoodLossGrad", "SoftmaxCrossEntropyLossGrad", "SoftmaxGrad", "SumToShape",

@@ -322,7 +322,7 @@ TEST_F(TrainerTest, OPT_profiling_config_profiling_options_training_trace_1_Step
     ASSERT_TRUE((*t)->step(batch).ok());
   }
   ASSERT_TRUE((*t)->finish_profiling().ok());
-  int traced = 0, data_rows = 0, phase_lanes = 0;
+  int traced = 0, data_rows = 0, phase_lanes = 0, update_tasks = 0;
   for (const auto& e : fs::recursive_directory_iterator((*t)->profiling_dir())) {
     const std::string name = e.path().filename().string();
     if (name.starts_with("dp_") && e.path().extension() == ".csv") {  // PROF-18: one row per batch taken
@@ -341,6 +341,8 @@ TEST_F(TrainerTest, OPT_profiling_config_profiling_options_training_trace_1_Step
       const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       for (const char* lane : {"\"name\":\"Forward\"", "\"name\":\"Backward\"", "\"name\":\"Update\""})
         phase_lanes += text.find(lane) != std::string::npos;
+      // The update runs inside the step's graph: its nodes are tasks of the iteration.
+      update_tasks += text.find("\"Op Type\":\"OptimizerUpdate\"") != std::string::npos;
     }
     if (!name.starts_with("step_trace_") || e.path().extension() != ".csv") continue;
     std::ifstream in(e.path());
@@ -361,6 +363,7 @@ TEST_F(TrainerTest, OPT_profiling_config_profiling_options_training_trace_1_Step
   EXPECT_EQ(traced, 3) << "one step-trace row per training step";
   EXPECT_EQ(data_rows, 3) << "PROF-18: one dp_*.csv row per batch";
   EXPECT_EQ(phase_lanes, 9) << "forward, backward and update lanes in each step's timeline";
+  EXPECT_EQ(update_tasks, 3) << "the optimizer's OptimizerUpdate nodes in each step's timeline";
 }
 
 // dump_step counts training steps: "1" dumps the second step only, backward ops included.

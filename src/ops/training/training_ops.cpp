@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "ops/op_registry.h"
+#include "ops/training/optimizer_update_op.h"
 
 namespace openge {
 namespace {
@@ -173,6 +174,7 @@ void register_training_ops(std::vector<OpSchema>& table) {
         OpSchema{op, 5, -1, 2, INT_MAX, training_infer, training_kernel, false, false, false, kTrainingDomain});
   table.push_back(
       OpSchema{"Gradient", 0, -1, 1, INT_MAX, gradient_infer, gradient_kernel, false, false, false, kTrainingDomain});
+  register_optimizer_update_op(table);
 }
 
 }  // namespace openge
