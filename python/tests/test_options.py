@@ -245,7 +245,9 @@ def test_explain_report():
     assert openge.explain("hcom_parallel")["status"] == "implemented"
     assert openge.explain("hcom_parallel")["consumer"] == "src/session/data_parallel.cpp"
     assert openge.explain("stream_max_parallel_num")["consumer"] == "src/compiler/memory_layout.cpp"
-    assert openge.explain("atomic_clean_policy")["status"] == "no effect on CPU"
+    assert openge.explain("atomic_clean_policy")["status"] == "implemented"
+    assert openge.explain("atomic_clean_policy")["consumer"] == "src/runtime/executable_run.cpp"
+    assert openge.explain("static_memory_policy")["status"] == "no effect on CPU"
     with pytest.raises(openge.OptionError, match="unknown option"):
         openge.explain("enable_dum_x")
 

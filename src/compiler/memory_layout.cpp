@@ -8,6 +8,7 @@
 #include "compiler/executable_builder.h"
 #include "compiler/memory_plan.h"
 #include "compiler/op_grain.h"
+#include "ops/atomic_outputs.h"
 #include "options/option_set.h"
 #include "options/value_parsers.h"
 #include "runtime/branch_schedule.h"
@@ -60,6 +61,14 @@ void ExecutableBuilder::plan_memory_layout() {
   }
   decide_slots(planned_values);
   schedule_steps();
+  // atomic_clean_policy: nodes whose AI CPU kernels add into their outputs have them zeroed by
+  // the executor (oneDNN kernels of the AI Core write every element).
+  const options::OptionSet* config = options_.config.get();
+  exe_->atomic_clean_policy_ = config ? static_cast<int>(config->get_int("memory_config.atomic_clean_policy", 0)) : 0;
+  exe_->zeroes_outputs_.assign(exe_->nodes_.size(), 0);
+  for (size_t s = 0; s < exe_->nodes_.size(); ++s)
+    exe_->zeroes_outputs_[s] = exe_->nodes_[s].engine == Engine::kAiCpu && !exe_->nodes_[s].control_flow &&
+                               accumulates_into_outputs(exe_->nodes_[s].node.op_type);
   const std::vector<int> step_of = step_of_nodes(exe_->steps_, exe_->nodes_.size());
 
   exe_->last_use_.assign(nv, -1);
@@ -83,6 +92,15 @@ void ExecutableBuilder::plan_memory_layout() {
     if (inside_of[v] >= 0)
       first_write[static_cast<size_t>(inside_of[v])] =
           std::min(first_write[static_cast<size_t>(inside_of[v])], first_write[v]);
+  // Policy 0 zeroes them all before the first step: their buffers are written from step 0.
+  if (exe_->atomic_clean_policy_ == 0)
+    for (size_t s = 0; s < exe_->nodes_.size(); ++s)
+      if (exe_->zeroes_outputs_[s])
+        for (int out : exe_->nodes_[s].node.outputs)
+          if (out >= 0) {
+            const size_t v = static_cast<size_t>(out);
+            first_write[inside_of[v] >= 0 ? static_cast<size_t>(inside_of[v]) : v] = 0;
+          }
   std::vector<BufferRequest> requests;
   std::vector<int> requested_values;
   for (int v : planned_values) {

@@ -61,7 +61,12 @@ const OptionSpec kTable[] = {
      "deterministic computation: repeated runs give identical outputs", "", "OPT-deterministic-1..5"},
     {"memory_config.atomic_clean_policy", "atomic_clean_policy", "ge.exec.atomicCleanPolicy", "", Kind::kInt,
      "0 (clean all at once) or 1 (clean each atomic operator separately)", RANGE(0, 1), "0", nullptr, nullptr,
-     NO_CPU("OpenGE kernels write every output element, there is no atomic-add memory to clear"),
+     DOES("the AI CPU kernels that add into their outputs (GatherGrad, MaxPoolGrad, AveragePoolGrad, ConvGrad: "
+          "src/ops/atomic_outputs.cpp) leave the clearing to the executor. 0: one MemSet task before the first node "
+          "zeroes all their outputs, whose buffers the memory plan then keeps for the whole run; 1: a MemSet task "
+          "before each such node zeroes its own outputs (their buffers are reused as usual). Both show in the "
+          "profile as MemSet tasks",
+          "src/runtime/executable_run.cpp"),
      "how the memory of atomic operators is cleared", "", "OPT-memory_config.atomic_clean_policy-1..3"},
     {"external_weight", "", "ge.externalWeight", "", Kind::kBool, "True or False", NORANGE, "False", nullptr, nullptr,
      DOES("when a session opens the model, every initializer and Constant value of its main graph is written to "

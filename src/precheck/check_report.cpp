@@ -25,10 +25,19 @@ void add_cause(std::vector<Cause>& causes, CauseCode code, const std::string& me
   causes.push_back({code, message});
 }
 
-// The nodes as the loader names them ("<op_type>_<index>" for an unnamed node).
+// The nodes as the loader names them ("<op_type>_<index>" for an unnamed node), after a
+// FileConstant op for each weight stored as external data: GE's ONNX parser turns those into
+// FileConstant nodes (file, offset, length), as external_weight does with the others
+// (OPT-external_weight-5).
 std::vector<OpCheck> nodes_of(const onnx::GraphProto& g) {
   std::vector<OpCheck> ops;
   std::map<std::string, int> seen;
+  for (const auto& init : g.initializer())
+    if (init.data_location() == onnx::TensorProto::EXTERNAL) {
+      OpCheck op{init.name(), "FileConstant", {}};
+      if (++seen[op.name] > 1) add_cause(op.causes, CauseCode::kNameRepeated, "The name is repeated.");
+      ops.push_back(std::move(op));
+    }
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& np = g.node(i);
     OpCheck op{np.name().empty() ? np.op_type() + "_" + std::to_string(i) : np.name(), np.op_type(), {}};

@@ -189,16 +189,21 @@ std::string us_or_na(int64_t ns) { return ns < 0 ? kNA : format_us(ns); }
 
 }  // namespace
 
-const char* task_type(const TaskRecord& task) { return engine_name(task.node->engine); }
-const std::string& task_op_name(const TaskRecord& task) { return task.node->node.name; }
-const std::string& task_op_type(const TaskRecord& task) { return task.node->node.op_type; }
+// A MemSet task (atomic_clean_policy) is the executor's work on the CPU: an AI CPU task.
+Engine task_engine(const TaskRecord& task) { return task.node ? task.node->engine : Engine::kAiCpu; }
+const char* task_type(const TaskRecord& task) { return engine_name(task_engine(task)); }
+const std::string& task_op_name(const TaskRecord& task) { return task.node ? task.node->node.name : task.memset_name; }
+const std::string& task_op_type(const TaskRecord& task) {
+  static const std::string kMemSet = "MemSet";
+  return task.node ? task.node->node.op_type : kMemSet;
+}
 
 std::string file_suffix(int device_id, uint32_t model_id, uint32_t iteration_id) {
   return "_" + std::to_string(device_id) + "_" + std::to_string(model_id) + "_" + std::to_string(iteration_id);
 }
 
 bool in_op_summary(const TaskRecord& task, const ProfilerConfig& config) {
-  return task.node->engine == Engine::kAiCore || config.aicpu;
+  return task_engine(task) == Engine::kAiCore || config.aicpu;
 }
 
 int64_t task_wait_ns(const IterationRecord& it, size_t i) {
@@ -268,10 +273,10 @@ std::string op_summary_csv(const IterationRecord& it, const ExportContext& ctx) 
     std::vector<std::string> row = {std::to_string(cfg.device_id),
                                     std::to_string(it.model_id),
                                     std::to_string(t.task_id),
-                                    std::to_string(it.stream_id),
+                                    std::to_string(t.stream_id),
                                     task_op_name(t),
                                     task_op_type(t),
-                                    t.node->static_outputs ? "static" : "dynamic",
+                                    !t.node || t.node->static_outputs ? "static" : "dynamic",
                                     task_type(t),
                                     abs_us(ctx, t.start_ns),
                                     format_us(t.end_ns - t.start_ns),
@@ -333,7 +338,7 @@ std::string task_time_csv(const IterationRecord& it, const ExportContext& ctx) {
   CsvBuilder csv({"Device_id", "kernel_name", "kernel_type", "stream_id", "task_id", "task_time(us)", "task_start(us)",
                   "task_stop(us)"});
   for (const TaskRecord& t : it.tasks)
-    csv.row({std::to_string(ctx.config->device_id), task_op_name(t), task_type(t), std::to_string(it.stream_id),
+    csv.row({std::to_string(ctx.config->device_id), task_op_name(t), task_type(t), std::to_string(t.stream_id),
              std::to_string(t.task_id), format_us(t.end_ns - t.start_ns), abs_us(ctx, t.start_ns),
              abs_us(ctx, t.end_ns)});
   return csv.text();
@@ -401,11 +406,11 @@ std::string aicpu_csv(const IterationRecord& it, const ExportContext& ctx) {
                   "Dispatch_time(us)", "Total_time(us)", "Stream ID", "Task ID"});
   for (size_t i = 0; i < it.tasks.size(); ++i) {
     const TaskRecord& t = it.tasks[i];
-    if (t.node->engine != Engine::kAiCpu) continue;
+    if (task_engine(t) != Engine::kAiCpu) continue;
     const int64_t d = t.end_ns - t.start_ns, w = task_wait_ns(it, i);
     const int64_t copy = kDataMovementOps.count(task_op_type(t)) ? d : 0;
     csv.row({std::to_string(ctx.config->device_id), abs_us(ctx, t.start_ns), task_op_name(t), format_us(d - copy),
-             format_us(copy), format_us(d), format_us(w), format_us(d + w), std::to_string(it.stream_id),
+             format_us(copy), format_us(d), format_us(w), format_us(d + w), std::to_string(t.stream_id),
              std::to_string(t.task_id)});
   }
   return csv.text();
@@ -422,7 +427,7 @@ std::string l2_cache_csv(const IterationRecord& it, const ExportContext& ctx) {
       std::snprintf(buf, sizeof buf, "%.6f", static_cast<double>(loads - misses) / static_cast<double>(loads));
       hit = buf;
     }
-    csv.row({std::to_string(ctx.config->device_id), std::to_string(it.stream_id), std::to_string(t.task_id), hit, kNA,
+    csv.row({std::to_string(ctx.config->device_id), std::to_string(t.stream_id), std::to_string(t.task_id), hit, kNA,
              task_op_name(t)});
   }
   return csv.text();
@@ -487,10 +492,10 @@ namespace {
 
 std::string task_args(const IterationRecord& it, const TaskRecord& t, const ExportContext& ctx) {
   std::string a = "\"Model Id\":" + std::to_string(it.model_id) + ",\"Task Type\":" + json_string(task_type(t)) +
-                  ",\"Physic Stream Id\":" + std::to_string(it.stream_id) +
-                  ",\"Task Id\":" + std::to_string(t.task_id) +
+                  ",\"Physic Stream Id\":" + std::to_string(t.stream_id) + ",\"Task Id\":" + std::to_string(t.task_id) +
                   ",\"Batch Id\":0,\"Subtask Id\":4294967295,\"Op Type\":" + json_string(task_op_type(t));
   if (ctx.config->task_level == TaskLevel::kL1) a += ",\"Block Dim\":" + std::to_string(t.block_num);
+  if (!t.node) a += ",\"size(B)\":" + std::to_string(t.memset_bytes);
   return a;
 }
 
@@ -558,9 +563,10 @@ std::string msprof_json(const IterationRecord& it, const std::vector<ApiRecord>&
     tb.complete(kCann, a.thread_id, a.name, a.start_ns, a.end_ns, "api",
                 "\"Thread Id\":" + std::to_string(a.thread_id));
   }
-  if (!it.tasks.empty()) tb.thread(kHardware, it.stream_id, "Stream " + std::to_string(it.stream_id));
-  for (const TaskRecord& t : it.tasks)
-    tb.complete(kHardware, it.stream_id, task_op_name(t), t.start_ns, t.end_ns, "", task_args(it, t, ctx));
+  for (const TaskRecord& t : it.tasks) {
+    tb.thread(kHardware, t.stream_id, "Stream " + std::to_string(t.stream_id));
+    tb.complete(kHardware, t.stream_id, task_op_name(t), t.start_ns, t.end_ns, "", task_args(it, t, ctx));
+  }
   add_step_trace(tb, it, ctx);
   add_communication(tb, it);
   for (const MarkerRecord& m : markers) {
@@ -587,9 +593,9 @@ std::string msprof_json(const IterationRecord& it, const std::vector<ApiRecord>&
 std::string task_time_json(const IterationRecord& it, const ExportContext& ctx) {
   TraceBuilder tb(ctx);
   for (const TaskRecord& t : it.tasks) {
-    const LayerId layer = t.node->engine == Engine::kAiCore ? kAiCore : kAiCpu;
-    tb.thread(layer, it.stream_id, "Stream " + std::to_string(it.stream_id));
-    tb.complete(layer, it.stream_id, task_op_name(t), t.start_ns, t.end_ns, "", task_args(it, t, ctx));
+    const LayerId layer = task_engine(t) == Engine::kAiCore ? kAiCore : kAiCpu;
+    tb.thread(layer, t.stream_id, "Stream " + std::to_string(t.stream_id));
+    tb.complete(layer, t.stream_id, task_op_name(t), t.start_ns, t.end_ns, "", task_args(it, t, ctx));
   }
   return tb.finish();
 }

@@ -130,11 +130,22 @@ std::unique_ptr<Profiler::Iteration> Profiler::begin_iteration(const Executable*
     if (inserted && model)
       fusion_op_per_model_[entry->second] = fusion_op_csv(*model, entry->second, config_.device_id);
     it->record_.iteration_id = ++iterations_per_model_[entry->second];
-    size_t s = 0;
-    while (s < streams_busy_.size() && streams_busy_[s]) ++s;
-    if (s == streams_busy_.size()) streams_busy_.push_back(false);
-    streams_busy_[s] = true;
-    it->record_.stream_id = static_cast<uint32_t>(s);
+    auto take_stream = [&] {
+      size_t s = 0;
+      while (s < streams_busy_.size() && streams_busy_[s]) ++s;
+      if (s == streams_busy_.size()) streams_busy_.push_back(false);
+      streams_busy_[s] = true;
+      return static_cast<uint32_t>(s);
+    };
+    it->record_.stream_id = take_stream();
+    it->record_.second_stream_id = it->record_.stream_id;
+    // A model that runs two branches at once: the second branches' tasks on a stream of their own.
+    if (model && concurrent_steps(model->run_steps()) > 0) {
+      it->record_.second_stream_id = take_stream();
+      it->on_second_.assign(model->nodes().size(), 0);
+      for (const RunStep& step : model->run_steps())
+        for (int s : step.second) it->on_second_[static_cast<size_t>(s)] = 1;
+    }
   }
   it->record_.start_ns = steady_now_ns();
   return it;
@@ -145,6 +156,7 @@ void Profiler::Iteration::on_node_start(size_t index, const CompiledNode& node) 
   TaskRecord& t = record_.tasks.emplace_back();
   t.node = &node;
   t.task_id = static_cast<uint32_t>(index);
+  t.stream_id = index < on_second_.size() && on_second_[index] ? record_.second_stream_id : record_.stream_id;
   chunks_at_start_ = tls_parallel_chunks;
   if (counters_) counters_->read(t.counters);
   if (l2_counters_) l2_counters_->read(t.l2_counters);
@@ -169,6 +181,26 @@ void Profiler::Iteration::on_node_end(size_t index, const CompiledNode& node, co
   }
 }
 
+void Profiler::Iteration::on_memset_start() {
+  if (level_ == TaskLevel::kOff) return;
+  TaskRecord& t = record_.tasks.emplace_back();
+  t.task_id = static_cast<uint32_t>((model_ ? model_->nodes().size() : 0) + memsets_++);
+  t.start_ns = steady_now_ns();
+}
+
+void Profiler::Iteration::on_memset_end(int before_node, size_t bytes) {
+  if (level_ == TaskLevel::kOff) return;
+  TaskRecord& t = record_.tasks.back();
+  t.end_ns = steady_now_ns();
+  t.memset_before = before_node;
+  t.memset_bytes = static_cast<int64_t>(bytes);
+  t.memset_name =
+      before_node >= 0 && model_ ? model_->nodes()[static_cast<size_t>(before_node)].node.name + "_MemSet" : "MemSet";
+  const size_t node = static_cast<size_t>(before_node);
+  t.stream_id =
+      before_node >= 0 && node < on_second_.size() && on_second_[node] ? record_.second_stream_id : record_.stream_id;
+}
+
 void Profiler::Iteration::on_outputs_start() { copy_start_ns_ = steady_now_ns(); }
 
 void Profiler::Iteration::on_outputs_end(size_t) { copy_end_ns_ = steady_now_ns(); }
@@ -186,7 +218,8 @@ Status Profiler::end_iteration(std::unique_ptr<Iteration> iteration, bool ok) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (config_.runtime_api && iteration->copy_end_ns_ > 0)
     apis_.push_back({"OutputCopy", iteration->copy_start_ns_, iteration->copy_end_ns_, this_thread_id()});
-  if (r.stream_id < streams_busy_.size()) streams_busy_[r.stream_id] = false;
+  for (uint32_t s : {r.stream_id, r.second_stream_id})
+    if (s < streams_busy_.size()) streams_busy_[s] = false;
   if (finished_) return Status::Ok();
   auto last = last_end_per_model_.find(r.model_id);
   r.previous_end_ns = last == last_end_per_model_.end() ? -1 : last->second;

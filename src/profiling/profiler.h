@@ -48,6 +48,8 @@ class Profiler {
                      const std::vector<const Tensor*>& outputs) override;
     void on_outputs_start() override;
     void on_outputs_end(size_t copied_bytes) override;
+    void on_memset_start() override;
+    void on_memset_end(int before_node, size_t bytes) override;
 
    private:
     friend class Profiler;
@@ -57,6 +59,8 @@ class Profiler {
     CounterSet* counters_ = nullptr;
     CounterSet* l2_counters_ = nullptr;
     int64_t chunks_at_start_ = 0;
+    std::vector<char> on_second_;  // per node: in a step's second branch (its own stream)
+    uint32_t memsets_ = 0;
     int64_t copy_start_ns_ = 0, copy_end_ns_ = 0;  // output hand-over (runtime_api "OutputCopy")
   };
   // `model` is the compiled model (its model id is assigned on first sight); it must outlive

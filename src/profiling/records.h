@@ -23,10 +23,15 @@ struct TensorDesc {
   bool present = false;                               // false for an omitted optional input/output
 };
 
-// One executed node = one task on a stream (the run's lane).
+// One executed node = one task on a stream (the run's lane; the second branch of a step has a
+// stream of its own), or one MemSet task (atomic_clean_policy: `node` null).
 struct TaskRecord {
   const CompiledNode* node = nullptr;  // the Executable outlives the iteration's flush
-  uint32_t task_id = 0;                // position in the run (executor step)
+  uint32_t task_id = 0;                // position in the run (executor step); MemSets after the nodes
+  uint32_t stream_id = 0;
+  int64_t memset_bytes = 0;  // a MemSet's bytes
+  int memset_before = -1;    // a MemSet's node (policy 1); -1: before the graph (policy 0)
+  std::string memset_name;   // a MemSet's op name: "MemSet", or "<node>_MemSet" before one node
   int64_t start_ns = 0, end_ns = 0;
   int64_t block_num = 1;  // parallel chunks the task ran as
   // l1 only: the operator's basic information.
@@ -98,6 +103,9 @@ struct IterationRecord {
   uint32_t model_id = 0;
   uint32_t iteration_id = 0;  // 1-based per model
   uint32_t stream_id = 0;     // lane: concurrent runs get different streams
+  // The stream of the steps' second branches (runtime/branch_schedule.h); stream_id when the
+  // model runs no two branches at once.
+  uint32_t second_stream_id = 0;
   int64_t start_ns = 0, end_ns = 0;
   int64_t previous_end_ns = -1;  // end of the model's previous iteration (-1: first)
   bool ok = true;

@@ -57,6 +57,10 @@ struct RunObserver {
   // Around the hand-over of the graph outputs (copies out of the run's arena).
   virtual void on_outputs_start() {}
   virtual void on_outputs_end(size_t copied_bytes) {}
+  // Around a MemSet task (atomic_clean_policy): the outputs of the nodes that add into their
+  // outputs zeroed before the first step (`before_node` -1, policy 0) or before that node (1).
+  virtual void on_memset_start() {}
+  virtual void on_memset_end(int before_node, size_t bytes) {}
 };
 
 class Executable {
@@ -98,6 +102,11 @@ class Executable {
   // Bytes of constants dropped because their kernels keep packed copies.
   size_t released_constant_bytes() const { return released_constant_bytes_; }
   size_t unplanned_total_bytes() const { return total_intermediate_bytes_; }
+  // atomic_clean_policy (OPT-memory_config.atomic_clean_policy-1..3): 0, the outputs of every node
+  // that adds into its outputs (ops/atomic_outputs.h) are zeroed in one MemSet before the first
+  // step, and live in the arena from then on; 1, each such node's just before it runs.
+  int atomic_clean_policy() const { return atomic_clean_policy_; }
+  bool zeroes_outputs(size_t node) const { return node < zeroes_outputs_.size() && zeroes_outputs_[node]; }
 
  private:
   // Only the compile pipeline makes and fills an Executable (compiler/executable_builder.h).
@@ -115,6 +124,8 @@ class Executable {
   // before (its workspace is dumped).
   Status node_failed(size_t index, const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                      const Status& failure, bool kernel_ran) const;
+  // Zeroes node `s`'s outputs that live in the arena (a MemSet); returns the bytes cleared.
+  size_t zero_outputs(size_t s, RunState& state) const;
   // One run's working memory (runtime/run_state.h), taken from a pool and made on first use.
   std::unique_ptr<RunState> acquire_state() const;
   void release_state(std::unique_ptr<RunState> state) const;
@@ -132,6 +143,8 @@ class Executable {
   size_t released_constant_bytes_ = 0;
   int64_t stream_sync_timeout_ms_ = -1;  // -1: runs are not timed
   std::vector<RunStep> steps_;
+  int atomic_clean_policy_ = 0;
+  std::vector<char> zeroes_outputs_;  // per node: runs a kernel that adds into its outputs
   RunThreads run_threads_ = RunThreads::kTeam;
   double timed_team_us_ = -1, timed_one_thread_us_ = -1;
   // Per value: offset in the arena (SIZE_MAX when not planned) and the step after which no

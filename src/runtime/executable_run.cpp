@@ -201,6 +201,18 @@ Status Executable::run_node(size_t s, RunState& state, size_t& dynamic_bytes, si
   return Status::Ok();
 }
 
+size_t Executable::zero_outputs(size_t s, RunState& state) const {
+  // Outputs made at run time (dynamic shapes) are allocated zeroed (Tensor's constructor).
+  size_t bytes = 0;
+  for (int out : nodes_[s].node.outputs) {
+    if (out < 0 || slot_kind_[static_cast<size_t>(out)] != SlotKind::kArena) continue;
+    Tensor& slot = state.slots[static_cast<size_t>(out)];
+    if (slot.nbytes()) std::memset(slot.raw(), 0, slot.nbytes());
+    bytes += slot.nbytes();
+  }
+  return bytes;
+}
+
 Status Executable::run_steps_on(RunState& state, RunObserver* observer, size_t& peak_dynamic) const {
   const Graph& g = graph_;
   std::vector<Tensor>& slots = state.slots;
@@ -225,10 +237,28 @@ Status Executable::run_steps_on(RunState& state, RunObserver* observer, size_t& 
                            std::to_string(elapsed) + " ms (raise stream_sync_timeout, or -1 for no timeout)"),
         kernel_ran);
   };
+  // atomic_clean_policy 0: one MemSet over the outputs of every node that adds into them, whose
+  // buffers the memory plan keeps from the first step on (compiler/memory_layout.cpp).
+  if (atomic_clean_policy_ == 0 &&
+      std::find(zeroes_outputs_.begin(), zeroes_outputs_.end(), char{1}) != zeroes_outputs_.end()) {
+    if (observer) observer->on_memset_start();
+    size_t bytes = 0;
+    for (size_t s = 0; s < nodes_.size(); ++s)
+      if (zeroes_outputs_[s]) bytes += zero_outputs(s, state);
+    if (observer) observer->on_memset_end(-1, bytes);
+  }
+  // atomic_clean_policy 1: a MemSet of the node's own outputs just before it runs.
+  auto clean_before = [&](size_t s, RunObserver* seen_by) {
+    if (atomic_clean_policy_ != 1 || !zeroes_outputs_[s]) return;
+    if (seen_by) seen_by->on_memset_start();
+    const size_t bytes = zero_outputs(s, state);
+    if (seen_by) seen_by->on_memset_end(static_cast<int>(s), bytes);
+  };
   // One node on the calling thread, its observer around it.
   auto run_observed = [&](size_t s) {
     const CompiledNode& cn = nodes_[s];
     NodeRunState& ns = state.nodes[s];
+    clean_before(s, observer);
     ScopedNumThreads node_threads(cn.single_thread ? 1 : 0);  // observers see the node's setting too
     if (observer) observer->on_node_start(s, cn);
     bool kernel_ran = false;
@@ -244,6 +274,7 @@ Status Executable::run_steps_on(RunState& state, RunObserver* observer, size_t& 
     size_t unused_bytes = 0, unused_peak = 0;
     for (int s : list) {
       bool kernel_ran = false;
+      clean_before(static_cast<size_t>(s), nullptr);
       Status node_status = run_node(static_cast<size_t>(s), state, unused_bytes, unused_peak, kernel_ran);
       if (!node_status.ok()) return node_status;
     }

@@ -111,6 +111,7 @@ std::vector<Scenario> implemented_option_scenarios(const TempDir& d) {
           {"dump_config.dump_debug_mode", "aicore_overflow"},
           {"enable_exception_dump", "2"},
           {"stream_sync_timeout", "600000"},
+          {"memory_config.atomic_clean_policy", "1"},
           {"external_weight", "True"},
           {"enable_small_channel",
            "1"},  // training (the default graph_run_mode), where its default is 0

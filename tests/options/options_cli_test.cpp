@@ -113,6 +113,9 @@ TEST(OptionsCli, ExplainSaysTheEffectAndTheConsumer) {
   EXPECT_TRUE(has(r, "effect:       implemented: bounds how many independent branches")) << r.out;
   EXPECT_TRUE(has(r, "consumer:     src/compiler/memory_layout.cpp")) << r.out;
   r = openge("options --explain memory_config.atomic_clean_policy");
+  EXPECT_TRUE(has(r, "effect:       implemented: the AI CPU kernels that add into their outputs")) << r.out;
+  EXPECT_TRUE(has(r, "consumer:     src/runtime/executable_run.cpp")) << r.out;
+  r = openge("options --explain memory_config.static_memory_policy");
   EXPECT_TRUE(has(r, "effect:       no effect on CPU: ")) << r.out;
 }
 
@@ -130,7 +133,7 @@ TEST(OptionsCli, OptionsDocumentHasTheTableOfTheCode) {
 TEST(OptionsCli, ExplainDescribesAnOption) {
   auto r = openge("options --explain memory_config.atomic_clean_policy");
   EXPECT_EQ(r.code, 0) << r.out;
-  for (const char* s : {"GE key:", "ge.exec.atomicCleanPolicy", "allowed:", "default:", "effect:", "no effect on CPU",
+  for (const char* s : {"GE key:", "ge.exec.atomicCleanPolicy", "allowed:", "default:", "effect:", "MemSet",
                         "aliases:", "atomic_clean_policy"})
     EXPECT_TRUE(has(r, s)) << s << "\n" << r.out;
   r = openge("options --explain precision_mode");

@@ -136,6 +136,64 @@ TEST(Precheck, ENV_33_ASupportedModelPasses) {
   EXPECT_EQ(j["fail"], 0);
 }
 
+// x + w, w stored as external data in w.bin: w is listed as a FileConstant op (as GE's ONNX
+// parser makes it), before the nodes; an initializer held inside the model is not an op.
+TEST(Precheck, OPT_external_weight_5_ExternalDataWeightsAreFileConstantOps) {
+  TempDir d;
+  const float w[4] = {1, 2, 3, 4};
+  d.file("w.bin", std::string(reinterpret_cast<const char*>(w), sizeof w));
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("file_weights");
+  auto add_io = [](onnx::ValueInfoProto* v, const char* name) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    t->mutable_shape()->add_dim()->set_dim_value(4);
+  };
+  add_io(g->add_input(), "x");
+  add_io(g->add_output(), "y");
+  auto add_init = [&](const char* name, bool external) {
+    auto* init = g->add_initializer();
+    init->set_name(name);
+    init->set_data_type(onnx::TensorProto::FLOAT);
+    init->add_dims(4);
+    if (!external) {
+      for (float v : w) init->add_float_data(v);
+      return;
+    }
+    init->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* entry = init->add_external_data();
+    entry->set_key("location");
+    entry->set_value("w.bin");
+    entry = init->add_external_data();
+    entry->set_key("length");
+    entry->set_value(std::to_string(sizeof w));
+  };
+  add_init("w", true);
+  add_init("b", false);
+  auto add_node = [&](const char* name, const char* a, const char* b, const char* out) {
+    auto* n = g->add_node();
+    n->set_op_type("Add");
+    n->set_name(name);
+    n->add_input(a);
+    n->add_input(b);
+    n->add_output(out);
+  };
+  add_node("add_w", "x", "w", "xw");
+  add_node("add_b", "xw", "b", "y");
+  const auto j = nlohmann::json::parse(to_json(check_model(d.file("file_weights.onnx", m.SerializeAsString()))));
+  EXPECT_EQ(j["result"], "success") << j.dump();
+  ASSERT_EQ(j["op"].size(), 3u) << j.dump();
+  EXPECT_EQ(j["op"][0]["name"], "w");
+  EXPECT_EQ(j["op"][0]["type"], "FileConstant");
+  EXPECT_EQ(j["op"][0]["result"], "success");
+  EXPECT_EQ(j["op"][1]["type"], "Add");
+  EXPECT_EQ(j["op"][2]["type"], "Add");
+}
+
 TEST(Precheck, ENV_33_ACorruptFileFailsAsAModel) {
   TempDir d;
   const auto j = nlohmann::json::parse(to_json(check_model(d.file("junk.onnx", "this is not a protobuf"))));

@@ -7,9 +7,12 @@
 #include <omp.h>
 
 #include <cstring>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "../passes/pass_test_util.h"
+#include "../profiling/profiling_test_util.h"
 #include "process_threads.h"
 #include "compiler/pipeline.h"
 #include "options/options_test_util.h"
@@ -156,6 +159,49 @@ TEST(Branches, AnObservedRunTakesTheBranchesOneAfterTheOther) {
       if (producer >= 0) EXPECT_LT(position[static_cast<size_t>(producer)], position[s]);
     }
   EXPECT_EQ(seen.max_threads, std::vector<int>(exe->nodes().size(), 1));
+}
+
+// The profile shows the stream each task ran on: at stream_max_parallel_num 1 every task on the
+// run's stream; at 2 the second branch's tasks on a second stream, in task_time's stream_id and
+// the timeline's "Physic Stream Id" and thread (tid).
+TEST(Branches, OPT_stream_max_parallel_num_2_4_TheProfileShowsEachBranchsStream) {
+  using namespace profiling::testing;
+  for (const std::string value : {"DNN_VM_AICPU:1", "DNN_VM_AICPU:2"}) {
+    auto exe = compile(two_branch_graph(true), 2, value);
+    ASSERT_TRUE(exe);
+    auto cfg = profiling::profiler_config_from_json(R"({"task_trace":"on","aicpu":"on"})",
+                                                    scratch_dir("branch_streams_" + value.substr(13)));
+    ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+    auto p = std::move(profiling::Profiler::create(cfg.value()).value());
+    auto it = p->begin_iteration(exe.get(), exe->nodes().size());
+    ASSERT_TRUE(exe->run({pattern(2)}, nullptr, it.get()).ok());
+    ASSERT_TRUE(p->end_iteration(std::move(it)).ok());
+    ASSERT_TRUE(p->finish().ok());
+    std::set<size_t> second;
+    for (const RunStep& step : exe->run_steps()) second.insert(step.second.begin(), step.second.end());
+    EXPECT_EQ(second.size(), value == "DNN_VM_AICPU:1" ? 0u : 2u) << value;
+    const Csv tasks = parse_csv(read_text(p->output_dir() + "/task_time_0_1_1.csv"));
+    ASSERT_EQ(tasks.rows.size(), exe->nodes().size());
+    std::map<std::string, std::string> stream_of;  // node name -> stream id
+    for (const auto& row : tasks.rows) stream_of[row.at("kernel_name")] = row.at("stream_id");
+    std::set<std::string> first_streams, second_streams;
+    for (size_t s = 0; s < exe->nodes().size(); ++s)
+      (second.count(s) ? second_streams : first_streams).insert(stream_of.at(exe->nodes()[s].node.name));
+    EXPECT_EQ(first_streams.size(), 1u) << value;
+    if (second.empty()) continue;
+    ASSERT_EQ(second_streams.size(), 1u) << value;
+    EXPECT_NE(*first_streams.begin(), *second_streams.begin()) << value;
+    // The timeline: the hardware lanes are the same two streams.
+    const auto trace = check_trace(read_text(p->output_dir() + "/msprof_0_1_1.json"));
+    std::set<std::string> lanes;
+    for (const auto& e : trace)
+      if (e.value("ph", "") == "X" && e.contains("args") && e["args"].contains("Physic Stream Id")) {
+        const std::string id = std::to_string(e["args"]["Physic Stream Id"].get<int64_t>());
+        EXPECT_EQ(std::to_string(e["tid"].get<int64_t>()), id);
+        lanes.insert(id);
+      }
+    EXPECT_EQ(lanes, (std::set<std::string>{*first_streams.begin(), *second_streams.begin()}));
+  }
 }
 
 }  // namespace

@@ -120,8 +120,7 @@ Status conv_grad_typed(KernelContext& ctx, const WindowGeometry& wg) {
 
   if (ctx.has_output(0)) {  // dX: one sample and group per item, in parallel
     AccOutput<T, Acc> dx_out(ctx.output(0));
-    Acc* dx = dx_out.data();
-    std::fill(dx, dx + ctx.output(0).numel(), Acc(0));
+    Acc* dx = dx_out.data();  // zeroed by the executor (ops/atomic_outputs.h)
     // W_gᵀ: kc x mg per group, so dcol = W_gᵀ · dY_g is a plain product.
     std::vector<Acc> wtr(static_cast<size_t>(group * kc * mg));
     for (int64_t gi = 0; gi < group; ++gi)
@@ -144,8 +143,7 @@ Status conv_grad_typed(KernelContext& ctx, const WindowGeometry& wg) {
   }
   if (ctx.has_output(1)) {  // dW: samples in order, each product parallel inside
     AccOutput<T, Acc> dw_out(ctx.output(1));
-    Acc* dw = dw_out.data();
-    std::fill(dw, dw + ctx.output(1).numel(), Acc(0));
+    Acc* dw = dw_out.data();  // zeroed by the executor (ops/atomic_outputs.h)
     std::vector<Acc> col(static_cast<size_t>(kc * positions)), part(static_cast<size_t>(mg * kc));
     for (int64_t n = 0; n < batch; ++n)
       for (int64_t gi = 0; gi < group; ++gi) {

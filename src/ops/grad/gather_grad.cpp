@@ -50,8 +50,7 @@ Status gather_grad_kernel(KernelContext& ctx) {
     using Acc = nn_acc_t<T>;
     const AccView<Acc> dy(ctx.input(0));
     AccOutput<T, Acc> acc_out(out);
-    Acc* acc = acc_out.data();
-    std::fill(acc, acc + out.numel(), Acc(0));
+    Acc* acc = acc_out.data();  // zeroed by the executor (ops/atomic_outputs.h)
     // Each thread owns a block of the inner (row) positions and adds the gathered rows into it in
     // index order: contiguous rows, the same sums at any thread count.
     parallel_for(inner, outer * count * 2, [&](int64_t b, int64_t e) {
