@@ -7,7 +7,7 @@
 // (the graph's output), where each int8 convolution used to reorder its input and output, and a
 // region of its own formed around the MaxPool. The int8 oneDNN kernels on NHWC equal the
 // reference kernels (which compute in NCHW) bit for bit, and the unfused QDQ graph within a
-// few quantization steps.
+// few quantization steps. And RequantFusionPass's DQ -> Q fold on a graph of its own.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -19,6 +19,8 @@
 #include "frontend/onnx_loader.h"
 #include "io/npy.h"
 #include "options/options_test_util.h"
+#include "../kernels/kernel_test_util.h"
+#include "pass_test_util.h"
 
 namespace openge::options::test {
 namespace {
@@ -138,3 +140,48 @@ TEST(Int8ChannelsLastRegion, ResidualConvolutionsFeedingTheAddInFloat) {
 
 }  // namespace
 }  // namespace openge::options::test
+
+namespace openge::testing {
+namespace {
+
+Tensor scalar_of(DType dtype, double v) {
+  Tensor t(dtype, {});
+  if (dtype == DType::kFloat32) t.data<float>()[0] = static_cast<float>(v);
+  if (dtype == DType::kUInt8) t.data<uint8_t>()[0] = static_cast<uint8_t>(v);
+  return t;
+}
+
+// x -> Q(s, z) -> DQ(s, z) -> Q(s2, z2) -> DQ(s2, z2) -> Relu: the middle DQ -> Q pair is the
+// identity on the quantized tensor when (s2, z2) == (s, z), and a requantization otherwise.
+Graph requantize_graph(double s2, double z2) {
+  GraphBuilder b;
+  const int x = b.input("x", {1, 4, 5, 5});
+  const int s = b.constant("s", scalar_of(DType::kFloat32, 0.05));
+  const int z = b.constant("z", scalar_of(DType::kUInt8, 100));
+  const int s_b = b.constant("s2", scalar_of(DType::kFloat32, s2));
+  const int z_b = b.constant("z2", scalar_of(DType::kUInt8, z2));
+  const int q = b.node("DequantizeLinear", {b.node("QuantizeLinear", {x, s, z}), s, z});
+  b.g.outputs = {b.node("Relu", {b.node("DequantizeLinear", {b.node("QuantizeLinear", {q, s_b, z_b}), s_b, z_b})})};
+  return std::move(b.g);
+}
+
+TEST(RequantFusionPassFolds, DequantizeQuantizePairOfOneQuantizationIsRemovedExactly) {
+  const Tensor x = random_tensor({1, 4, 5, 5}, 41);
+  Graph g = requantize_graph(0.05, 100);
+  const auto before = eval_graph(g, {x}, /*annotate=*/true);
+  const PassResult r = run_pass(g, "RequantFusionPass");
+  EXPECT_EQ(r.applied, 1);
+  EXPECT_EQ(count_ops(g, "QuantizeLinear"), 1);
+  EXPECT_EQ(count_ops(g, "DequantizeLinear"), 1);
+  const auto after = eval_graph(g, {x});
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(max_abs_diff(after[0], before[0]), 0.0);
+
+  Graph other = requantize_graph(0.05, 101);  // another zero point: a real requantization, kept
+  eval_graph(other, {x}, true);
+  EXPECT_EQ(run_pass(other, "RequantFusionPass").applied, 0);
+  EXPECT_EQ(count_ops(other, "QuantizeLinear"), 2);
+}
+
+}  // namespace
+}  // namespace openge::testing
