@@ -20,7 +20,13 @@ Result<std::unique_ptr<CompiledKernel>> make_pool_kernel(const KernelRequest& re
   if (request.inputs.empty() || request.outputs.size() != 1) return std::unique_ptr<CompiledKernel>();
   const auto xs = static_shape(request.inputs[0]);
   const auto ys = static_shape(request.outputs[0]);
-  const auto dt = to_dnnl(request.inputs[0].dtype);
+  // Int8 activations (a QDQ model's MaxPool on its quantized tensor, RequantFusionPass): max
+  // pooling only, which compares values and so is exact in any type.
+  const bool max_pool = op == "MaxPool" || op == "GlobalMaxPool";
+  const DType in_type = request.inputs[0].dtype;
+  const auto dt = max_pool && in_type == DType::kUInt8  ? std::optional(dnnl::memory::data_type::u8)
+                  : max_pool && in_type == DType::kInt8 ? std::optional(dnnl::memory::data_type::s8)
+                                                        : to_dnnl(in_type);
   if (!xs || !ys || !dt || request.outputs[0].dtype != request.inputs[0].dtype)
     return std::unique_ptr<CompiledKernel>();
   // Logical NCHW dims; the format only changes the memory tag.

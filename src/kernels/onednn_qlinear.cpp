@@ -124,9 +124,9 @@ bool is_reference_impl(const dnnl::primitive_desc_base& pd) {
   return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
 }
 
-// One int8 primitive. The activations arrive and leave in ONNX's plain layout; where the
-// primitive wants another (int8 convolutions run on channels-last), they are reordered through
-// per-thread buffers around it.
+// One int8 primitive. The activations arrive and leave in the graph's layout (ONNX's NCHW, or
+// NHWC inside a channels-last region); where the primitive wants another (int8 convolutions run
+// on channels-last), they are reordered through per-thread buffers around it.
 class QLinearKernel final : public OneDnnKernel {
  public:
   dnnl::primitive prim;
@@ -156,9 +156,16 @@ class QLinearKernel final : public OneDnnKernel {
 Result<std::unique_ptr<CompiledKernel>> make_qlinear_conv_kernel(const KernelRequest& request) {
   const auto& in = request.inputs;
   if (in.size() < 8 || request.outputs.empty()) return none();
-  const auto x_shape = static_shape(in[0]);
+  // channels_last (ChannelsLastLayoutPass's int8 regions): x, y and the residual arrive and
+  // leave as N x H x W x C, the layout oneDNN's int8 convolutions compute in, so no reorder runs.
+  const bool nhwc = request.node.attrs.get_int("channels_last", 0) != 0;
+  const ActivationFormat format = nhwc ? ActivationFormat::kNhwc : ActivationFormat::kNchw;
+  const auto logical = [&](const std::optional<Shape>& s) {
+    return s && nhwc ? nchw_shape(*s, ActivationFormat::kNhwc) : s;
+  };
+  const auto x_shape = logical(static_shape(in[0]));
   const auto w_shape = static_shape(in[3]);
-  const auto y_shape = static_shape(request.outputs[0]);
+  const auto y_shape = logical(static_shape(request.outputs[0]));
   const auto x_dt = int8_type(in[0].dtype);
   const auto y_dt = int8_type(request.outputs[0].dtype);
   if (!x_shape || !w_shape || !y_shape || !x_dt || !y_dt || x_shape->size() != 4 || w_shape->size() != 4 ||
@@ -178,7 +185,7 @@ Result<std::unique_ptr<CompiledKernel>> make_qlinear_conv_kernel(const KernelReq
     const Tensor* r_zp = constant_input(request, 11);
     const auto r_dt = in.size() > 11 ? int8_type(in[9].dtype) : std::nullopt;
     if (!r_scale || !r_zp || !r_dt || *r_dt != *y_dt || r_scale->numel() != 1 || r_zp->numel() != 1 ||
-        static_shape(in[9]) != y_shape)
+        logical(static_shape(in[9])) != y_shape)
       return none();
     const Tensor* y_scale = constant_input(request, 6);
     residual =
@@ -192,8 +199,9 @@ Result<std::unique_ptr<CompiledKernel>> make_qlinear_conv_kernel(const KernelReq
   if (!geom.ok() || geom->output != std::vector<int64_t>{y[2], y[3]}) return none();
 
   auto k = std::make_unique<QLinearKernel>();
-  const dnnl::memory::desc src_plain(to_dims(x), *x_dt, tag::nchw);
-  const dnnl::memory::desc dst_plain(to_dims(y), *y_dt, tag::nchw);
+  const tag plain = format == ActivationFormat::kNhwc ? tag::nhwc : tag::nchw;
+  const dnnl::memory::desc src_plain(to_dims(x), *x_dt, plain);
+  const dnnl::memory::desc dst_plain(to_dims(y), *y_dt, plain);
   const dims w_dims = group > 1 ? dims{group, w[0] / group, w[1], w[2], w[3]} : to_dims(w);
   const dnnl::memory::desc w_plain(w_dims, dnnl::memory::data_type::s8, group > 1 ? tag::goihw : tag::oihw);
   if (bias) {

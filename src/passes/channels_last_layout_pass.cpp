@@ -82,12 +82,35 @@ struct Plan {
   std::vector<size_t> slots;  // the input slots that carry 4-D activations (converted to NHWC)
 };
 
-// Convolutions and pools: NHWC always (they are why the region exists).
+bool is_int8(DType t) { return t == DType::kUInt8 || t == DType::kInt8; }
+
+bool is_qlinear_conv(const Node& n) { return is_op(n, "QLinearConv") || is_op(n, "QLinearConvAdd"); }
+
+// The per-tensor QuantizeLinear and DequantizeLinear between int8 convolutions (scale and zero
+// point one element each, which follower_plan checks): elementwise, so they join a region as
+// the other followers do, on int8 or float activations.
+bool is_quantize_op(const Node& n) { return is_op(n, "QuantizeLinear") || is_op(n, "DequantizeLinear"); }
+
+// Convolutions and pools: NHWC always (they are why the region exists). Int8 convolutions
+// (RequantFusionPass's QLinearConv and QLinearConvAdd) too: oneDNN's int8 kernels compute only on
+// channels-last, so outside a region each one reorders its input and output.
 Plan anchor_plan(const Graph& g, const Node& n) {
   if (n.outputs.empty() || n.outputs[0] < 0 || n.inputs.empty() || n.inputs[0] < 0) return {};
   const Value& x = g.values[static_cast<size_t>(n.inputs[0])];
   const Value& y = g.values[static_cast<size_t>(n.outputs[0])];
-  if (!static_4d(x) || !static_4d(y) || !is_fast_float(x.dtype) || x.constant) return {};
+  if (is_qlinear_conv(n)) {
+    if (!static_4d(x) || !static_4d(y) || !is_int8(x.dtype) || x.constant || n.inputs.size() < 8 ||
+        !constant_of(g, n.inputs[3]) || n.attrs.get_int("channels_last", 0) != 0)
+      return {};
+    if (is_op(n, "QLinearConvAdd")) {
+      if (n.inputs.size() < 12 || n.inputs[9] < 0 || !static_4d(g.values[static_cast<size_t>(n.inputs[9])])) return {};
+      return {Role::kAnchor, {0, 9}};
+    }
+    return {Role::kAnchor, {0}};
+  }
+  // MaxPool compares values, so it runs on a QDQ model's quantized tensors too (RequantFusionPass).
+  const bool int8_max_pool = is_op(n, "MaxPool") && is_int8(x.dtype);
+  if (!static_4d(x) || !static_4d(y) || !(is_fast_float(x.dtype) || int8_max_pool) || x.constant) return {};
   if (is_op(n, "Conv") || is_op(n, "FusedConv")) {
     if (n.inputs.size() < 2 || !constant_of(g, n.inputs[1]) || n.attrs.get_int("channels_last", 0) != 0) return {};
     if (has_residual(n)) return {Role::kAnchor, {0, 3}};
@@ -143,10 +166,11 @@ Plan follower_plan(const Graph& g, const Node& n, const std::vector<bool>& in_re
   const bool elementwise =
       std::any_of(std::begin(kElementwiseOps), std::end(kElementwiseOps), [&](const char* op) { return is_op(n, op); });
   const bool shuffle = is_op(n, "ShuffleChannel") && n.attrs.get_int("channels_last", 0) == 0;
+  const bool quantize = is_quantize_op(n);
   if (is_slice_on_constants(g, n)) return slice_plan(g, n, in_region);
-  if (!concat && !elementwise && !shuffle) return {};
+  if (!concat && !elementwise && !shuffle && !quantize) return {};
   const Value& y = g.values[static_cast<size_t>(n.outputs[0])];
-  if (!static_4d(y) || !is_fast_float(y.dtype) || y.constant) return {};
+  if (!static_4d(y) || !(is_fast_float(y.dtype) || (quantize && is_int8(y.dtype))) || y.constant) return {};
   Plan plan{Role::kFollower, {}};
   bool joins = false;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
@@ -195,7 +219,7 @@ const PerDimOp* per_dim_op(const Graph& g, const Node& n) {
 // Would `reader` run in NHWC if its input came from the region? (anchors always; followers by op)
 bool region_reader(const Graph& g, const Node& reader) {
   if (anchor_plan(g, reader).role == Role::kAnchor || is_op(reader, "Concat") || per_dim_op(g, reader) ||
-      is_op(reader, "ShuffleChannel") || is_slice_on_constants(g, reader))
+      is_op(reader, "ShuffleChannel") || is_slice_on_constants(g, reader) || is_quantize_op(reader))
     return true;
   return std::any_of(std::begin(kElementwiseOps), std::end(kElementwiseOps),
                      [&](const char* op) { return is_op(reader, op); });
@@ -289,6 +313,10 @@ void declare_format(Graph& g, size_t index, ActivationFormat f, bool plain_input
     slice.inputs.resize(std::max<size_t>(slice.inputs.size(), 4), -1);
     slice.inputs[3] = axes;
   } else if (is_op(node, "ShuffleChannel")) {
+    set_int_attr(node, "channels_last", 1);
+  } else if (is_qlinear_conv(node)) {
+    // No longer ONNX's QLinearConv: its activations are N x H x W x C.
+    node.domain = kFusedDomain;
     set_int_attr(node, "channels_last", 1);
   } else if (node.op_type == "Conv" || node.op_type == "FusedConv") {
     make_fused(node);
@@ -592,7 +620,11 @@ std::vector<ActivationFormat> stored_formats(const Graph& g) {
     const std::pair<ActivationFormat, std::string_view> form = split_format_prefix(n.op_type);
     const ActivationFormat prefixed = form.first;
     const std::string_view base = form.second;
-    if (n.op_type == "FusedConv") {
+    if (is_qlinear_conv(n) && n.attrs.get_int("channels_last", 0) != 0) {
+      set(x, ActivationFormat::kNhwc);
+      set(y, ActivationFormat::kNhwc);
+      if (is_op(n, "QLinearConvAdd") && n.inputs.size() > 9) set(n.inputs[9], ActivationFormat::kNhwc);
+    } else if (n.op_type == "FusedConv") {
       const ConvFormats f = conv_formats(n.attrs);
       set(x, f.x);
       set(y, f.y);

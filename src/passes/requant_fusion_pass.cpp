@@ -29,6 +29,17 @@
 // becomes QLinearConvAdd (openge): QLinearConv's inputs, the bias slot (-1 when absent), then
 // r_q, r_scale, r_zero_point, and attribute relu; r_q has the output's shape and one scale and
 // zero point. The AI Core kernel adds the residual in oneDNN's sum post-op.
+//
+// Q/DQ pairs around ops that commute with them, exactly:
+//   DequantizeLinear(x_q, s, z) ─> MaxPool ─> QuantizeLinear(·, s, z)   becomes MaxPool(x_q)
+// when both have the same per-tensor scale, zero point and type: dequantizing is increasing
+// (s > 0), so the window's maximum is the dequantized maximum, and quantizing (k - z) * s back
+// at the same s gives k - z again (k - z within ±255, float32's relative error far below the
+// half step that would round elsewhere). And a DequantizeLinear read only by a QuantizeLinear of
+// the same parameters is the identity on x_q: the pair is removed.
+// The Q/DQ around GlobalAveragePool are left: averaging in integers rounds where the float
+// average does not (ONNX Runtime's QLinearGlobalAveragePool is not exact either).
+// Each fold counts as one match and one rewrite of this pass.
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -251,12 +262,67 @@ bool rewrite(Graph& g, const std::vector<std::vector<int>>& consumers, std::vect
   return true;
 }
 
+// Whether the QuantizeLinear `q` quantizes with the scale, zero point and type of `d`, per tensor.
+bool same_quantization(const Graph& g, const Node& q, const Dequant& d) {
+  if (!is_op(q, "QuantizeLinear") || q.domain == kFusedDomain || q.inputs.size() < 3 || q.outputs.size() != 1)
+    return false;
+  const Tensor* s = constant_of(g, q.inputs[1]);
+  const Tensor* z = constant_of(g, q.inputs[2]);
+  if (!s || !z || !d.zero_point_t || !per_tensor(d) || s->numel() != 1 || z->numel() != 1 ||
+      d.zero_point_t->numel() != 1 || s->dtype() != DType::kFloat32 || z->dtype() != d.zero_point_t->dtype())
+    return false;
+  const float scale = d.scale_t->data<float>()[0];
+  return scale > 0 && std::isfinite(scale) && s->data<float>()[0] == scale &&
+         z->scalar_as_int() == d.zero_point_t->scalar_as_int();
+}
+
+// DQ -> MaxPool -> Q of one quantization: MaxPool on x_q. `ni` is the MaxPool.
+bool fold_max_pool(Graph& g, const std::vector<std::vector<int>>& consumers, std::vector<bool>& dead, size_t ni,
+                   PassResult& result) {
+  const Node& n = g.nodes[ni];
+  if (!is_op(n, "MaxPool") || n.domain == kFusedDomain || n.inputs.size() != 1 || n.outputs.size() != 1) return false;
+  const auto d = match_dequant(g, n.inputs[0]);
+  if (!d || !is_int8_type(g.values[static_cast<size_t>(d->q)].dtype)) return false;
+  const int dq = g.values[static_cast<size_t>(n.inputs[0])].producer;
+  const int q = sole_consumer(g, consumers, n.outputs[0]);
+  if (q < 0 || sole_consumer(g, consumers, n.inputs[0]) != static_cast<int>(ni) ||
+      !same_quantization(g, g.nodes[static_cast<size_t>(q)], *d))
+    return false;
+  ++result.matched;
+  const int y = g.nodes[static_cast<size_t>(q)].outputs[0];
+  g.nodes[ni].inputs[0] = d->q;
+  set_output(g, static_cast<int>(ni), 0, y);
+  absorb_node(g, static_cast<int>(ni), dq, dead);
+  absorb_node(g, static_cast<int>(ni), q, dead);
+  ++result.applied;
+  return true;
+}
+
+// Q(DQ(x_q)) of one quantization: its readers read x_q. `ni` is the DequantizeLinear.
+bool fold_requantize(Graph& g, const std::vector<std::vector<int>>& consumers, std::vector<bool>& dead, size_t ni,
+                     PassResult& result) {
+  const Node& n = g.nodes[ni];
+  if (!is_op(n, "DequantizeLinear") || n.outputs.size() != 1) return false;
+  const auto d = match_dequant(g, n.outputs[0]);
+  const int q = sole_consumer(g, consumers, n.outputs[0]);
+  if (!d || q < 0 || !same_quantization(g, g.nodes[static_cast<size_t>(q)], *d)) return false;
+  const int y = g.nodes[static_cast<size_t>(q)].outputs[0];
+  if (is_graph_output(g, y)) return false;
+  ++result.matched;
+  replace_uses(g, y, d->q);
+  dead[ni] = true;
+  dead[static_cast<size_t>(q)] = true;
+  ++result.applied;
+  return true;
+}
+
 Result<PassResult> run(Graph& g) {
   PassResult result;
   const auto consumers = g.consumers();
   std::vector<bool> dead(g.nodes.size(), false);
   for (size_t ni = 0; ni < g.nodes.size(); ++ni)
-    if (!dead[ni]) rewrite(g, consumers, dead, ni, result);
+    if (!dead[ni] && !fold_max_pool(g, consumers, dead, ni, result) && !fold_requantize(g, consumers, dead, ni, result))
+      rewrite(g, consumers, dead, ni, result);
   erase_nodes(g, dead);
   return result;
 }

@@ -9,11 +9,13 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/parallel.h"
 #include "ops/elementwise/elementwise_common.h"
+#include "ops/layout/activation_format.h"
 #include "ops/math/math_gemm.h"
 #include "ops/nn/nn_window.h"
 #include "ops/shape/shape_util.h"
@@ -440,9 +442,8 @@ Result<IntConvPlan> plan_int_conv(const Ctx& ctx, const Shape& x, const Shape& w
 }
 
 // int32 accumulators [N, M, out spatial] (wrapping, as int32 arithmetic does).
-Result<std::vector<int32_t>> integer_conv(KernelContext& ctx, const IntConvPlan& p, size_t x_in, size_t x_zp_in,
+Result<std::vector<int32_t>> integer_conv(KernelContext& ctx, const IntConvPlan& p, const Tensor& x, size_t x_zp_in,
                                           size_t w_in, size_t w_zp_in) {
-  const Tensor& x = ctx.input(x_in);
   const Tensor& w = ctx.input(w_in);
   const Tensor* xzp = ctx.has_input(x_zp_in) ? &ctx.input(x_zp_in) : nullptr;
   const Tensor* wzp = ctx.has_input(w_zp_in) ? &ctx.input(w_zp_in) : nullptr;
@@ -506,7 +507,7 @@ Status conv_integer_infer(InferContext& ctx) { return int_conv_infer(ctx, 0, 1, 
 Status conv_integer_kernel(KernelContext& ctx) {
   auto plan = plan_int_conv(ctx, ctx.input(0).shape(), ctx.input(1).shape());
   if (!plan.ok()) return plan.status();
-  auto acc = integer_conv(ctx, *plan, 0, 2, 1, 3);
+  auto acc = integer_conv(ctx, *plan, ctx.input(0), 2, 1, 3);
   if (!acc.ok()) return acc.status();
   std::copy(acc->begin(), acc->end(), ctx.output(0).data<int32_t>());
   return Status::Ok();
@@ -514,18 +515,46 @@ Status conv_integer_kernel(KernelContext& ctx) {
 
 // QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B?): the int32 sum plus the
 // int32 bias, scaled by x_scale·w_scale[m] / y_scale (in float) and requantized.
+// With channels_last 1 (openge, ChannelsLastLayoutPass: an int8 region in NHWC) x, the output
+// and QLinearConvAdd's residual are N x H x W x C; the arithmetic is the same.
+bool channels_last(const Attributes& attrs) { return attrs.get_int("channels_last", 0) != 0; }
+
 Status qlinear_conv_infer(InferContext& ctx) {
   OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 7, kQuantizedTypes));
   if (ctx.has_input(8)) OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 8, dtype_bit(DType::kInt32)));
-  return int_conv_infer(ctx, 0, 3, ctx.input_dtype(7));
+  if (!channels_last(ctx.attrs())) return int_conv_infer(ctx, 0, 3, ctx.input_dtype(7));
+  OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 0, kQuantizedTypes));
+  OPENGE_RETURN_IF_ERROR(elementwise::check_input_dtype(ctx, 3, kQuantizedTypes));
+  if (!all_dims_known(ctx, ctx.num_inputs())) {
+    ctx.set_output_dtype(0, ctx.input_dtype(7));
+    return Status::Ok();
+  }
+  const auto x = nchw_shape(ctx.input_shape(0), ActivationFormat::kNhwc);
+  if (!x) return ctx.error("channels_last needs x as [N, H, W, C], got " + shape_to_string(ctx.input_shape(0)));
+  auto plan = plan_int_conv(ctx, *x, ctx.input_shape(3));
+  if (!plan.ok()) return plan.status();
+  ctx.set_output(0, ctx.input_dtype(7), stored_shape(plan->out, ActivationFormat::kNhwc));
+  return Status::Ok();
+}
+
+// `t` (N x H x W x C) copied into N x C x H x W.
+Tensor nchw_copy(const Tensor& t) {
+  Tensor out(t.dtype(), *nchw_shape(t.shape(), ActivationFormat::kNhwc));
+  copy_to_nchw(t, out, ActivationFormat::kNhwc);
+  return out;
 }
 
 // QLinearConv, and QLinearConvAdd (openge: a QDQ convolution whose float output a residual Add,
 // an optional Relu and a QuantizeLinear followed, RequantFusionPass): inputs 9..11 are the
 // residual r_q, r_scale and r_zero_point; the value requantized is the convolution's scaled sum
 // plus (r_q - r_zero_point) * r_scale / y_scale, through Relu when the attribute relu is 1.
+// Channels-last operands are copied to N x C x H x W and the result back (a reference kernel).
 Status qlinear_conv_kernel(KernelContext& ctx) {
-  auto plan = plan_int_conv(ctx, ctx.input(0).shape(), ctx.input(3).shape());
+  const bool nhwc = channels_last(ctx.attrs());
+  if (nhwc && ctx.input(0).rank() != 4) return ctx.error("channels_last needs a 4-D x");
+  const std::optional<Tensor> x_nchw = nhwc ? std::optional<Tensor>(nchw_copy(ctx.input(0))) : std::nullopt;
+  const Tensor& x = nhwc ? *x_nchw : ctx.input(0);
+  auto plan = plan_int_conv(ctx, x.shape(), ctx.input(3).shape());
   if (!plan.ok()) return plan.status();
   const IntConvPlan& p = *plan;
   OPENGE_RETURN_IF_ERROR(check_param_count(ctx, &ctx.input(4), p.M, "w_scale"));
@@ -535,12 +564,14 @@ Status qlinear_conv_kernel(KernelContext& ctx) {
   if (bias && bias->numel() != p.M)
     return ctx.error("B must have " + std::to_string(p.M) + " values, got " + shape_to_string(bias->shape()));
   const bool residual = ctx.node().op_type == "QLinearConvAdd";
-  const Tensor* r = residual ? &ctx.input(9) : nullptr;
-  if (r && (r->shape() != ctx.output(0).shape() || ctx.input(10).numel() != 1 || ctx.input(11).numel() != 1))
-    return ctx.error("the residual must have the output's shape " + shape_to_string(ctx.output(0).shape()) +
+  const Shape out_shape = nhwc ? stored_shape(p.out, ActivationFormat::kNhwc) : p.out;
+  if (residual && (ctx.input(9).shape() != out_shape || ctx.input(10).numel() != 1 || ctx.input(11).numel() != 1))
+    return ctx.error("the residual must have the output's shape " + shape_to_string(out_shape) +
                      " and scalar r_scale and r_zero_point");
+  const std::optional<Tensor> r_nchw = residual && nhwc ? std::optional<Tensor>(nchw_copy(ctx.input(9))) : std::nullopt;
+  const Tensor* r = residual ? (nhwc ? &*r_nchw : &ctx.input(9)) : nullptr;
   const bool relu = residual && ctx.node().attrs.get_int("relu", 0) != 0;
-  auto acc = integer_conv(ctx, p, 0, 2, 3, 5);
+  auto acc = integer_conv(ctx, p, x, 2, 3, 5);
   if (!acc.ok()) return acc.status();
   const float x_scale = static_cast<float>(ctx.input(1).scalar_as_double());
   const float y_scale = static_cast<float>(ctx.input(6).scalar_as_double());
@@ -549,7 +580,9 @@ Status qlinear_conv_kernel(KernelContext& ctx) {
   const float r_zp = r ? static_cast<float>(ctx.input(11).scalar_as_int()) : 0.0f;
   const Tensor& w_scale = ctx.input(4);
   const int64_t out_size = p.geom.output_size();
-  Tensor& y = ctx.output(0);
+  std::optional<Tensor> y_nchw;
+  if (nhwc) y_nchw.emplace(ctx.output(0).dtype(), p.out);
+  Tensor& y = nhwc ? *y_nchw : ctx.output(0);
   elementwise::visit_dtype_in<kQuantizedTypes>(y.dtype(), [&](auto tag) {
     using Q = typename decltype(tag)::type;
     Q* py = y.data<Q>();
@@ -566,6 +599,7 @@ Status qlinear_conv_kernel(KernelContext& ctx) {
       py[i] = saturate_round<Q>(std::nearbyint(v) + y_zp);
     }
   });
+  if (nhwc) copy_from_nchw(*y_nchw, ctx.output(0), ActivationFormat::kNhwc);
   return Status::Ok();
 }
 
