@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks every #include under src/, tools/ and python/src/ against the layer table.
+"""Checks every #include under include/openge/, src/, tools/ and python/src/ against the layer table.
 
 The table is the one in docs/ARCHITECTURE.md under "## Layers" (its rows are read, nothing else):
 a folder may include its own headers and those of folders in lower layers, never a folder of its
@@ -15,7 +15,7 @@ import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 SOURCE_SUFFIXES = ('.h', '.hpp', '.cpp', '.cc', '.in')
-CHECKED_ROOTS = ('src', 'tools', 'python/src')
+CHECKED_ROOTS = ('include/openge', 'src', 'tools', 'python/src')
 
 
 def read_table(architecture_md):
@@ -42,8 +42,10 @@ def read_table(architecture_md):
 
 
 def folder_of_file(path):
-    """The table's folder for a file under a checked root: src/X, tools, python/src."""
+    """The table's folder for a file under a checked root: include/openge, src/X, tools, python/src."""
     parts = path.split('/')
+    if parts[0] == 'include':
+        return 'include/openge'
     if parts[0] == 'src':
         return parts[1] if len(parts) > 2 else None
     if parts[0] == 'python':

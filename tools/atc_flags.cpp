@@ -1,7 +1,7 @@
 #include "atc_flags.h"
 
-#include "options/did_you_mean.h"
-#include "options/option_table.h"
+#include "openge/did_you_mean.h"
+#include "openge/options.h"
 
 namespace openge::cli {
 namespace {
@@ -191,7 +191,7 @@ Result<AtcRequest> parse_atc_line(const std::vector<std::string>& args) {
     }
     if (const AtcFlag* flag = find_atc_flag(name)) {
       if (Status s = apply(*flag, value, r); !s.ok()) problems.push_back(s.message());
-    } else if (options::find_option(name)) {
+    } else if (options::option_info(name)) {
       r.options.push_back(name + "=" + value);
     } else {
       problems.push_back("unknown flag --" + name + suggestion(name));

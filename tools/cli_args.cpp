@@ -1,6 +1,6 @@
 #include "cli_args.h"
 
-#include "options/did_you_mean.h"
+#include "openge/did_you_mean.h"
 
 namespace openge::cli {
 namespace {

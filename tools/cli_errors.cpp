@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "base/bounded_text.h"
+#include "openge/bounded_text.h"
 
 namespace openge::cli {
 

@@ -9,7 +9,7 @@ namespace openge::cli {
 
 // "\n" -> "\\n", other control bytes -> "\\xNN".
 std::string escape_control_chars(const std::string& text);
-// Prints "openge COMMAND: error: MESSAGE" (at most kMaxMessageChars of it, base/bounded_text.h)
+// Prints "openge COMMAND: error: MESSAGE" (at most kMaxMessageChars of it, openge/bounded_text.h)
 // and returns the exit code 1.
 int report_error(const char* command, const Status& status);
 

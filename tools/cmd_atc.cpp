@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "atc_flags.h"
-#include "base/file_modes.h"
 #include "cli_errors.h"
 #include "commands.h"
-#include "oge_json.h"
 #include "out_nodes.h"
+#include "openge/compile.h"
+#include "openge/files.h"
 
 namespace openge::cli {
 namespace {
@@ -71,7 +71,7 @@ int cmd_atc(int argc, char** argv) {
       om = om.substr(0, om.size() - 3) + ".oge";
       std::cerr << "openge atc: --om=" << request->om << ": reading " << om << ", the model openge atc wrote\n";
     }
-    if (Status s = write_oge_as_json(om, request->json); !s.ok()) return fail(s);
+    if (Status s = write_compiled_model_json(om, request->json); !s.ok()) return fail(s);
     std::cout << "wrote " << request->json << " (the compiled model " << om << " as JSON)\n";
     return 0;
   }

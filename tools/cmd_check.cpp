@@ -8,7 +8,7 @@
 #include "cli_errors.h"
 #include "commands.h"
 #include "options_cli.h"
-#include "precheck/check_report.h"
+#include "openge/precheck.h"
 
 namespace openge::cli {
 
@@ -34,7 +34,7 @@ int cmd_check(int argc, char** argv) {
   if (!options.ok()) return report_error("check", options.status());
   const std::string model = args->get("model");
   const precheck::CheckReport report = precheck::check_model(model);
-  auto written = precheck::write_check_report(report, *options, args->get("check-report"));
+  auto written = precheck::write_check_report(report, **options, args->get("check-report"));
   if (!written.ok()) return report_error("check", written.status());
   for (const auto& op : report.ops)
     for (const auto& cause : op.causes)

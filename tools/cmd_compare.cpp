@@ -6,7 +6,7 @@
 #include "cli_args.h"
 #include "cli_errors.h"
 #include "commands.h"
-#include "dump/compare_report.h"
+#include "openge/dump_compare.h"
 
 namespace openge::cli {
 

@@ -7,7 +7,6 @@
 #include "cli_args.h"
 #include "cli_errors.h"
 #include "commands.h"
-#include "oge/oge_file.h"
 #include "openge/compile.h"
 #include "run_artifacts.h"
 #include "session_flags.h"
@@ -47,12 +46,12 @@ Result<std::map<std::string, Shape>> parse_input_shapes(const std::string& text)
   return shapes;
 }
 
-// --info: what a .oge holds besides its graph (oge_file.h's header), and with --section one of
+// --info: what a .oge holds besides its graph (its header), and with --section one of
 // the debug sections NPU_COLLECT_PATH compiled in (NPU-8), printed as it is stored.
 int print_info(const std::string& path, const std::string& section) {
-  auto model = oge::read_oge_file(path);
+  auto model = read_compiled_model_info(path);
   if (!model.ok()) return fail(model.status());
-  const oge::OgeHeader& h = model->header;
+  const CompiledModelInfo& h = *model;
   if (!section.empty()) {
     auto it = h.debug.find(section);
     if (it == h.debug.end()) {
@@ -70,7 +69,7 @@ int print_info(const std::string& path, const std::string& section) {
   for (const std::string& f : h.cpu_features) features += (features.empty() ? "" : ",") + f;
   std::cout << path << ": .oge format " << h.format_version << ", OpenGE " << h.engine_version << "\n"
             << "  compiled from " << escape_control_chars(h.source_model) << ", fusion passes "
-            << (h.fusion_passes ? "on" : "off") << ", " << model->graph.nodes.size() << " nodes\n"
+            << (h.fusion_passes ? "on" : "off") << ", " << h.nodes << " nodes\n"
             << "  cpu features " << features << "\n";
   for (const auto& [name, value] : h.options)
     std::cout << "  option " << name << " = " << (value.empty() ? "(unset)" : escape_control_chars(value)) << "\n";

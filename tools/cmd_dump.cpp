@@ -5,7 +5,7 @@
 #include "cli_args.h"
 #include "cli_errors.h"
 #include "commands.h"
-#include "dump/dump_convert.h"
+#include "openge/dump_convert.h"
 
 namespace openge::cli {
 

@@ -9,8 +9,7 @@
 #include "commands.h"
 #include "model_inputs.h"
 #include "session_flags.h"
-#include "session/explain_precision.h"
-#include "compiler/precision_report.h"
+#include "openge/explain_precision.h"
 
 namespace openge::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "commands.h"
-#include "ops/op_registry.h"
+#include "openge/ops.h"
 
 namespace openge::cli {
 
@@ -22,9 +22,9 @@ int cmd_ops(int argc, char** argv) {
       return 2;
     }
   }
-  for (const OpSchema& s : all_op_schemas()) {
-    if (!s.domain.empty()) std::printf("%.*s::", static_cast<int>(s.domain.size()), s.domain.data());
-    std::printf("%.*s\n", static_cast<int>(s.op_type.size()), s.op_type.data());
+  for (const OpTypeName& s : supported_op_types()) {
+    if (!s.domain.empty()) std::printf("%s::", s.domain.c_str());
+    std::printf("%s\n", s.op_type.c_str());
   }
   return 0;
 }

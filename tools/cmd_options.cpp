@@ -2,14 +2,13 @@
 // as the user sees it.
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "cli_errors.h"
 #include "commands.h"
-#include "options/did_you_mean.h"
-#include "options/option_table.h"
-#include "options/option_text.h"
+#include "openge/did_you_mean.h"
+#include "openge/options.h"
 #include "options_cli.h"
-#include "paths/artifact_paths.h"
 
 namespace openge::cli {
 namespace {
@@ -21,7 +20,7 @@ std::vector<FlagSpec> with_option_flags(std::vector<FlagSpec> specs) {
   return specs;
 }
 
-void print_report(const BuildReport& r, const char* cmd) {
+void print_report(const Configuration& r, const char* cmd) {
   for (const auto& w : r.warnings) std::fprintf(stderr, "openge %s: warning: %s\n", cmd, w.c_str());
   for (const auto& e : r.errors) std::fprintf(stderr, "openge %s: error: %s\n", cmd, e.to_string().c_str());
 }
@@ -31,28 +30,27 @@ std::string pad(std::string s, size_t n) {
   return s;
 }
 
-// The value as listed; through values(), so that listing options is not recorded as reading them.
-const OptionValue* listed_value(const BuildReport& report, const char* name) {
-  if (!report.options) return nullptr;
-  auto it = report.options->values().find(name);
-  return it == report.options->values().end() ? nullptr : &it->second;
+// The value as listed (listing options is not recorded as reading them).
+std::optional<OptionSetting> listed_value(const Configuration& report, const std::string& name) {
+  if (!report.options) return std::nullopt;
+  return option_setting(*report.options, name);
 }
 
 // The marker after a value in the list: what a user must know before relying on it.
-const char* effect_marker(Effect e) {
+const char* effect_marker(OptionEffect e) {
   switch (e) {
-    case Effect::kImplemented:
+    case OptionEffect::kImplemented:
       return "";
-    case Effect::kNotImplemented:
+    case OptionEffect::kNotImplemented:
       return " (not implemented yet)";
-    case Effect::kNoCpuEffect:
+    case OptionEffect::kNoCpuEffect:
       return " (no effect on CPU)";
   }
   return "";
 }
 
-int explain(const std::string& name, const BuildReport& report) {
-  const OptionSpec* spec = find_option(name);
+int explain(const std::string& name, const Configuration& report) {
+  const std::optional<OptionInfo> spec = option_info(name);
   if (!spec) {
     std::fprintf(stderr, "openge options: unknown option '%s'%s\n", name.c_str(),
                  did_you_mean_suffix(suggest_names(name)).c_str());
@@ -62,21 +60,20 @@ int explain(const std::string& name, const BuildReport& report) {
   auto line = [](const char* k, const std::string& v) {
     if (!v.empty()) std::cout << "  " << pad(k, 14) << v << "\n";
   };
-  line("type:", kind_name(spec->kind));
-  line("allowed:", spec->kind == Kind::kInt && std::string(spec->allowed).empty() ? "" : spec->allowed);
-  line("default:", default_text(*spec));
+  line("type:", spec->kind);
+  line("allowed:", spec->allowed);
+  line("default:", spec->default_text);
   line("GE key:", spec->ge_key);
   line("aliases:", spec->aliases);
   line("env var:", spec->env_var);
   line("interactions:", spec->interactions);
-  line("effect:", effect_text(*spec));
+  line("effect:", spec->effect_text);
   line("consumer:", spec->consumer);
   if (spec->deprecated_by)
-    line("deprecated:",
-         *spec->deprecated_by ? "use " + std::string(spec->deprecated_by) + " instead" : "no replacement");
+    line("deprecated:", !spec->deprecated_by->empty() ? "use " + *spec->deprecated_by + " instead" : "no replacement");
   line("spec:", spec->spec_ids);
-  if (const OptionValue* v = listed_value(report, spec->name))
-    line("effective:", (v->value.empty() ? "(unset)" : v->value) + "  [" + source_name(v->source) +
+  if (const auto v = listed_value(report, spec->name))
+    line("effective:", (v->value.empty() ? "(unset)" : v->value) + "  [" + v->source +
                            (v->origin.empty() ? "" : ": " + v->origin) + "]");
   return 0;
 }
@@ -91,14 +88,14 @@ std::string md_cell(const std::string& s) {
 void print_markdown() {
   std::cout << "| option | type | allowed | default | GE key / env var | effect in OpenGE today |\n"
             << "|---|---|---|---|---|---|\n";
-  for (const auto& spec : option_table()) {
-    std::string key = *spec.ge_key ? "`" + std::string(spec.ge_key) + "`" : "";
-    if (*spec.env_var && spec.env_var != std::string_view(spec.ge_key))
-      key += (key.empty() ? "" : " / ") + std::string("`") + spec.env_var + "`";
-    std::cout << "| `" << spec.name << "`" << (spec.deprecated_by ? " (deprecated)" : "") << " | "
-              << kind_name(spec.kind) << " | " << md_cell(spec.allowed) << " | " << md_cell(default_text(spec)) << " | "
-              << key << " | " << md_cell(effect_text(spec))
-              << (spec.status == Effect::kImplemented ? std::string(" (`") + spec.consumer + "`)" : "") << " |\n";
+  for (const auto& spec : option_infos()) {
+    std::string key = !spec.ge_key.empty() ? "`" + spec.ge_key + "`" : "";
+    if (!spec.env_var.empty() && spec.env_var != spec.ge_key)
+      key += (key.empty() ? "" : " / ") + ("`" + spec.env_var + "`");
+    std::cout << "| `" << spec.name << "`" << (spec.deprecated_by ? " (deprecated)" : "") << " | " << spec.kind << " | "
+              << md_cell(spec.allowed) << " | " << md_cell(spec.default_text) << " | " << key << " | "
+              << md_cell(spec.effect_text)
+              << (spec.effect == OptionEffect::kImplemented ? " (`" + spec.consumer + "`)" : std::string()) << " |\n";
   }
 }
 
@@ -124,15 +121,15 @@ int cmd_options(int argc, char** argv) {
     return 0;
   }
   if (args->has("markdown")) return print_markdown(), 0;
-  const BuildReport report = option_report_from_args(*args, capture_process_environment());
+  const Configuration report = option_report_from_args(*args, capture_process_environment());
   if (args->has("explain")) return explain(args->get("explain"), report);
   print_report(report, "options");
   if (!report.options) return 1;
-  for (const auto& spec : option_table()) {
-    const OptionValue* v = listed_value(report, spec.name);
+  for (const auto& spec : option_infos()) {
+    const auto v = listed_value(report, spec.name);
     std::string value = v && !v->value.empty() ? v->value : "(unset)";
-    std::string src = v ? std::string(source_name(v->source)) + (v->origin.empty() ? "" : ": " + v->origin) : "default";
-    std::cout << pad(spec.name, 38) << " " << pad(value, 24) << " [" << src << "]" << effect_marker(spec.status)
+    std::string src = v ? v->source + (v->origin.empty() ? "" : ": " + v->origin) : "default";
+    std::cout << pad(spec.name, 38) << " " << pad(value, 24) << " [" << src << "]" << effect_marker(spec.effect)
               << (spec.deprecated_by ? " (deprecated)" : "") << "\n";
   }
   return 0;
@@ -152,31 +149,26 @@ int cmd_paths(int argc, char** argv) {
                        specs);
     return 0;
   }
-  const BuildReport report = option_report_from_args(*args, capture_process_environment());
+  const Configuration report = option_report_from_args(*args, capture_process_environment());
   print_report(report, "paths");
   if (!report.options) return 1;
-  const auto ids = paths::RunIds::current();
-  for (const auto& r : paths::resolve_all_artifacts(*report.options, ids)) {
-    const char* writer = paths::artifact_writer(r.kind);
-    std::cout << pad(paths::artifact_name(r.kind), 17) << " " << (r.path.empty() ? "(none)" : r.path) << "\n"
+  for (const auto& r : artifact_paths(*report.options)) {
+    std::cout << pad(r.kind, 17) << " " << (r.path.empty() ? "(none)" : r.path) << "\n"
               << pad("", 17) << "   rule: " << r.rule << "\n"
               << pad("", 17) << "   chain: " << r.chain << "\n"
               << pad("", 17) << "   written: "
-              << (writer ? std::string("yes, by ") + writer : std::string("no, nothing writes it yet"))
-              << (writer && paths::artifact_written_only(r.kind)
-                      ? std::string(", only ") + paths::artifact_written_only(r.kind)
-                      : std::string())
+              << (!r.written_by.empty() ? "yes, by " + r.written_by : std::string("no, nothing writes it yet"))
+              << (!r.written_by.empty() && !r.written_only.empty() ? ", only " + r.written_only : std::string())
               << "\n";
   }
-  const auto cache = paths::resolve_artifact(paths::ArtifactKind::kCompileCache, *report.options, ids);
-  const auto limits = paths::resolve_op_cache_limits(*report.options, cache.path);
+  const CompileCacheSize limits = compile_cache_size(*report.options);
   std::cout << pad("compile_cache_size", 17) << " " << limits.max_size_mb << " MB, keep " << limits.remain_ratio_percent
             << "% in " << limits.soc_folder << "\n"
             << pad("", 17) << "   rule: " << limits.rule << "\n"
             << pad("", 17) << "   mode: " << limits.mode
             << (limits.mode == "disable" ? " (the folder is never touched)" : "") << "\n"
             << pad("", 17) << "   applied: "
-            << (paths::artifact_writer(paths::ArtifactKind::kCompileCache)
+            << (limits.applied
                     ? "yes"
                     : "no, the cache exists (src/compiler/op_cache.cpp) but no Session compiles operators online yet")
             << "\n";
@@ -198,7 +190,7 @@ int cmd_check_options(int argc, char** argv) {
                        specs);
     return 0;
   }
-  const BuildReport report = option_report_from_args(*args, capture_process_environment());
+  const Configuration report = option_report_from_args(*args, capture_process_environment());
   print_report(report, "check-options");
   if (!report.options) {
     std::fprintf(stderr, "openge check-options: %zu problem%s\n", report.errors.size(),
@@ -206,7 +198,7 @@ int cmd_check_options(int argc, char** argv) {
     return 1;
   }
   size_t user = 0;
-  for (const auto& [name, v] : report.options->values()) user += v.source != Source::kDefault && !v.value.empty();
+  for (const auto& v : option_settings(*report.options)) user += v.source != "default" && !v.value.empty();
   std::cout << "options are valid (" << user << " set by flag, file or environment)\n";
   return 0;
 }

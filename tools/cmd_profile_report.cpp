@@ -7,9 +7,9 @@
 #include "cli_args.h"
 #include "cli_errors.h"
 #include "commands.h"
-#include "io/atomic_file.h"
 #include "profile_summary.h"
-#include "profiling/report.h"
+#include "openge/profiling_report.h"
+#include "openge/files.h"
 
 namespace openge::cli {
 

@@ -14,7 +14,7 @@
 #include "run_artifacts.h"
 #include "session_flags.h"
 #include "profile_summary.h"
-#include "profiling/report.h"
+#include "openge/profiling_report.h"
 
 namespace openge::cli {
 namespace fs = std::filesystem;

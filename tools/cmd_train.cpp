@@ -11,12 +11,11 @@
 #include "cli_args.h"
 #include "cli_errors.h"
 #include "commands.h"
-#include "distributed/gradient_buckets.h"
-#include "distributed/world.h"
+#include "openge/data_parallel.h"
 #include "openge/trainer.h"
 #include "session_flags.h"
-#include "training/dataset.h"
-#include "training/loss_curve.h"
+#include "openge/training_data.h"
+#include "openge/loss_curve.h"
 
 namespace openge::cli {
 namespace fs = std::filesystem;

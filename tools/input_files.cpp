@@ -1,11 +1,11 @@
 #include "input_files.h"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 
-#include "frontend/tensor_proto.h"
-#include "frontend/value_proto.h"
-#include "io/npy.h"
-#include "options/config_files.h"
+#include "openge/tensor_files.h"
 
 namespace openge::cli {
 namespace fs = std::filesystem;
@@ -29,9 +29,9 @@ Result<Tensor> read_raw_bin(const TensorInfo& info, const std::string& path) {
     return invalid_argument(path + " holds " + std::to_string(size) + " bytes but input '" + info.name + "' (" +
                             dtype_name(info.dtype) + " " + shape_to_string(info.shape) + ") needs " +
                             std::to_string(t.nbytes()) + "; give a file of that size or a .npy");
-  auto bytes = options::read_text_file(path);
-  if (!bytes.ok()) return bytes.status();
-  std::copy(bytes->begin(), bytes->end(), static_cast<char*>(t.raw()));
+  std::ifstream in(path, std::ios::binary);
+  if (!in.read(static_cast<char*>(t.raw()), static_cast<std::streamsize>(t.nbytes())))
+    return io_error("cannot read " + path + ": " + std::strerror(errno));
   return t;
 }
 

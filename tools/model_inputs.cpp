@@ -5,8 +5,8 @@
 #include <filesystem>
 
 #include "input_files.h"
-#include "io/random_inputs.h"
-#include "options/did_you_mean.h"
+#include "openge/random_inputs.h"
+#include "openge/did_you_mean.h"
 
 namespace openge::cli {
 namespace fs = std::filesystem;

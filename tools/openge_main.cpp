@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "commands.h"
-#include "options/did_you_mean.h"
+#include "openge/did_you_mean.h"
 
 namespace {
 

@@ -9,8 +9,8 @@ std::vector<FlagSpec> option_flag_specs() {
   };
 }
 
-options::BuildReport option_report_from_args(const Args& args, const options::EnvMap& env,
-                                             const std::vector<options::OptionAssignment>& extra) {
+options::Configuration option_report_from_args(const Args& args, const options::EnvMap& env,
+                                               const std::vector<options::OptionAssignment>& extra) {
   options::OptionInputs in;
   in.env = env;
   in.flags = extra;
@@ -24,7 +24,7 @@ options::BuildReport option_report_from_args(const Args& args, const options::En
     in.flags.push_back({kv.substr(0, eq), kv.substr(eq + 1), "--option"});
   }
   in.option_files = args.all("options-file");
-  options::BuildReport report = options::build_options(in);
+  options::Configuration report = options::build_configuration(in);
   if (!bad.empty()) {
     report.errors.insert(report.errors.begin(), bad.begin(), bad.end());
     report.options.reset();
@@ -32,11 +32,11 @@ options::BuildReport option_report_from_args(const Args& args, const options::En
   return report;
 }
 
-Result<options::OptionSet> option_set_from_args(const Args& args, const options::EnvMap& env,
-                                                const std::vector<options::OptionAssignment>& extra) {
-  options::BuildReport r = option_report_from_args(args, env, extra);
+Result<std::shared_ptr<const options::OptionSet>> option_set_from_args(
+    const Args& args, const options::EnvMap& env, const std::vector<options::OptionAssignment>& extra) {
+  options::Configuration r = option_report_from_args(args, env, extra);
   if (!r.errors.empty()) return invalid_argument(options::format_problems(r.errors));
-  return std::move(*r.options);
+  return std::move(r.options);
 }
 
 }  // namespace openge::cli

@@ -9,7 +9,7 @@
 #include <set>
 #include <vector>
 
-#include "io/atomic_file.h"
+#include "openge/files.h"
 
 namespace openge::cli {
 namespace fs = std::filesystem;

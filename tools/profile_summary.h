@@ -2,7 +2,7 @@
 #pragma once
 #include <cstddef>
 
-#include "profiling/report.h"
+#include "openge/profiling_report.h"
 
 namespace openge::cli {
 

@@ -5,8 +5,7 @@
 #include <algorithm>
 #include <iostream>
 #include <regex>
-
-#include "paths/artifact_paths.h"
+#include <string_view>
 
 namespace openge::cli {
 namespace fs = std::filesystem;
@@ -32,15 +31,15 @@ void collect_written(const fs::path& dir, fs::file_time_type since, std::vector<
 // When several artifacts default to one folder (the working directory), the file's name says
 // whose it is.
 struct NamePrefix {
-  paths::ArtifactKind kind;
+  std::string_view kind;  // ArtifactPath::kind
   const char* prefix;
 };
 constexpr NamePrefix kNamePrefixes[] = {
-    {paths::ArtifactKind::kAoeData, "aoe_"},
-    {paths::ArtifactKind::kGraphDump, "ge_"},
+    {"aoe_data", "aoe_"},
+    {"graph_dump", "ge_"},
 };
 
-bool named_for(paths::ArtifactKind kind, const std::string& file) {
+bool named_for(const std::string& kind, const std::string& file) {
   const std::string name = fs::path(file).filename().string();
   for (const auto& p : kNamePrefixes)
     if (p.kind == kind && name.rfind(p.prefix, 0) == 0) return true;
@@ -70,7 +69,7 @@ std::vector<std::string> artifacts_written_since(const options::OptionSet& optio
                                                  const std::vector<std::string>& exclude) {
   // Several artifacts may default to one folder (the working directory): each new file belongs
   // to the artifact with the most specific path that holds it, so none is counted twice.
-  const auto resolved = paths::resolve_all_artifacts(options, paths::RunIds::current());
+  const auto resolved = options::artifact_paths(options);
   std::vector<std::string> files;
   std::error_code ec;
   for (const auto& r : resolved) {
@@ -104,7 +103,7 @@ std::vector<std::string> artifacts_written_since(const options::OptionSet& optio
   std::vector<std::string> out;
   for (size_t i = 0; i < resolved.size(); ++i) {
     if (counts[i] == 0) continue;
-    const std::string name = paths::artifact_name(resolved[i].kind);
+    const std::string& name = resolved[i].kind;
     if (fs::is_regular_file(resolved[i].path, ec))
       out.push_back(name + " " + resolved[i].path);
     else

@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "options/option_set.h"
+#include "openge/options.h"
 
 namespace openge::cli {
 
-// The engine's artifacts (paths/artifact_paths.h) under `options` that hold a file written at
+// The engine's artifacts (options::artifact_paths) under `options` that hold a file written at
 // or after `since`: "NAME PATH" for a file, "NAME PATH (N files)" for a folder. Files inside
 // the folders of `exclude` (the run's own outputs, named by the caller) are left out.
 std::vector<std::string> artifacts_written_since(const options::OptionSet& options,

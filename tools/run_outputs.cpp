@@ -11,10 +11,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "base/file_modes.h"
-#include "frontend/value_proto.h"
-#include "io/atomic_file.h"
-#include "io/npy.h"
+#include "openge/tensor_files.h"
+#include "openge/files.h"
 
 namespace openge::cli {
 namespace fs = std::filesystem;

@@ -6,8 +6,8 @@
 
 #include "cli_errors.h"
 #include "options_cli.h"
-#include "base/bounded_text.h"
-#include "base/file_modes.h"
+#include "openge/bounded_text.h"
+#include "openge/files.h"
 
 namespace openge::cli {
 namespace fs = std::filesystem;
@@ -84,11 +84,12 @@ std::optional<SessionOptions> session_options_from_flags(const char* command, co
       std::fprintf(stderr, "openge %s: invalid options:\n%s\n", command, problems.c_str());
     return std::nullopt;
   }
-  for (const auto& w : config->warnings()) std::fprintf(stderr, "openge %s: warning: %s\n", command, w.c_str());
+  for (const auto& w : options::option_warnings(**config))
+    std::fprintf(stderr, "openge %s: warning: %s\n", command, w.c_str());
   SessionOptions options;
   options.num_threads = *threads;
   options.use_aicore = engine == "auto";
-  options.config = std::make_shared<const options::OptionSet>(std::move(config.value()));
+  options.config = std::move(config.value());
   return options;
 }
 

@@ -37,4 +37,26 @@ Result<CompileSummary> compile_model(const std::string& model_path, const std::s
                                      const SessionOptions& options = {},
                                      const std::map<std::string, Shape>& input_shapes = {});
 
+// What a compiled model (.oge) holds besides its graph: the header it was written with.
+struct CompiledModelInfo {
+  int format_version = 0;
+  std::string engine_version;                  // OpenGE's version when written
+  std::vector<std::string> cpu_features;       // of the CPU it was compiled on
+  std::map<std::string, std::string> options;  // the options that shaped the graph, with their values
+  bool fusion_passes = true;                   // SessionOptions.run_passes of the compile
+  std::string source_model;                    // file name of the model it was compiled from
+  // Debug sections (name -> text) compiled in under NPU_COLLECT_PATH (NPU-8).
+  std::map<std::string, std::string> debug;
+  size_t nodes = 0;  // nodes of the compiled graph
+};
+
+// Reads a .oge (its digest checked first): `openge compile --info`. A truncated, corrupt or
+// hostile file is one error naming it.
+Result<CompiledModelInfo> read_compiled_model_info(const std::string& path);
+
+// ATC --mode=1: a .oge written as JSON to `json_path` (atomically): its header and its graph
+// (every node's name, type, inputs, outputs and attributes' names; every graph input and output
+// with dtype and shape).
+Status write_compiled_model_json(const std::string& oge_path, const std::string& json_path);
+
 }  // namespace openge

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "binding.h"
-#include "dump/compare_report.h"
-#include "dump/dump_convert.h"
+#include "openge/dump_compare.h"
+#include "openge/dump_convert.h"
 
 namespace openge::python {
 namespace {

@@ -2,7 +2,7 @@
 // src/options, src/paths). The pure-Python package (openge/) builds the user-facing API on it.
 #include "binding.h"
 
-#include "base/bounded_text.h"
+#include "openge/bounded_text.h"
 
 namespace openge::python {
 namespace {

@@ -4,11 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "binding.h"
-#include "options/option_api.h"
-#include "options/option_builder.h"
-#include "options/option_table.h"
-#include "options/option_text.h"
-#include "paths/artifact_paths.h"
+#include "openge/options.h"
 
 namespace openge::python {
 namespace {
@@ -23,35 +19,36 @@ std::pair<ApiType, std::string> api_value(py::handle v) {
   return {ApiType::kOther, py::repr(v)};
 }
 
-py::object text_or_none(const char* s) { return s ? py::object(py::str(s)) : py::object(py::none()); }
+// "" as None: what the engine leaves unset.
+py::object text_or_none(const std::string& s) { return s.empty() ? py::object(py::none()) : py::object(py::str(s)); }
 
-py::dict spec_dict(const OptionSpec& s) {
+py::dict spec_dict(const OptionInfo& s) {
   py::dict d;
   d["name"] = s.name;
   d["aliases"] = s.aliases;
   d["ge_key"] = s.ge_key;
   d["env_var"] = s.env_var;
-  d["kind"] = kind_name(s.kind);
+  d["kind"] = s.kind;
   py::list types;
-  for (ApiType t : accepted_api_types(s)) types.append(api_type_name(t));
+  for (const auto& t : s.api_types) types.append(t);
   d["types"] = types;
   d["allowed"] = s.allowed;
-  d["choices"] = s.kind == Kind::kEnum || s.kind == Kind::kTypeList;  // `allowed` is "a|b|c"
-  if (s.kind == Kind::kInt)
-    d["range"] = py::make_tuple(s.min, s.max);
+  d["choices"] = s.choices;  // `allowed` is "a|b|c"
+  if (s.range)
+    d["range"] = py::make_tuple(s.range->first, s.range->second);
   else
     d["range"] = py::none();
-  d["default"] = default_for(s, DefaultContext{1, kDefaultSoc});
-  d["default_depends_on_scenario"] = s.default_fn != nullptr;
-  d["default_text"] = default_text(s);  // as `openge options --explain` prints it
-  d["deprecated_by"] = text_or_none(s.deprecated_by);
-  d["status"] = effect_label(s.status);  // implemented / accepted, not implemented yet / no effect on CPU
-  d["effect"] = s.effect;
+  d["default"] = s.default_value;
+  d["default_depends_on_scenario"] = s.default_depends_on_scenario;
+  d["default_text"] = s.default_text;  // as `openge options --explain` prints it
+  d["deprecated_by"] = s.deprecated_by ? py::object(py::str(*s.deprecated_by)) : py::object(py::none());
+  d["status"] = s.effect_label;  // implemented / accepted, not implemented yet / no effect on CPU
+  d["effect"] = s.effect_note;
   d["consumer"] = s.consumer;
   d["description"] = s.description;
   d["interactions"] = s.interactions;
   d["spec_ids"] = s.spec_ids;
-  d["environment_only"] = *s.env_var && std::string_view(s.env_var) == s.name;
+  d["environment_only"] = s.environment_only;
   return d;
 }
 
@@ -70,14 +67,14 @@ OptionInputs inputs_of(const Assignments& assignments, const std::vector<std::st
 
 py::dict values_dict(const OptionSet& set) {
   py::dict values;
-  for (const auto& [name, v] : set.values())
-    values[text(name)] = py::make_tuple(text(v.value), source_name(v.source), text(v.origin));
+  for (const auto& v : option_settings(set))
+    values[text(v.name)] = py::make_tuple(text(v.value), v.source, text(v.origin));
   return values;
 }
 
 py::dict build(const Assignments& assignments, const std::vector<std::string>& option_files, bool check_files,
                bool check_rules) {
-  const BuildReport r = build_options(inputs_of(assignments, option_files, check_files, check_rules));
+  const Configuration r = build_configuration(inputs_of(assignments, option_files, check_files, check_rules));
   py::dict out;
   out["values"] = r.options ? py::object(values_dict(*r.options)) : py::object(py::none());
   py::list warnings, errs;
@@ -89,23 +86,21 @@ py::dict build(const Assignments& assignments, const std::vector<std::string>& o
 }
 
 py::dict paths(const Assignments& assignments, const std::vector<std::string>& option_files) {
-  auto set = build_option_set(inputs_of(assignments, option_files, true));
+  auto set = build_session_config(inputs_of(assignments, option_files, true));
   if (!set.ok()) raise(errors().option_error, set.status().message());
-  const auto ids = paths::RunIds::current();
   py::dict out;
-  for (const auto& r : paths::resolve_all_artifacts(*set, ids)) {
+  for (const auto& r : artifact_paths(**set)) {
     py::dict d;
     d["path"] = r.path.empty() ? py::object(py::none()) : py::object(text(r.path));
     d["is_file"] = r.is_file;
     d["rule"] = text(r.rule);
     d["chain"] = text(r.chain);
     // As `openge paths` says "written: ...": the writer, or None when nothing writes it yet.
-    d["written_by"] = text_or_none(paths::artifact_writer(r.kind));
-    d["written_only"] = text_or_none(paths::artifact_written_only(r.kind));
-    out[paths::artifact_name(r.kind)] = d;
+    d["written_by"] = text_or_none(r.written_by);
+    d["written_only"] = text_or_none(r.written_only);
+    out[r.kind.c_str()] = d;
   }
-  const auto cache = paths::resolve_artifact(paths::ArtifactKind::kCompileCache, *set, ids);
-  const auto limits = paths::resolve_op_cache_limits(*set, cache.path);
+  const CompileCacheSize limits = compile_cache_size(**set);
   py::dict c;
   c["max_size_mb"] = limits.max_size_mb;
   c["remain_ratio_percent"] = limits.remain_ratio_percent;
@@ -113,7 +108,7 @@ py::dict paths(const Assignments& assignments, const std::vector<std::string>& o
   c["warnings"] = limits.warnings;
   c["mode"] = limits.mode;
   c["folder"] = limits.soc_folder;
-  c["applied"] = paths::artifact_writer(paths::ArtifactKind::kCompileCache) != nullptr;
+  c["applied"] = limits.applied;
   out["compile_cache_size"] = c;
   return out;
 }
@@ -125,14 +120,14 @@ void bind_options(py::module_& m) {
       "option_table",
       [] {
         py::list rows;
-        for (const auto& s : option_table()) rows.append(spec_dict(s));
+        for (const auto& s : option_infos()) rows.append(spec_dict(s));
         return rows;
       },
       "Every row of the C++ option table, in table order, as dicts.");
   m.def(
       "find_option",
       [](const std::string& name) -> py::object {
-        const OptionSpec* s = find_option(name);
+        const std::optional<OptionInfo> s = option_info(name);
         return s ? py::object(py::str(s->name)) : py::object(py::none());
       },
       py::arg("name"),
@@ -141,9 +136,9 @@ void bind_options(py::module_& m) {
       "check_option",
       [](const std::string& name, py::handle value, const std::string& origin) {
         const auto [type, text] = api_value(value);
-        const CheckedOption c = check_single_option(name, type, text, origin);
-        if (c.problem) raise(errors().option_error, c.problem->to_string());
-        return py::make_tuple(c.spec->name, c.value);
+        const auto c = check_assignment(name, type, text, origin);
+        if (!c.ok()) raise(errors().option_error, c.status().message());
+        return py::make_tuple(c->first, c->second);
       },
       py::arg("name"), py::arg("value"), py::arg("origin"),
       "Checks one assignment alone; returns (canonical name, canonical text) or raises OptionError (E10001).");

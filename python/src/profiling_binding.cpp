@@ -3,7 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "binding.h"
-#include "profiling/report.h"
+#include "openge/profiling_report.h"
 
 namespace openge::python {
 

@@ -10,8 +10,8 @@
 #include "binding.h"
 #include "openge/compile.h"
 #include "openge/session.h"
-#include "options/option_builder.h"
-#include "session/explain_precision.h"
+#include "openge/options.h"
+#include "openge/explain_precision.h"
 
 namespace openge::python {
 namespace {
@@ -83,12 +83,12 @@ SessionOptions session_options(const Assignments& assignments, const std::vector
   for (const auto& [name, value, origin] : assignments) in.flags.push_back({name, value, origin});
   in.option_files = option_files;
   in.env = options::capture_process_environment();
-  auto config = options::build_option_set(in);
+  auto config = options::build_session_config(in);
   if (!config.ok()) raise(errors().option_error, config.status().message());
-  *warnings = config->warnings();
+  *warnings = options::option_warnings(**config);
   SessionOptions so;
   so.num_threads = threads.value_or(0);
-  so.config = std::make_shared<const options::OptionSet>(std::move(config.value()));
+  so.config = std::move(config.value());
   return so;
 }
 

@@ -1,5 +1,5 @@
 """Messages of bounded length: an exception that echoes what the user gave (here a 2 MB option
-value) carries at most 4,096 characters, its head and its tail (src/base/bounded_text.h)."""
+value) carries at most 4,096 characters, its head and its tail (include/openge/bounded_text.h)."""
 import pytest
 
 import openge

@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "base/omp_threads.h"
-#include "io/random_inputs.h"
+#include "openge/random_inputs.h"
 
 namespace openge::aoe {
 

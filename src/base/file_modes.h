@@ -8,19 +8,14 @@
 
 #include <string>
 
+#include "openge/files.h"  // kFolderMode, kDataFileMode, make_directories
 #include "openge/status.h"
 
 namespace openge {
 
-inline constexpr mode_t kFolderMode = 0750;
-inline constexpr mode_t kDataFileMode = 0640;
 inline constexpr mode_t kSharedObjectMode = 0750;
 inline constexpr mode_t kPrivateFolderMode = 0700;
 inline constexpr mode_t kPrivateFileMode = 0600;
-
-// Creates `dir` and its missing parents, each folder it creates with exactly `mode` whatever the
-// umask (mkdir, then chmod). Folders that exist keep their mode. Ok when `dir` is a folder at the end.
-Status make_directories(const std::string& dir, mode_t mode = kFolderMode);
 
 // Sets the mode of a file or folder this process created (chmod); errors name the path.
 Status set_mode(const std::string& path, mode_t mode);

@@ -21,7 +21,7 @@
 #include "compiler/executable_builder.h"
 #include "compiler/pipeline.h"
 #include "paths/artifact_paths.h"
-#include "io/random_inputs.h"
+#include "openge/random_inputs.h"
 
 namespace openge::compiler {
 namespace {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "openge/explain_precision.h"
 #include "openge/session.h"
 
 namespace openge {
@@ -13,9 +14,5 @@ class Executable;
 struct CompileReport;
 
 std::vector<PrecisionRecord> precision_records(const Executable& exe, const CompileReport& report);
-// {"nodes": [{node, op_type, ascend_type, original_dtype, input_dtype, output_dtype, engine, rule,
-// impl_mode, impl_rule}...], "warnings": [...]}, indented by 2.
-std::string precision_report_json(const std::vector<PrecisionRecord>& records,
-                                  const std::vector<std::string>& warnings);
 
 }  // namespace openge

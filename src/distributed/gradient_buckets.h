@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "openge/status.h"
+#include "openge/data_parallel.h"  // parse_split_indices, parse_split_sizes
 
 namespace openge::distributed {
 
@@ -43,9 +44,5 @@ std::vector<int64_t> split_indices(const std::vector<Bucket>& buckets);
 // default, and equal shares of the bytes in 2, 4, 8, 16 and 32 buckets (as many as there are
 // gradients at most).
 std::vector<std::vector<int64_t>> split_candidates(const std::vector<int64_t>& elements);
-
-// "20,100,159" / "60,20,20" (the CLI's and Python's spelling of the lists).
-Result<std::vector<int64_t>> parse_split_indices(const std::string& text);
-Result<std::vector<double>> parse_split_sizes(const std::string& text);
 
 }  // namespace openge::distributed

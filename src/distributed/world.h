@@ -8,6 +8,7 @@
 #include <string>
 
 #include "openge/status.h"
+#include "openge/data_parallel.h"  // started_by_mpi_launcher, mark_job_failed
 
 namespace openge::distributed {
 
@@ -18,9 +19,6 @@ struct World {
   int local_size = 1;
   bool data_parallel() const { return size > 1; }
 };
-
-// Whether an MPI launcher started this process (mpirun / mpiexec put the rank in the environment).
-bool started_by_mpi_launcher();
 
 // The world of this process: a world of one unless an MPI launcher started it, in which case MPI
 // is initialised (once per process, with MPI_THREAD_MULTIPLE: the communication thread makes the
@@ -51,9 +49,6 @@ class SetupDeadline {
   std::unique_ptr<State> state_;
 };
 
-// Marks the job failed: at exit MPI is aborted rather than finalised (a finalize would wait for
-// ranks that wait for this one).
-void mark_job_failed();
 bool job_failed();
 
 }  // namespace openge::distributed

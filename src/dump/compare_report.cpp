@@ -1,4 +1,4 @@
-#include "dump/compare_report.h"
+#include "openge/dump_compare.h"
 
 #include <algorithm>
 #include <cmath>

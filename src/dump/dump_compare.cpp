@@ -1,4 +1,4 @@
-#include "dump/dump_compare.h"
+#include "openge/dump_compare.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,25 +1,14 @@
-// `openge dump convert DIR --to npy`: every dump file under DIR becomes one .npy per tensor,
-// named as msprobe names them (docs/FORMATS.md, "Data Dump: .npy conversion"):
-//   <dump file>.<input|output>.<slot>.<FORMAT>.<dtype>.npy     e.g. Conv.conv1.0.0.1733....output.0.NCHW.float32.npy
-// bfloat16 tensors become float32 (NumPy has no bfloat16, as msprobe does).
+// The parts of the .npy conversion of Data Dump files that tests and the converter share; the
+// conversion itself is declared in the public openge/dump_convert.h.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "dump/dump_file.h"
+#include "openge/dump_convert.h"
 #include "openge/status.h"
 
 namespace openge::dump {
-
-struct ConvertSummary {
-  int dump_files = 0;
-  int npy_files = 0;
-};
-
-// `output_dir` empty: each .npy beside its dump file; otherwise the folder tree under DIR is
-// mirrored there. Files that are not dump files by name (.csv, .json, .npy, hidden files) are
-// skipped; a file that looks like a dump file but does not parse is an error naming it.
-Result<ConvertSummary> convert_dumps_to_npy(const std::string& dir, const std::string& output_dir);
 
 // The .npy names of one dump file's tensors (without folder), inputs first, in slot order.
 std::vector<std::string> npy_names(const std::string& dump_file_name, const DumpRecord& record);

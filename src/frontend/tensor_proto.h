@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "openge/tensor_files.h"  // read_tensor_pb, write_tensor_pb
 #include "openge/status.h"
 #include "openge/tensor.h"
 
@@ -35,15 +36,6 @@ void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::Tensor
 
 // The bytes of a serialized protobuf file (`what` names it: "tensor file"), refused over 2 GiB.
 Result<std::string> read_proto_file(const std::string& path, const std::string& what);
-
-// Reads a serialized TensorProto file.
-Result<Tensor> read_tensor_pb(const std::string& path);
-// The same from bytes in memory (tests, the fuzzer); `name` names them in messages. External
-// data resolves against `base_dir`.
-Result<Tensor> read_tensor_pb_from_bytes(const void* data, size_t size, const std::string& name,
-                                         const std::string& base_dir);
-// Writes one atomically (temporary name, then rename).
-Status write_tensor_pb(const Tensor& tensor, const std::string& name, const std::string& path);
 
 // Checks dims against the size-limit policy (base/size_limit.h): non-negative, product without
 // overflow, size at most max_tensor_bytes().

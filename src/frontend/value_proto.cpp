@@ -1,4 +1,4 @@
-#include "frontend/value_proto.h"
+#include "openge/tensor_files.h"
 
 #include <onnx/onnx-data_pb.h>  // SequenceProto, OptionalProto
 #include <onnx/onnx_pb.h>

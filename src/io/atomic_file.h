@@ -10,14 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "openge/files.h"  // write_file_atomically
 #include "openge/status.h"
 
 namespace openge {
-
-// `mode` is the file's mode (0640, base/file_modes.h; dumps of tensors 0600).
-Status write_file_atomically(const std::string& path, std::string_view contents, mode_t mode = 0640);
-// The same with the contents given in pieces, written one after the other (no concatenation).
-Status write_file_atomically(const std::string& path, const std::vector<std::string_view>& pieces, mode_t mode = 0640);
 
 // fsync of each file and then of each one's folder (so that its rename is on disk too): what was
 // written survives a crash of the machine, not only of the process. A file removed meanwhile is

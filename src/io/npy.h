@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <string>
 
+#include "openge/tensor_files.h"  // read_npy, write_npy
 #include "openge/status.h"
 #include "openge/tensor.h"
 
@@ -24,11 +25,5 @@ struct NpyHeader {
 // Parses the start of a .npy file: `size` bytes at `data`, at least through the header dict.
 // `name` names the file in messages.
 Result<NpyHeader> parse_npy_header(const void* data, size_t size, const std::string& name);
-
-Result<Tensor> read_npy(const std::string& path);
-// The same from bytes in memory (tests, the fuzzer).
-Result<Tensor> read_npy_from_bytes(const void* data, size_t size, const std::string& name);
-// Written atomically. bfloat16 tensors are stored as float32 (NumPy cannot name bf16).
-Status write_npy(const Tensor& tensor, const std::string& path);
 
 }  // namespace openge

@@ -1,4 +1,4 @@
-#include "io/random_inputs.h"
+#include "openge/random_inputs.h"
 
 #include <random>
 

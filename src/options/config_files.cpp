@@ -7,7 +7,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "options/did_you_mean.h"
+#include "openge/did_you_mean.h"
 
 namespace openge::options {
 namespace {

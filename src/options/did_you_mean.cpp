@@ -1,4 +1,4 @@
-#include "options/did_you_mean.h"
+#include "openge/did_you_mean.h"
 
 #include <algorithm>
 #include <cctype>

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "options/did_you_mean.h"
+#include "openge/did_you_mean.h"
 #include "options/option_rules.h"
 #include "options/profiling_options.h"
 #include "options/value_parsers.h"

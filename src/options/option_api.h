@@ -8,15 +8,11 @@
 #include <string_view>
 #include <vector>
 
+#include "openge/options.h"  // ApiType
 #include "options/option_table.h"
 #include "options/problem.h"
 
 namespace openge::options {
-
-// The type of a value as an API hands it over. kOther: anything else (a float, a list...),
-// given as its printed form.
-enum class ApiType { kBool, kInt, kText, kOther };
-const char* api_type_name(ApiType type);  // "bool", "int", "str", "other"
 
 // The types an option takes: bool for kBool, int for kInt and kTimeoutMs, text for the rest,
 // and also int for an enum whose values are all integers (aoe_config.aoe_mode = 1 or "1").

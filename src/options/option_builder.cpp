@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "options/did_you_mean.h"
+#include "openge/did_you_mean.h"
 #include "options/option_rules.h"
 #include "options/option_table.h"
 #include "options/options_file.h"

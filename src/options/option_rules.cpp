@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "options/config_files.h"
-#include "options/did_you_mean.h"
+#include "openge/did_you_mean.h"
 #include "options/profiling_options.h"
 #include "options/value_parsers.h"
 #include "base/path_util.h"

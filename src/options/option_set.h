@@ -11,14 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "openge/options.h"  // EnvMap, capture_process_environment
+
 namespace openge::options {
-
-// The environment as a map (name -> value). Tests pass their own; the CLI passes
-// capture_process_environment().
-using EnvMap = std::map<std::string, std::string>;
-
-// The only function of the engine that reads the process environment.
-EnvMap capture_process_environment();
 
 // Ordered by precedence: a later source overrides an earlier one. The C++ API counts as kFlag.
 enum class Source { kDefault = 0, kEnv = 1, kFile = 2, kFlag = 3 };

@@ -8,7 +8,7 @@
 
 #include "base/size_limit.h"
 #include "options/config_files.h"
-#include "options/did_you_mean.h"
+#include "openge/did_you_mean.h"
 
 namespace openge::options {
 namespace {

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "openge/options.h"  // all_option_names, suggest_names
+
 namespace openge::options {
 
 enum class Kind {
@@ -69,12 +71,6 @@ const OptionSpec* find_option(std::string_view name);
 
 // The default of a row in the given scenario ("" when unset).
 std::string default_for(const OptionSpec& spec, const DefaultContext& ctx);
-
-// Up to three known names close to `name`, best first (for "did you mean").
-std::vector<std::string> suggest_names(std::string_view name);
-
-// Every name by which options can be given (for the fuzzers and did-you-mean).
-std::vector<std::string> all_option_names();
 
 const char* kind_name(Kind k);
 

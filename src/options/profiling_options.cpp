@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "options/config_files.h"
-#include "options/did_you_mean.h"
+#include "openge/did_you_mean.h"
 #include "options/option_table.h"
 #include "options/value_parsers.h"
 

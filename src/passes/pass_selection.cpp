@@ -6,7 +6,7 @@
 
 #include "logging/log.h"
 #include "options/config_files.h"
-#include "options/did_you_mean.h"
+#include "openge/did_you_mean.h"
 #include "options/option_set.h"
 #include "base/path_util.h"
 

@@ -15,7 +15,7 @@
 #include "profiling/csv.h"
 #include "profiling/exporters.h"
 #include "profiling/host_sampler.h"
-#include "profiling/report.h"
+#include "openge/profiling_report.h"
 #include "profiling/storage_limit.h"
 #include "base/parallel.h"
 

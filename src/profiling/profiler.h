@@ -24,7 +24,7 @@
 #include "profiling/clock.h"
 #include "profiling/profiler_config.h"
 #include "profiling/records.h"
-#include "profiling/report.h"
+#include "openge/profiling_report.h"
 #include "runtime/executable.h"
 
 namespace openge::profiling {

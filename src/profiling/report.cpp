@@ -1,4 +1,4 @@
-#include "profiling/report.h"
+#include "openge/profiling_report.h"
 
 #include <algorithm>
 #include <array>

@@ -1,6 +1,6 @@
-#include "session/explain_precision.h"
+#include "openge/explain_precision.h"
 
-#include "io/random_inputs.h"
+#include "openge/random_inputs.h"
 
 namespace openge {
 

@@ -1,4 +1,4 @@
-#include "training/dataset.h"
+#include "openge/training_data.h"
 
 #include <algorithm>
 #include <chrono>

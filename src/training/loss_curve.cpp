@@ -1,4 +1,4 @@
-#include "training/loss_curve.h"
+#include "openge/loss_curve.h"
 
 #include <algorithm>
 #include <cmath>

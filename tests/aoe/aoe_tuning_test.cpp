@@ -21,7 +21,7 @@
 #include "passes/channels_last_layout_pass.h"
 #include "options/options_test_util.h"
 #include "compiler/pipeline.h"
-#include "io/random_inputs.h"
+#include "openge/random_inputs.h"
 
 namespace openge::aoe {
 namespace {

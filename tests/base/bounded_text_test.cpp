@@ -1,10 +1,10 @@
-// Messages of bounded length (base/bounded_text.h): a 2 MB option value echoed in an error stays
+// Messages of bounded length (openge/bounded_text.h): a 2 MB option value echoed in an error stays
 // a few kB, keeping its head and its tail (where the advice is).
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "base/bounded_text.h"
+#include "openge/bounded_text.h"
 
 namespace openge {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "dump/compare_report.h"
+#include "openge/dump_compare.h"
 #include "dump/dump_test_util.h"
 
 namespace openge::dump::testing {

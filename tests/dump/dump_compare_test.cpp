@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "dump/dump_compare.h"
+#include "openge/dump_compare.h"
 #include "dump/dump_file.h"
 #include "dump/dump_test_util.h"
 

@@ -12,6 +12,12 @@ test -f "$work/prefix/lib/cmake/OpenGE/OpenGEConfig.cmake"
 if find "$work/prefix/include" -type f ! -path "*/include/openge/*" | grep -q .; then
   echo "headers outside include/openge were installed"; exit 1
 fi
+# Every installed header stands alone: it compiles by itself against the prefix (nothing it needs
+# was left out of the package).
+for h in "$work"/prefix/include/openge/*.h; do
+  echo "#include <openge/$(basename "$h")>" | ${CXX:-c++} -std=c++20 -fsyntax-only -x c++ -I"$work/prefix/include" - \
+    || { echo "installed header $(basename "$h") does not compile by itself"; exit 1; }
+done
 cmake -S "$src/examples/cpp" -B "$work/example" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/example" >/dev/null

@@ -5,7 +5,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "frontend/tensor_proto.h"
-#include "frontend/value_proto.h"
+#include "openge/tensor_files.h"
 
 namespace openge {
 namespace {

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The layer check must be able to fail: in a copy of the tree, a header low in the table that
-includes one above it (and a tool that includes an unknown folder) must each be reported, by
-file and line, with a non-zero exit; the untouched copy must pass."""
+includes one above it, a folder missing from the table, a CLI or binding file that reaches into
+src/ and a public header that includes an engine header must each be reported, by file and line,
+with a non-zero exit; the untouched copy must pass."""
 import os
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ def run(tree):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    for part in ('src', 'tools', 'python/src', 'docs'):
+    for part in ('include', 'src', 'tools', 'python/src', 'docs'):
         shutil.copytree(os.path.join(root, part), os.path.join(tmp, part))
     clean = run(tmp)
     assert clean.returncode == 0, 'the unmodified copy fails:\n' + clean.stdout + clean.stderr
@@ -44,4 +45,18 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write('#include "base/guard.h"\n')
     unlisted = run(tmp)
     assert unlisted.returncode == 1 and "folder 'unlisted' is not in the layer table" in unlisted.stdout, unlisted.stdout
+    shutil.rmtree(os.path.join(tmp, 'src', 'unlisted'))
+
+    # The CLI, the Python binding and the public headers see the public API only.
+    for planted, include in (('tools/planted_internal.cpp', 'options/option_set.h'),
+                             ('python/src/planted_internal.cpp', 'paths/artifact_paths.h'),
+                             ('include/openge/planted_internal.h', 'base/guard.h')):
+        path = os.path.join(tmp, planted)
+        with open(path, 'w') as f:
+            f.write('#include "openge/status.h"\n#include "%s"\n' % include)
+        reached = run(tmp)
+        assert reached.returncode == 1 and planted + ':2' in reached.stdout, reached.stdout
+        assert 'may include only the public API' in reached.stdout, reached.stdout
+        os.remove(path)
+    assert run(tmp).returncode == 0, 'the copy fails after the planted files were removed'
 print('the layer check fails on each planted include and passes without them')

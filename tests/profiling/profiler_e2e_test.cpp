@@ -6,7 +6,7 @@
 #include <sstream>
 #include <set>
 
-#include "profiling/report.h"
+#include "openge/profiling_report.h"
 #include "profiling_test_util.h"
 
 namespace openge::profiling {

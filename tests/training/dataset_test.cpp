@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "training/dataset.h"
+#include "openge/training_data.h"
 
 namespace openge::training {
 namespace {

@@ -20,4 +20,10 @@ struct PrecisionExplanation {
 // the CLI gives inputs without --input. A failing run is the error.
 Result<PrecisionExplanation> explain_precision(Session& session, std::vector<Tensor> inputs, uint32_t seed = 0);
 
+// The records and warnings as `openge explain-precision --json` prints them:
+// {"nodes": [{node, op_type, ascend_type, original_dtype, input_dtype, output_dtype, engine, rule,
+// impl_mode, impl_rule}...], "warnings": [...]}, indented by 2.
+std::string precision_report_json(const std::vector<PrecisionRecord>& records,
+                                  const std::vector<std::string>& warnings);
+
 }  // namespace openge

@@ -1,11 +1,11 @@
-#include "oge_json.h"
-
+// What a .oge holds, for `openge compile --info` and ATC --mode=1 (openge/compile.h).
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
 #include "oge/oge_file.h"
+#include "openge/compile.h"
 
-namespace openge::cli {
+namespace openge {
 namespace {
 
 using Json = nlohmann::json;
@@ -21,7 +21,23 @@ std::string value_name(const Graph& g, int v) { return v < 0 ? "" : g.values[sta
 
 }  // namespace
 
-Status write_oge_as_json(const std::string& oge_path, const std::string& json_path) {
+Result<CompiledModelInfo> read_compiled_model_info(const std::string& path) {
+  auto model = oge::read_oge_file(path);
+  if (!model.ok()) return model.status();
+  const oge::OgeHeader& h = model->header;
+  CompiledModelInfo info;
+  info.format_version = h.format_version;
+  info.engine_version = h.engine_version;
+  info.cpu_features = h.cpu_features;
+  info.options = h.options;
+  info.fusion_passes = h.fusion_passes;
+  info.source_model = h.source_model;
+  info.debug = h.debug;
+  info.nodes = model->graph.nodes.size();
+  return info;
+}
+
+Status write_compiled_model_json(const std::string& oge_path, const std::string& json_path) {
   auto model = oge::read_oge_file(oge_path);
   if (!model.ok()) return model.status();
   const Graph& g = model->graph;
@@ -54,4 +70,4 @@ Status write_oge_as_json(const std::string& oge_path, const std::string& json_pa
   return write_file_atomically(json_path, doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }
 
-}  // namespace openge::cli
+}  // namespace openge
