@@ -45,14 +45,6 @@ bool differentiable_input(const Graph& g, const Node& node, size_t i) {
 
 bool is_initializer(const Value& v) { return v.constant.has_value() && v.producer < 0; }
 
-int add_input(Graph& g, const std::string& name, DType dtype, Shape shape) {
-  const int v = g.add_value(name);
-  g.values[static_cast<size_t>(v)].dtype = dtype;
-  g.values[static_cast<size_t>(v)].shape = std::move(shape);
-  g.inputs.push_back(v);
-  return v;
-}
-
 // BatchNormalization nodes compute with the batch's statistics and output their running ones
 // (training_mode = 1 from opset 14; from 7 to 13 the presence of the running outputs says so).
 // Returns, per node, the (running input, running output) value pairs.
@@ -114,7 +106,7 @@ Result<int> dropout_to_training(Graph& g) {
 Result<int> attach_named_loss(Graph& g, const TrainingSpec& spec, int output, const Shape& labels_shape) {
   const Value& out = g.values[static_cast<size_t>(output)];
   const DType label_dtype = spec.loss == LossKind::kCrossEntropy ? DType::kInt64 : out.dtype;
-  const int labels = add_input(g, spec.labels_input, label_dtype, labels_shape);
+  const int labels = add_graph_input(g, spec.labels_input, label_dtype, labels_shape);
   const int loss = g.add_value("loss");
   Node n;
   n.name = "loss";
@@ -326,7 +318,7 @@ Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector
     tg.step_seed = true;
   }
   const Value& lv = g.values[static_cast<size_t>(loss)];
-  const int scale = add_input(g, kLossScaleInput, lv.dtype, *lv.shape);
+  const int scale = add_graph_input(g, kLossScaleInput, lv.dtype, *lv.shape);
   BackwardBuilder backward(g, need, differentiable_input);
   auto grads = backward.run(loss, scale, params);
   if (!grads.ok()) return grads.status();
@@ -355,6 +347,14 @@ Tensor ones_like(const Value& v) {
 }
 
 }  // namespace
+
+int add_graph_input(Graph& g, const std::string& name, DType dtype, Shape shape) {
+  const int v = g.add_value(name);
+  g.values[static_cast<size_t>(v)].dtype = dtype;
+  g.values[static_cast<size_t>(v)].shape = std::move(shape);
+  g.inputs.push_back(v);
+  return v;
+}
 
 bool has_gradient_nodes(const Graph& graph) {
   return std::any_of(graph.nodes.begin(), graph.nodes.end(), is_gradient_node);

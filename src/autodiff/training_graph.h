@@ -68,6 +68,10 @@ Result<TrainingGraph> build_training_graph(const Graph& model, const std::vector
 Result<Graph> expand_gradient_nodes(Graph graph, const std::vector<Shape>& input_shapes);
 bool has_gradient_nodes(const Graph& graph);
 
+// A new graph input `name` of `dtype` and `shape` (the inputs a training graph adds: labels, the
+// loss scale, the optimizer's hyperparameters, step and state); its value index.
+int add_graph_input(Graph& g, const std::string& name, DType dtype, Shape shape);
+
 // The value to feed as the training graph's last input (kLossScaleInput): `scale` in its dtype
 // and shape.
 Tensor loss_scale_tensor(const Graph& training_graph, float scale);

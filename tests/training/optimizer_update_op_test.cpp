@@ -6,20 +6,13 @@
 #include <cstring>
 #include <random>
 
+#include "autodiff/training_graph.h"
 #include "compiler/pipeline.h"
 #include "ops/training/optimizer_update_op.h"
 #include "training/optimizer.h"
 
 namespace openge {
 namespace {
-
-int add_input(Graph& g, const std::string& name, DType dtype, Shape shape) {
-  const int v = g.add_value(name);
-  g.values[static_cast<size_t>(v)].dtype = dtype;
-  g.values[static_cast<size_t>(v)].shape = std::move(shape);
-  g.inputs.push_back(v);
-  return v;
-}
 
 Attribute float_attr(float f) {
   Attribute a;
@@ -47,10 +40,12 @@ Node update_node(const training::OptimizerConfig& c, std::vector<int> inputs, in
 Graph update_graph(const training::OptimizerConfig& c, const Shape& shape) {
   Graph g;
   g.opset = 17;
-  std::vector<int> in = {add_input(g, "hyper", DType::kFloat32, {2}), add_input(g, "step", DType::kInt64, {}),
-                         add_input(g, "w", DType::kFloat32, shape), add_input(g, "g", DType::kFloat32, shape)};
+  std::vector<int> in = {autodiff::add_graph_input(g, "hyper", DType::kFloat32, {2}),
+                         autodiff::add_graph_input(g, "step", DType::kInt64, {}),
+                         autodiff::add_graph_input(g, "w", DType::kFloat32, shape),
+                         autodiff::add_graph_input(g, "g", DType::kFloat32, shape)};
   for (size_t k = 0; k < optimizer_rule_states(c.kind); ++k)
-    in.push_back(add_input(g, "state" + std::to_string(k), DType::kFloat32, shape));
+    in.push_back(autodiff::add_graph_input(g, "state" + std::to_string(k), DType::kFloat32, shape));
   const int w = in[2], done = g.add_value("done"), y = g.add_value("y");
   g.nodes.push_back(update_node(c, in, done));
   g.nodes.push_back(Node{"square", "Mul", "", {w, w}, {y}, {}, {}, false, ""});
@@ -122,8 +117,10 @@ TEST(OptimizerUpdateOp, CompileRefusesAnUpdateOfAComputedValue) {
   training::OptimizerConfig c;
   Graph g;
   g.opset = 17;
-  const int hyper = add_input(g, "hyper", DType::kFloat32, {2}), step = add_input(g, "step", DType::kInt64, {});
-  const int w = add_input(g, "w", DType::kFloat32, {4}), grad = add_input(g, "g", DType::kFloat32, {4});
+  const int hyper = autodiff::add_graph_input(g, "hyper", DType::kFloat32, {2}),
+            step = autodiff::add_graph_input(g, "step", DType::kInt64, {});
+  const int w = autodiff::add_graph_input(g, "w", DType::kFloat32, {4}),
+            grad = autodiff::add_graph_input(g, "g", DType::kFloat32, {4});
   const int relu = g.add_value("relu_w"), done = g.add_value("done");
   g.nodes.push_back(Node{"relu", "Relu", "", {w}, {relu}, {}, {}, false, ""});
   g.nodes.push_back(update_node(c, {hyper, step, relu, grad}, done));
