@@ -86,6 +86,14 @@ inline std::vector<std::vector<Tensor>> run_kernel_on_one_state(const CompiledKe
 
 inline double to_double(const Tensor& t, int64_t i) { return t.scalar_as_double(i); }
 
+// A 0-d float32 or uint8 tensor holding `v` (a quantization scale or zero point).
+inline Tensor scalar_of(DType dtype, double v) {
+  Tensor t(dtype, {});
+  if (dtype == DType::kFloat32) t.data<float>()[0] = static_cast<float>(v);
+  if (dtype == DType::kUInt8) t.data<uint8_t>()[0] = static_cast<uint8_t>(v);
+  return t;
+}
+
 // Max |a - b| / (1 + |b|).
 inline double max_rel_diff(const Tensor& a, const Tensor& b) {
   EXPECT_EQ(a.shape(), b.shape());

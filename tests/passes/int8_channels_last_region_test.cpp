@@ -144,13 +144,6 @@ TEST(Int8ChannelsLastRegion, ResidualConvolutionsFeedingTheAddInFloat) {
 namespace openge::testing {
 namespace {
 
-Tensor scalar_of(DType dtype, double v) {
-  Tensor t(dtype, {});
-  if (dtype == DType::kFloat32) t.data<float>()[0] = static_cast<float>(v);
-  if (dtype == DType::kUInt8) t.data<uint8_t>()[0] = static_cast<uint8_t>(v);
-  return t;
-}
-
 // x -> Q(s, z) -> DQ(s, z) -> Q(s2, z2) -> DQ(s2, z2) -> Relu: the middle DQ -> Q pair is the
 // identity on the quantized tensor when (s2, z2) == (s, z), and a requantization otherwise.
 Graph requantize_graph(double s2, double z2) {

@@ -14,13 +14,6 @@
 namespace openge::testing {
 namespace {
 
-Tensor scalar_of(DType dtype, double v) {
-  Tensor t(dtype, {});
-  if (dtype == DType::kFloat32) t.data<float>()[0] = static_cast<float>(v);
-  if (dtype == DType::kUInt8) t.data<uint8_t>()[0] = static_cast<uint8_t>(v);
-  return t;
-}
-
 // Symmetric int8 weights with one scale per output channel.
 struct QuantizedWeights {
   Tensor q, scale, dequantized;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
 
 #include "runtime/demo_run_util.h"
 #include "precheck/check_report.h"
@@ -20,21 +21,25 @@ using options::test::TempDir;
 
 const std::string& kDemo = openge::test::kDemoModel;
 
-// x -> Relu 'r1' -> NotAnOp 'weird' -> Relu 'r1' (the name again) -> w
-std::string write_bad_model(const TempDir& d) {
-  onnx::ModelProto m;
+// An opset-13 model whose graph `name` has one float [4] input and one float [4] output.
+onnx::GraphProto* start_float4_model(onnx::ModelProto& m, const char* name, const char* input, const char* output) {
   m.set_ir_version(8);
   m.add_opset_import()->set_version(13);
   auto* g = m.mutable_graph();
-  g->set_name("bad_model");
-  auto add_io = [](onnx::ValueInfoProto* v, const char* name) {
-    v->set_name(name);
+  g->set_name(name);
+  for (auto [v, value_name] : {std::pair{g->add_input(), input}, std::pair{g->add_output(), output}}) {
+    v->set_name(value_name);
     auto* t = v->mutable_type()->mutable_tensor_type();
     t->set_elem_type(onnx::TensorProto::FLOAT);
     t->mutable_shape()->add_dim()->set_dim_value(4);
-  };
-  add_io(g->add_input(), "x");
-  add_io(g->add_output(), "w");
+  }
+  return g;
+}
+
+// x -> Relu 'r1' -> NotAnOp 'weird' -> Relu 'r1' (the name again) -> w
+std::string write_bad_model(const TempDir& d) {
+  onnx::ModelProto m;
+  onnx::GraphProto* g = start_float4_model(m, "bad_model", "x", "w");
   auto add_node = [&](const char* type, const char* name, const char* in, const char* out) {
     auto* n = g->add_node();
     n->set_op_type(type);
@@ -143,18 +148,7 @@ TEST(Precheck, OPT_external_weight_5_ExternalDataWeightsAreFileConstantOps) {
   const float w[4] = {1, 2, 3, 4};
   d.file("w.bin", std::string(reinterpret_cast<const char*>(w), sizeof w));
   onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
-  auto* g = m.mutable_graph();
-  g->set_name("file_weights");
-  auto add_io = [](onnx::ValueInfoProto* v, const char* name) {
-    v->set_name(name);
-    auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(onnx::TensorProto::FLOAT);
-    t->mutable_shape()->add_dim()->set_dim_value(4);
-  };
-  add_io(g->add_input(), "x");
-  add_io(g->add_output(), "y");
+  onnx::GraphProto* g = start_float4_model(m, "file_weights", "x", "y");
   auto add_init = [&](const char* name, bool external) {
     auto* init = g->add_initializer();
     init->set_name(name);
