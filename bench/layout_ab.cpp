@@ -55,8 +55,8 @@ int main(int argc, char** argv) {
       if (!loaded.ok()) return die(loaded.status().message());
       input = std::move(loaded.value());
     }
-    passes::ScopedNc1hwc0Regions form(f == 0 ? passes::Nc1hwc0Regions::kNever : passes::Nc1hwc0Regions::kAlways);
     CompileOptions co;
+    co.nc1hwc0_regions = f == 0 ? passes::Nc1hwc0Regions::kNever : passes::Nc1hwc0Regions::kAlways;
     co.num_threads = args.threads;
     co.config = config;
     auto exe = compiler::compile(std::move(graph.value()), {input.shape()}, co);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/thread_plan.h"
+#include "passes/pass_context.h"
 #include "runtime/node_failure_hook.h"
 
 namespace openge {
@@ -33,6 +34,12 @@ struct CompileOptions {
   int64_t threading_grain_cycles = 0;
   bool use_aicore = true;  // false: every node on the reference engine
   bool run_passes = true;
+  // May the layout pass give whole-block regions NC1HWC0 (passes/pass_context.h): by the cost
+  // table (the default), or fixed by tests and bench/layout_ab.cpp. Subgraphs get the same.
+  passes::Nc1hwc0Regions nc1hwc0_regions = passes::Nc1hwc0Regions::kByCpu;
+  // The ISA and format cost table the layout and precision passes decide by; unset: this CPU's
+  // (kernels/conv_format_costs.h). Tests price other CPUs with it. Subgraphs get the same.
+  std::optional<IsaCosts> isa_costs;
   CompileStages stages = CompileStages::kAll;
   // The session's validated configuration (precision, impl modes …); null: every default.
   std::shared_ptr<const options::OptionSet> config;

@@ -10,6 +10,7 @@
 #include "compiler/compile_report.h"
 #include "ops/graph_infer.h"
 #include "passes/fusion_result.h"
+#include "passes/pass_context.h"
 #include "runtime/executable.h"
 
 namespace openge {
@@ -78,9 +79,11 @@ class ExecutableBuilder {
   // select_kernels made the one-thread kernels, and keeps the faster.
   void choose_thread_plan(ThreadPlanChoice choice);
 
-  // graph_rewrite.cpp
+  // graph_rewrite.cpp: the passes' settings for this compile (passes/pass_context.h), and the
+  // passes of one side of the precision pass run with them.
+  PassContext pass_context(const options::OptionSet* shaping) const;
   Status run_passes(graph_dump::GraphDumper& dump, const options::OptionSet* shaping, const options::OptionSet* config,
-                    bool after_precision);
+                    const PassContext& context, bool after_precision);
   Status apply_precision(const options::OptionSet& config);
   void remove_dead_nodes();
   // aoe_tuning.cpp: the passes the knowledge base's entry for this graph switches off (aoe_mode

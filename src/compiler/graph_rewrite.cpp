@@ -2,6 +2,7 @@
 // leaves on (AOE subgraph tuning may switch some off), dead-node removal, the precision pass, and
 // UB fusion after it; fusion_result.json and a graph dump after each group.
 #include <algorithm>
+#include <memory>
 #include <optional>
 
 #include "aoe/knowledge_base.h"
@@ -36,21 +37,10 @@ Status ExecutableBuilder::rewrite(graph_dump::GraphDumper& dump) {
   std::optional<options::OptionSet> shaping;
   if (options_.config) shaping.emplace(*options_.config);
   const options::OptionSet* shaping_config = shaping ? &*shaping : nullptr;
-  if (options_.run_passes) {
-    // The layout pass runs before the precision pass and chooses formats by the dtype each
-    // convolution will compute in: the precision pass's decision, predicted on the graph it sees.
-    // A setup that does not load predicts nothing here; apply_precision reports its error.
-    std::optional<precision::PrecisionSetup> setup;
-    if (shaping)
-      if (auto loaded = precision::load_precision_setup(*shaping); loaded.ok()) setup = std::move(loaded.value());
-    passes::ScopedComputeDtypes predicted([&setup](const Graph& graph) {
-      if (!setup) return std::vector<DType>{};
-      auto dtypes = precision::predict_compute_dtypes(graph, *setup);
-      return dtypes.ok() ? std::move(dtypes.value()) : std::vector<DType>{};
-    });
-    OPENGE_RETURN_IF_ERROR(run_passes(dump, shaping_config, options_.config.get(), /*after_precision=*/false)
+  const PassContext context = pass_context(shaping_config);
+  if (options_.run_passes)
+    OPENGE_RETURN_IF_ERROR(run_passes(dump, shaping_config, options_.config.get(), context, /*after_precision=*/false)
                                .with_context("model " + g.source));
-  }
   remove_dead_nodes();
   OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterPrune));
   if (shaping) {
@@ -59,7 +49,7 @@ Status ExecutableBuilder::rewrite(graph_dump::GraphDumper& dump) {
   }
   // UB fusion (TbeEltwiseFusionPass) follows the precision pass, as CANN's follows op selection.
   if (options_.run_passes)
-    OPENGE_RETURN_IF_ERROR(run_passes(dump, shaping_config, options_.config.get(), /*after_precision=*/true)
+    OPENGE_RETURN_IF_ERROR(run_passes(dump, shaping_config, options_.config.get(), context, /*after_precision=*/true)
                                .with_context("model " + g.source));
   if (!shaping) return Status::Ok();
   report_.shaping_options = shaping->options_read();
@@ -67,8 +57,41 @@ Status ExecutableBuilder::rewrite(graph_dump::GraphDumper& dump) {
   return Status::Ok();
 }
 
+PassContext ExecutableBuilder::pass_context(const options::OptionSet* shaping) const {
+  PassContext context;
+  context.nc1hwc0_regions = options_.nc1hwc0_regions;
+  if (options_.isa_costs) context.costs = *options_.isa_costs;
+  // AOE subgraph tuning's NHWC candidate: the layout pass makes no NC1HWC0 region.
+  if (std::count(passes_off_.begin(), passes_off_.end(), passes::kNc1hwc0Choice) > 0) {
+    context.nc1hwc0_regions = passes::Nc1hwc0Regions::kNever;
+    OPENGE_LOG_INFO("FE", std::string(passes::kNc1hwc0Choice) + " off: AOE subgraph tuning" +
+                              (subgraph_hit_ ? " (knowledge base)" : ""));
+  }
+  // enable_small_channel decides where the layout pass puts a small-channel stem convolution. The
+  // scenario is what is compiled (docs/DECISIONS.md, graph_run_mode): a training graph follows the
+  // option (training's default: off); an inference compile takes the small-channel path, as
+  // online inference does, unless the user turned it off.
+  const options::OptionSet* config = options_.config.get();
+  if (config && (options_.training_graph || config->user_set("enable_small_channel")))
+    context.small_channel_stem = config->get_int("enable_small_channel", 0) == 1;
+  // The layout pass runs before the precision pass and chooses formats by the dtype each
+  // convolution will compute in: the precision pass's decision, predicted on the graph it sees.
+  // A setup that does not load predicts nothing here; apply_precision reports its error.
+  if (shaping)
+    if (auto loaded = precision::load_precision_setup(*shaping); loaded.ok()) {
+      loaded->costs = context.costs;
+      context.compute_dtypes =
+          [setup = std::make_shared<precision::PrecisionSetup>(std::move(loaded.value()))](const Graph& graph) {
+            auto dtypes = precision::predict_compute_dtypes(graph, *setup);
+            return dtypes.ok() ? std::move(dtypes.value()) : std::vector<DType>{};
+          };
+    }
+  return context;
+}
+
 Status ExecutableBuilder::run_passes(graph_dump::GraphDumper& dump, const options::OptionSet* shaping,
-                                     const options::OptionSet* config, bool after_precision) {
+                                     const options::OptionSet* config, const PassContext& context,
+                                     bool after_precision) {
   const std::vector<Pass>& passes = all_passes();
   auto choices = passes::choose_passes(passes, shaping);
   if (!choices.ok()) return choices.status();
@@ -78,27 +101,11 @@ Status ExecutableBuilder::run_passes(graph_dump::GraphDumper& dump, const option
         (*choices)[i].on = false;
         OPENGE_LOG_INFO("FE", "pass " + off + " off: AOE subgraph tuning" + (subgraph_hit_ ? " (knowledge base)" : ""));
       }
-  // AOE subgraph tuning's NHWC candidate: the layout pass makes no NC1HWC0 region.
-  std::optional<passes::ScopedNc1hwc0Regions> nc1hwc0_off;
-  if (std::count(passes_off_.begin(), passes_off_.end(), passes::kNc1hwc0Choice) > 0) {
-    nc1hwc0_off.emplace(passes::Nc1hwc0Regions::kNever);
-    if (!after_precision)
-      OPENGE_LOG_INFO("FE", std::string(passes::kNc1hwc0Choice) + " off: AOE subgraph tuning" +
-                                (subgraph_hit_ ? " (knowledge base)" : ""));
-  }
-  // enable_small_channel decides where the layout pass puts a small-channel stem convolution. The
-  // scenario is what is compiled (docs/DECISIONS.md, graph_run_mode): a training graph follows the
-  // option (training's default: off); an inference compile takes the small-channel path, as
-  // online inference does, unless the user turned it off.
-  bool stem_joins = true;
-  if (config && (options_.training_graph || config->user_set("enable_small_channel")))
-    stem_joins = config->get_int("enable_small_channel", 0) == 1;
-  passes::ScopedSmallChannelStem small_channel(stem_joins);
   for (size_t i = 0; i < passes.size(); ++i) {
     const Pass& pass = passes[i];
     if (pass.after_precision != after_precision) continue;
     if ((*choices)[i].on) {
-      auto result = pass.run(exe_->graph_);
+      auto result = pass.run(exe_->graph_, context);
       if (!result.ok()) return result.status().with_context("pass " + std::string(pass.name));
       report_.pass_stats.push_back({std::string(pass.name), result->matched, result->applied});
       fusion_counts_.push_back({pass.name, pass.kind, result->matched, result->applied});
@@ -125,6 +132,7 @@ Status ExecutableBuilder::run_passes(graph_dump::GraphDumper& dump, const option
 Status ExecutableBuilder::apply_precision(const options::OptionSet& config) {
   auto setup = precision::load_precision_setup(config);
   if (!setup.ok()) return setup.status();
+  if (options_.isa_costs) setup->costs = *options_.isa_costs;
   auto decisions = precision::apply_precision(exe_->graph_, *setup);
   if (!decisions.ok()) return decisions.status();
   report_.precision_decisions = std::move(decisions.value());

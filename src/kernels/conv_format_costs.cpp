@@ -72,24 +72,9 @@ double best_format_cost(const FormatCostRow& row) {
   return row.nc1hwc0 > 0 && row.nc1hwc0 < row.nhwc ? row.nc1hwc0 : row.nhwc;
 }
 
-namespace {
-thread_local bool costs_fixed = false;
-thread_local IsaCosts fixed_costs{CpuIsa::kAvx2, {}};
-}  // namespace
-
 IsaCosts isa_costs() {
-  if (costs_fixed) return fixed_costs;
   static const CpuIsa isa = cpu_isa();
   return {isa, default_format_costs()};
-}
-
-ScopedIsaCosts::ScopedIsaCosts(IsaCosts costs) : had_before_(costs_fixed), before_(fixed_costs) {
-  costs_fixed = true;
-  fixed_costs = costs;
-}
-ScopedIsaCosts::~ScopedIsaCosts() {
-  costs_fixed = had_before_;
-  fixed_costs = before_;
 }
 
 const FormatCostRow* find_format_cost(FormatCostTable table, std::string_view op, CpuIsa isa, DType dtype) {

@@ -43,26 +43,13 @@ const FormatCostRow* find_format_cost(FormatCostTable table, std::string_view op
 // The cheaper of a row's formats (0 when neither has a kernel).
 double best_format_cost(const FormatCostRow& row);
 
-// The ISA and the table that compile decisions read: by default this CPU's class (cpu_isa()) and
-// OpenGE's table; tests and benchmarks fix others for the calling thread (a compile runs on the
-// thread that asked for it).
+// The ISA and the table that compile decisions read (the layout pass through its PassContext,
+// the precision pass through its PrecisionSetup): by default this CPU's class (cpu_isa()) and
+// OpenGE's table; tests and benchmarks hand in others (CompileOptions::isa_costs).
 struct IsaCosts {
   CpuIsa isa;
   FormatCostTable table;
 };
 IsaCosts isa_costs();
-
-// The setting for the calling thread for the lifetime of this object, then the one before it.
-class ScopedIsaCosts {
- public:
-  explicit ScopedIsaCosts(IsaCosts costs);
-  ~ScopedIsaCosts();
-  ScopedIsaCosts(const ScopedIsaCosts&) = delete;
-  ScopedIsaCosts& operator=(const ScopedIsaCosts&) = delete;
-
- private:
-  bool had_before_;
-  IsaCosts before_;
-};
 
 }  // namespace openge

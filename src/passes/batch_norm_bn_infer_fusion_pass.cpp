@@ -29,7 +29,7 @@ Tensor per_channel_constant(const std::vector<double>& v, DType dtype, size_t ra
   return t;
 }
 
-Result<PassResult> run(Graph& g) {
+Result<PassResult> run(Graph& g, const PassContext&) {
   PassResult result;
   const size_t original_nodes = g.nodes.size();
   for (size_t bi = 0; bi < original_nodes; ++bi) {

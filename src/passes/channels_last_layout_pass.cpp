@@ -370,7 +370,7 @@ bool reads_plain_input(const Graph& g, const Node& n, const std::vector<bool>& i
   return nchw_channels(x) % kC0 != 0 && (x.producer < 0 || !in_region[static_cast<size_t>(x.producer)]);
 }
 
-// Whether the convolution `n` is a small-channel stem (ScopedSmallChannelStem): at most
+// Whether the convolution `n` is a small-channel stem (PassContext::small_channel_stem): at most
 // kSmallChannels input channels, read from outside every region.
 bool is_small_channel_stem(const Graph& g, const Node& n, const std::vector<bool>& in_region) {
   if (!is_conv(n) || n.inputs.empty() || n.inputs[0] < 0) return false;
@@ -400,13 +400,9 @@ bool nc1hwc0_capable(const Graph& g, const Node& n, const Plan& plan, const std:
   return true;
 }
 
-thread_local Nc1hwc0Regions nc1hwc0_setting = Nc1hwc0Regions::kByCpu;
-thread_local bool small_channel_stem_setting = true;
-thread_local ComputeDtypes compute_dtypes_setting;
-
-bool nc1hwc0_possible(const Graph& g) {
+bool nc1hwc0_possible(const Graph& g, const PassContext& context) {
   // Its boundary Reshapes take the shape as an input (opset 5 on).
-  return g.opset >= 5 && nc1hwc0_setting != Nc1hwc0Regions::kNever;
+  return g.opset >= 5 && context.nc1hwc0_regions != Nc1hwc0Regions::kNever;
 }
 
 // What an anchor weighs in its region's cost: a convolution its multiply-accumulates, a pool 1
@@ -422,10 +418,10 @@ double anchor_weight(const Graph& g, const Node& n) {
 
 // Keeps NC1HWC0 only for the regions (by root) whose anchors cost less on it than on NHWC, each
 // anchor priced by the table row of its compute dtype on this ISA.
-void keep_cheaper_nc1hwc0(const Graph& g, const std::vector<Plan>& plans, Regions& regions,
-                          std::vector<bool>& blocked) {
-  const IsaCosts costs = isa_costs();
-  const std::vector<DType> dtypes = compute_dtypes_setting ? compute_dtypes_setting(g) : std::vector<DType>{};
+void keep_cheaper_nc1hwc0(const Graph& g, const std::vector<Plan>& plans, Regions& regions, std::vector<bool>& blocked,
+                          const PassContext& context) {
+  const IsaCosts& costs = context.costs;
+  const std::vector<DType> dtypes = context.compute_dtypes ? context.compute_dtypes(g) : std::vector<DType>{};
   std::vector<double> on_nhwc(plans.size(), 0), on_nc1hwc0(plans.size(), 0);
   for (size_t n = 0; n < plans.size(); ++n) {
     if (plans[n].role != Role::kAnchor) continue;
@@ -451,7 +447,8 @@ void keep_cheaper_nc1hwc0(const Graph& g, const std::vector<Plan>& plans, Region
 // split between the two: the conversion between them in the middle of a region cost more than
 // NC1HWC0 gained (bench/RESULTS.md). A region holding the model's own Transpose to NHWC
 // (bypassed) stays NHWC.
-std::vector<ActivationFormat> choose_formats(const Graph& g, const std::vector<Plan>& plans) {
+std::vector<ActivationFormat> choose_formats(const Graph& g, const std::vector<Plan>& plans,
+                                             const PassContext& context) {
   const size_t count = plans.size();
   std::vector<bool> in_region(count);
   for (size_t n = 0; n < count; ++n) in_region[n] = plans[n].role != Role::kNone && plans[n].role != Role::kBypass;
@@ -461,11 +458,11 @@ std::vector<ActivationFormat> choose_formats(const Graph& g, const std::vector<P
       const int p = g.values[static_cast<size_t>(g.nodes[n].inputs[slot])].producer;
       if (p >= 0 && in_region[static_cast<size_t>(p)]) regions.join(n, static_cast<size_t>(p));
     }
-  std::vector<bool> blocked(count, nc1hwc0_possible(g));
+  std::vector<bool> blocked(count, nc1hwc0_possible(g, context));
   for (size_t n = 0; n < count; ++n)
     if (plans[n].role != Role::kNone && !nc1hwc0_capable(g, g.nodes[n], plans[n], in_region))
       blocked[regions.root(n)] = false;
-  if (nc1hwc0_setting == Nc1hwc0Regions::kByCpu) keep_cheaper_nc1hwc0(g, plans, regions, blocked);
+  if (context.nc1hwc0_regions == Nc1hwc0Regions::kByCpu) keep_cheaper_nc1hwc0(g, plans, regions, blocked, context);
   std::vector<ActivationFormat> formats(count, ActivationFormat::kNhwc);
   for (size_t n = 0; n < count; ++n)
     if (blocked[regions.root(n)]) formats[n] = ActivationFormat::kNc1hwc0;
@@ -496,7 +493,7 @@ void convert(Graph& g, std::vector<Node>& added, const std::string& name, int nc
   }
 }
 
-Result<PassResult> run(Graph& g) {
+Result<PassResult> run(Graph& g, const PassContext& context) {
   PassResult result;
   auto order = g.topological_order();
   if (!order.ok()) return order.status();
@@ -508,7 +505,7 @@ Result<PassResult> run(Graph& g) {
   for (int ni : *order) {
     const size_t n = static_cast<size_t>(ni);
     plans[n] = anchor_plan(g, g.nodes[n]);
-    if (!small_channel_stem_setting && is_small_channel_stem(g, g.nodes[n], in_region)) plans[n] = {};
+    if (!context.small_channel_stem && is_small_channel_stem(g, g.nodes[n], in_region)) plans[n] = {};
     if (plans[n].role == Role::kNone) plans[n] = follower_plan(g, g.nodes[n], in_region);
     if (plans[n].role == Role::kNone) plans[n] = per_dim_plan(g, g.nodes[n], in_region, consumers);
     if (plans[n].role == Role::kNone) plans[n] = bypass_plan(g, g.nodes[n], in_region);
@@ -518,7 +515,7 @@ Result<PassResult> run(Graph& g) {
   }
   // Each region's format: NC1HWC0 where every node of it can run so, else NHWC. A region with a
   // bypass (the model's own Transpose to NHWC) stays NHWC.
-  const std::vector<ActivationFormat> formats = choose_formats(g, plans);
+  const std::vector<ActivationFormat> formats = choose_formats(g, plans, context);
   // Does a reader need `v` in NCHW? (graph outputs, ops outside the region, other input slots)
   auto needs_nchw = [&](int v) {
     if (is_graph_output(g, v)) return true;
@@ -591,16 +588,6 @@ Result<PassResult> run(Graph& g) {
 }
 
 }  // namespace
-
-void set_nc1hwc0_regions(Nc1hwc0Regions setting) { nc1hwc0_setting = setting; }
-Nc1hwc0Regions nc1hwc0_regions() { return nc1hwc0_setting; }
-void set_small_channel_stem(bool on) { small_channel_stem_setting = on; }
-bool small_channel_stem() { return small_channel_stem_setting; }
-
-ScopedComputeDtypes::ScopedComputeDtypes(ComputeDtypes predict) : before_(std::move(compute_dtypes_setting)) {
-  compute_dtypes_setting = std::move(predict);
-}
-ScopedComputeDtypes::~ScopedComputeDtypes() { compute_dtypes_setting = std::move(before_); }
 
 std::vector<ActivationFormat> stored_formats(const Graph& g) {
   std::vector<ActivationFormat> formats(g.values.size(), ActivationFormat::kNchw);

@@ -14,7 +14,7 @@
 namespace openge::passes {
 namespace {
 
-Result<PassResult> run(Graph& g) {
+Result<PassResult> run(Graph& g, const PassContext&) {
   PassResult result;
   auto consumers = g.consumers();
   std::vector<bool> dead(g.nodes.size(), false);

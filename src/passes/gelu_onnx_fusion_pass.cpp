@@ -56,7 +56,7 @@ std::optional<GeluMatch> match_gelu(const Graph& g, const std::vector<std::vecto
   return std::nullopt;
 }
 
-Result<PassResult> run(Graph& g) {
+Result<PassResult> run(Graph& g, const PassContext&) {
   PassResult result;
   const auto consumers = g.consumers();
   std::vector<bool> dead(g.nodes.size(), false);

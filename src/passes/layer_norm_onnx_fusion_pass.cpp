@@ -87,7 +87,7 @@ std::optional<LayerNormMatch> match(Graph& g, const std::vector<std::vector<int>
   return r;
 }
 
-Result<PassResult> run(Graph& g) {
+Result<PassResult> run(Graph& g, const PassContext&) {
   PassResult result;
   const auto consumers = g.consumers();
   std::vector<bool> dead(g.nodes.size(), false);

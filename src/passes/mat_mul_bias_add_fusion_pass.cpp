@@ -8,7 +8,7 @@
 namespace openge::passes {
 namespace {
 
-Result<PassResult> run(Graph& g) {
+Result<PassResult> run(Graph& g, const PassContext&) {
   return fuse_adds(g, [&](const auto& consumers, const auto&, int add, int x, int bias) {
     const Node* mm = producer(g, x);
     if (!mm || !is_op(*mm, "MatMul") || mm->domain == "openge") return kNoMatch;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "passes/pass_context.h"
 #include "openge/status.h"
 
 namespace openge {
@@ -35,8 +36,9 @@ struct Pass {
   std::string_view name;  // e.g. "ConvBatchnormFusionPass"
   std::string_view kind;  // "graph" (GE graph fusion) or "ub" (buffer fusion)
   // Rewrites `graph` in place. Values keep their inferred dtype/shape/constant; a rewrite
-  // must leave the graph valid (every consumer's input produced, outputs intact).
-  Result<PassResult> (*run)(Graph& graph);
+  // must leave the graph valid (every consumer's input produced, outputs intact). `context`: the
+  // compile's settings for the passes (passes/pass_context.h).
+  Result<PassResult> (*run)(Graph& graph, const PassContext& context);
   PassSwitch control = PassSwitch::kFusionSwitch;
   // Runs after the precision pass, on the dtypes it chose (CANN's UB fusion of vector ops
   // follows op selection); the others run before it.

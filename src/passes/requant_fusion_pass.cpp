@@ -316,7 +316,7 @@ bool fold_requantize(Graph& g, const std::vector<std::vector<int>>& consumers, s
   return true;
 }
 
-Result<PassResult> run(Graph& g) {
+Result<PassResult> run(Graph& g, const PassContext&) {
   PassResult result;
   const auto consumers = g.consumers();
   std::vector<bool> dead(g.nodes.size(), false);

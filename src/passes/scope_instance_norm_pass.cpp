@@ -39,7 +39,7 @@ bool to_instance_norm(Graph& g, const MomentsMatch& m, Node& into) {
   return true;
 }
 
-Result<PassResult> run(Graph& g) { return fuse_moments_patterns(g, to_instance_norm); }
+Result<PassResult> run(Graph& g, const PassContext&) { return fuse_moments_patterns(g, to_instance_norm); }
 
 }  // namespace
 

@@ -28,7 +28,7 @@ bool to_layer_norm(Graph& g, const MomentsMatch& m, Node& into) {
   return true;
 }
 
-Result<PassResult> run(Graph& g) { return fuse_moments_patterns(g, to_layer_norm); }
+Result<PassResult> run(Graph& g, const PassContext&) { return fuse_moments_patterns(g, to_layer_norm); }
 
 }  // namespace
 

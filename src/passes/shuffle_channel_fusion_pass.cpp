@@ -50,7 +50,7 @@ std::optional<PatternMatch> find(const Graph& g, const std::vector<std::vector<i
                       }};
 }
 
-Result<PassResult> run(Graph& g) { return fuse_anchored_patterns(g, "Reshape", find); }
+Result<PassResult> run(Graph& g, const PassContext&) { return fuse_anchored_patterns(g, "Reshape", find); }
 
 }  // namespace
 

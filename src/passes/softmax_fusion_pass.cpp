@@ -93,7 +93,7 @@ std::optional<PatternMatch> find(const Graph& g, const std::vector<std::vector<i
                       }};
 }
 
-Result<PassResult> run(Graph& g) { return fuse_anchored_patterns(g, "Exp", find); }
+Result<PassResult> run(Graph& g, const PassContext&) { return fuse_anchored_patterns(g, "Exp", find); }
 
 }  // namespace
 

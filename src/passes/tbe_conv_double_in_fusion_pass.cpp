@@ -9,7 +9,7 @@
 namespace openge::passes {
 namespace {
 
-Result<PassResult> run(Graph& g) { return fuse_residual_adds(g, {"Conv", "FusedConv"}); }
+Result<PassResult> run(Graph& g, const PassContext&) { return fuse_residual_adds(g, {"Conv", "FusedConv"}); }
 
 }  // namespace
 

@@ -30,7 +30,7 @@ int fusable_conv(const Graph& g, const std::vector<std::vector<int>>& consumers,
   return dead[static_cast<size_t>(ci)] ? -1 : ci;
 }
 
-Result<PassResult> run(Graph& g) {
+Result<PassResult> run(Graph& g, const PassContext&) {
   PassResult result;
   auto consumers = g.consumers();
   std::vector<bool> dead(g.nodes.size(), false);

@@ -52,7 +52,7 @@ const EltwiseOpRow* fusable(const Graph& g, const Node& n) {
   return row;
 }
 
-Result<PassResult> run(Graph& g) {
+Result<PassResult> run(Graph& g, const PassContext&) {
   PassResult result;
   auto order = g.topological_order();
   if (!order.ok()) return order.status();

@@ -35,7 +35,7 @@ bool moves_only_unit_dims(const Shape& in, const std::vector<int64_t>& perm) {
   return true;
 }
 
-Result<PassResult> run(Graph& g) {
+Result<PassResult> run(Graph& g, const PassContext&) {
   PassResult r;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];

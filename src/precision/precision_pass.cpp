@@ -94,9 +94,8 @@ Choice on_aicpu(DType t, std::string rule) { return {t, t, true, std::move(rule)
 // Why computing `op_type` in `low` would be slower on this CPU than in float32, by the cost
 // table (kernels/conv_format_costs.h: bf16 convolutions on CPUs without a bf16 dot product);
 // empty when it would not be. The allow_* modes permit lowering, they do not demand it.
-std::string slower_when_lowered(std::string_view op_type, DType low) {
+std::string slower_when_lowered(std::string_view op_type, DType low, const IsaCosts& costs) {
   if (op_type != "Conv" && op_type != "FusedConv") return "";
-  const IsaCosts costs = isa_costs();
   const FormatCostRow* narrow = find_format_cost(costs.table, "Conv", costs.isa, low);
   const FormatCostRow* wide = find_format_cost(costs.table, "Conv", costs.isa, DType::kFloat32);
   if (!narrow || !wide || narrow->dtype != low || !(best_format_cost(*narrow) > best_format_cost(*wide))) return "";
@@ -419,7 +418,7 @@ Result<NodeDecision> decide(const Graph& g, const Node& node, const PrecisionSet
       any_upstream = true;
     }
     auto chosen = choose(setup.mode, *info, setup.lists.lookup(type), slots.dtype, any_upstream && upstream_lowered,
-                         soc, slower_when_lowered(type, setup.mode.low));
+                         soc, slower_when_lowered(type, setup.mode.low, setup.costs));
     if (!chosen.ok()) return chosen.status().with_context("node " + node.op_type + " '" + node.name + "'");
     choice = std::move(chosen.value());
   }

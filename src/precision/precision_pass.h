@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "kernels/conv_format_costs.h"
 #include "options/config_files.h"
 #include "precision/mix_lists.h"
 #include "precision/precision_mode.h"
@@ -41,6 +42,9 @@ struct PrecisionSetup {
   std::string select_implmode;                 // op_select_implmode ("" unset)
   std::vector<std::string> implmode_op_types;  // optypelist_for_implmode (empty: every op)
   std::vector<std::string> warnings;           // ignored settings, unknown mixlist names
+  // Whether a lowered convolution would be slower than float32 on the CPU compiled for: the allow_*
+  // modes then keep float32 (kernels/conv_format_costs.h).
+  IsaCosts costs = isa_costs();
 };
 
 Result<PrecisionSetup> load_precision_setup(const options::OptionSet& config);

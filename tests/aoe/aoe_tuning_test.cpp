@@ -42,13 +42,15 @@ std::shared_ptr<const options::OptionSet> config(const options::test::Flags& fla
 }
 
 // The demo model compiled, with the compile's report (AOE's statistics are there).
-Result<compiler::Compilation> compile_demo(std::shared_ptr<const options::OptionSet> cfg, int threads = 2) {
+Result<compiler::Compilation> compile_demo(std::shared_ptr<const options::OptionSet> cfg, int threads = 2,
+                                           passes::Nc1hwc0Regions regions = passes::Nc1hwc0Regions::kByCpu) {
   auto g = load_onnx(kDemoModel);
   if (!g.ok()) return g.status();
   std::vector<Shape> shapes;
   for (int in : g->inputs) shapes.push_back(*g->values[static_cast<size_t>(in)].shape);
   CompileOptions co;
   co.num_threads = threads;
+  co.nc1hwc0_regions = regions;
   co.config = std::move(cfg);
   co.aoe_repetitions = 1;
   return compiler::compile_with_report(std::move(g.value()), shapes, co);
@@ -320,9 +322,9 @@ TEST(AoeTuning, OPT_aoe_config_aoe_mode_2_SubgraphTuningMeasuresPassChoicesAndSt
 // With NC1HWC0 regions, subgraph tuning also measures the graph with NHWC in their place, and a
 // compile that takes that choice has no NC1HWC0 value.
 TEST(AoeTuning, OPT_aoe_config_aoe_mode_2_SubgraphTuningMeasuresNhwcAgainstNc1hwc0Regions) {
-  passes::ScopedNc1hwc0Regions always(passes::Nc1hwc0Regions::kAlways);
   TempDir d;
-  auto exe = compile_demo(config({{"aoe_config.aoe_mode", "1"}, {"aoe_config.work_path", d.dir("w")}}, {}, d.path()));
+  auto exe = compile_demo(config({{"aoe_config.aoe_mode", "1"}, {"aoe_config.work_path", d.dir("w")}}, {}, d.path()), 2,
+                          passes::Nc1hwc0Regions::kAlways);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   bool measured = false;
   for (const auto& c : exe->report.tuning_stats.subgraph_candidates)
@@ -337,6 +339,7 @@ TEST(AoeTuning, OPT_aoe_config_aoe_mode_2_SubgraphTuningMeasuresNhwcAgainstNc1hw
   // The choice as the knowledge base would replay it.
   CompileOptions co;
   co.num_threads = 1;
+  co.nc1hwc0_regions = passes::Nc1hwc0Regions::kAlways;
   co.aoe_passes_off = std::vector<std::string>{passes::kNc1hwc0Choice};
   auto g = load_onnx(std::string(OPENGE_SOURCE_DIR) + "/models/demo.onnx");
   ASSERT_TRUE(g.ok());

@@ -17,14 +17,13 @@ namespace openge {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::Nc1hwc0Setting;
 
 // The model of nc1hwc0_test_util.h compiled with its region in `setting`'s form (kNever: NHWC;
 // kAlways: NC1HWC0), or with no pass at all (plain NCHW).
 std::unique_ptr<Executable> compile_cnn(passes::Nc1hwc0Regions setting, bool run_passes = true) {
-  Nc1hwc0Setting fixed(setting);
   CompileOptions co;
   co.num_threads = 1;
+  co.nc1hwc0_regions = setting;
   co.run_passes = run_passes;
   auto exe = compiler::compile(testing::cnn(32), {{1, 3, 20, 20}}, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();

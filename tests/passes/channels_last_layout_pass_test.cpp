@@ -27,7 +27,7 @@ TEST(ChannelsLastLayoutPass, ConvChainConvertsOnlyAtTheBoundaries) {
   const std::vector<Tensor> in{random_tensor({1, 3, 10, 10}, 4)};
   const auto before = eval_graph(b.g, in, true);
   for (const Pass& p : all_passes()) {
-    auto r = p.run(b.g);
+    auto r = p.run(b.g, PassContext{});
     ASSERT_TRUE(r.ok()) << p.name << ": " << r.status().message();
   }
   EXPECT_EQ(count_ops(b.g, "Transpose"), 1);

@@ -99,7 +99,7 @@ std::string producer_op(const Graph& g, int v) {
 void run_all_passes(Graph& g, const std::vector<Tensor>& in) {
   const auto before = eval_graph(g, in, true);
   for (const Pass& p : all_passes()) {
-    auto r = p.run(g);
+    auto r = p.run(g, PassContext{});
     ASSERT_TRUE(r.ok()) << p.name << ": " << r.status().message();
   }
   const auto after = eval_graph(g, in);

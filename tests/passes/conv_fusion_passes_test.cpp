@@ -100,7 +100,7 @@ TEST(TbeConvElemwiseFusionPass, FusesClipAsRelu6Style) {
   const auto before = eval_graph(blk.g, blk.inputs);
   for (const Pass& p : all_passes())
     if (p.name != "ChannelsLastLayoutPass") {
-      ASSERT_TRUE(p.run(blk.g).ok());
+      ASSERT_TRUE(p.run(blk.g, PassContext{}).ok());
     }
   ASSERT_EQ(blk.g.nodes.size(), 1u);
   EXPECT_EQ(blk.g.nodes[0].attrs.get_string("activation", ""), "Clip");

@@ -16,11 +16,12 @@
 namespace openge::testing {
 namespace {
 
-// Runs every pass on `g` (its values annotated first) and returns the NCHW graph's outputs.
-std::vector<Tensor> run_passes(Graph& g) {
+// Runs every pass on `g` (its values annotated first) with `context` and returns the NCHW graph's
+// outputs.
+std::vector<Tensor> run_passes(Graph& g, const PassContext& context) {
   const auto before = eval_graph(g, cnn_input(), true);
   for (const Pass& p : all_passes()) {
-    auto r = p.run(g);
+    auto r = p.run(g, context);
     EXPECT_TRUE(r.ok()) << p.name << ": " << r.status().message();
   }
   return before;
@@ -39,9 +40,8 @@ std::vector<int64_t> conv_formats_of(const Graph& g) {
 }
 
 TEST(Nc1hwc0Layout, WholeBlockRegionRunsInNc1hwc0AndComputesTheNchwResult) {
-  Nc1hwc0Setting always(passes::Nc1hwc0Regions::kAlways);
   Graph g = cnn(32);
-  const auto before = run_passes(g);
+  const auto before = run_passes(g, layout(passes::Nc1hwc0Regions::kAlways));
   // The stem reads the 3-channel NCHW input as it is (2); every other convolution is NC1HWC0 (1).
   EXPECT_EQ(conv_formats_of(g), (std::vector<int64_t>{2, 1, 1, 1}));
   EXPECT_EQ(count_ops(g, "Nc1hwc0MaxPool"), 1);
@@ -62,11 +62,10 @@ TEST(Nc1hwc0Layout, WholeBlockRegionRunsInNc1hwc0AndComputesTheNchwResult) {
 }
 
 TEST(Nc1hwc0Layout, OtherChannelCountsAndBroadcastsKeepNhwc) {
-  Nc1hwc0Setting always(passes::Nc1hwc0Regions::kAlways);
   for (bool squeeze_excite : {false, true}) {
     // 24 channels are not whole blocks; the squeeze-and-excitation Mul broadcasts its gate.
     Graph g = squeeze_excite ? cnn(32, true) : cnn(24);
-    const auto before = run_passes(g);
+    const auto before = run_passes(g, layout(passes::Nc1hwc0Regions::kAlways));
     EXPECT_EQ(conv_formats_of(g), std::vector<int64_t>(squeeze_excite ? 5 : 4, -1));
     EXPECT_EQ(count_ops(g, "NhwcMaxPool"), 1);
     EXPECT_EQ(count_ops(g, "Nc1hwc0MaxPool"), 0);
@@ -77,14 +76,13 @@ TEST(Nc1hwc0Layout, OtherChannelCountsAndBroadcastsKeepNhwc) {
 
 TEST(Nc1hwc0Layout, NeverKeepsNhwcAndByCpuFollowsTheIsa) {
   {
-    Nc1hwc0Setting never(passes::Nc1hwc0Regions::kNever);
     Graph g = cnn(32);
-    run_passes(g);
+    run_passes(g, layout(passes::Nc1hwc0Regions::kNever));
     EXPECT_EQ(conv_formats_of(g), (std::vector<int64_t>{-1, -1, -1, -1}));
     EXPECT_EQ(count_ops(g, "NhwcMaxPool"), 1);
   }
   Graph g = cnn(32);
-  run_passes(g);
+  run_passes(g, PassContext{});
   // By default: NC1HWC0 where oneDNN runs AVX-512 kernels (the ISA its Winograd needs too).
   EXPECT_EQ(count_ops(g, "Nc1hwc0MaxPool"), winograd_available() ? 1 : 0);
 }
@@ -111,11 +109,9 @@ int64_t stem_format(const Graph& g) {
 // is (no conversion in); off: it runs in NCHW and one conversion (Reshape + Transpose) carries
 // its output into the region. Both compute the NCHW graph's result.
 TEST(Nc1hwc0Layout, OPT_enable_small_channel_1_StemReadsThePlainInputOnlyWhenOn) {
-  Nc1hwc0Setting always(passes::Nc1hwc0Regions::kAlways);
   for (bool on : {true, false}) {
-    passes::ScopedSmallChannelStem small(on);
     Graph g = cnn(32);
-    const auto before = run_passes(g);
+    const auto before = run_passes(g, layout(passes::Nc1hwc0Regions::kAlways, on));
     EXPECT_EQ(stem_format(g), on ? 2 : 0) << "on " << on;
     EXPECT_EQ(count_ops(g, "Transpose"), on ? 0 : 1) << "on " << on;
     EXPECT_EQ(count_ops(g, "Nc1hwc0MaxPool"), 1) << "the rest of the region stays NC1HWC0";
@@ -123,11 +119,9 @@ TEST(Nc1hwc0Layout, OPT_enable_small_channel_1_StemReadsThePlainInputOnlyWhenOn)
     EXPECT_LT(max_abs_diff(after[0], before[0]), 1e-5) << "on " << on;
   }
   // In an NHWC region (CPUs without nChw16c kernels) the stem joins it in NHWC, or stays NCHW.
-  Nc1hwc0Setting never(passes::Nc1hwc0Regions::kNever);
   for (bool on : {true, false}) {
-    passes::ScopedSmallChannelStem small(on);
     Graph g = cnn(32);
-    const auto before = run_passes(g);
+    const auto before = run_passes(g, layout(passes::Nc1hwc0Regions::kNever, on));
     EXPECT_EQ(stem_format(g), on ? -1 : 0) << "NHWC, on " << on;
     EXPECT_EQ(count_ops(g, "NhwcMaxPool"), 1);
     const auto after = eval_graph(g, cnn_input());
@@ -139,7 +133,6 @@ TEST(Nc1hwc0Layout, OPT_enable_small_channel_1_StemReadsThePlainInputOnlyWhenOn)
 // OPT-enable_small_channel-2) keeps the stem out of the region, 1 puts it in; an inference compile
 // (a Session, or graph_run_mode=0: OPT-enable_small_channel-3) puts it in unless the user set 0.
 TEST(Nc1hwc0Layout, OPT_enable_small_channel_2_3_CompileFollowsTheOption) {
-  Nc1hwc0Setting always(passes::Nc1hwc0Regions::kAlways);
   struct Case {
     options::test::Flags opts;
     bool training_graph;
@@ -155,6 +148,7 @@ TEST(Nc1hwc0Layout, OPT_enable_small_channel_2_3_CompileFollowsTheOption) {
     ASSERT_TRUE(r.options) << "options";
     CompileOptions co;
     co.num_threads = 1;
+    co.nc1hwc0_regions = passes::Nc1hwc0Regions::kAlways;
     co.training_graph = training_graph;
     co.config = std::make_shared<const options::OptionSet>(std::move(*r.options));
     auto exe = compiler::compile(cnn(32), {{1, 3, 20, 20}}, co);
@@ -171,11 +165,11 @@ TEST(Nc1hwc0Layout, OPT_enable_small_channel_2_3_CompileFollowsTheOption) {
 // Compiled with the AI Core engine: oneDNN runs the region on nChw16c, the result matches the
 // reference engine's NCHW graph, and the Concat of two whole-block branches is written in place.
 TEST(Nc1hwc0Layout, AiCoreRunsTheRegionAndWritesTheConcatInPlace) {
-  Nc1hwc0Setting always(passes::Nc1hwc0Regions::kAlways);
   Graph reference = cnn(32);
   const auto expected = eval_graph(reference, cnn_input(), true);
   CompileOptions co;
   co.num_threads = 1;
+  co.nc1hwc0_regions = passes::Nc1hwc0Regions::kAlways;
   auto exe = compiler::compile(cnn(32), {{1, 3, 20, 20}}, co);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   size_t aicore_convs = 0, concat = SIZE_MAX;

@@ -1,5 +1,5 @@
 // A small CNN for the tests of NC1HWC0 regions (ChannelsLastLayoutPass, ops/layout/activation_format.h)
-// and of what dumps and profiles say about them, and a guard that fixes the pass's setting.
+// and of what dumps and profiles say about them, and the pass's settings fixed for a test.
 #pragma once
 #include "../kernels/kernel_test_util.h"
 #include "pass_test_util.h"
@@ -7,8 +7,13 @@
 
 namespace openge::testing {
 
-// Fixes the pass's setting for one test and restores the one before after it.
-using Nc1hwc0Setting = passes::ScopedNc1hwc0Regions;
+// The passes' settings with the layout pass's NC1HWC0 choice and small-channel stem fixed.
+inline PassContext layout(passes::Nc1hwc0Regions regions, bool small_channel_stem = true) {
+  PassContext context;
+  context.nc1hwc0_regions = regions;
+  context.small_channel_stem = small_channel_stem;
+  return context;
+}
 
 inline Attributes same_pads(int64_t k) { return ints_attr("pads", {k / 2, k / 2, k / 2, k / 2}); }
 

@@ -138,7 +138,7 @@ inline PassResult run_pass(Graph& g, std::string_view name) {
   const Pass* p = find_pass(name);
   EXPECT_NE(p, nullptr) << name;
   if (!p) return {};
-  auto r = p->run(g);
+  auto r = p->run(g, PassContext{});
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() ? *r : PassResult{};
 }

@@ -34,9 +34,9 @@ struct Compiled {
 
 // cnn(32) compiled on `isa` priced by `table`; bf16 mixed precision when `bf16`.
 Compiled compile_on(CpuIsa isa, FormatCostTable table, bool bf16) {
-  ScopedIsaCosts costs({isa, table});
   CompileOptions co;
   co.num_threads = 1;
+  co.isa_costs = IsaCosts{isa, table};
   if (bf16) co.config = bf16_config();
   Compiled c;
   auto exe = compiler::compile(cnn(32), {{1, 3, 20, 20}}, co);
@@ -104,11 +104,11 @@ TEST(PrecisionAwareLayout, AllowModesKeepFloat32WhereBf16ConvolutionsAreSlower) 
   Graph g = cnn(32);
   eval_graph(g, cnn_input(), /*annotate=*/true);
   auto conv_decision = [&](const std::string& mode, CpuIsa isa) {
-    ScopedIsaCosts costs({isa, default_format_costs()});
     auto r = options::test::build({{"precision_mode", mode}, {"soc_version", "Ascend910B"}});
     EXPECT_TRUE(r.options) << options::test::dump_errors(r);
     auto setup = precision::load_precision_setup(*r.options);
     EXPECT_TRUE(setup.ok()) << setup.status().message();
+    setup->costs = {isa, default_format_costs()};
     Graph copy = g;
     auto decisions = precision::apply_precision(copy, *setup);
     EXPECT_TRUE(decisions.ok()) << decisions.status().message();

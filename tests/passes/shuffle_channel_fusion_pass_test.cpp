@@ -72,7 +72,7 @@ TEST(ShuffleChannelFusionPass, TheLayoutPassKeepsTheShuffleBetweenConvolutionsIn
   const int merged = b.node("Reshape", {t, b.constant("merge_shape", i64s({1, 6, 5, 4}))});
   b.g.outputs = {b.node("Conv", {merged, b.constant("w2", random_tensor({4, 6, 1, 1}, 3))})};
   const auto before = eval_graph(b.g, kInput, true);
-  for (const Pass& p : all_passes()) ASSERT_TRUE(p.run(b.g).ok()) << p.name;
+  for (const Pass& p : all_passes()) ASSERT_TRUE(p.run(b.g, PassContext{}).ok()) << p.name;
   EXPECT_EQ(count_ops(b.g, "Transpose"), 2);
   ASSERT_EQ(count_ops(b.g, "ShuffleChannel"), 1);
   for (const Node& n : b.g.nodes)
@@ -104,7 +104,7 @@ TEST(ShuffleChannelFusionPass, AShuffleNetUnitWithItsChannelSplitStaysInNhwc) {
   const int merged = b.node("Reshape", {t, b.constant("merge_shape", i64s({1, 8, 5, 4}))});
   b.g.outputs = {b.node("Conv", {merged, b.constant("w2", random_tensor({4, 8, 1, 1}, 3))})};
   const auto before = eval_graph(b.g, kInput, true);
-  for (const Pass& p : all_passes()) ASSERT_TRUE(p.run(b.g).ok()) << p.name;
+  for (const Pass& p : all_passes()) ASSERT_TRUE(p.run(b.g, PassContext{}).ok()) << p.name;
   EXPECT_EQ(count_ops(b.g, "Transpose"), 2);
   ASSERT_EQ(count_ops(b.g, "Slice"), 2);
   for (const Node& n : b.g.nodes)
@@ -127,7 +127,7 @@ TEST(ShuffleChannelFusionPass, ASliceWithoutAxesGetsTheNhwcPositionsOfTheLeading
   const int s = b.node("Slice", {y, b.constant("s", i64s({0, 2})), b.constant("e", i64s({1, 6}))});
   b.g.outputs = {b.node("Conv", {s, b.constant("w2", random_tensor({4, 4, 1, 1}, 3))})};
   const auto before = eval_graph(b.g, kInput, true);
-  for (const Pass& p : all_passes()) ASSERT_TRUE(p.run(b.g).ok()) << p.name;
+  for (const Pass& p : all_passes()) ASSERT_TRUE(p.run(b.g, PassContext{}).ok()) << p.name;
   EXPECT_EQ(count_ops(b.g, "Transpose"), 2);
   for (const Node& n : b.g.nodes)
     if (n.op_type == "Slice") {
