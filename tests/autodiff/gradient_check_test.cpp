@@ -176,6 +176,20 @@ const std::vector<GradCase>& cases() {
        [](CaseGraph& c) {
          return c.node("Erf", {c.param("x", {3, 4})})[0];
        }},
+      {"Gelu", "fused_erf_form", 17,
+       [](CaseGraph& c) {
+         const int y = c.node("Gelu", {c.param("x", {3, 4}, -3, 3)})[0];
+         c.g.nodes.back().domain = "openge";
+         return y;
+       }},
+      {"Gelu", "approximate_none", 17,
+       [](CaseGraph& c) {
+         return c.node("Gelu", {c.param("x", {2, 5}, -3, 3)}, attrs({{"approximate", string_attr("none")}}))[0];
+       }},
+      {"Gelu", "approximate_tanh", 17,
+       [](CaseGraph& c) {
+         return c.node("Gelu", {c.param("x", {2, 5}, -3, 3)}, attrs({{"approximate", string_attr("tanh")}}))[0];
+       }},
       {"Clip", "opset6_attributes", 6,
        [](CaseGraph& c) {
          return c.node("Clip", {c.param("x", {3, 4})},

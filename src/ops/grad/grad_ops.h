@@ -5,7 +5,7 @@
 //   SumToShape(x)                  sums x over the dims that broadcasting expanded to reach it;
 //                                  attribute `shape`: the shape to reduce to
 //   ActivationGrad(dY, Z)          attribute `activation`: relu (Z = Y), sigmoid (Z = Y), tanh (Z = Y),
-//                                  leaky_relu (Z = X, `alpha`), erf (Z = X)
+//                                  leaky_relu (Z = X, `alpha`), erf (Z = X), gelu and gelu_tanh (Z = X)
 //   SoftmaxGrad(dY, Y)             attributes axis, `log` (LogSoftmax), `flatten` (opset < 13 axis)
 //   SoftmaxCrossEntropyLossGrad(dL, scores, labels[, weights])     -> dScores
 //   NegativeLogLikelihoodLossGrad(dL, input, labels[, weights])    -> dInput
