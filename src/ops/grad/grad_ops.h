@@ -14,6 +14,9 @@
 //   BatchNormalizationGrad(dY, X, scale)       -> dX, dScale, dB (batch statistics: training mode)
 //   LayerNormalizationGrad(dY, X, scale)       -> dX, dScale, dB
 //   GatherGrad(dY, indices)        attribute `shape` (the data's): scatter-add of dY into zeros
+//   LSTMGrad(X, W, R, B, initial_h, initial_c, dY, dY_h, dY_c) -> dX, dW, dR, dB, dInitial_h, dInitial_c
+//   GRUGrad(X, W, R, B, initial_h, dY, dY_h)   -> dX, dW, dR, dB, dInitial_h (recurrent_grad.cpp:
+//                                  backpropagation through time, the forward recomputed)
 // and the training form of Dropout (dropout_train.cpp):
 //   TrainingDropout(X, step_seed)  -> Y, mask (attributes ratio, salt: a seeded mask per step)
 //   DropoutGrad(dY, mask)          -> dX
@@ -34,5 +37,6 @@ void register_pool_grad_ops(std::vector<OpSchema>& table);
 void register_norm_grad_ops(std::vector<OpSchema>& table);
 void register_gather_grad_op(std::vector<OpSchema>& table);
 void register_dropout_train_ops(std::vector<OpSchema>& table);
+void register_recurrent_grad_ops(std::vector<OpSchema>& table);
 
 }  // namespace openge
