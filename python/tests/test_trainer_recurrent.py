@@ -3,10 +3,14 @@ agree with PyTorch 1.13's autograd from the same weights, and a tiny LSTM learns
 import numpy
 import onnx
 import pytest
-import torch
 from onnx import TensorProto, helper, numpy_helper
 
 import openge
+
+try:  # Debian's python3-torch, which scripts/setup.sh does not install: the reference gradients
+    import torch
+except ImportError:
+    torch = None
 
 BATCH, SEQ, FEATURES, HIDDEN = 4, 5, 3, 6
 GATES = {"LSTM": 4, "GRU": 3}
@@ -93,6 +97,8 @@ def torch_gradients(op, weights, x, labels, direction, linear_before_reset):
 @pytest.mark.parametrize("op,direction", [("LSTM", "forward"), ("LSTM", "bidirectional"), ("GRU", "forward"),
                                           ("GRU", "bidirectional")])
 def test_one_sgd_step_moves_every_parameter_by_pytorchs_gradient(tmp_path, op, direction):
+    if torch is None:
+        pytest.skip("python3-torch is not installed (PyTorch gives the reference gradients)")
     path = tmp_path / "model.onnx"
     weights = recurrent_model(path, op, seed=3, direction=direction)
     rng = numpy.random.default_rng(4)
