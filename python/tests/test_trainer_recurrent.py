@@ -1,4 +1,4 @@
-"""openge.Trainer on recurrent models (LSTM, GRU built with onnx.helper): the gradients of one step
+"""openge.Trainer on recurrent models (LSTM, GRU, RNN built with onnx.helper): the gradients of one step
 agree with PyTorch 1.13's autograd from the same weights, and a tiny LSTM learns a sequence task."""
 import numpy
 import onnx
@@ -13,7 +13,7 @@ except ImportError:
     torch = None
 
 BATCH, SEQ, FEATURES, HIDDEN = 4, 5, 3, 6
-GATES = {"LSTM": 4, "GRU": 3}
+GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
 # float32 end to end: the precision mode keeps the model's dtype.
 FP32 = {"precision_mode": "must_keep_origin_dtype"}
 
@@ -54,7 +54,7 @@ def recurrent_model(path, op, seed, direction="forward", linear_before_reset=1):
 
 def onnx_to_torch_rows(op, hidden):
     """Row order of PyTorch's gate blocks in ONNX's weights: LSTM iofc -> ifco, GRU zrh -> rzh."""
-    blocks = [0, 2, 3, 1] if op == "LSTM" else [1, 0, 2]
+    blocks = {"LSTM": [0, 2, 3, 1], "GRU": [1, 0, 2], "RNN": [0]}[op]
     return numpy.concatenate([numpy.arange(b * hidden, (b + 1) * hidden) for b in blocks])
 
 
@@ -64,7 +64,7 @@ def torch_gradients(op, weights, x, labels, direction, linear_before_reset):
     dirs = 2 if direction == "bidirectional" else 1
     rows = onnx_to_torch_rows(op, HIDDEN)
     gh = GATES[op] * HIDDEN
-    cls = torch.nn.LSTM if op == "LSTM" else torch.nn.GRU
+    cls = {"LSTM": torch.nn.LSTM, "GRU": torch.nn.GRU, "RNN": torch.nn.RNN}[op]
     net = cls(FEATURES, HIDDEN, bidirectional=dirs == 2).double()
     suffixes = ["", "_reverse"][:dirs]
     if direction == "reverse":
@@ -95,7 +95,7 @@ def torch_gradients(op, weights, x, labels, direction, linear_before_reset):
 
 
 @pytest.mark.parametrize("op,direction", [("LSTM", "forward"), ("LSTM", "bidirectional"), ("GRU", "forward"),
-                                          ("GRU", "bidirectional")])
+                                          ("GRU", "bidirectional"), ("RNN", "forward"), ("RNN", "bidirectional")])
 def test_one_sgd_step_moves_every_parameter_by_pytorchs_gradient(tmp_path, op, direction):
     if torch is None:
         pytest.skip("python3-torch is not installed (PyTorch gives the reference gradients)")

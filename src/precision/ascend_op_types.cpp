@@ -162,6 +162,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"QLinearMatMul", "MatMulV2"},
     {"QuantizeLinear", "AscendQuant"},
     {"RNN", "DynamicRNNV3"},
+    {"RNNGrad", "DynamicRNNGrad"},  // backpropagation through time of RNN
     {"RandomNormal", "RandomStandardNormal"},
     {"RandomNormalLike", "RandomStandardNormal"},
     {"RandomUniform", "RandomUniform"},

@@ -242,6 +242,19 @@ const std::vector<GradCase>& cases() {
          return c.node("GRU", {c.param("x", {4, 1, 3}), c.param("w", {1, 6, 3}), c.param("r", {1, 6, 2})},
                        attrs({{"direction", string_attr("reverse")}}))[0];
        }},
+      {"RNN", "forward_bias_initial_h_all_outputs", 17,
+       [](CaseGraph& c) {
+         const auto o = c.node("RNN",
+                               {c.param("x", {3, 2, 3}), c.param("w", {1, 3, 3}), c.param("r", {1, 3, 3}),
+                                c.param("b", {1, 6}), -1, c.param("h0", {1, 2, 3})},
+                               {}, 2);
+         return c.node("Add", {o[0], o[1]})[0];
+       }},
+      {"RNN", "bidirectional_no_bias_y_only", 17,
+       [](CaseGraph& c) {
+         return c.node("RNN", {c.param("x", {4, 2, 2}), c.param("w", {2, 3, 2}), c.param("r", {2, 3, 3})},
+                       attrs({{"direction", string_attr("bidirectional")}}))[0];
+       }},
       {"Clip", "opset6_attributes", 6,
        [](CaseGraph& c) {
          return c.node("Clip", {c.param("x", {3, 4})},

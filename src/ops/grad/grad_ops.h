@@ -15,7 +15,7 @@
 //   LayerNormalizationGrad(dY, X, scale)       -> dX, dScale, dB
 //   GatherGrad(dY, indices)        attribute `shape` (the data's): scatter-add of dY into zeros
 //   LSTMGrad(X, W, R, B, initial_h, initial_c, dY, dY_h, dY_c) -> dX, dW, dR, dB, dInitial_h, dInitial_c
-//   GRUGrad(X, W, R, B, initial_h, dY, dY_h)   -> dX, dW, dR, dB, dInitial_h (recurrent_grad.cpp:
+//   GRUGrad, RNNGrad(X, W, R, B, initial_h, dY, dY_h) -> dX, dW, dR, dB, dInitial_h (recurrent_grad.cpp:
 //                                  backpropagation through time, the forward recomputed)
 // and the training form of Dropout (dropout_train.cpp):
 //   TrainingDropout(X, step_seed)  -> Y, mask (attributes ratio, salt: a seeded mask per step)

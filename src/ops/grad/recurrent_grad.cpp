@@ -1,4 +1,4 @@
-// LSTMGrad and GRUGrad: backpropagation through time for the ONNX LSTM and GRU in the form the
+// LSTMGrad, GRUGrad and RNNGrad: backpropagation through time for the ONNX LSTM, GRU and RNN in the form the
 // gradient rules accept (recurrent_gradients.cpp: default activations, no clip, no peepholes, no
 // sequence_lens, layout 0; forward, reverse or bidirectional; GRU with either
 // linear_before_reset). The kernel recomputes the forward pass from the saved inputs, keeping
@@ -6,6 +6,7 @@
 // come along, so direction and linear_before_reset read as the forward read them.
 //   LSTMGrad(X, W, R, B, initial_h, initial_c, dY, dY_h, dY_c) -> dX, dW, dR, dB, dInitial_h, dInitial_c
 //   GRUGrad(X, W, R, B, initial_h, dY, dY_h)                   -> dX, dW, dR, dB, dInitial_h
+//   RNNGrad(X, W, R, B, initial_h, dY, dY_h)                   -> dX, dW, dR, dB, dInitial_h
 // Output o has input o's shape. Absent inputs: B and the initial states are zeros, an absent
 // output gradient means nothing flows from that output. Computed in the forward kernels'
 // compute type (float; double for float64) with plain loops, one batch row after another.
@@ -32,6 +33,7 @@ struct RecurrentGradKind {
 
 constexpr RecurrentGradKind kLstmGrad{true, 4, 6, 2};
 constexpr RecurrentGradKind kGruGrad{false, 3, 5, 1};
+constexpr RecurrentGradKind kRnnGrad{false, 1, 5, 1};
 
 template <const RecurrentGradKind& kKind>
 Status infer_recurrent_grad(InferContext& ctx) {
@@ -98,7 +100,7 @@ struct Dims {
 template <class Acc>
 struct DirectionPass {
   const Dims& d;
-  bool lstm, reverse, linear_before_reset;
+  bool lstm, rnn, reverse, linear_before_reset;
   const Acc *x, *w, *r, *wb, *rb, *h0, *c0;  // this direction's slices; h0/c0 of [batch, hidden]
   const Acc* dy;                             // [seq, directions, batch, hidden] or nullptr
   int64_t dir;
@@ -127,7 +129,9 @@ struct DirectionPass {
       for (int64_t b = 0; b < B; ++b) std::copy_n(rb, GH, ha.data() + b * GH);
       add_times_transposed(xa.data(), xt, w, B, GH, I);
       add_times_transposed(ha.data(), hp, r, B, GH, H);
-      if (lstm) {
+      if (rnn) {
+        for (int64_t i = 0; i < BH; ++i) hn[i] = std::tanh(xa[i] + ha[i]);
+      } else if (lstm) {
         const Acc* cp = cs.data() + k * BH;
         Acc* cn = cs.data() + (k + 1) * BH;
         for (int64_t b = 0; b < B; ++b)
@@ -181,7 +185,11 @@ struct DirectionPass {
       if (dy)
         for (int64_t i = 0; i < BH; ++i) dh[i] += dy[(t * d.directions + dir) * BH + i];
       std::fill(dh_prev.begin(), dh_prev.end(), Acc(0));
-      if (lstm) {
+      if (rnn) {
+        const Acc* hn = hs.data() + (k + 1) * BH;
+        for (int64_t i = 0; i < BH; ++i) dax[i] = dah[i] = dh[i] * (Acc(1) - hn[i] * hn[i]);
+        add_outer(dr, dah.data(), hp, B, GH, H);
+      } else if (lstm) {
         const Acc* cp = cs.data() + k * BH;
         const Acc* cn = cs.data() + (k + 1) * BH;
         for (int64_t b = 0; b < B; ++b)
@@ -254,7 +262,7 @@ struct DirectionPass {
       for (int64_t b = 0; b < B; ++b)
         for (int64_t j = 0; j < GH; ++j) dwb[j] += dax[b * GH + j], drb[j] += dah[b * GH + j];
       if (dx) add_times(dx + t * B * I, dax.data(), w, B, GH, I);
-      const int64_t through_r = lstm || linear_before_reset ? GH : 2 * H;
+      const int64_t through_r = lstm || rnn || linear_before_reset ? GH : 2 * H;
       for (int64_t b = 0; b < B; ++b) add_times(dh_prev.data() + b * H, dah.data() + b * GH, r, 1, through_r, H);
       dh.swap(dh_prev);
     }
@@ -301,6 +309,7 @@ Status recurrent_grad_typed(KernelContext& ctx) {
   for (int64_t dir = 0; dir < D; ++dir) {
     DirectionPass<Acc> pass{d,
                             kKind.lstm,
+                            kKind.gates == 1,
                             direction == "reverse" || dir == 1,
                             lbr,
                             x.data(),
@@ -350,6 +359,7 @@ Status recurrent_grad_kernel(KernelContext& ctx) {
 void register_recurrent_grad_ops(std::vector<OpSchema>& table) {
   table.push_back({"LSTMGrad", 3, 9, 1, 6, infer_recurrent_grad<kLstmGrad>, recurrent_grad_kernel<kLstmGrad>});
   table.push_back({"GRUGrad", 3, 7, 1, 5, infer_recurrent_grad<kGruGrad>, recurrent_grad_kernel<kGruGrad>});
+  table.push_back({"RNNGrad", 3, 7, 1, 5, infer_recurrent_grad<kRnnGrad>, recurrent_grad_kernel<kRnnGrad>});
 }
 
 }  // namespace openge

@@ -1,6 +1,6 @@
-// Gradient rules of LSTM and GRU: one backward op per node (LSTMGrad, GRUGrad of
+// Gradient rules of LSTM, GRU and RNN: one backward op per node (LSTMGrad, GRUGrad, RNNGrad of
 // recurrent_grad.cpp) that recomputes the forward from the node's inputs and backpropagates
-// through time. The form trained is the common one (what PyTorch's nn.LSTM and nn.GRU export):
+// through time. The form trained is the common one (what PyTorch's nn.LSTM, nn.GRU and nn.RNN export):
 // default activations, any direction, with or without B and the initial states, GRU with either
 // linear_before_reset. Every other attribute or input is refused by name, so a model that needs
 // it fails at build time instead of training on a wrong gradient.
@@ -49,9 +49,15 @@ Status check_trained_form(GradientBuilder& gb, const std::vector<std::string>& d
 // Which forward input each backward output is the gradient of: X, W, R, B, initial_h[, initial_c].
 constexpr size_t kGradOf[] = {0, 1, 2, 3, kInitialHInput, kInitialCInput};
 
-Status recurrent_grad(GradientBuilder& gb, bool lstm) {
-  OPENGE_RETURN_IF_ERROR(check_trained_form(
-      gb, lstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"} : std::vector<std::string>{"Sigmoid", "Tanh"}));
+struct RecurrentRule {
+  const char* backward_op;
+  bool lstm;
+  std::vector<std::string> default_activations;
+};
+
+Status recurrent_grad(GradientBuilder& gb, const RecurrentRule& rule) {
+  const bool lstm = rule.lstm;
+  OPENGE_RETURN_IF_ERROR(check_trained_form(gb, rule.default_activations));
   const size_t outputs = lstm ? 6 : 5;
   std::vector<int> inputs;
   for (size_t o = 0; o < outputs; ++o) inputs.push_back(gb.input(kGradOf[o]));
@@ -61,21 +67,23 @@ Status recurrent_grad(GradientBuilder& gb, bool lstm) {
     if (gb.input(kGradOf[o]) < 0 || !gb.wants_grad_of_input(kGradOf[o])) omitted |= 1u << o;
   Attributes a;
   a.set("direction", string_attr(gb.node().attrs.get_string("direction", "forward")));
-  if (!lstm) a.set("linear_before_reset", int_attr(gb.node().attrs.get_int("linear_before_reset", 0)));
-  auto g = gb.emit(lstm ? "LSTMGrad" : "GRUGrad", std::move(inputs), std::move(a), outputs, kGradDomain, omitted);
+  if (gb.node().op_type == "GRU")
+    a.set("linear_before_reset", int_attr(gb.node().attrs.get_int("linear_before_reset", 0)));
+  auto g = gb.emit(rule.backward_op, std::move(inputs), std::move(a), outputs, kGradDomain, omitted);
   if (!g.ok()) return g.status();
   for (size_t o = 0; o < outputs; ++o)
     if ((*g)[o] >= 0) gb.set_grad_of_input(kGradOf[o], (*g)[o]);
   return Status::Ok();
 }
 
-Status lstm_grad(GradientBuilder& gb) { return recurrent_grad(gb, true); }
-Status gru_grad(GradientBuilder& gb) { return recurrent_grad(gb, false); }
+Status lstm_grad(GradientBuilder& gb) { return recurrent_grad(gb, {"LSTMGrad", true, {"Sigmoid", "Tanh", "Tanh"}}); }
+Status gru_grad(GradientBuilder& gb) { return recurrent_grad(gb, {"GRUGrad", false, {"Sigmoid", "Tanh"}}); }
+Status rnn_grad(GradientBuilder& gb) { return recurrent_grad(gb, {"RNNGrad", false, {"Tanh"}}); }
 
 }  // namespace
 
 void add_recurrent_gradient_rules(std::vector<GradientRule>& rules) {
-  rules.insert(rules.end(), {{"LSTM", lstm_grad}, {"GRU", gru_grad}});
+  rules.insert(rules.end(), {{"LSTM", lstm_grad}, {"GRU", gru_grad}, {"RNN", rnn_grad}});
 }
 
 }  // namespace openge
