@@ -168,7 +168,8 @@ namespace openge::passes {
 
 std::optional<FusedActivation> match_activation(const Graph& g, const Node& n, int64_t opset) {
   if (n.domain == kFusedDomain && n.op_type == kFusedGelu && n.inputs.size() == 1 && n.outputs.size() == 1)
-    return FusedActivation{Activation::kGelu, 0, 0};
+    return n.attrs.get_string("approximate", "none") == "none" ? std::optional(FusedActivation{Activation::kGelu, 0, 0})
+                                                               : std::nullopt;
   if (n.domain == kFusedDomain || n.inputs.empty() || n.outputs.size() != 1) return std::nullopt;
   if (is_op(n, "Relu")) return FusedActivation{Activation::kRelu, 0, 0};
   if (is_op(n, "Sigmoid")) return FusedActivation{Activation::kSigmoid, 0, 0};

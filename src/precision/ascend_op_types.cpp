@@ -77,6 +77,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"FusedElementwise", "Eltwise"},  // OpenGE's UB-fused vector ops, made after the precision pass
     {"FusedMatMul", "MatMulV2"},      // OpenGE's MatMul + bias/activation/residual: the cube op
     {"GRU", "DynamicGRUV2"},
+    {"GRUGrad", "DynamicGRUV2Grad"},  // backpropagation through time of GRU
     {"Gather", "GatherV2"},
     {"GatherElements", "GatherElements"},
     {"GatherGrad", "UnsortedSegmentSum"},
@@ -106,6 +107,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"IsNaN", "IsNan"},
     {"LRN", "LRN"},
     {"LSTM", "DynamicRNN"},
+    {"LSTMGrad", "DynamicRNNGrad"},  // backpropagation through time of LSTM
     {"LayerNormalization", "LayerNorm"},
     {"LayerNormalizationGrad", "LayerNormGrad"},
     {"LeakyRelu", "LeakyRelu"},
@@ -160,6 +162,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"QLinearMatMul", "MatMulV2"},
     {"QuantizeLinear", "AscendQuant"},
     {"RNN", "DynamicRNNV3"},
+    {"RNNGrad", "DynamicRNNGrad"},  // backpropagation through time of RNN
     {"RandomNormal", "RandomStandardNormal"},
     {"RandomNormalLike", "RandomStandardNormal"},
     {"RandomUniform", "RandomUniform"},

@@ -64,6 +64,13 @@ Attributes attrs(std::initializer_list<std::pair<const char*, Attribute>> list) 
   return a;
 }
 
+Attribute strings_attr(std::vector<std::string> v) {
+  Attribute a;
+  a.kind = Attribute::Kind::kStrings;
+  a.strings = std::move(v);
+  return a;
+}
+
 struct GradCase {
   std::string op;     // the op whose rule is checked (test name)
   std::string label;  // a variant's suffix
@@ -175,6 +182,78 @@ const std::vector<GradCase>& cases() {
       {"Erf", "", 17,
        [](CaseGraph& c) {
          return c.node("Erf", {c.param("x", {3, 4})})[0];
+       }},
+      {"Gelu", "fused_erf_form", 17,
+       [](CaseGraph& c) {
+         const int y = c.node("Gelu", {c.param("x", {3, 4}, -3, 3)})[0];
+         c.g.nodes.back().domain = "openge";
+         return y;
+       }},
+      {"Gelu", "approximate_none", 17,
+       [](CaseGraph& c) {
+         return c.node("Gelu", {c.param("x", {2, 5}, -3, 3)}, attrs({{"approximate", string_attr("none")}}))[0];
+       }},
+      {"Gelu", "approximate_tanh", 17,
+       [](CaseGraph& c) {
+         return c.node("Gelu", {c.param("x", {2, 5}, -3, 3)}, attrs({{"approximate", string_attr("tanh")}}))[0];
+       }},
+      // The recurrent ops: Y, Y_h and Y_c summed (Y_h and Y_c broadcast over Y's time axis) so
+      // that every output's gradient flows; absent inputs are -1.
+      {"LSTM", "forward_bias_initial_states_all_outputs", 17,
+       [](CaseGraph& c) {
+         const auto o = c.node("LSTM",
+                               {c.param("x", {3, 2, 4}), c.param("w", {1, 12, 4}), c.param("r", {1, 12, 3}),
+                                c.param("b", {1, 24}), -1, c.param("h0", {1, 2, 3}), c.param("c0", {1, 2, 3})},
+                               attrs({{"hidden_size", int_attr(3)}}), 3);
+         return c.node("Add", {c.node("Add", {o[0], o[1]})[0], o[2]})[0];
+       }},
+      {"LSTM", "bidirectional_no_bias_y_only", 17,
+       [](CaseGraph& c) {
+         return c.node("LSTM", {c.param("x", {4, 2, 3}), c.param("w", {2, 8, 3}), c.param("r", {2, 8, 2})},
+                       attrs({{"direction", string_attr("bidirectional")}}))[0];
+       }},
+      {"LSTM", "reverse_y_c_only", 17,
+       [](CaseGraph& c) {
+         return c.node(
+             "LSTM",
+             {c.param("x", {3, 1, 2}), c.param("w", {1, 8, 2}), c.param("r", {1, 8, 2}), c.param("b", {1, 16}), -1, -1,
+              c.param("c0", {1, 1, 2})},
+             attrs({{"direction", string_attr("reverse")}, {"activations", strings_attr({"sigmoid", "tanh", "tanh"})}}),
+             3)[2];
+       }},
+      {"GRU", "linear_before_reset_bias_initial_h", 17,
+       [](CaseGraph& c) {
+         const auto o = c.node("GRU",
+                               {c.param("x", {3, 2, 4}), c.param("w", {1, 9, 4}), c.param("r", {1, 9, 3}),
+                                c.param("b", {1, 18}), -1, c.param("h0", {1, 2, 3})},
+                               attrs({{"linear_before_reset", int_attr(1)}}), 2);
+         return c.node("Add", {o[0], o[1]})[0];
+       }},
+      {"GRU", "bidirectional_reset_before_linear", 17,
+       [](CaseGraph& c) {
+         const auto o = c.node("GRU",
+                               {c.param("x", {3, 2, 2}), c.param("w", {2, 6, 2}), c.param("r", {2, 6, 2}),
+                                c.param("b", {2, 12}), -1, c.param("h0", {2, 2, 2})},
+                               attrs({{"direction", string_attr("bidirectional")}}), 2);
+         return c.node("Add", {o[0], o[1]})[0];
+       }},
+      {"GRU", "reverse_no_bias_y_only", 17,
+       [](CaseGraph& c) {
+         return c.node("GRU", {c.param("x", {4, 1, 3}), c.param("w", {1, 6, 3}), c.param("r", {1, 6, 2})},
+                       attrs({{"direction", string_attr("reverse")}}))[0];
+       }},
+      {"RNN", "forward_bias_initial_h_all_outputs", 17,
+       [](CaseGraph& c) {
+         const auto o = c.node("RNN",
+                               {c.param("x", {3, 2, 3}), c.param("w", {1, 3, 3}), c.param("r", {1, 3, 3}),
+                                c.param("b", {1, 6}), -1, c.param("h0", {1, 2, 3})},
+                               {}, 2);
+         return c.node("Add", {o[0], o[1]})[0];
+       }},
+      {"RNN", "bidirectional_no_bias_y_only", 17,
+       [](CaseGraph& c) {
+         return c.node("RNN", {c.param("x", {4, 2, 2}), c.param("w", {2, 3, 2}), c.param("r", {2, 3, 3})},
+                       attrs({{"direction", string_attr("bidirectional")}}))[0];
        }},
       {"Clip", "opset6_attributes", 6,
        [](CaseGraph& c) {
@@ -465,6 +544,42 @@ TEST(GradientRules, EveryGradientRuleHasACheck) {
     EXPECT_TRUE(checked.count(std::string(s.op_type))) << s.op_type << " has a gradient rule but no gradient check";
   }
   EXPECT_GE(rules, 40);
+}
+
+// The recurrent rules refuse the forms their backward ops do not model, naming node and attribute.
+TEST(GradientRules, RecurrentFormsWithoutAGradientAreRefusedByName) {
+  struct Refused {
+    const char* op;
+    int64_t gates;
+    Attributes attrs;
+    bool seq_lens;
+    const char* named;
+  };
+  const std::vector<Refused> refused = {
+      {"LSTM", 4, attrs({{"clip", float_attr(3.0f)}}), false, "clip"},
+      {"LSTM", 4, attrs({{"input_forget", int_attr(1)}}), false, "input_forget"},
+      {"GRU", 3, attrs({{"activations", strings_attr({"Relu", "Tanh"})}}), false, "activations"},
+      {"GRU", 3, {}, true, "sequence_lens"},
+  };
+  for (const Refused& r : refused) {
+    CaseGraph c;
+    c.g.opset = 17;
+    std::vector<int> in = {c.param("x", {2, 1, 2}), c.param("w", {1, 2 * r.gates, 2}),
+                           c.param("r", {1, 2 * r.gates, 2})};
+    if (r.seq_lens) {
+      Tensor lens(DType::kInt32, {1});
+      lens.data<int32_t>()[0] = 2;
+      in.push_back(-1);
+      in.push_back(c.value("lens", lens));
+    }
+    const int y = c.node(r.op, in, r.attrs)[0];
+    c.g.outputs = {c.node("ReduceSum", {y}, attrs({{"keepdims", int_attr(0)}}))[0]};
+    auto tg = autodiff::build_training_graph(c.g, {}, autodiff::TrainingSpec{});
+    ASSERT_FALSE(tg.ok()) << r.named;
+    const std::string& m = tg.status().message();
+    EXPECT_NE(m.find(std::string(r.op) + " '" + r.op + "_0'"), std::string::npos) << m;
+    EXPECT_NE(m.find(r.named), std::string::npos) << m;
+  }
 }
 
 TEST(GradientRules, AnOpWithoutARuleIsNamed) {

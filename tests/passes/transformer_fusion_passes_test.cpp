@@ -4,6 +4,7 @@
 // unfused; the fused graph computes what the unfused graph computes (reference engine).
 // Every pass can be switched off by name in fusion_switch_file (OPT-fusion_switch_file-4).
 #include "../kernels/kernel_test_util.h"
+#include "ir/attribute_values.h"
 #include "options/options_test_util.h"
 #include "pass_test_util.h"
 #include "passes/pass_registry.h"
@@ -123,6 +124,30 @@ TEST(GeluONNXFusionPass, ErfFormBecomesOneGelu) {
     ASSERT_EQ(y1.size(), 1u);
     EXPECT_NEAR(y1[0].data<float>()[0], 0.841344746f, 1e-6f);
   }
+}
+
+// approximate = "tanh" (ONNX Gelu, opset 20): x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), and no
+// MatMul takes it as its (erf) activation.
+TEST(GeluONNXFusionPass, TanhFormGeluIsComputedAsSuchAndNotAbsorbed) {
+  GraphBuilder b;
+  const int x = b.input("x");
+  Tensor w(DType::kFloat32, {1, 1});
+  w.data<float>()[0] = 1.0f;
+  const int m = b.node("MatMul", {x, b.constant("w", w)});
+  Node gelu;
+  gelu.op_type = "Gelu";
+  gelu.domain = "openge";
+  gelu.name = "gelu_tanh";
+  gelu.attrs.set("approximate", string_attr("tanh"));
+  b.g.outputs = {b.node(gelu, {m})};
+  Tensor one(DType::kFloat32, {1, 1});
+  one.data<float>()[0] = 1.0f;
+  // By hand: u = 0.7978845608 * 1.044715 = 0.8335620; tanh(u) = 0.6823840; (1 + 0.6823840) / 2.
+  const auto y1 = eval_graph(b.g, {one}, true);
+  ASSERT_EQ(y1.size(), 1u);
+  EXPECT_NEAR(y1[0].data<float>()[0], 0.841191991f, 1e-6f);
+  EXPECT_EQ(run_pass(b.g, "ATbeMatMulElemwiseFusionPass").applied, 0);
+  EXPECT_EQ(count_ops(b.g, "Gelu"), 1);
 }
 
 TEST(GeluONNXFusionPass, WrongConstantStaysUnfused) {

@@ -214,7 +214,7 @@ TEST(SocProfile, EveryRegisteredOpIsMappedAndProfiled) {
       // The backward ops of training (src/ops/grad/) without an AI Core kernel.
       "ActivationGrad", "AveragePoolGrad", "BatchNormalizationGrad", "GatherGrad", "LayerNormalizationGrad",
       "MaxPoolGrad", "NegativeLogLikelihoodLossGrad", "SoftmaxCrossEntropyLossGrad", "SoftmaxGrad", "SumToShape",
-      "TrainingDropout", "DropoutGrad",
+      "TrainingDropout", "DropoutGrad", "LSTMGrad", "GRUGrad", "RNNGrad",
       // Made by TbeEltwiseFusionPass after the precision pass: never looked up in a profile.
       "FusedElementwise"};
   std::vector<SocProfile> profiles;

@@ -245,11 +245,16 @@ Status fused_matmul_kernel(KernelContext& ctx) {
 
 // ---------------------------------------------------------------------------------------------
 // Gelu(X) = X/2 * (1 + erf(X / sqrt 2)), made by GeluONNXFusionPass from the five nodes
-// exporters emit for it; computed in float (double for double) and rounded once.
+// exporters emit for it; computed in float (double for double) and rounded once. The attribute
+// `approximate` reads as ONNX's Gelu (opset 20) reads it: "tanh" is
+// X/2 * (1 + tanh(sqrt(2/pi) * (X + 0.044715 X^3))).
 
 Status infer_gelu(InferContext& ctx) {
   const DType dt = ctx.input_dtype(0);
   if (!dtype_is_float(dt)) return ctx.error(std::string("needs a float input, got ") + dtype_name(dt));
+  const std::string approximate = ctx.attrs().get_string("approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    return ctx.error("approximate must be none or tanh, got '" + approximate + "'");
   if (ctx.input_shape_known(0))
     ctx.set_output(0, dt, ctx.input_shape(0));
   else
@@ -260,6 +265,7 @@ Status infer_gelu(InferContext& ctx) {
 Status gelu_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   Tensor& y = ctx.output(0);
+  const bool tanh_form = ctx.attrs().get_string("approximate", "none") == "tanh";
   visit_float_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using F = float_or_self_t<T>;
@@ -268,7 +274,9 @@ Status gelu_kernel(KernelContext& ctx) {
     parallel_for(x.numel(), 16, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         const F v = static_cast<F>(src[i]);
-        dst[i] = T(static_cast<F>(F(0.5) * v * (F(1) + std::erf(v * F(0.70710678118654752440)))));
+        const F s = tanh_form ? std::tanh(F(0.79788456080286535588) * (v + F(0.044715) * v * v * v))
+                              : std::erf(v * F(0.70710678118654752440));
+        dst[i] = T(static_cast<F>(F(0.5) * v * (F(1) + s)));
       }
     });
   });

@@ -22,6 +22,20 @@ struct ActivationDerivative {
 };
 
 constexpr double kTwoOverSqrtPi = 1.1283791670955126;
+constexpr double kInvSqrt2 = 0.70710678118654752440;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+constexpr double kSqrt2OverPi = 0.79788456080286535588;
+
+// Gelu = x Φ(x): Φ(x) + x φ(x).
+double gelu_derivative(double x, double) {
+  return 0.5 * (1 + std::erf(x * kInvSqrt2)) + x * kInvSqrt2Pi * std::exp(-0.5 * x * x);
+}
+
+// Gelu's tanh form x/2 (1 + tanh u), u = sqrt(2/pi) (x + 0.044715 x^3).
+double gelu_tanh_derivative(double x, double) {
+  const double t = std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x));
+  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * kSqrt2OverPi * (1 + 3 * 0.044715 * x * x);
+}
 
 const ActivationDerivative kDerivatives[] = {
     {"relu", [](double y, double) { return y > 0 ? 1.0 : 0.0; }},                 // Z = Y
@@ -29,6 +43,8 @@ const ActivationDerivative kDerivatives[] = {
     {"tanh", [](double y, double) { return 1 - y * y; }},                         // Z = Y
     {"leaky_relu", [](double x, double alpha) { return x > 0 ? 1.0 : alpha; }},   // Z = X
     {"erf", [](double x, double) { return kTwoOverSqrtPi * std::exp(-x * x); }},  // Z = X
+    {"gelu", gelu_derivative},                                                    // Z = X
+    {"gelu_tanh", gelu_tanh_derivative},                                          // Z = X
 };
 
 const ActivationDerivative* find_derivative(const std::string& name) {

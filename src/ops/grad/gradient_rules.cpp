@@ -24,6 +24,7 @@ void register_gradient_rules(std::vector<OpSchema>& table) {
   add_math_gradient_rules(rules);
   add_nn_gradient_rules(rules);
   add_shape_gradient_rules(rules);
+  add_recurrent_gradient_rules(rules);
   for (const GradientRule& r : rules)
     for (OpSchema& schema : table)
       if (schema.op_type == r.op_type) schema.gradient = r.rule;
@@ -38,6 +39,7 @@ void register_grad_ops(std::vector<OpSchema>& table) {
   register_norm_grad_ops(table);
   register_gather_grad_op(table);
   register_dropout_train_ops(table);
+  register_recurrent_grad_ops(table);
 }
 
 }  // namespace openge

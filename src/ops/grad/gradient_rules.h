@@ -19,9 +19,10 @@ struct GradientRule {
   GradientFn rule;
 };
 
-void add_math_gradient_rules(std::vector<GradientRule>& rules);   // Add … MatMul Gemm Reduce*
-void add_nn_gradient_rules(std::vector<GradientRule>& rules);     // activations, Conv, pools, norms, losses
-void add_shape_gradient_rules(std::vector<GradientRule>& rules);  // Reshape … Concat Split Gather Cast
+void add_math_gradient_rules(std::vector<GradientRule>& rules);       // Add … MatMul Gemm Reduce*
+void add_nn_gradient_rules(std::vector<GradientRule>& rules);         // activations, Conv, pools, norms, losses
+void add_shape_gradient_rules(std::vector<GradientRule>& rules);      // Reshape … Concat Split Gather Cast
+void add_recurrent_gradient_rules(std::vector<GradientRule>& rules);  // LSTM GRU RNN
 
 // `v` summed to `target` over the dims broadcasting added or stretched (SumToShape); `v` itself
 // when the shapes already agree.

@@ -26,6 +26,14 @@ Status tanh_grad(GradientBuilder& gb) { return activation_grad<true>(gb, "tanh")
 Status leaky_relu_grad(GradientBuilder& gb) { return activation_grad<false>(gb, "leaky_relu"); }
 Status erf_grad(GradientBuilder& gb) { return activation_grad<false>(gb, "erf"); }
 
+// Gelu: the fused erf form GeluONNXFusionPass makes, and ONNX's Gelu with approximate none or tanh.
+Status gelu_grad(GradientBuilder& gb) {
+  const std::string approximate = gb.node().attrs.get_string("approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    return gb.error("no gradient for approximate = '" + approximate + "' (none or tanh)");
+  return activation_grad<false>(gb, approximate == "tanh" ? "gelu_tanh" : "gelu");
+}
+
 // Clip (min and max as inputs, opset 11 on; ReLU6 is Clip(0, 6)): the gradient passes where the
 // input lies strictly inside the bounds (PyTorch's hardtanh backward), zero elsewhere.
 Status clip_grad(GradientBuilder& gb) {
@@ -185,6 +193,7 @@ void add_nn_gradient_rules(std::vector<GradientRule>& rules) {
                                 {"Tanh", tanh_grad},
                                 {"LeakyRelu", leaky_relu_grad},
                                 {"Erf", erf_grad},
+                                {"Gelu", gelu_grad},
                                 {"Clip", clip_grad},
                                 {"Softmax", softmax_grad<false>},
                                 {"LogSoftmax", softmax_grad<true>},
