@@ -13,6 +13,7 @@
 #include "base/trusted_path.h"
 #include "io/atomic_file.h"
 #include "base/cpu_features.h"
+#include "ops/generator/file_constant.h"
 
 namespace openge::aoe {
 namespace {
@@ -98,6 +99,14 @@ std::string gradient_split_key(const std::vector<std::string>& params, const std
          " threads " + std::to_string(threads) + " " + platform_id();
 }
 
+namespace {
+// external_weight's FileConstant nodes name a folder of this process and session: the weight's
+// dtype, shape and length are the graph's structure, the file's name is not.
+bool names_temporary_file(const Node& node, const std::string& attribute) {
+  return node.op_type == kFileConstantOp && attribute == "file_path";
+}
+}  // namespace
+
 std::string subgraph_key(const Graph& graph, int threads) {
   // Values are named by index: names differ between exports of one model.
   std::string text;
@@ -114,7 +123,8 @@ std::string subgraph_key(const Graph& graph, int threads) {
     text += " out";
     for (int out : node.outputs) text += " " + std::to_string(out);
     for (const auto& [name, a] : node.attrs.all())
-      if (!name.starts_with("_") && a.kind != Attribute::Kind::kGraph) text += " " + name + "=" + attribute_text(a);
+      if (!name.starts_with("_") && a.kind != Attribute::Kind::kGraph && !names_temporary_file(node, name))
+        text += " " + name + "=" + attribute_text(a);
     text += "\n";
   }
   return std::string(kSubgraphEntry) + " sha256:" + sha256_hex(text) + " threads " + std::to_string(threads) + " " +

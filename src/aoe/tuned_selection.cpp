@@ -7,6 +7,7 @@
 #include "kernels/default_variant.h"
 #include "logging/log.h"
 #include "ops/layout/activation_format.h"
+#include "options/aoe_ini.h"
 #include "options/config_files.h"
 #include "options/option_set.h"
 #include "paths/artifact_paths.h"
@@ -48,6 +49,11 @@ Result<TuningSettings> read_tuning_settings(const options::OptionSet* config, in
   TuningSettings s;
   if (repetitions > 0) s.repetitions = repetitions;
   if (!config) return s;
+  // aoe.ini's RUN_LOOP (ENV-4, MISC-20): how many times each measurement runs (CANN: the model
+  // runs on the device to average out noise); a caller's own count (tests) outranks it.
+  auto ini = options::read_aoe_ini(*config);
+  if (!ini.ok()) return ini.status().with_context("ASCEND_TOOLKIT_HOME");
+  if (repetitions <= 0 && *ini && (*ini)->run_loop) s.repetitions = *(*ini)->run_loop;
   // Where records and the knowledge base live: aoe_config.work_path > ASCEND_WORK_PATH/aoe_data >
   // working directory (paths/artifact_paths.cpp, AMB-21).
   s.aoe_data = paths::resolve_artifact(paths::ArtifactKind::kAoeData, *config, paths::RunIds::current());

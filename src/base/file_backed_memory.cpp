@@ -42,4 +42,13 @@ std::optional<FileRange> find_file_backed(const void* data, uint64_t length) {
   return FileRange{it->second.path, it->second.offset + start, length};
 }
 
+const void* find_file_backed_memory(const std::string& path, uint64_t offset, uint64_t length) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (const auto& [start, mapping] : g_mappings)
+    if (mapping.path == path && offset >= mapping.offset && length <= mapping.length &&
+        offset - mapping.offset <= mapping.length - length)
+      return start + (offset - mapping.offset);
+  return nullptr;
+}
+
 }  // namespace openge

@@ -18,5 +18,9 @@ void register_file_backed(const void* data, uint64_t length, std::string path, u
 void unregister_file_backed(const void* data);
 // The file range of [data, data + length) when it lies inside one registered mapping.
 std::optional<FileRange> find_file_backed(const void* data, uint64_t length);
+// The memory of a registered mapping that shows [offset, offset + length) of `path`, or null:
+// a FileConstant node (ops/generator/file_constant.h) reads its weight there rather than from
+// the file again, so a weight stays one mapping however often the graph is compiled.
+const void* find_file_backed_memory(const std::string& path, uint64_t offset, uint64_t length);
 
 }  // namespace openge

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/file_backed_memory.h"
+#include "ops/generator/file_constant.h"
 #include "ops/op_registry.h"
 
 namespace openge::graph_dump {
@@ -14,9 +15,6 @@ namespace {
 
 // The domains besides the default one whose ops OpenGE registers, and the opset a file imports.
 constexpr std::pair<std::string_view, int64_t> kOtherDomainOpsets[] = {{"ai.onnx.preview.training", 1}};
-
-// The domain of OpenGE's own node types (the fused ones), which FileConstant joins in dumps.
-constexpr const char* kFileConstantDomain = "openge";
 
 // The tensor type inside `type`: itself, or wrapped in a sequence and/or optional type.
 onnx::TypeProto::Tensor* tensor_type_of(ValueKind kind, DType dtype, onnx::TypeProto* type) {
@@ -176,24 +174,11 @@ void graph_to_onnx(const Graph& g, Detail detail, onnx::ModelProto& model, bool 
       file_constant_domain();
       auto* node = graph->add_node();
       node->set_name(value.name + "_FileConstant");
-      node->set_op_type("FileConstant");
+      node->set_op_type(kFileConstantOp);
       node->set_domain(kFileConstantDomain);
       node->add_output(value.name);
-      Attribute a;
-      a.kind = Attribute::Kind::kString;
-      a.s = file->path;
-      add_attribute("file_path", a, false, *node);
-      a = Attribute{};
-      a.i = static_cast<int64_t>(file->offset);
-      add_attribute("offset", a, false, *node);
-      a.i = static_cast<int64_t>(file->length);
-      add_attribute("length", a, false, *node);
-      a.i = static_cast<int64_t>(t.dtype());  // DType values are ONNX's TensorProto types
-      add_attribute("dtype", a, false, *node);
-      a = Attribute{};
-      a.kind = Attribute::Kind::kInts;
-      a.ints.assign(t.shape().begin(), t.shape().end());
-      add_attribute("shape", a, false, *node);
+      const Attributes attrs = file_constant_attributes(file->path, file->offset, file->length, t.dtype(), t.shape());
+      for (const auto& [name, a] : attrs.all()) add_attribute(name, a, false, *node);
       set_type(value, true, *graph->add_value_info());
       continue;
     }

@@ -82,6 +82,12 @@ Status infer_and_fold_nodes(Graph& g, size_t max_fold_bytes) {
       if (v.shape) out_bytes += static_cast<size_t>(shape_numel(*v.shape)) * dtype_size(v.dtype);
     }
     const OpSchema* schema = find_op_schema(node.op_type);
+    // Outputs infer already knows (Shape, a FileConstant's view of its file) are not computed
+    // again: the kernel would only copy them (a FileConstant's weight into the heap).
+    bool all_known = !node.outputs.empty();
+    for (size_t o = 0; o < node.outputs.size(); ++o)
+      if (node.outputs[o] >= 0 && (o >= known.size() || !known[o].defined())) all_known = false;
+    if (all_known) continue;
     const bool foldable = !schema->fold_only_when_seeded || node.attrs.find("seed");
     // A control-flow node is never folded here: its subgraphs run only through the executor.
     if (all_constant && foldable && !holds_no_constant && out_bytes <= max_fold_bytes && !has_subgraph(node)) {

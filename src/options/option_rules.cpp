@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include "options/aoe_ini.h"
 #include "options/config_files.h"
 #include "openge/did_you_mean.h"
 #include "options/profiling_options.h"
@@ -314,6 +315,15 @@ void check_option_files(const OptionSet& s, std::vector<Problem>& errors, std::v
   if (s.get_bool("profiling_config.enable_profiling") && s.has_value("profiling_config.profiling_options")) {
     auto p = parse_profiling_options(s.get("profiling_config.profiling_options"));
     if (p.ok() && !p->get("output").empty()) need_dir("profiling_config.profiling_options.output", p->get("output"));
+  }
+  // aoe.ini (ENV-4, MISC-20): read whenever it is there, since its WORK_PATH places the knowledge
+  // base every compile reads; a malformed one is one error, keys of other CANN versions a warning.
+  if (auto ini = read_aoe_ini(s); !ini.ok()) {
+    errors.push_back({"ASCEND_TOOLKIT_HOME", s.get("ASCEND_TOOLKIT_HOME"), ini.status().message()});
+  } else if (*ini) {
+    for (const auto& key : (*ini)->ignored_keys)
+      warnings.push_back(key +
+                         ": not a key of aoe.ini OpenGE reads (WORK_PATH, TUNING_PARALLEL_NUM, RUN_LOOP); ignored");
   }
 }
 

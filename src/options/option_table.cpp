@@ -311,7 +311,8 @@ const OptionSpec kTable[] = {
      DOES("the aoe_data folder: AOE records and the knowledge base are written and read there; it must exist "
           "with read/write permission",
           "src/aoe/tuned_selection.cpp"),
-     "AOE work folder", "aoe_config.work_path > ASCEND_WORK_PATH/aoe_data > working directory (AMB-21)",
+     "AOE work folder",
+     "aoe_config.work_path > ASCEND_WORK_PATH/aoe_data > aoe.ini WORK_PATH > working directory (AMB-21, ENV-4)",
      "OPT-aoe_config.work_path-1..3 ENV-2..4 DISC-7"},
     {"aoe_config.aoe_config_file", "", "ge.aoe_config_file", "", Kind::kFile,
      "path of a JSON file: tune_ops_name, tune_ops_type, tune_optimization_level (O1|O2), feature", NORANGE, "",
@@ -493,6 +494,15 @@ const OptionSpec kTable[] = {
           "src/precision/precision_pass.cpp"),
      "operator package (opp) folder: SoC profiles and implementation modes",
      "replaces the installed opp/ (it must hold every profile soc_version may name)", "MISC-20 OPT-modify_mixlist-9"},
+    {"ASCEND_TOOLKIT_HOME", "", "", "ASCEND_TOOLKIT_HOME", Kind::kDir,
+     "CANN's ${install_path}/latest (set_env.sh sets it)", NORANGE, "", nullptr, nullptr,
+     DOES("its tools/aoe/conf/aoe.ini is read when present: WORK_PATH is the AOE folder (records and knowledge base) "
+          "when neither aoe_config.work_path nor ASCEND_WORK_PATH is set, RUN_LOOP the timed runs of each AOE "
+          "measurement (O1 doubles them); TUNING_PARALLEL_NUM is checked (1..64) and changes nothing; a malformed "
+          "aoe.ini is an error naming its line",
+          "src/aoe/tuned_selection.cpp"),
+     "CANN toolkit folder: where aoe.ini is read",
+     "aoe_config.work_path > ASCEND_WORK_PATH/aoe_data > aoe.ini WORK_PATH > working directory", "ENV-4 MISC-20"},
     {"ASCEND_MAX_OP_CACHE_SIZE", "", "", "ASCEND_MAX_OP_CACHE_SIZE", Kind::kInt, "MB, >= 1",
      RANGE(1, kMaxOpCacheSizeMb), "", nullptr, nullptr,
      DOES("when the cache folder has no valid op_cache.ini: after each kernel it stores, the compile cache ages its "

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "options/aoe_ini.h"
 #include "options/config_files.h"
 #include "options/profiling_options.h"
 #include "base/path_util.h"
@@ -160,6 +161,16 @@ const std::vector<ArtifactKind>& all_artifact_kinds() {
   return k;
 }
 
+namespace {
+// The AOE engine's default work folder, WORK_PATH of aoe.ini (options/aoe_ini.h); "" when there is
+// none. A malformed aoe.ini is refused when the options are built, so here it only has no say.
+std::string aoe_ini_work_path(const OptionSet& o) {
+  auto ini = options::read_aoe_ini(o);
+  if (!ini.ok() || !*ini || !(*ini)->work_path) return "";
+  return resolve_against(o.cwd(), *(*ini)->work_path);
+}
+}  // namespace
+
 ResolvedPath resolve_artifact(ArtifactKind kind, const OptionSet& o, const RunIds& ids) {
   const std::string work = env_dir(o, "ASCEND_WORK_PATH");
   const std::string cwd = o.cwd();
@@ -242,8 +253,9 @@ ResolvedPath resolve_artifact(ArtifactKind kind, const OptionSet& o, const RunId
                     "aoe_config.work_path (OPT-aoe_config.work_path, "
                     "AMB-21)"},
                    {under(work, "aoe_data"), "ASCEND_WORK_PATH/aoe_data (ENV-2/3)"},
+                   {aoe_ini_work_path(o), "aoe.ini WORK_PATH (ENV-4)"},
                    {cwd, "default: working directory (OPT-aoe_config.work_path-1)"}},
-                  "aoe_config.work_path > ASCEND_WORK_PATH/aoe_data > working directory");
+                  "aoe_config.work_path > ASCEND_WORK_PATH/aoe_data > aoe.ini WORK_PATH > working directory");
     case ArtifactKind::kCompileCache: {
       const std::string host = "kernel_cache_" + ids.host_id;
       return pick(kind,

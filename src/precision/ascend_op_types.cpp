@@ -70,6 +70,7 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"Exp", "Exp"},
     {"Expand", "Expand"},
     {"EyeLike", "Eye"},
+    {"FileConstant", "FileConstant"},  // external_weight's weights: GE's op of that name, folded before precision
     {"Flatten", "Flatten"},
     {"Floor", "Floor"},
     {"FusedAttention", "MatMulV2"},   // OpenGE's MatMul-Softmax-MatMul: its first product, the cube op

@@ -16,6 +16,7 @@
 #include "base/mapped_file.h"
 #include "base/temp_folder_guard.h"
 #include "logging/log.h"
+#include "ops/generator/file_constant.h"
 #include "options/option_set.h"
 #include "paths/artifact_paths.h"
 #include "base/file_modes.h"
@@ -108,6 +109,37 @@ Status make_folder(const paths::ResolvedPath& resolved) {
   return set_mode(folder.string(), kPrivateFolderMode);
 }
 
+// Every weight (initializer) that now views one of `mappings` gets a FileConstant node naming
+// its file (OPT-external_weight-5): the graph says where the weight lives, and compiling folds the
+// node back into a constant that views the same mapping. The nodes go first, so the order stays
+// topological; the value keeps its constant, as a folded node's output does.
+void produce_by_file_constants(Graph& graph, const std::vector<std::shared_ptr<const MappedFile>>& mappings) {
+  std::map<const void*, const MappedFile*> by_data;
+  for (const auto& m : mappings) by_data[m->data()] = m.get();
+  std::vector<Node> nodes;
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    Value& value = graph.values[v];
+    if (value.producer >= 0 || !value.constant || !value.constant->defined()) continue;
+    auto it = by_data.find(value.constant->raw());
+    if (it == by_data.end()) continue;
+    const Tensor& t = *value.constant;
+    Node node;
+    node.name = value.name + "_FileConstant";
+    node.op_type = kFileConstantOp;
+    node.domain = kFileConstantDomain;
+    node.outputs = {static_cast<int>(v)};
+    node.attrs = file_constant_attributes(it->second->path(), 0, t.nbytes(), t.dtype(), t.shape());
+    nodes.push_back(std::move(node));
+  }
+  const int shift = static_cast<int>(nodes.size());
+  for (Value& value : graph.values)
+    if (value.producer >= 0) value.producer += shift;
+  for (int n = 0; n < shift; ++n)
+    graph.values[static_cast<size_t>(nodes[static_cast<size_t>(n)].outputs[0])].producer = n;
+  for (Node& node : graph.nodes) nodes.push_back(std::move(node));
+  graph.nodes = std::move(nodes);
+}
+
 }  // namespace
 
 const std::string& ExternalWeights::folder() const { return guard_->folder(); }
@@ -116,7 +148,8 @@ ExternalWeights::~ExternalWeights() {
   for (const auto& m : mappings_) unregister_file_backed(m->data());
 }
 
-Result<std::unique_ptr<ExternalWeights>> ExternalWeights::externalize(Graph& graph, const options::OptionSet& options) {
+Result<std::unique_ptr<ExternalWeights>> ExternalWeights::externalize(Graph& graph, const options::OptionSet& options,
+                                                                      bool as_file_constants) {
   if (!options.get_bool("external_weight")) return std::unique_ptr<ExternalWeights>();
   const std::vector<Tensor*> weights = weights_of(graph);
   paths::RunIds ids = paths::RunIds::current();
@@ -151,6 +184,7 @@ Result<std::unique_ptr<ExternalWeights>> ExternalWeights::externalize(Graph& gra
   }
   // All written and mapped: the graph now reads the files (the loader's heap copies go).
   for (size_t k = 0; k < weights.size(); ++k) *weights[k] = std::move(views[k]);
+  if (as_file_constants) produce_by_file_constants(graph, out->mappings_);
   // The copies were below glibc's mmap threshold once it has grown: freed into the heap, they
   // would stay resident. Give the free pages back to the system.
   ::malloc_trim(0);

@@ -202,7 +202,7 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
         impl->precompiled = precompiled;
         impl->prebuilt_kernels = std::move(prebuilt_kernels);
         if (options.config) {
-          auto weights = ExternalWeights::externalize(graph.value(), *options.config);
+          auto weights = ExternalWeights::externalize(graph.value(), *options.config, !precompiled);
           if (!weights.ok()) return weights.status();
           impl->external_weights = std::move(weights.value());
         }

@@ -23,7 +23,11 @@
 #include <sstream>
 #include <thread>
 
+#include "base/file_backed_memory.h"
+#include "compiler/pipeline.h"
+#include "frontend/onnx_loader.h"
 #include "runtime/demo_run_util.h"
+#include "session/external_weights.h"
 
 namespace openge::test {
 namespace {
@@ -173,6 +177,79 @@ TEST(ExternalWeight, OPT_external_weight_5_GraphDumpsNameTheWeightsAsFileConstan
   ASSERT_TRUE(m.ParseFromString(read_bytes(files.front())));
   EXPECT_GT(m.graph().initializer_size(), 0);
   for (const auto& n : m.graph().node()) EXPECT_NE(n.op_type(), "FileConstant");
+}
+
+// With external_weight every weight of the loaded graph is the output of a FileConstant node
+// naming its file (file_path, offset, length, dtype, shape); compiling folds the nodes away and
+// the compiled graph's weights are the mapped files' pages, not copies.
+TEST(ExternalWeight, OPT_external_weight_5_WeightsBecomeFileConstantNodesAndCompileToTheMappedFiles) {
+  TempDir d;
+  auto graph = load_onnx(kDemoModel);
+  ASSERT_TRUE(graph.ok()) << graph.status().message();
+  size_t initializers = 0;
+  for (const Value& v : graph->values) initializers += v.producer < 0 && v.constant ? 1 : 0;
+  ASSERT_GT(initializers, 0u);
+  const auto config = options_from({}, d.path(), {{"external_weight", "True"}});
+  auto weights = ExternalWeights::externalize(*graph, *config);
+  ASSERT_TRUE(weights.ok()) << weights.status().message();
+  size_t file_constants = 0;
+  for (size_t n = 0; n < graph->nodes.size(); ++n) {
+    const Node& node = graph->nodes[n];
+    if (node.op_type != "FileConstant") continue;
+    ++file_constants;
+    EXPECT_EQ(node.domain, "openge");
+    ASSERT_EQ(node.outputs.size(), 1u);
+    const Value& w = graph->values[static_cast<size_t>(node.outputs[0])];
+    EXPECT_EQ(w.producer, static_cast<int>(n));
+    const std::string file = node.attrs.get_string("file_path", "");
+    EXPECT_EQ(fs::path(file).parent_path(), fs::path((*weights)->folder())) << file;
+    EXPECT_EQ(read_bytes(file).substr(static_cast<size_t>(node.attrs.get_int("offset", -1))),
+              std::string(static_cast<const char*>(w.constant->raw()), w.constant->nbytes()));
+    EXPECT_EQ(node.attrs.get_int("length", -1), static_cast<int64_t>(w.constant->nbytes()));
+    EXPECT_EQ(node.attrs.get_ints("shape"), w.constant->shape());
+  }
+  EXPECT_EQ(file_constants, initializers) << "one FileConstant node per weight";
+  for (const Value& v : graph->values)
+    EXPECT_FALSE(v.producer < 0 && v.constant) << v.name << " is still an initializer";
+
+  std::vector<Shape> shapes;
+  for (int v : graph->inputs) {
+    Shape s = graph->values[static_cast<size_t>(v)].shape.value_or(Shape{});
+    for (auto& dim : s) dim = dim < 0 ? 1 : dim;
+    shapes.push_back(s);
+  }
+  CompileOptions co;
+  co.num_threads = 1;
+  co.config = config;
+  auto exe = compiler::compile(*graph, shapes, co);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  size_t file_backed = 0;
+  for (const Node& node : (*exe)->graph().nodes) EXPECT_NE(node.op_type, "FileConstant") << "folded at compile";
+  for (const Value& v : (*exe)->graph().values)
+    if (v.constant && v.constant->defined() && find_file_backed(v.constant->raw(), v.constant->nbytes())) ++file_backed;
+  EXPECT_GT(file_backed, 0u) << "the compiled graph's weights view the files (not copied)";
+}
+
+// FileConstant nodes exist only in graphs OpenGE builds: a model file that carries one (a graph
+// dump of a session with external_weight) is refused by the loader, since such a node could make
+// any file the user can read a weight of a hostile model.
+TEST(ExternalWeight, OPT_external_weight_5_AModelFileCannotCarryFileConstantNodes) {
+  TempDir d;
+  const std::string dumps = d.dir("dumps");
+  const options::EnvMap env = {{"DUMP_GE_GRAPH", "1"}, {"DUMP_GRAPH_LEVEL", "1"}, {"DUMP_GRAPH_PATH", dumps}};
+  auto session = open_demo(options_from(env, d.path(), {{"external_weight", "True"}}));
+  ASSERT_TRUE(session);
+  output_bytes(*session);
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dumps))
+    if (e.path().extension() == ".onnx") files.push_back(e.path());
+  ASSERT_FALSE(files.empty());
+  std::sort(files.begin(), files.end());
+  SessionOptions so;
+  so.num_threads = 1;
+  auto reloaded = Session::open(files.front().string(), so);
+  ASSERT_FALSE(reloaded.ok());
+  EXPECT_NE(reloaded.status().message().find("FileConstant"), std::string::npos) << reloaded.status().message();
 }
 
 TEST(ExternalWeight, ENV_28_WorkPathFolder) {

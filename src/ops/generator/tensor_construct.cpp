@@ -6,6 +6,7 @@
 
 #include "base/parallel.h"
 #include "ops/elementwise/elementwise_common.h"
+#include "ops/generator/file_constant.h"
 #include "ops/generated_size.h"
 #include "ops/shape/shape_util.h"
 
@@ -205,6 +206,7 @@ void register_construct_ops(std::vector<OpSchema>& table) {
   table.push_back(OpSchema{"Trilu", 1, 2, 1, 1, &trilu_infer, &trilu_kernel, false});
   table.push_back(OpSchema{"EyeLike", 1, 1, 1, 1, &eyelike_infer, &eyelike_kernel, false});
   table.push_back(OpSchema{"OneHot", 3, 3, 1, 1, &onehot_infer, &onehot_kernel, false});
+  register_file_constant_op(table);
 }
 
 }  // namespace openge
