@@ -12,7 +12,9 @@ gets for the golden folder (make_golden_ort.py). Checks that compare:
   - finds no deviating op in the float32 run against the same golden data;
   - reads the run's `openge dump convert` output as it reads the dump;
   - warns that a dump of two iterations was compared by its first;
-  - refuses a folder of .npy files none of which follows the golden names, with one message.
+  - refuses a folder of .npy files none of which follows the golden names, with one message;
+  - a run under precision_mode=force_fp32 says in one line that Cube ops take float16 inputs (as
+    CANN does), and a must_keep_origin_dtype run says nothing of the kind.
 
 Exit 77 (skipped) when onnxruntime-node is not installed at --node-path.
 
@@ -96,11 +98,13 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--node-path", required=True)
     args = parser.parse_args()
+    args.work, args.openge = os.path.abspath(args.work), os.path.abspath(args.openge)
     if not os.path.isdir(os.path.join(args.node_path, "onnxruntime-node")) or not shutil.which("node"):
         print("skipped: onnxruntime-node is not installed at " + args.node_path + " (or node is missing)")
         return 77
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
+    os.chdir(args.work)  # runs write fusion_result.json into their working folder
     model, x = os.path.join(args.work, "chain.onnx"), os.path.join(args.work, "x.npy")
     make_model(model)
     np.save(x, np.random.default_rng(3).uniform(-1, 1, (8, 64)).astype(np.float32))
@@ -158,6 +162,17 @@ def main():
     errors = [l for l in r.stderr.splitlines() if "error" in l]
     check(r.returncode == 1 and len(errors) == 1 and "does not follow the golden names" in r.stderr,
           "a folder of .npy files without golden names is refused with one message", r.stderr)
+
+    lines = {}
+    for mode in ["force_fp32", "must_keep_origin_dtype"]:
+        r = run([args.openge, "run", "--model", model, "--input", "x=" + x, "--threads", "1", "--option",
+                 "precision_mode=" + mode], expect_ok=False)
+        lines[mode] = [l for l in (r.stdout + r.stderr).splitlines() if "float16 inputs" in l]
+    check(len(lines["force_fp32"]) == 1 and "Cube ops" in lines["force_fp32"][0] and
+          "must_keep_origin_dtype" in lines["force_fp32"][0],
+          "force_fp32: one line says Cube ops take float16 inputs and names must_keep_origin_dtype",
+          "\n".join(lines["force_fp32"]))
+    check(not lines["must_keep_origin_dtype"], "must_keep_origin_dtype: no such line")
 
     if FAILURES:
         print("%d check(s) failed" % len(FAILURES))
