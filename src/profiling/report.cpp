@@ -248,15 +248,27 @@ std::string render_report_html(const ReportData& d, const std::vector<std::strin
        "</td></tr><tr><th>collection</th><td>" + html_escape(d.title) + "</td></tr><tr><th>options</th><td>";
   for (size_t i = 0; i < d.options.size(); ++i)
     h += std::string(i ? ", " : "") + html_escape(d.options[i].first + "=" + d.options[i].second);
-  const bool steady = d.step_times.size() > 1;
+  // The steady iterations' numbers: 2..N, or from the first recorded one where the runs before
+  // it were left out (bench's warm-up).
+  uint32_t first_steady = 0, last_steady = 0;
+  bool has_first = false;
+  for (const auto& [id, ns] : d.step_times) {
+    if (id == 1) has_first = true;
+    if (id != 1 && (!first_steady || id < first_steady)) first_steady = id;
+    if (id != 1) last_steady = std::max(last_steady, id);
+  }
+  const bool steady = first_steady != 0;
+  const std::string range = std::to_string(first_steady) + ".." + std::to_string(last_steady);
   h += "</td></tr><tr><th>median step time</th><td id=median-step>" + ms(steady_median_step_ns(d.step_times)) + " ms" +
-       (steady ? " (iterations 2.." + std::to_string(d.step_times.size()) + ")" : " (one iteration: no steady state)") +
+       (!steady     ? std::string(" (one iteration: no steady state)")
+        : has_first ? " (iterations " + range + ")"
+                    : " (iterations " + range + "; the runs before were not recorded)") +
        "</td></tr>";
   for (const auto& [id, ns] : d.step_times)
     if (id == 1) h += "<tr><th>iteration 1 (compile and warm-up)</th><td id=first-step>" + ms(ns) + " ms</td></tr>";
   h += "</table><p>" + std::to_string(d.step_times.size()) + " iterations, " + std::to_string(ranked.size()) +
        " operators, task time " + ms(all) + " ms in all, of which iteration 1 " + ms(first_all) + " ms.</p>";
-  h += "<h2>Top operators by median time per iteration" + std::string(steady ? " (iterations 2..N)" : "") +
+  h += "<h2>Top operators by median time per iteration" + (steady ? " (iterations " + range + ")" : std::string()) +
        "</h2><table id=top-ops><tr><th>#</th><th>op name</th><th>type</th><th>engine</th>"
        "<th>median us</th><th>min us</th><th>iteration 1 us</th><th>%</th></tr>";
   for (size_t i = 0; i < ranked.size() && i < 20; ++i) {
