@@ -56,7 +56,10 @@ int cmd_bench(int argc, char** argv) {
   // Each run writes into the previous run's outputs (Session::run into outputs): the steady
   // state of a serving loop, in which a run of a static-shape model allocates nothing.
   std::vector<Tensor> outputs;
+  // The profile holds the timed runs only: the warm-up (compile included) is counted, not recorded.
+  session->pause_profiling(*warmup > 0);
   for (int i = 0; i < *warmup + *runs; ++i) {
+    if (i == *warmup) session->pause_profiling(false);
     const auto start = std::chrono::steady_clock::now();
     Status ran = session->run(inputs.tensors, outputs);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

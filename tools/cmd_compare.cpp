@@ -1,5 +1,6 @@
 // openge compare A B [--threshold T] [--output FILE.csv] [--html FILE.html]: op-by-op comparison of
-// two Data Dumps, as a CSV and a self-contained HTML page with the per-op error plot.
+// two Data Dumps (or their .npy conversion, or a golden .npy folder), as a CSV and a self-contained
+// HTML page with the per-op error plot.
 #include <cstdio>
 #include <iostream>
 
@@ -29,7 +30,12 @@ int cmd_compare(int argc, char** argv) {
     std::cout << usage(synopsis,
                        "Compares two Data Dumps (dump_config.enable_dump, dump_mode output or all) op by op: cosine "
                        "similarity, max absolute and relative error of each output, and the first op whose relative "
-                       "error exceeds the threshold. With --output the HTML page (a plot of cosine similarity and max "
+                       "error exceeds the threshold, by the model's node name. A or B may also be the .npy folder "
+                       "`openge dump convert` writes, or a golden folder of .npy files from another framework (ONNX "
+                       "Runtime, PyTorch) named {op_name}.{output_index}[.{timestamp}].npy after the model's nodes "
+                       "('.', '/', '\\' and ' ' in names written '_'); golden data is compared with the dump's first "
+                       "iteration. Ops present on one side only are named. With --output the HTML page (a plot of "
+                       "cosine similarity and max "
                        "relative error per op in execution order, the first op over the threshold marked, and the "
                        "table) is written beside the CSV; --html names it, or asks for it when the CSV is printed.",
                        specs);
@@ -58,20 +64,14 @@ int cmd_compare(int argc, char** argv) {
     return 1;
   }
   if (!page->empty()) std::printf("HTML page: %s\n", page->c_str());
-  std::printf("%zu outputs compared (%d ops only in A, %d only in B)\n", result->rows.size(), result->only_in_a,
-              result->only_in_b);
+  std::printf("A: %s, B: %s; %zu outputs compared (%d ops only in A, %d only in B)\n", result->kind_a.c_str(),
+              result->kind_b.c_str(), result->rows.size(), result->only_in_a, result->only_in_b);
   for (const auto& [side, names] : {std::pair{"A", &result->ops_only_in_a}, std::pair{"B", &result->ops_only_in_b}})
     for (const std::string& name : *names) std::printf("only in %s: %s\n", side, name.c_str());
-  if (result->first_exceeding) {
-    const auto& row = result->rows[*result->first_exceeding];
-    std::printf(
-        "first op over the threshold %g: iteration %s, %s '%s' output %d: cosine %.9g, max abs error %.9g, "
-        "max rel error %.9g%s\n",
-        threshold, row.iteration.c_str(), row.op_type.c_str(), row.op_name.c_str(), row.output, row.cosine,
-        row.max_abs_error, row.max_rel_error, row.note.empty() ? "" : (" (" + row.note + ")").c_str());
-  } else {
+  if (result->first_exceeding)
+    std::printf("%s\n", dump::first_deviation_line(*result).c_str());
+  else
     std::printf("no op exceeds the threshold %g\n", threshold);
-  }
   return 0;
 }
 

@@ -82,6 +82,10 @@ class Session {
   // Writes all pending profiling data, the info files and report.html; later runs are not
   // recorded. The destructor does it too (ignoring errors).
   Status finish_profiling();
+  // While paused, runs are left out of the profile (a benchmark's warm-up); they still count as
+  // iterations, so the recorded ones keep their numbers and none passes for iteration 1. No-op
+  // when profiling is off.
+  void pause_profiling(bool paused);
   // msproftx (profiling_options "msproftx": "on"): user markers on this thread, shown on the
   // timeline; no-ops when profiling or msproftx is off. range_pop without a push is an error.
   void range_push(const std::string& message);

@@ -173,7 +173,9 @@ std::string plot(const CompareResult& r) {
 
 std::string table(const CompareResult& r) {
   std::string t =
-      "<table id=per-op><tr><th>#</th><th>iteration</th><th>op name</th><th>op type</th><th>task</th><th>output</th>"
+      "<table id=per-op><tr><th>#</th><th>iteration</th><th>op name</th><th>model node</th><th>op "
+      "type</th><th>task</th>"
+      "<th>output</th>"
       "<th>shape</th><th>cosine</th><th>max abs error</th><th>max rel error</th><th>over</th><th>note</th></tr>";
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const auto& row = r.rows[i];
@@ -183,9 +185,9 @@ std::string table(const CompareResult& r) {
           : row.exceeds ? " class=over"
                         : "") +
          "><td class=n>" + std::to_string(i + 1) + "</td><td class=n>" + html_escape(row.iteration) + "</td><td>" +
-         html_escape(row.op_name) + "</td><td>" + html_escape(row.op_type) + "</td><td class=n>" +
-         std::to_string(row.task_id) + "</td><td class=n>" + std::to_string(row.output) + "</td><td>" +
-         html_escape(row.shape) + "</td><td class=n>" + cos_num(row.cosine) + "</td><td class=n>" +
+         html_escape(row.op_name) + "</td><td>" + html_escape(row.model_node) + "</td><td>" + html_escape(row.op_type) +
+         "</td><td class=n>" + std::to_string(row.task_id) + "</td><td class=n>" + std::to_string(row.output) +
+         "</td><td>" + html_escape(row.shape) + "</td><td class=n>" + cos_num(row.cosine) + "</td><td class=n>" +
          num(row.max_abs_error) + "</td><td class=n>" + num(row.max_rel_error) + "</td><td>" +
          (first         ? "first"
           : row.exceeds ? "yes"
@@ -212,8 +214,10 @@ std::string comparison_html(const CompareResult& r) {
       "#verdict.bad{color:#b00000;font-weight:bold}#verdict.good{color:#1a7a1a;font-weight:bold}dt{float:left;width:"
       "90px;"
       "color:#555}dd{margin:0 0 4px 90px}</style></head><body><h1>OpenGE dump comparison</h1><dl><dt>A</dt><dd>" +
-      html_escape(r.dir_a) + "</dd><dt>B</dt><dd>" + html_escape(r.dir_b) +
-      "</dd><dt>threshold</dt><dd>max rel error &gt; " + num(r.threshold) +
+      html_escape(r.dir_a) + "</dd><dt>B</dt><dd>" + html_escape(r.dir_b) + "</dd>" +
+      (r.kind_a.empty() ? std::string()
+                        : "<dt>kinds</dt><dd>A: " + html_escape(r.kind_a) + ", B: " + html_escape(r.kind_b) + "</dd>") +
+      "<dt>threshold</dt><dd>max rel error &gt; " + num(r.threshold) +
       " (or not comparable) deviates</dd><dt>compared</dt><dd>" + std::to_string(r.rows.size()) + " outputs (" +
       std::to_string(r.only_in_a) + " ops only in A, " + std::to_string(r.only_in_b) + " only in B)</dd>";
   for (const auto& [side, names] : {std::pair{"A", &r.ops_only_in_a}, std::pair{"B", &r.ops_only_in_b}}) {
@@ -228,6 +232,7 @@ std::string comparison_html(const CompareResult& r) {
     h += "<p id=verdict class=bad>First op over the threshold: <a href=\"#r" + std::to_string(*r.first_exceeding) +
          "\">#" + std::to_string(*r.first_exceeding + 1) + "</a>, iteration " + html_escape(row.iteration) + ", " +
          html_escape(row.op_type) + " '" + html_escape(row.op_name) + "' output " + std::to_string(row.output) +
+         (row.model_node.empty() ? std::string() : " (model node '" + html_escape(row.model_node) + "')") +
          ": cosine " + cos_num(row.cosine) + ", max rel error " + num(row.max_rel_error) + ", max abs error " +
          num(row.max_abs_error) + (row.note.empty() ? "" : " (" + html_escape(row.note) + ")") + "</p>";
   } else {

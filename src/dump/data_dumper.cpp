@@ -10,6 +10,7 @@
 #include "base/file_modes.h"
 #include "dump/dump_log.h"
 #include "io/stale_temporaries.h"
+#include "ir/original_outputs.h"
 #include "dump/overflow_check.h"
 #include <nlohmann/json.hpp>
 #include "paths/data_dump_layout.h"
@@ -102,6 +103,11 @@ class IterationObserver : public RunObserver {
     job.record.op_name = op_name(index, cn.node);
     job.record.dump_time_us = t;
     job.file = paths::data_dump_file_name(cn.node.op_type, job.record.op_name, static_cast<uint32_t>(index), 0, t);
+    // A fused op's outputs are those of one of the model nodes merged into it: compare meets
+    // golden data by that node's name.
+    if (!cn.node.fused_from.empty())
+      for (const OriginalOutput& o : original_outputs(cn.node))
+        job.record.original_outputs.push_back({o.node, static_cast<uint32_t>(o.index)});
     return job;
   }
 

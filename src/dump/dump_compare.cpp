@@ -3,94 +3,24 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <iterator>
 #include <map>
 #include <set>
 
-#include "dump/dump_convert.h"
-#include "dump/dump_file.h"
+#include "dump/compare_sources.h"
 #include "ir/dispatch.h"
+#include "paths/data_dump_layout.h"
 
 namespace openge::dump {
-namespace fs = std::filesystem;
-
 namespace {
 
-struct DumpEntry {
-  std::string path, op_type, op_name, iteration;
-  int task_id = 0;
-};
-
-// The run a dump file belongs to: the timestamp folder (YYYYMMDDhhmmss, or YYYYMMDDhhmmss_<pid>
-// for a process that found the second's folder taken) each run of a dump path gets, when `dir`
-// is the dump path; "" when `dir` is inside one run.
-std::string run_folder_of(const fs::path& file, const std::string& dir) {
-  const fs::path rel = file.lexically_relative(dir);
-  if (rel.empty() || std::distance(rel.begin(), rel.end()) < 2) return "";
-  const std::string first = rel.begin()->string();
-  auto digits = [](std::string_view t) {
-    return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
-  const std::string_view stamp = std::string_view(first).substr(0, 14);
-  const bool is_run = first.size() >= 14 && digits(stamp) &&
-                      (first.size() == 14 || (first[14] == '_' && digits(std::string_view(first).substr(15))));
-  return is_run ? first : "";
+// "<op_type> '<op_name>' (iteration <i>)" for a dump's op, with the model node it stands for when
+// that differs (a fused op); "'<node>' output <k>" for golden data.
+std::string described(const SourceOutput& o) {
+  if (o.op_type.empty()) return "'" + o.model_node + "' output " + std::to_string(o.model_output);
+  std::string text = o.op_type + " '" + o.op_name + "'";
+  if (paths::data_dump_safe_name(o.model_node) != o.op_name) text += " (model node '" + o.model_node + "')";
+  return text + " (iteration " + o.iteration + ")";
 }
-
-using DumpIndex = std::map<std::pair<std::string, std::string>, DumpEntry>;
-
-// Dump files under `dir`, keyed by iteration folder and op name; of a dump path holding several
-// runs only the newest run's files, with `warning` naming the runs. `models` gets the folders of
-// the chosen files that hold iteration folders (one per process, session or model: <model_id>).
-Result<DumpIndex> index_dumps(const char* which, const std::string& dir, std::string& warning,
-                              std::set<std::string>& models) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return invalid_argument(dir + " is not a folder (give a Data Dump folder)");
-  std::map<std::string, std::vector<DumpEntry>> by_run;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (!it->is_regular_file() || !looks_like_dump_file(name)) continue;
-    const auto f = dump_name_fields(name);
-    DumpEntry e{it->path().string(), f[0], f[1], it->path().parent_path().filename().string(), std::stoi(f[2])};
-    by_run[run_folder_of(it->path(), dir)].push_back(std::move(e));
-  }
-  if (ec) return io_error("cannot list " + dir + ": " + ec.message());
-  std::map<std::pair<std::string, std::string>, DumpEntry> out;
-  if (by_run.empty())
-    return invalid_argument("no dump files under " + dir +
-                            " (dump with dump_config.enable_dump=True, dump_data=tensor)");
-  if (by_run.size() > 1) {
-    std::string runs;
-    for (const auto& [run, entries] : by_run)
-      runs += " " + (run.empty() ? std::string("(files outside a run folder)") : run);
-    warning = std::string(which) + " (" + dir + ") holds the dumps of " + std::to_string(by_run.size()) + " runs (" +
-              runs.substr(1) + "); compared the newest, " + by_run.rbegin()->first +
-              " (give that run's folder to choose another)";
-  }
-  for (auto& e : by_run.rbegin()->second) {
-    models.insert(fs::path(e.path).parent_path().parent_path().string());
-    out[{e.iteration, e.op_name}] = std::move(e);
-  }
-  return out;
-}
-
-// "A (DIR) holds the dumps of 3 runs: ..." with at most two folders named, so the line stays short.
-std::string several_models_warning(const char* which, const std::string& dir, const std::set<std::string>& models) {
-  if (models.size() < 2) return "";
-  return std::string(which) + " (" + dir + ") holds the dumps of " + std::to_string(models.size()) +
-         " runs (processes, sessions or models), e.g. " + *models.begin() + " and " + *std::next(models.begin()) +
-         "; ops are matched across them, so the first deviating op may be wrong: give one run's folder";
-}
-
-// Iterations in numeric order, then execution (task) order.
-bool in_execution_order(const DumpEntry* x, const DumpEntry* y) {
-  if (x->iteration.size() != y->iteration.size()) return x->iteration.size() < y->iteration.size();
-  return x->iteration != y->iteration ? x->iteration < y->iteration : x->task_id < y->task_id;
-}
-
-std::string described(const DumpEntry& e) { return e.op_type + " '" + e.op_name + "' (iteration " + e.iteration + ")"; }
 
 std::vector<double> as_doubles(const Tensor& t) {
   std::vector<double> v(static_cast<size_t>(t.numel()));
@@ -156,70 +86,108 @@ std::string number(double v) {
 }  // namespace
 
 Result<CompareResult> compare_dumps(const std::string& dir_a, const std::string& dir_b, double threshold) {
-  std::string warning_a, warning_b;
-  std::set<std::string> models_a, models_b;
-  auto a = index_dumps("A", dir_a, warning_a, models_a);
+  auto a = read_compare_source("A", dir_a);
   if (!a.ok()) return a.status();
-  auto b = index_dumps("B", dir_b, warning_b, models_b);
+  auto b = read_compare_source("B", dir_b);
   if (!b.ok()) return b.status();
-  std::vector<const DumpEntry*> order;
-  for (const auto& [key, entry] : *a) order.push_back(&entry);
-  std::sort(order.begin(), order.end(), in_execution_order);
+  // Golden data has no iterations or task ids: outputs meet by model node and output index, and a
+  // dump's first iteration stands for the inference the golden data came from.
+  const bool by_model_node = a->kind == SourceKind::kGolden || b->kind == SourceKind::kGolden;
+  if (by_model_node) {
+    keep_first_iteration("A", dir_a, *a);
+    keep_first_iteration("B", dir_b, *b);
+  }
+  auto key_of = [&](const SourceOutput& o) {
+    return by_model_node ? paths::data_dump_safe_name(o.model_node) + "\n" + std::to_string(o.model_output)
+                         : o.iteration + "\n" + o.op_name + "\n" + std::to_string(o.slot);
+  };
   CompareResult result;
   result.dir_a = dir_a;
   result.dir_b = dir_b;
+  result.kind_a = source_kind_name(a->kind);
+  result.kind_b = source_kind_name(b->kind);
   result.threshold = threshold;
-  std::vector<std::string> warnings;
-  for (const std::string& w : {warning_a, warning_b, several_models_warning("A", dir_a, models_a),
-                               several_models_warning("B", dir_b, models_b)})
-    if (!w.empty()) warnings.push_back(w);
-  for (const std::string& w : warnings) result.warning += (result.warning.empty() ? "" : "; ") + w;
-  std::vector<const DumpEntry*> b_alone;
-  for (const auto& [key, entry] : *b)
-    if (!a->count(key)) b_alone.push_back(&entry);
-  std::sort(b_alone.begin(), b_alone.end(), in_execution_order);
-  for (const DumpEntry* e : b_alone) result.ops_only_in_b.push_back(described(*e));
-  result.only_in_b = static_cast<int>(b_alone.size());
-  for (const DumpEntry* e : order) {
-    auto partner = b->find({e->iteration, e->op_name});
-    if (partner == b->end()) {
-      ++result.only_in_a;
-      result.ops_only_in_a.push_back(described(*e));
+  for (const std::string& w : {a->warning, b->warning})
+    if (!w.empty()) result.warning += (result.warning.empty() ? "" : "; ") + w;
+  // Rows follow a dump's execution order (A's unless A is golden data).
+  const bool a_leads = a->kind != SourceKind::kGolden || b->kind == SourceKind::kGolden;
+  const CompareSource& lead = a_leads ? *a : *b;
+  const CompareSource& other = a_leads ? *b : *a;
+  std::map<std::string, size_t> other_index;
+  for (size_t i = 0; i < other.outputs.size(); ++i) other_index.emplace(key_of(other.outputs[i]), i);
+  std::set<std::string> lead_keys;
+  std::vector<std::string>& lead_alone = a_leads ? result.ops_only_in_a : result.ops_only_in_b;
+  std::vector<std::string>& other_alone = a_leads ? result.ops_only_in_b : result.ops_only_in_a;
+  auto note_alone = [](std::vector<std::string>& list, const std::string& what) {
+    if (std::find(list.begin(), list.end(), what) == list.end()) list.push_back(what);
+  };
+  OutputReader lead_reader, other_reader;
+  for (const SourceOutput& o : lead.outputs) {
+    lead_keys.insert(key_of(o));
+    auto partner = other_index.find(key_of(o));
+    if (partner == other_index.end()) {
+      note_alone(lead_alone, described(o));
       continue;
     }
-    auto ra = read_dump_file(e->path);
-    if (!ra.ok()) return ra.status();
-    auto rb = read_dump_file(partner->second.path);
-    if (!rb.ok()) return rb.status();
-    for (size_t o = 0; o < ra->outputs.size() && o < rb->outputs.size(); ++o) {
-      if (!ra->outputs[o].defined() || !rb->outputs[o].defined()) continue;
-      OpComparison row;
-      row.iteration = e->iteration;
-      row.op_name = e->op_name;
-      row.op_type = e->op_type;
-      row.task_id = e->task_id;
-      row.output = static_cast<int>(o);
-      compare_tensors(ra->outputs[o], rb->outputs[o], row);
-      row.exceeds = row.exceeds || !(row.max_rel_error <= threshold);
-      if (row.exceeds && !result.first_exceeding) result.first_exceeding = result.rows.size();
-      result.rows.push_back(std::move(row));
-    }
+    const SourceOutput& p = other.outputs[partner->second];
+    auto lead_tensor = lead_reader.read(o);
+    if (!lead_tensor.ok()) return lead_tensor.status();
+    auto other_tensor = other_reader.read(p);
+    if (!other_tensor.ok()) return other_tensor.status();
+    if (!lead_tensor->defined() || !other_tensor->defined()) continue;
+    OpComparison row;
+    row.iteration = o.iteration.empty() ? p.iteration : o.iteration;
+    row.op_name = o.op_name;
+    row.op_type = o.op_type;
+    row.model_node = o.model_node;
+    row.task_id = o.task_id;
+    row.output = o.slot;
+    compare_tensors(a_leads ? *lead_tensor : *other_tensor, a_leads ? *other_tensor : *lead_tensor, row);
+    row.exceeds = row.exceeds || !(row.max_rel_error <= threshold);
+    if (row.exceeds && !result.first_exceeding) result.first_exceeding = result.rows.size();
+    result.rows.push_back(std::move(row));
   }
+  for (const SourceOutput& o : other.outputs)
+    if (!lead_keys.count(key_of(o))) note_alone(other_alone, described(o));
+  result.only_in_a = static_cast<int>(result.ops_only_in_a.size());
+  result.only_in_b = static_cast<int>(result.ops_only_in_b.size());
   if (result.rows.empty())
-    return invalid_argument("no op of " + dir_a + " has outputs dumped under " + dir_b +
-                            " with the same iteration and op name (dump_mode output or all in both)");
+    return invalid_argument("no output of " + dir_a + " has a partner under " + dir_b +
+                            (by_model_node ? std::string(" with the same model node name and output index (golden "
+                                                         "files are named {op_name}.{output_index}.npy)")
+                                           : std::string(" with the same iteration and op name (dump_mode output or "
+                                                         "all in both)")));
   return result;
 }
 
 std::string comparison_csv(const CompareResult& r) {
   std::string out =
-      "Iteration,Op Name,Op Type,Task ID,Output,Shape,Cosine Similarity,Max Abs Error,Max Rel Error,Exceeds,Note\n";
+      "Iteration,Op Name,Op Type,Task ID,Output,Shape,Cosine Similarity,Max Abs Error,Max Rel Error,Exceeds,Note,"
+      "Model Node\n";
   for (const auto& row : r.rows)
     out += row.iteration + "," + cell(row.op_name) + "," + cell(row.op_type) + "," + std::to_string(row.task_id) + "," +
            std::to_string(row.output) + "," + cell(row.shape) + "," + number(row.cosine) + "," +
            number(row.max_abs_error) + "," + number(row.max_rel_error) + "," + (row.exceeds ? "yes" : "no") + "," +
-           row.note + "\n";
+           row.note + "," + cell(row.model_node) + "\n";
   return out;
+}
+
+std::string first_deviation_line(const CompareResult& r) {
+  if (!r.first_exceeding) return "";
+  const size_t i = *r.first_exceeding;
+  const OpComparison& row = r.rows[i];
+  std::string line = "first op over the threshold " + number(r.threshold) + ": model node '" + row.model_node + "'";
+  if (paths::data_dump_safe_name(row.model_node) != row.op_name) line += " (op '" + row.op_name + "')";
+  line += " " + row.op_type + (row.op_type.empty() ? "" : " ") + "output " + std::to_string(row.output) +
+          (row.iteration.empty() ? "" : ", iteration " + row.iteration) + ": max rel error " +
+          number(row.max_rel_error) + ", cosine " + number(row.cosine) + ", max abs error " + number(row.max_abs_error);
+  if (i > 0)
+    line += "; the output before it ('" + r.rows[i - 1].model_node + "') had max rel error " +
+            number(r.rows[i - 1].max_rel_error);
+  else
+    line += "; it is the first output compared";
+  if (!row.note.empty()) line += " (" + row.note + ")";
+  return line;
 }
 
 }  // namespace openge::dump

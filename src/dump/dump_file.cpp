@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -99,8 +100,10 @@ Status write_dump_file(const std::string& path, const DumpRecord& record) {
   for (size_t o = 0; o < record.outputs.size(); ++o) {
     pb::OpOutput* out = data.add_output();
     describe(record.outputs[o], out);
-    out->mutable_original_op()->set_name(record.op_name);
-    out->mutable_original_op()->set_output_index(static_cast<uint32_t>(o));
+    const bool known = o < record.original_outputs.size() && !record.original_outputs[o].name.empty();
+    out->mutable_original_op()->set_name(known ? record.original_outputs[o].name : record.op_name);
+    out->mutable_original_op()->set_output_index(known ? record.original_outputs[o].output_index
+                                                       : static_cast<uint32_t>(o));
     out->mutable_original_op()->set_data_type(out->data_type());
     out->mutable_original_op()->set_format(out->format());
   }
@@ -119,9 +122,10 @@ Status write_dump_file(const std::string& path, const DumpRecord& record) {
   return write_file_atomically(path, pieces, kPrivateFileMode);
 }
 
-Result<DumpRecord> read_dump_bytes(const void* bytes, size_t size, const std::string& name) {
-  const auto* begin = static_cast<const uint8_t*>(bytes);
-  const uint8_t* end = begin + size;
+namespace {
+
+// The 8-byte header length of a file of `size` bytes starting with `begin`, checked against it.
+Result<uint64_t> header_length(const uint8_t* begin, uint64_t size, const std::string& name) {
   if (size < 8) return invalid_argument(name + ": not a dump file: shorter than its 8-byte header length");
   uint64_t header_len = 0;
   for (int i = 0; i < 8; ++i) header_len |= static_cast<uint64_t>(begin[i]) << (8 * i);
@@ -130,13 +134,30 @@ Result<DumpRecord> read_dump_bytes(const void* bytes, size_t size, const std::st
                             " exceeds the file (" + std::to_string(size) + " bytes)");
   if (header_len > static_cast<uint64_t>(INT32_MAX))
     return invalid_argument(name + ": not a dump file: header length " + std::to_string(header_len) + " is too large");
-  pb::DumpData data;
-  if (!data.ParseFromArray(begin + 8, static_cast<int>(header_len)))
-    return invalid_argument(name + ": not a dump file: its header is not a DumpData protobuf");
+  return header_len;
+}
+
+DumpRecord record_of_header(const pb::DumpData& data) {
   DumpRecord record;
   record.op_name = data.op_name();
   record.dump_time_us = data.dump_time();
-  const uint8_t* cursor = begin + 8 + header_len;
+  for (const pb::OpOutput& out : data.output())
+    record.original_outputs.push_back({out.original_op().name(), out.original_op().output_index()});
+  return record;
+}
+
+}  // namespace
+
+Result<DumpRecord> read_dump_bytes(const void* bytes, size_t size, const std::string& name) {
+  const auto* begin = static_cast<const uint8_t*>(bytes);
+  const uint8_t* end = begin + size;
+  auto header_len = header_length(begin, size, name);
+  if (!header_len.ok()) return header_len.status();
+  pb::DumpData data;
+  if (!data.ParseFromArray(begin + 8, static_cast<int>(*header_len)))
+    return invalid_argument(name + ": not a dump file: its header is not a DumpData protobuf");
+  DumpRecord record = record_of_header(data);
+  const uint8_t* cursor = begin + 8 + *header_len;
   for (int i = 0; i < data.input_size(); ++i) {
     auto t = tensor_from(data.input(i), "input", i, name, cursor, end);
     if (!t.ok()) return t.status();
@@ -171,6 +192,25 @@ Result<DumpRecord> read_dump_file(const std::string& path) {
   std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) return io_error("cannot read dump file " + path);
   return read_dump_bytes(contents.data(), contents.size(), path);
+}
+
+Result<DumpRecord> read_dump_header(const std::string& path) {
+  OPENGE_RETURN_IF_ERROR(require_regular_file(path, "dump file"));
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return io_error("cannot open dump file " + path);
+  const auto size = static_cast<uint64_t>(in.tellg());
+  in.seekg(0);
+  uint8_t length[8] = {};
+  in.read(reinterpret_cast<char*>(length), std::min<uint64_t>(size, 8));
+  auto header_len = header_length(length, size, path);
+  if (!header_len.ok()) return header_len.status();
+  std::string header(static_cast<size_t>(*header_len), '\0');
+  if (!in.read(header.data(), static_cast<std::streamsize>(header.size())))
+    return io_error("cannot read dump file " + path);
+  pb::DumpData data;
+  if (!data.ParseFromString(header))
+    return invalid_argument(path + ": not a dump file: its header is not a DumpData protobuf");
+  return record_of_header(data);
 }
 
 Status make_dump_directories(const std::string& dir) {

@@ -206,6 +206,11 @@ class Reader {
       node.aicpu_only = ap.i() != 0;
     } else if (ap.name() == "_impl_mode" && ap.type() == onnx::AttributeProto::STRING) {
       node.impl_mode = ap.s();
+    } else if (ap.name() == "_original_outputs" && ap.type() == onnx::AttributeProto::STRINGS) {
+      Attribute a;  // ir/original_outputs.h
+      a.kind = Attribute::Kind::kStrings;
+      a.strings.assign(ap.strings().begin(), ap.strings().end());
+      node.attrs.set(ap.name(), std::move(a));
     } else {
       return invalid_model(what + " is not one this format knows");
     }

@@ -55,6 +55,7 @@ class OptionSetBuilder {
     apply_defaults();
     apply_forced_values();
     warn_deprecated();
+    note_cube_fp16_inputs();
     if (in_.check_rules) check_option_rules(set_, report_.errors, report_.warnings);
     if (in_.check_files) check_option_files(set_, report_.errors, report_.warnings);
 
@@ -103,6 +104,16 @@ class OptionSetBuilder {
     auto& exc = set_.values_["enable_exception_dump"];
     if (set_.has_value("NPU_COLLECT_PATH") && exc.source == Source::kDefault)
       exc = OptionValue{"1", Source::kEnv, "NPU_COLLECT_PATH"};
+  }
+
+  // force_fp32 reads as "float32 everywhere", but CANN (and the precision pass) runs Cube ops on
+  // float16 inputs under it: a user comparing precision must know which baseline they have.
+  void note_cube_fp16_inputs() {
+    if (!set_.user_set("precision_mode") || set_.get("precision_mode") != "force_fp32") return;
+    if (set_.user_set("precision_mode_v2") && set_.has_value("precision_mode_v2")) return;
+    report_.warnings.push_back(
+        "precision_mode=force_fp32 runs Cube ops (Conv, MatMul, Gemm) on float16 inputs with float32 outputs, as CANN "
+        "does; must_keep_origin_dtype keeps them in float32");
   }
 
   void warn_deprecated() {

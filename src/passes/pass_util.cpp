@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ir/attribute_values.h"
+#include "ir/original_outputs.h"
 
 namespace openge::passes {
 
@@ -236,6 +237,7 @@ void absorb_node(Graph& g, int into, int absorbed, std::vector<bool>& dead) {
     n.fused_from.push_back(a.name);
   else
     n.fused_from.insert(n.fused_from.end(), a.fused_from.begin(), a.fused_from.end());
+  inherit_original_outputs(n, a);
   dead[static_cast<size_t>(absorbed)] = true;
 }
 

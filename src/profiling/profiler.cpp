@@ -116,6 +116,13 @@ const std::string& Profiler::counters_status() const {
   return counters_ ? counters_->status() : none;
 }
 
+void Profiler::skip_iteration(const Executable* model) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto [entry, inserted] = model_ids_.emplace(model, static_cast<uint32_t>(model_ids_.size() + 1));
+  if (inserted && model) fusion_op_per_model_[entry->second] = fusion_op_csv(*model, entry->second, config_.device_id);
+  ++iterations_per_model_[entry->second];
+}
+
 std::unique_ptr<Profiler::Iteration> Profiler::begin_iteration(const Executable* model, size_t expected_tasks) {
   auto it = std::make_unique<Iteration>();
   it->model_ = model;

@@ -68,6 +68,9 @@ class Profiler {
   // The profiled model's name, for info.json and the report's header.
   void set_model_name(std::string name);
   std::unique_ptr<Iteration> begin_iteration(const Executable* model, size_t expected_tasks = 0);
+  // A run left out of the profile (Session::pause_profiling): counted, so that the recorded
+  // iterations keep their numbers.
+  void skip_iteration(const Executable* model);
   // Closes the iteration; its files are written with the next batch.
   Status end_iteration(std::unique_ptr<Iteration> iteration, bool ok = true);
 

@@ -150,6 +150,78 @@ int64_t steady_median_step_ns(const std::vector<std::pair<uint32_t, int64_t>>& s
   return median_of(steady.empty() ? all : steady);
 }
 
+// Timeline colours: the op types with the most time on the timeline get one each (distinct
+// hues, readable with white text), the rest share grey as "other".
+constexpr const char* kTypeColours[] = {"#4a7fd6", "#e08a3c", "#3aa35b", "#c94f4f", "#8a63c9",
+                                        "#2a9fa8", "#b5892a", "#d15ca6", "#6b7a8f", "#7fa33a"};
+constexpr const char* kOtherColour = "#b0b0b0";
+
+// One iteration's tasks: one lane per engine, each bar coloured by its op type and labelled with
+// its op name where it is wide enough, a time axis, and the legend of the colours.
+static std::string timeline_svg(const ReportData& d) {
+  double end = 1;
+  std::map<std::string, double> type_time;
+  for (const auto& t : d.timeline) end = std::max(end, t.start_us + t.dur_us), type_time[t.type] += t.dur_us;
+  std::vector<std::pair<std::string, double>> types(type_time.begin(), type_time.end());
+  std::stable_sort(types.begin(), types.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  const size_t coloured = std::size(kTypeColours);
+  std::map<std::string, const char*> colour;
+  for (size_t i = 0; i < types.size(); ++i) colour[types[i].first] = i < coloured ? kTypeColours[i] : kOtherColour;
+  const int left = 70, width = 1000, lane = 22, axis_y = 10 + 2 * lane + 6, legend_y = axis_y + 40;
+  const size_t per_row = 5, legend_entries = std::min(types.size(), coloured + 1);
+  const int rows = static_cast<int>((legend_entries + per_row - 1) / per_row);
+  std::string h = "<h2>Timeline: " + html_escape(d.timeline_label) + "</h2><svg id=timeline width=\"" +
+                  std::to_string(left + width + 40) + "\" height=\"" + std::to_string(legend_y + rows * 18 + 8) +
+                  "\" font-size=\"11\">";
+  char buf[512];
+  for (const auto& [name, y] : {std::pair{"AI_CORE", 10}, std::pair{"AI_CPU", 10 + lane}}) {
+    std::snprintf(buf, sizeof buf, "<text x=\"6\" y=\"%d\">%s</text>", y + lane / 2 + 4, name);
+    h += buf;
+  }
+  for (const auto& t : d.timeline) {
+    const int y = t.engine == "AI_CORE" ? 10 : 10 + lane;
+    const double x = left + t.start_us / end * width, w = std::max(0.5, t.dur_us / end * width);
+    std::snprintf(buf, sizeof buf, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>", x, y,
+                  w, lane - 4, colour[t.type]);
+    char dur[32];
+    std::snprintf(dur, sizeof dur, "%.1f", t.dur_us);
+    h += "<g class=task data-type=\"" + html_escape(t.type) + "\">" + buf +
+         html_escape(t.name + " (" + t.type + ", " + t.engine + ", " + dur + " us)") + "</title></rect>";
+    // A label only where about six characters fit; the tooltip has every name.
+    const size_t fits = static_cast<size_t>((w - 4) / 6.2);
+    if (fits >= 6) {
+      const std::string label = t.name.size() <= fits ? t.name : t.name.substr(0, fits - 1) + "~";
+      std::snprintf(buf, sizeof buf, "<text class=label x=\"%.2f\" y=\"%d\" fill=\"#fff\">", x + 2, y + lane - 9);
+      h += buf + html_escape(label) + "</text>";
+    }
+    h += "</g>";
+  }
+  std::snprintf(buf, sizeof buf, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>", left, axis_y,
+                left + width, axis_y);
+  h += buf;
+  for (int k = 0; k <= 5; ++k) {
+    const double x = left + width * k / 5.0;
+    std::snprintf(buf, sizeof buf,
+                  "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\"/>"
+                  "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.1f us</text>",
+                  x, axis_y, x, axis_y + 5, x, axis_y + 18, end * k / 5.0);
+    h += buf;
+  }
+  h += "<g id=legend>";
+  for (size_t i = 0; i < legend_entries; ++i) {
+    const bool other = i == coloured;
+    const std::string name =
+        other ? "other (" + std::to_string(types.size() - coloured) + " op types)" : types[i].first;
+    const int x = left + static_cast<int>(i % per_row) * 200, y = legend_y + static_cast<int>(i / per_row) * 18;
+    std::snprintf(buf, sizeof buf,
+                  "<g class=legend-entry><rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                  "<text x=\"%d\" y=\"%d\">",
+                  x, y, other ? kOtherColour : kTypeColours[i], x + 16, y + 10);
+    h += buf + html_escape(name) + "</text></g>";
+  }
+  return h + "</g></svg>";
+}
+
 std::string render_report_html(const ReportData& d, const std::vector<std::string>& files) {
   const auto ranked = ops_by_steady_median(d.ops);
   std::map<std::string, int64_t> by_type, by_engine;
@@ -176,15 +248,27 @@ std::string render_report_html(const ReportData& d, const std::vector<std::strin
        "</td></tr><tr><th>collection</th><td>" + html_escape(d.title) + "</td></tr><tr><th>options</th><td>";
   for (size_t i = 0; i < d.options.size(); ++i)
     h += std::string(i ? ", " : "") + html_escape(d.options[i].first + "=" + d.options[i].second);
-  const bool steady = d.step_times.size() > 1;
+  // The steady iterations' numbers: 2..N, or from the first recorded one where the runs before
+  // it were left out (bench's warm-up).
+  uint32_t first_steady = 0, last_steady = 0;
+  bool has_first = false;
+  for (const auto& [id, ns] : d.step_times) {
+    if (id == 1) has_first = true;
+    if (id != 1 && (!first_steady || id < first_steady)) first_steady = id;
+    if (id != 1) last_steady = std::max(last_steady, id);
+  }
+  const bool steady = first_steady != 0;
+  const std::string range = std::to_string(first_steady) + ".." + std::to_string(last_steady);
   h += "</td></tr><tr><th>median step time</th><td id=median-step>" + ms(steady_median_step_ns(d.step_times)) + " ms" +
-       (steady ? " (iterations 2.." + std::to_string(d.step_times.size()) + ")" : " (one iteration: no steady state)") +
+       (!steady     ? std::string(" (one iteration: no steady state)")
+        : has_first ? " (iterations " + range + ")"
+                    : " (iterations " + range + "; the runs before were not recorded)") +
        "</td></tr>";
   for (const auto& [id, ns] : d.step_times)
     if (id == 1) h += "<tr><th>iteration 1 (compile and warm-up)</th><td id=first-step>" + ms(ns) + " ms</td></tr>";
   h += "</table><p>" + std::to_string(d.step_times.size()) + " iterations, " + std::to_string(ranked.size()) +
        " operators, task time " + ms(all) + " ms in all, of which iteration 1 " + ms(first_all) + " ms.</p>";
-  h += "<h2>Top operators by median time per iteration" + std::string(steady ? " (iterations 2..N)" : "") +
+  h += "<h2>Top operators by median time per iteration" + (steady ? " (iterations " + range + ")" : std::string()) +
        "</h2><table id=top-ops><tr><th>#</th><th>op name</th><th>type</th><th>engine</th>"
        "<th>median us</th><th>min us</th><th>iteration 1 us</th><th>%</th></tr>";
   for (size_t i = 0; i < ranked.size() && i < 20; ++i) {
@@ -200,39 +284,7 @@ std::string render_report_html(const ReportData& d, const std::vector<std::strin
   std::vector<std::pair<std::string, int64_t>> steps;
   for (const auto& [id, ns] : d.step_times) steps.push_back({"iteration " + std::to_string(id), ns});
   h += bar_table(steps, "iteration");
-  if (!d.timeline.empty()) {
-    double end = 1;
-    for (const auto& t : d.timeline) end = std::max(end, t.start_us + t.dur_us);
-    // Two lanes (one per engine) with their names on the left and a time axis below.
-    const int left = 70, width = 1000, lane = 22, axis_y = 10 + 2 * lane + 6;
-    h += "<h2>Timeline: " + html_escape(d.timeline_label) + "</h2><svg id=timeline width=\"" +
-         std::to_string(left + width + 40) + "\" height=\"" + std::to_string(axis_y + 40) + "\" font-size=\"11\">";
-    char buf[512];
-    for (const auto& [name, y] : {std::pair{"AI_CORE", 10}, std::pair{"AI_CPU", 10 + lane}}) {
-      std::snprintf(buf, sizeof buf, "<text x=\"6\" y=\"%d\">%s</text>", y + lane / 2 + 4, name);
-      h += buf;
-    }
-    for (const auto& t : d.timeline) {
-      const int y = t.engine == "AI_CORE" ? 10 : 10 + lane;
-      std::snprintf(buf, sizeof buf, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>",
-                    left + t.start_us / end * width, y, std::max(0.5, t.dur_us / end * width), lane - 4,
-                    t.engine == "AI_CORE" ? "#4a7fd6" : "#e08a3c");
-      h += buf + html_escape(t.name + " (" + t.type + ", " + t.engine + ")") + "</title></rect>";
-    }
-    std::snprintf(buf, sizeof buf, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>", left, axis_y,
-                  left + width, axis_y);
-    h += buf;
-    for (int k = 0; k <= 5; ++k) {
-      const double x = left + width * k / 5.0;
-      std::snprintf(buf, sizeof buf,
-                    "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\"/>"
-                    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.1f us</text>",
-                    x, axis_y, x, axis_y + 5, x, axis_y + 18, end * k / 5.0);
-      h += buf;
-    }
-    std::snprintf(buf, sizeof buf, "<text x=\"%d\" y=\"%d\">hover a bar for its operator</text>", left, axis_y + 34);
-    h += std::string(buf) + "</svg>";
-  }
+  if (!d.timeline.empty()) h += timeline_svg(d);
   if (!files.empty()) {
     h += "<h2>Files</h2><ul>";
     for (const auto& f : files) {

@@ -1,5 +1,7 @@
 #include "openge/session.h"
 
+#include <atomic>
+
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -51,6 +53,7 @@ struct Session::Impl {
   // Declared after `compiled` so that it is destroyed first: its records point into the
   // compiled graphs, and its destructor writes them.
   std::unique_ptr<profiling::Profiler> profiler;
+  std::atomic<bool> profiling_paused{false};
   // Data Dump / overflow detection (dump_config.*); null while both are off.
   std::unique_ptr<dump::DataDumper> dumper;
   // The exception dump (enable_exception_dump) every compiled graph tells of a failing node; null
@@ -265,7 +268,9 @@ Status Session::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
   ScopedMaxTensorBytes scoped_limit(impl_->max_tensor_bytes);
   return logged(guard_exceptions(
       [&]() -> Status {
-        profiling::Profiler* profiler = impl_->profiler.get();
+        profiling::Profiler* const session_profiler = impl_->profiler.get();
+        const bool paused = impl_->profiling_paused.load();
+        profiling::Profiler* profiler = paused ? nullptr : session_profiler;
         const int64_t run_start = profiler ? profiling::steady_now_ns() : 0;
         // Shapes compiled already: found without building a key (a run of them allocates nothing).
         std::shared_ptr<Executable> exe = impl_->compiled->find_compiled(inputs);
@@ -312,6 +317,7 @@ Status Session::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
           impl_->profiled.insert(exe);
         }
         Status ran = run_observed(*exe, inputs, outputs, profiler, impl_->dumper.get(), &stats, "ModelExecute");
+        if (session_profiler && paused) session_profiler->skip_iteration(exe.get());
         if (info && ran.ok()) {
           info->arena_bytes = stats.arena_bytes;
           info->peak_dynamic_bytes = stats.peak_dynamic_bytes;
@@ -329,6 +335,8 @@ std::string Session::profiling_dir() const { return impl_->profiler ? impl_->pro
 std::string Session::dump_dir() const { return impl_->dumper ? impl_->dumper->session_dir() : ""; }
 
 Status Session::flush_dump() { return impl_->dumper ? impl_->dumper->flush() : Status::Ok(); }
+
+void Session::pause_profiling(bool paused) { impl_->profiling_paused = paused; }
 
 Status Session::finish_profiling() { return impl_->profiler ? impl_->profiler->finish() : Status::Ok(); }
 

@@ -8,19 +8,67 @@
 #include "openge/dump_compare.h"
 #include "dump/dump_file.h"
 #include "dump/dump_test_util.h"
+#include "openge/tensor_files.h"
 
 namespace openge::dump::testing {
 namespace {
 
+Tensor floats(const std::vector<float>& values) {
+  Tensor t(DType::kFloat32, {static_cast<int64_t>(values.size())});
+  std::memcpy(t.raw(), values.data(), values.size() * sizeof(float));
+  return t;
+}
+
 void write_op(const std::string& dir, const std::string& type, const std::string& name, int task,
-              std::vector<float> values) {
+              std::vector<float> values, const std::string& model_node = "", const std::string& iteration = "0") {
   DumpRecord r;
   r.op_name = name;
+  if (!model_node.empty()) r.original_outputs.push_back({model_node, 0});
   Tensor t(DType::kFloat32, {static_cast<int64_t>(values.size())});
   std::memcpy(t.raw(), values.data(), values.size() * sizeof(float));
   r.outputs.push_back(t);
-  fs::create_directories(dir + "/0");
-  ASSERT_TRUE(write_dump_file(dir + "/0/" + type + "." + name + "." + std::to_string(task) + ".0.17", r).ok());
+  fs::create_directories(dir + "/" + iteration);
+  ASSERT_TRUE(
+      write_dump_file(dir + "/" + iteration + "/" + type + "." + name + "." + std::to_string(task) + ".0.17", r).ok());
+}
+
+// Golden data ({node}.{index}[.{timestamp}].npy) meets a dump's first iteration by the model node
+// in each output's OriginalOp: a fused op by the merged node it computes (its name written with
+// '_' for '.'), another op by its own name.
+TEST(DumpCompare, GoldenFolderMeetsTheDumpByModelNode) {
+  const std::string dump = scratch_dir("cmp_golden_dump"), golden = scratch_dir("cmp_golden");
+  write_op(dump, "FusedElementwise", "fused", 0, {1, 2}, "node.b");
+  write_op(dump, "MatMul", "mm", 1, {1, 2});
+  write_op(dump, "MatMul", "mm", 1, {9, 9}, "", "1");  // iteration 1: not compared with golden data
+  ASSERT_TRUE(write_npy(floats({1, 2}), golden + "/node_b.0.npy").ok());
+  ASSERT_TRUE(write_npy(floats({1, 2.1f}), golden + "/mm.0.1733000000.npy").ok());
+  ASSERT_TRUE(write_npy(floats({5}), golden + "/fused.0.npy").ok());  // merged away
+  ASSERT_TRUE(write_npy(floats({5}), golden + "/notes.npy").ok());    // no golden name
+  auto r = compare_dumps(dump, golden, 0.01);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->kind_a, "Data Dump");
+  EXPECT_EQ(r->kind_b, "golden .npy folder");
+  ASSERT_EQ(r->rows.size(), 2u);
+  EXPECT_EQ(r->rows[0].model_node, "node.b");
+  EXPECT_EQ(r->rows[0].max_abs_error, 0.0);
+  EXPECT_EQ(r->rows[1].model_node, "mm");
+  EXPECT_NEAR(r->rows[1].max_rel_error, 0.05, 1e-6);  // 0.1 / 2
+  ASSERT_TRUE(r->first_exceeding.has_value());
+  EXPECT_EQ(*r->first_exceeding, 1u);
+  EXPECT_EQ(r->ops_only_in_b, std::vector<std::string>{"'fused' output 0"});
+  EXPECT_TRUE(r->ops_only_in_a.empty());
+  EXPECT_NE(r->warning.find("holds 2 iterations; compared iteration 0"), std::string::npos) << r->warning;
+  EXPECT_NE(r->warning.find("notes.npy"), std::string::npos) << r->warning;
+  const std::string line = first_deviation_line(*r);
+  EXPECT_NE(line.find("model node 'mm'"), std::string::npos) << line;
+  EXPECT_NE(line.find("the output before it ('node.b') had max rel error 0"), std::string::npos) << line;
+  // Golden data as A: the rows still follow the dump's execution order, errors relative to A.
+  auto swapped = compare_dumps(golden, dump, 0.01);
+  ASSERT_TRUE(swapped.ok()) << swapped.status().message();
+  ASSERT_EQ(swapped->rows.size(), 2u);
+  EXPECT_EQ(swapped->rows[1].model_node, "mm");
+  EXPECT_NEAR(swapped->rows[1].max_rel_error, 0.1 / 2.1, 1e-6);
+  EXPECT_EQ(swapped->ops_only_in_a, std::vector<std::string>{"'fused' output 0"});
 }
 
 TEST(DumpCompare, IssueTen_9_FirstOpOverTheThresholdByHand) {
@@ -57,9 +105,9 @@ TEST(DumpCompare, IssueTen_9_FirstOpOverTheThresholdByHand) {
   ASSERT_TRUE(loose.ok());
   EXPECT_FALSE(loose->first_exceeding.has_value());
   const std::string csv = comparison_csv(*r);
-  EXPECT_EQ(
-      csv.substr(0, csv.find('\n')),
-      "Iteration,Op Name,Op Type,Task ID,Output,Shape,Cosine Similarity,Max Abs Error,Max Rel Error,Exceeds,Note");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "Iteration,Op Name,Op Type,Task ID,Output,Shape,Cosine Similarity,Max Abs Error,Max Rel Error,Exceeds,Note,"
+            "Model Node");
   EXPECT_NE(csv.find("\n0,\"second\",\"MatMul\",1,0,\"2\","), std::string::npos) << csv;
 }
 

@@ -45,3 +45,10 @@ add_test(NAME OPT_profiling_config_profiling_options_aic_metrics_3_hardware_coun
                  --work ${OPENGE_PROFILING_CLI_DIR}/hardware_counters)
 set_tests_properties(OPT_profiling_config_profiling_options_aic_metrics_3_hardware_counter_values PROPERTIES
                      TIMEOUT 300 LABELS profiling SKIP_RETURN_CODE 77)
+
+# bench --profile leaves the warm-up out of the collection (Session::pause_profiling).
+add_test(NAME profiling_bench_records_only_timed_runs
+         COMMAND ${OPENGE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_bench_profile.py
+                 --openge $<TARGET_FILE:openge>
+                 --work ${OPENGE_PROFILING_CLI_DIR}/bench_profile)
+set_tests_properties(profiling_bench_records_only_timed_runs PROPERTIES TIMEOUT 600 LABELS profiling)

@@ -4,8 +4,10 @@
   - a resource that failed to load, or any request besides the page itself (the pages are
     self-contained: no script, no network),
   - a page that did not render what it should. --kind profiling (the profiling report.html): the
+    header (table#header) naming the model, the options and the median step time, the
     top-operators table (table#top-ops) with at least one data row and the SVG timeline
-    (svg#timeline) with at least one visible bar inside it. --kind compare (`openge compare`'s
+    (svg#timeline) with at least one visible bar inside it and a colour legend (g#legend) that
+    names every bar colour. --kind compare (`openge compare`'s
     page): the per-op table (table#per-op) with data rows, the error plot (svg#error-plot) with
     two visible points per row inside it, its threshold line, and, when the verdict says an op
     exceeds the threshold, the marker of that op (#first-exceeding) inside the plot and its row.
@@ -223,10 +225,17 @@ PROFILING_PROBE = r"""(() => {
   const dataRows = table ? [...table.querySelectorAll('tr')].filter(r => r.querySelector('td')) : [];
   const svg = document.querySelector('svg#timeline');
   const box = svg ? svg.getBoundingClientRect() : null;
-  const rects = svg ? [...svg.querySelectorAll('rect')] : [];
+  // The bars, and the colour legend of op types (g#legend: a swatch and a name per colour).
+  const legend = svg ? svg.querySelector('g#legend') : null;
+  const rects = svg ? [...svg.querySelectorAll('rect')].filter(r => !r.closest('#legend')) : [];
+  const swatches = legend ? [...legend.querySelectorAll('rect')] : [];
   const visible = rects.filter(r => { const b = r.getBoundingClientRect();
                                       return b.width > 0 && b.height > 0; });
-  const outside = box ? outsideOf(box, visible).length : 0;
+  const shownSwatches = swatches.filter(r => { const b = r.getBoundingClientRect(); return b.width > 0 && b.height > 0; });
+  const outside = box ? outsideOf(box, visible.concat(shownSwatches)).length : 0;
+  const fill = r => getComputedStyle(r).fill;
+  const legendColours = [...new Set(shownSwatches.map(fill))];
+  const unexplained = [...new Set(visible.map(fill))].filter(c => !legendColours.includes(c));
   // Bar charts: a bar styled width:P% must come out P% of a cell wide enough to compare bars.
   const bars = [...document.querySelectorAll('.bar')].map(b => {
     const cell = b.parentElement, cs = getComputedStyle(cell);
@@ -242,6 +251,8 @@ PROFILING_PROBE = r"""(() => {
     hasTopOps: !!table, topOpsRows: dataRows.length,
     hasTimeline: !!svg, timelineWidth: box ? box.width : 0, timelineHeight: box ? box.height : 0,
     rects: rects.length, visibleRects: visible.length, rectsOutside: outside,
+    hasLegend: !!legend, legendEntries: shownSwatches.length,
+    legendText: legend ? legend.textContent : '', unexplainedColours: unexplained,
   };
 })()"""
 
@@ -337,6 +348,11 @@ def profiling_problems(probe):
             problems.append(f"none of the {probe['rects']} timeline <rect>s is visible (zero size)")
         if probe["rectsOutside"]:
             problems.append(f"{probe['rectsOutside']} timeline <rect>(s) lie outside the SVG box")
+        # Bars coloured by op type, every colour named in the legend.
+        if not probe["hasLegend"] or probe["legendEntries"] < 1:
+            problems.append("the timeline has no colour legend (g#legend with a visible swatch per op type)")
+        elif probe["unexplainedColours"]:
+            problems.append(f"timeline bar colour(s) {', '.join(probe['unexplainedColours'])} have no legend entry")
     bars = probe["bars"]
     if bars:
         room = min(b["room"] for b in bars)
@@ -496,12 +512,13 @@ GOOD_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>self-test
 <table id=header><tr><th>model</th><td>demo.onnx</td></tr><tr><th>options</th><td>aicpu=on</td></tr>
 <tr><th>median step time</th><td id=median-step>0.032 ms</td></tr></table>
 <table id=top-ops><tr><th>#</th><th>op name</th></tr>{rows}</table>
-<svg id=timeline width="400" height="40">{rects}</svg></body></html>"""
+<svg id=timeline width="400" height="60">{rects}{legend}</svg></body></html>"""
 ROW = "<tr><td>1</td><td>conv1</td></tr>"
 BAR_CHART = ('<style>.bar{background:#4a7fd6;height:8px;min-width:1px}</style><table>'
              '<tr><td style="width:200px"><div class=bar style="width:100.0%"></div></td></tr>'
              '<tr><td style="width:200px"><div class=bar style="width:25.0%"></div></td></tr></table>')
 RECT = '<rect x="10" y="10" width="100" height="18" fill="#4a7fd6"></rect>'
+LEGEND = '<g id=legend><rect x="10" y="40" width="12" height="12" fill="#4a7fd6"/><text x="26" y="50">Conv</text></g>'
 
 # A comparison page as `openge compare` draws it: a row, its two points, the threshold line and
 # the marker of the first op over it.
@@ -517,33 +534,38 @@ SELF_TEST_CASES = [  # (name, page, a text the problem list must contain; None: 
     ("compare: first op not marked in the plot", COMPARE_PAGE.format(marker="", y=150),
      "its marker (#first-exceeding)"),
     ("compare: point off the plot", COMPARE_PAGE.format(marker=MARKER, y=260), "outside the SVG box"),
-    ("clean", GOOD_PAGE.format(extra=BAR_CHART, rows=ROW, rects=RECT), None),
-    ("uncaught exception", GOOD_PAGE.format(
+    ("clean", GOOD_PAGE.format(legend=LEGEND, extra=BAR_CHART, rows=ROW, rects=RECT), None),
+    ("uncaught exception", GOOD_PAGE.format(legend=LEGEND,
         extra='<script>throw new Error("boom")</script>', rows=ROW, rects=RECT), "uncaught exception"),
-    ("console.error", GOOD_PAGE.format(
+    ("console.error", GOOD_PAGE.format(legend=LEGEND,
         extra='<script>console.error("bad")</script>', rows=ROW, rects=RECT), "console.error: bad"),
-    ("console.assert", GOOD_PAGE.format(
+    ("console.assert", GOOD_PAGE.format(legend=LEGEND,
         extra='<script>console.assert(false, "nope")</script>', rows=ROW, rects=RECT),
      "console.assert"),
-    ("late error", GOOD_PAGE.format(
+    ("late error", GOOD_PAGE.format(legend=LEGEND,
         extra='<script>setTimeout(() => { throw new Error("late") }, 50)</script>',
         rows=ROW, rects=RECT), "uncaught exception"),
-    ("remote image", GOOD_PAGE.format(
+    ("remote image", GOOD_PAGE.format(legend=LEGEND,
         extra='<img src="http://example.invalid/x.png">', rows=ROW, rects=RECT),
      "network request besides the page itself: http://example.invalid/x.png"),
-    ("missing local file", GOOD_PAGE.format(
+    ("missing local file", GOOD_PAGE.format(legend=LEGEND,
         extra='<link rel=stylesheet href="missing.css">', rows=ROW, rects=RECT), "failed to load"),
-    ("empty top-ops", GOOD_PAGE.format(extra="", rows="", rects=RECT), "has no data row"),
-    ("no timeline bars", GOOD_PAGE.format(extra="", rows=ROW, rects=""), "has no <rect>"),
-    ("bar off the timeline", GOOD_PAGE.format(
+    ("empty top-ops", GOOD_PAGE.format(legend=LEGEND, extra="", rows="", rects=RECT), "has no data row"),
+    ("no timeline bars", GOOD_PAGE.format(legend=LEGEND, extra="", rows=ROW, rects=""), "has no <rect>"),
+    ("bar off the timeline", GOOD_PAGE.format(legend=LEGEND,
         extra="", rows=ROW, rects=RECT.replace('x="10"', 'x="350"')), "outside the SVG box"),
-    ("squeezed bar chart", GOOD_PAGE.format(
+    ("squeezed bar chart", GOOD_PAGE.format(legend=LEGEND,
         extra='<table><tr><td><div class=bar style="width:100%;height:8px;min-width:1px;'
               'background:#4a7fd6"></div></td></tr></table>', rows=ROW, rects=RECT),
      "bar-chart cells are only"),
-    ("header without the median step time", GOOD_PAGE.replace("0.032 ms", "").format(
+    ("header without the median step time", GOOD_PAGE.replace("0.032 ms", "").format(legend=LEGEND,
         extra="", rows=ROW, rects=RECT), "no median step time"),
-    ("quirks mode", GOOD_PAGE.replace("<!DOCTYPE html>", "").format(extra="", rows=ROW, rects=RECT),
+    ("timeline without a legend", GOOD_PAGE.format(legend="", extra="", rows=ROW, rects=RECT),
+     "no colour legend"),
+    ("bar colour not in the legend", GOOD_PAGE.format(
+        legend=LEGEND, extra="", rows=ROW, rects=RECT + RECT.replace("#4a7fd6", "#e08a3c").replace('x="10"', 'x="200"')),
+     "have no legend entry"),
+    ("quirks mode", GOOD_PAGE.replace("<!DOCTYPE html>", "").format(legend=LEGEND, extra="", rows=ROW, rects=RECT),
      "quirks mode"),
 ]
 

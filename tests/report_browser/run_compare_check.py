@@ -40,7 +40,7 @@ def bad_folder_problems(binary, work):
     os.makedirs(empty)
     fp32 = os.path.join(work, "fp32")
     cases = [
-        ("an empty folder", [empty, fp32], "no dump files under " + empty),
+        ("an empty folder", [empty, fp32], "no dump files or golden .npy files under " + empty),
         ("a missing folder", [os.path.join(work, "missing"), fp32], "is not a folder"),
         ("an output folder that does not exist", [fp32, fp32, "--output", os.path.join(work, "no", "c.csv")],
          "cannot create"),
