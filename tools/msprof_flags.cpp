@@ -72,7 +72,7 @@ const char* kHelpIntro =
     "CANN msprof's command line: the application runs with profiling on (PROFILING_MODE=true and\n"
     "PROFILING_OPTIONS for its process and its children), so any OpenGE process or script is profiled;\n"
     "its exit status is msprof's. Profiling data goes to --output > ASCEND_WORK_PATH/profiling_data >\n"
-    "the folder of the model file the application line names (ENV-10). --export=on --output=DIR rebuilds\n"
+    "the folder of the model file the application line names. --export=on --output=DIR rebuilds\n"
     "the report of the collection in DIR.";
 
 std::vector<FlagSpec> flag_specs() {
