@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from typing import List, Optional, Tuple, Union
 
 from . import _openge
+from ._errors import OptionWarning
 from .npu import _typed, global_options
 
 __all__ = ["acl_init", "application_folder"]
@@ -30,7 +32,7 @@ def acl_init(config_path: Union[str, "os.PathLike[str]"], executable_dir: Option
     """Reads acl.json and applies it to ``npu.global_options()``.
 
     Returns (the profiling folder, "" when the profiler is off; the notes on keys with no CPU
-    meaning). Raises OptionError naming the file and key for a malformed file; nothing is applied then.
+    meaning, each also issued as an OptionWarning). Raises OptionError naming the file and key for a malformed file; nothing is applied then.
     """
     assignments, notes, folder, _rule = _openge.read_acl_json(
         os.fspath(config_path), executable_dir if executable_dir is not None else application_folder())
@@ -40,4 +42,6 @@ def acl_init(config_path: Union[str, "os.PathLike[str]"], executable_dir: Option
         staged._set(name, _typed(name, text))
     for name, text, _origin in assignments:
         options._set(name, _typed(name, text))
+    for note in notes:
+        warnings.warn(note, OptionWarning, stacklevel=2)
     return folder, list(notes)

@@ -72,3 +72,11 @@ def test_malformed_acl_json_raises_and_applies_nothing(tmp_path):
     with pytest.raises(openge.OptionError, match="did you mean 'switch'"):
         openge.acl_init(acl)
     assert openge.npu.global_options().dump_config.enable_dump is False
+
+
+def test_keys_without_cpu_meaning_are_warned_once_each(tmp_path):
+    acl = tmp_path / "acl.json"
+    acl.write_text(json.dumps({"dump": {"dump_path": str(tmp_path), "dump_op_switch": "on"}}))
+    with pytest.warns(openge.OptionWarning, match="dump_op_switch"):
+        _folder, notes = openge.acl_init(acl)
+    assert len(notes) == 1
