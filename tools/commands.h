@@ -17,5 +17,6 @@ int cmd_compare(int argc, char** argv);            // tools/cmd_compare.cpp
 int cmd_compile(int argc, char** argv);            // tools/cmd_compile.cpp
 int cmd_train(int argc, char** argv);              // tools/cmd_train.cpp
 int cmd_atc(int argc, char** argv);                // tools/cmd_atc.cpp
+int cmd_msprof(int argc, char** argv);             // tools/cmd_msprof.cpp
 
 }  // namespace openge::cli

@@ -32,6 +32,8 @@ constexpr Command kCommands[] = {
      "compile a model once (ATC's offline compile) into a .oge that run loads without recompiling"},
     {"atc", openge::cli::cmd_atc,
      "ATC's command line as is (--model=M --framework=5 --output=NAME --soc_version=... --mode=0|1|3)"},
+    {"msprof", openge::cli::cmd_msprof,
+     "msprof's command line: --application=\"openge run ...\" runs with profiling on; --export=on re-exports"},
     {"check", openge::cli::cmd_check,
      "precheck a model (ATC --mode=3): check_result.json, every node supported or not"},
     {"dump", openge::cli::cmd_dump, "dump convert DIR --to npy: Data Dump files as .npy, one per tensor"},

@@ -9,7 +9,7 @@ models on NumPy arrays.
 
 Names: Session, TensorInfo, InferenceSession, SessionOptions, get_available_providers, get_device
 (onnxruntime's names: ``import openge as ort`` runs an onnxruntime script), Trainer (training, graph_run_mode=1), compile (a model into a .oge that Session loads without recompiling),
-npu (global_options, NpuOptions), check_options, paths, explain,
+npu (global_options, NpuOptions), acl_init (CANN's acl.json), check_options, paths, explain,
 profile_report, explain_precision, dump_convert, compare, option_table, and the exceptions Error,
 OptionError, ModelError, InputError, RunError, DumpError, OptionWarning. bfloat16 tensors travel as numpy.uint16 arrays holding the bits.
 """
@@ -22,6 +22,7 @@ from .onnxruntime_api import (ExecutionMode, GraphOptimizationLevel, InferenceSe
 from .trainer import Trainer
 from .offline import compile
 from .reports import CheckResult, PrecisionExplanation, check_options, explain, explain_precision, paths, profile_report
+from .acl import acl_init
 from .dumps import Comparison, ConvertSummary, OpComparison, compare, dump_convert
 
 __version__ = "0.1.0"
@@ -38,6 +39,6 @@ __all__ = [
     "Session", "TensorInfo", "InferenceSession", "SessionOptions", "RunOptions", "GraphOptimizationLevel",
     "ExecutionMode", "get_available_providers", "get_device", "Trainer", "compile", "npu", "check_options", "paths", "explain", "profile_report", "option_table",
     "CheckResult", "explain_precision", "PrecisionExplanation", "dump_convert", "ConvertSummary", "compare",
-    "Comparison", "OpComparison",
+    "Comparison", "OpComparison", "acl_init",
     "__version__",
 ]

@@ -4,7 +4,9 @@
 #include <pybind11/stl.h>
 
 #include "binding.h"
+#include "openge/acl_json.h"
 #include "openge/options.h"
+#include "openge/profiling_chains.h"
 
 namespace openge::python {
 namespace {
@@ -147,6 +149,24 @@ void bind_options(py::module_& m) {
         "Builds a configuration from (name, text, origin) assignments, option files and the process environment "
         "(check_rules=False: values and sources without the rules between options): "
         "{'values': {name: (value, source, origin)} or None, 'warnings': [...], 'errors': ['E10001: ...']}.");
+  m.def(
+      "read_acl_json",
+      [](const std::string& path, const std::string& executable_dir) {
+        auto r = read_acl_json(path, capture_process_environment(), executable_dir);
+        if (!r.ok()) raise(errors().option_error, r.status().message());
+        py::list assignments;
+        for (const auto& a : r->assignments) assignments.append(py::make_tuple(a.name, a.value, a.origin));
+        return py::make_tuple(assignments, r->notes, r->profiling_folder, r->profiling_rule);
+      },
+      py::arg("path"), py::arg("executable_dir"),
+      "acl.json read as aclInit does: ([(name, text, origin)], notes, profiling folder, rule); OptionError if bad.");
+  m.def(
+      "trace_handler_folder",
+      [](const std::string& handler_dir) {
+        const auto c = profiling::trace_handler_folder(handler_dir, capture_process_environment());
+        return py::make_tuple(c.path, c.rule);
+      },
+      py::arg("handler_dir"), "ENV-14's chain: (folder, rule) for a trace handler's folder ('' = none given).");
   m.def("resolve_paths", &paths, py::arg("assignments"), py::arg("option_files"),
         "Where every artifact goes for a configuration, with the rule that decided it.");
 }
