@@ -11,9 +11,11 @@ python3 scripts/check_layers.py
 python3 scripts/check_comments.py
 # Every C++ file formatted as .clang-format says (scripts/check_format.py --fix formats them).
 python3 scripts/check_format.py
-# Sanitizer build first: the Release tree's hostile-model suite also runs this CLI.
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DOPENGE_SANITIZE=ON >/dev/null
-ninja -C build-asan -j"$(nproc)" openge openge_tests
+# Sanitizer build first: the Release tree's hostile-model suite also runs this CLI. One clang
+# ASan+UBSan tree serves the unit suite and the libFuzzer targets, so the engine is compiled once
+# for both (-O1, as ASan's authors advise: fast enough to fuzz, asserts still on).
+tests/sanitizers/configure_asan.sh build-asan
+ninja -C build-asan -j"$(nproc)" openge openge_tests fuzz_targets
 scripts/build.sh build Release -DOPENGE_SANITIZED_CLI="$PWD/build-asan/openge"
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 # The whole unit suite under ASan+UBSan, one gtest shard per core, in the build folder (as ctest
@@ -22,4 +24,4 @@ ctest --test-dir build --output-on-failure -j"$(nproc)"
 # The concurrency tests under ThreadSanitizer (its own build of the engine and those tests).
 tests/threads/run_tsan.sh build-tsan
 # Every libFuzzer target (loader, tensor readers, option parsers), one per core at a time.
-tests/fuzz/run_fuzz.sh "${FUZZ_SECONDS:-60}"
+tests/fuzz/run_fuzz.sh "${FUZZ_SECONDS:-60}" build-asan

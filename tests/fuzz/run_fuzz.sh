@@ -1,5 +1,5 @@
 #!/bin/bash
-# Builds every libFuzzer target (clang, ASan+UBSan, in its own build dir) and runs each for
+# Builds every libFuzzer target (clang, ASan+UBSan; in BUILD_DIR) and runs each for
 # SECONDS (default 60), as many at once as the machine has cores: the ONNX loader, the tensor
 # file readers (.npy, TensorProto .pb), the compiled-model (.oge) reader and one target per
 # option-file parser.
@@ -43,9 +43,13 @@ for name in "${selected[@]}"; do
   fi
 done
 
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENGE_FUZZ=ON -DOPENGE_TESTS=OFF >/dev/null
-ninja -C "$build" fuzz_onnx_loader fuzz_tensor_readers fuzz_oge_reader options_fuzzers
+# A tree that already builds the fuzzers (./test.sh's ASan tree) is used as it is; otherwise a
+# fuzz-only tree is configured.
+if ! grep -qx 'OPENGE_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENGE_FUZZ=ON -DOPENGE_TESTS=OFF >/dev/null
+fi
+ninja -C "$build" fuzz_targets
 
 # Seeds (read-only input; new inputs a target finds go to its corpus, kept between runs).
 seeds=$build/fuzz_seeds
