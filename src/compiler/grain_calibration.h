@@ -2,9 +2,9 @@
 // cache. A grain measured at every compile followed the machine's load at that moment: one
 // unlucky probe put every node of a model on one thread for the life of the process, and two
 // starts of the same model made different plans (bench/RESULTS.md, "Thread plan digest"). The
-// calibration instead measures what a team fork/join costs on this CPU at a quiet moment (the
-// lowest of several probes' medians) and writes it to a small file in the compile-cache folder;
-// every later compile at that thread count on that CPU reads the same number, so the same model
+// calibration instead measures what a team fork/join costs on this CPU itself (the lowest of
+// several probes' tenth percentiles, which a loaded machine does not move much) and writes it to a small file in the
+// compile-cache folder; every later compile at that thread count on that CPU reads the same number, so the same model
 // gets the same thread plan at every start. The cost of a busy machine is borne at run time
 // instead: parallel_for hands out its chunks dynamically (base/parallel.h).
 //
@@ -43,7 +43,7 @@ std::string calibration_text(const std::string& cpu, int threads, double fork_jo
 Result<double> parse_calibration(const std::string& text, const std::string& cpu, int threads);
 
 // Times empty parallel regions of `threads` threads: several probes of a few milliseconds, the
-// lowest of their medians (the cost at the quietest moment seen). Takes about 60 ms.
+// lowest of their tenth percentiles. Takes about 60 ms.
 double calibrate_fork_join_us(int threads);
 
 // The grain for a compile at `threads` threads (2 or more) under `config`: the calibration in

@@ -248,6 +248,9 @@ TEST(OpGrainRun, CalibratedGrainDecidesEveryNodeAndIsRecorded) {
   CompileOptions co;
   co.num_threads = 2;
   co.run_passes = false;
+  // The grain's decisions, not the timed choice between them and one thread (thread_plan_test.cpp),
+  // which follows the load of the moment.
+  co.thread_plan = ThreadPlanChoice::kTeam;
   auto exe = compiler::compile(std::move(b.g), {{1, 64, 56, 56}, {4}}, co);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   const ThreadingGrain& grain = (*exe)->threading_grain();
