@@ -10,27 +10,34 @@ namespace openge {
 
 int num_threads();
 
-// Parallel chunks started by parallel_for calls made on this thread (1 for a call that runs
-// inline). The profiler reads its difference around a task as the task's block count; one add
-// per call, never per item.
+// The threads that parallel_for calls made on this thread shared their chunks among (1 for a call
+// that runs inline; a call at 2 threads adds 2 however many chunks it cut). The profiler reads its
+// difference around a task as the task's block count; one add per call, never per item.
 inline thread_local int64_t tls_parallel_chunks = 0;
 
 // Calls fn(begin, end) on disjoint chunks covering [0, n). Runs inline when the work is too
 // small to be worth waking threads for: `cost_per_item` is a rough cycle count per item.
+// The chunks are claimed dynamically, and there are up to kChunksPerThread per thread: a worker
+// that the scheduler takes off its core (another process keeps a core busy) delays only the chunk
+// it holds while the others take the rest, where a fixed split made the whole loop wait a time
+// slice for its share. Which range each chunk covers depends only on n, cost_per_item and the
+// thread count, never on which thread claims it, so the results are the same at every run.
 template <class Fn>
 void parallel_for(int64_t n, int64_t cost_per_item, Fn&& fn) {
   constexpr int64_t kMinCyclesPerChunk = 1 << 15;
+  constexpr int64_t kChunksPerThread = 4;
   const int threads = omp_get_max_threads();
   if (n <= 0) return;
   const int64_t max_chunks = std::max<int64_t>(1, n * std::max<int64_t>(1, cost_per_item) / kMinCyclesPerChunk);
-  const int64_t chunks = std::min<int64_t>({static_cast<int64_t>(threads), max_chunks, n});
-  if (chunks <= 1 || omp_in_parallel()) {
+  const int64_t chunks = std::min<int64_t>({kChunksPerThread * threads, max_chunks, n});
+  if (chunks <= 1 || threads <= 1 || omp_in_parallel()) {
     ++tls_parallel_chunks;
     fn(int64_t{0}, n);
     return;
   }
-  tls_parallel_chunks += chunks;
-#pragma omp parallel for num_threads(static_cast <int>(chunks)) schedule(static)
+  const int team = static_cast<int>(std::min<int64_t>(threads, chunks));
+  tls_parallel_chunks += team;
+#pragma omp parallel for num_threads(team) schedule(dynamic, 1)
   for (int64_t c = 0; c < chunks; ++c) {
     const int64_t begin = n * c / chunks;
     const int64_t end = n * (c + 1) / chunks;

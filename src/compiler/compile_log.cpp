@@ -12,12 +12,13 @@ namespace openge {
 
 namespace {
 
-// Where the grain came from: the fork/join measurement, or the caller's setting.
+// Where the grain came from: the machine's calibration (compiler/grain_calibration.h), or the
+// caller's setting.
 std::string grain_source(const ThreadingGrain& grain) {
   if (grain.fork_join_us < 0) return "";
   char us[32];
   std::snprintf(us, sizeof us, "%.1f", grain.fork_join_us);
-  return std::string(" (a team fork/join measured ") + us + " us)";
+  return std::string(" (a team fork/join calibrated at ") + us + " us)";
 }
 
 // The Concats whose inputs were written into their outputs, when there are any.

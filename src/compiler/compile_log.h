@@ -11,8 +11,8 @@ struct CompileReport;
 
 // The first 16 hex digits of the SHA-256 of the thread plan: the grain, team or calling thread,
 // each node's name and single-thread decision, and the steps that run two branches at once. Two
-// compiles that made the same plan print the same digest; a plan a probe of the machine's load
-// changed prints another.
+// compiles that made the same plan print the same digest, so starts of one model on one machine
+// print one digest (the grain comes from the machine's calibration, compiler/grain_calibration.h).
 std::string thread_plan_hash(const Executable& exe);
 
 void log_compile_decisions(const Executable& exe, const CompileReport& report, bool aicore_enabled);

@@ -11,6 +11,7 @@
 #include "base/omp_threads.h"
 #include "compiler/executable_builder.h"
 #include "compiler/online_compiler.h"
+#include "compiler/grain_calibration.h"
 #include "compiler/op_grain.h"
 #include "compiler/packed_constant_release.h"
 #include "compiler/pipeline.h"
@@ -65,7 +66,7 @@ Status ExecutableBuilder::select_kernels(aoe::TunedSelection& tuning) {
       if (cn.node.outputs[o] >= 0 && !request.outputs[o].shape_known) cn.static_outputs = false;
     cn.estimated_cycles = estimated_node_cycles(request);
     if (grain_pending_ && !has_subgraph(cn.node) && grain_decides(cn.estimated_cycles)) {
-      exe_->grain_ = measure_threading_grain(exe_->num_threads_);
+      exe_->grain_ = calibrated_threading_grain(exe_->num_threads_, options_.config.get());
       grain_pending_ = false;
     }
     cn.single_thread = !has_subgraph(cn.node) &&
@@ -74,8 +75,8 @@ Status ExecutableBuilder::select_kernels(aoe::TunedSelection& tuning) {
       std::vector<DType> output_dtypes;
       for (int out : cn.node.outputs)
         output_dtypes.push_back(out >= 0 ? exe_->graph_.values[static_cast<size_t>(out)].dtype : DType::kUndefined);
-      // Subgraphs run inside this graph's runs: they take its grain instead of measuring again
-      // (or measure it themselves if no node before them needed it).
+      // Subgraphs run inside this graph's runs: they take its grain (or read it themselves if
+      // no node before them needed it).
       CompileOptions subgraph_options = options_;
       subgraph_options.threading_grain_cycles = grain_pending_ ? 0 : exe_->grain_.cycles;
       auto cf = ControlFlowNode::make(cn.node, exe_->graph_.opset, std::move(output_dtypes),

@@ -7,6 +7,7 @@
 
 #include "compiler/executable_builder.h"
 #include "compiler/memory_plan.h"
+#include "compiler/grain_calibration.h"
 #include "compiler/op_grain.h"
 #include "ops/atomic_outputs.h"
 #include "options/option_set.h"
@@ -227,12 +228,12 @@ void ExecutableBuilder::schedule_steps() {
   // A branch is worth the second thread on the rule that makes a node worth a team: at least the
   // grain's work (compiler/op_grain.h). Less did not pay: the estimates of data movement (Slice,
   // Transpose) run 5-10x above what the copies take, and two such branches at once were slower
-  // than one after the other (bench/RESULTS.md, "branches"). Whether a branch pays depends on the
-  // machine's load like the grain does, so a compile that has not measured it yet does now.
+  // than one after the other (bench/RESULTS.md, "branches"). A compile that has not read the
+  // grain yet reads it now.
   auto schedule = [&] { return schedule_branches(branch_nodes, exe_->grain_.cycles); };
   exe_->steps_ = schedule();
   if (grain_pending_ && concurrent_steps(exe_->steps_) > 0) {
-    exe_->grain_ = measure_threading_grain(exe_->num_threads_);
+    exe_->grain_ = calibrated_threading_grain(exe_->num_threads_, options_.config.get());
     grain_pending_ = false;
     exe_->steps_ = schedule();
   }

@@ -1,15 +1,8 @@
 #include "compiler/op_grain.h"
 
-#include <omp.h>
-
 #include <algorithm>
-#include <chrono>
-#include <mutex>
 #include <string_view>
 #include <vector>
-
-#include "aoe/kernel_timing.h"
-#include "base/omp_threads.h"
 
 namespace openge {
 namespace {
@@ -182,71 +175,6 @@ bool grain_decides(int64_t cycles) { return cycles >= kMinGrainCycles && cycles 
 int64_t grain_for_fork_join(double fork_join_us) {
   const double cycles = kGrainPerForkJoin * std::max(fork_join_us, 0.0) * kGrainCyclesPerMicrosecond;
   return std::clamp(static_cast<int64_t>(cycles), kMinGrainCycles, kMaxGrainCycles);
-}
-
-namespace {
-
-ThreadingGrain probe_threading_grain(int threads) {
-  using Clock = std::chrono::steady_clock;
-  // Long enough to span the scheduler's slices: a thread that just woke gets the CPU first for a
-  // few milliseconds even when another process keeps the other core busy.
-  constexpr auto kProbe = std::chrono::milliseconds(10);
-  constexpr int kWarmup = 2;
-  ScopedNumThreads scoped(threads);
-  // The first regions start the team's workers or wake them from their sleep: not what a run
-  // between two nodes pays.
-  for (int i = 0; i < kWarmup; ++i) {
-#pragma omp parallel num_threads(threads)
-    { [[maybe_unused]] volatile int touch = omp_get_thread_num(); }
-  }
-  std::vector<double> us;
-  us.reserve(4096);
-  const Clock::time_point start = Clock::now();
-  for (Clock::time_point t0 = start; t0 - start < kProbe;) {
-#pragma omp parallel num_threads(threads)
-    { [[maybe_unused]] volatile int touch = omp_get_thread_num(); }
-    const Clock::time_point t1 = Clock::now();
-    us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
-    t0 = t1;
-  }
-  // What a region issued at a random moment of a run costs: the typical fork/join (the median),
-  // plus, when a worker was descheduled, the wait for it. A region that took over kStallUs waited
-  // for one; a random moment falls into such a wait with the share of the time they took, and
-  // then waits half of one on average. Counting regions instead of time would hide the waits,
-  // since a stalled stretch holds few regions.
-  constexpr double kStallUs = 500;
-  double total = 0, stalled = 0;
-  int stalls = 0;
-  for (double u : us) {
-    total += u;
-    if (u > kStallUs) stalled += u, ++stalls;
-  }
-  const double expected = aoe::median(us) + (stalls ? stalled / total * (stalled / stalls) / 2 : 0.0);
-  ThreadingGrain grain;
-  grain.fork_join_us = expected;
-  grain.cycles = grain_for_fork_join(grain.fork_join_us);
-  return grain;
-}
-
-}  // namespace
-
-ThreadingGrain measure_threading_grain(int threads) {
-  // Compiles in quick succession (a test suite, AOE's candidates, a session's subgraphs compiled
-  // at run time) share one probe: the machine's load does not change within a second.
-  using Clock = std::chrono::steady_clock;
-  constexpr auto kReuse = std::chrono::seconds(1);
-  static std::mutex mutex;
-  static int last_threads = 0;
-  static Clock::time_point last_time;
-  static ThreadingGrain last;
-  std::lock_guard<std::mutex> lock(mutex);
-  const Clock::time_point now = Clock::now();
-  if (threads != last_threads || now - last_time > kReuse) {
-    last = probe_threading_grain(threads);
-    last_threads = threads;
-    last_time = Clock::now();
-  }
-  return last;
 }
 
 }  // namespace openge

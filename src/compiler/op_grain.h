@@ -16,13 +16,15 @@
 namespace openge {
 
 // The grain: work below it runs on one thread. It follows what a team's fork and join cost on
-// this machine now, measured at compile: a node split over 2 threads saves half its work and pays
-// one fork/join, so it is worth a team when its work is kGrainPerForkJoin fork/joins or more.
-// On a quiet machine a fork/join costs a few microseconds and the grain comes out near 2^16 cycles;
-// when another process holds the other core a worker waits for a scheduler time slice and the
-// grain rises towards kMaxGrainCycles (bench/RESULTS.md, "threading grain" and "adaptive grain").
+// this machine, calibrated once per machine (compiler/grain_calibration.h): a node split over 2
+// threads saves half its work and pays one fork/join, so it is worth a team when its work is
+// kGrainPerForkJoin fork/joins or more. A quiet machine's fork/join of a few microseconds gives a
+// grain near 2^16 cycles. The grain no longer follows the load of the moment: a probe at each
+// compile made two starts of one model plan differently (bench/RESULTS.md, "threading grain",
+// "adaptive grain" and "deterministic grain"); a busy core is met at run time by parallel_for's
+// dynamically claimed chunks (base/parallel.h).
 // The floor also keeps a model of only tiny nodes (the bundled demo model's largest is 37k
-// cycles) on one thread whatever the load, so its bits do not depend on the machine's state.
+// cycles) on one thread whatever the machine, so its bits do not depend on it.
 // kMinGrainCycles (runtime/run_threads.h) is the floor.
 inline constexpr int64_t kMaxGrainCycles = int64_t{1} << 23;
 inline constexpr double kGrainPerForkJoin = 8;
@@ -34,12 +36,6 @@ bool grain_decides(int64_t cycles);
 
 // The grain for a team fork/join of `fork_join_us` microseconds, clamped to [kMin, kMax].
 int64_t grain_for_fork_join(double fork_join_us);
-
-// Runs empty parallel regions of `threads` threads back to back for 10 ms on the calling thread
-// and returns the grain for what one costs at a random moment: the median region, plus the
-// waits for descheduled workers weighted by the share of the time they took. Compiles within a
-// second of the last probe at the same thread count reuse it.
-ThreadingGrain measure_threading_grain(int threads);
 
 // Estimated cycles of the node's work between two barriers: the whole node, or one time step of
 // a recurrent op (its steps are sequential, each a parallel region of its own). From the grain

@@ -58,13 +58,14 @@ ExecutableBuilder::ExecutableBuilder(Graph graph, const CompileOptions& options)
   // the runs will have, or a 1-thread session still wakes a second thread inside its kernels.
   // 0: the calling thread's OpenMP setting, which the runs then keep.
   exe_->num_threads_ = options.num_threads > 0 ? options.num_threads : omp_get_max_threads();
-  // The grain: the caller's, else option threading_grain_cycles, else measured (compiler/op_grain.h).
+  // The grain: the caller's, else option threading_grain_cycles, else the machine's calibration
+  // (compiler/grain_calibration.h).
   const int64_t pinned_grain = options.threading_grain_cycles > 0 ? options.threading_grain_cycles
                                : options.config                   ? options.config->get_int("threading_grain_cycles", 0)
                                                                   : 0;
   if (pinned_grain > 0) exe_->grain_.cycles = pinned_grain;
-  // Measured by select_kernels when the first node whose decision depends on it comes up: a graph
-  // of only tiny or only large nodes does not pay the 10 ms probe.
+  // Read by select_kernels when the first node whose decision depends on it comes up: a graph of
+  // only tiny or only large nodes does not read (or, on a new machine, make) the calibration.
   grain_pending_ = pinned_grain <= 0 && exe_->num_threads_ > 1;
   exe_->failure_hook_ = options.failure_hook;
   if (options.config) exe_->stream_sync_timeout_ms_ = options.config->get_int("stream_sync_timeout", -1);

@@ -23,7 +23,7 @@ namespace {
 using testing::process_threads;
 
 // The grain the tests below pin, so that which node gets a team does not depend on this
-// machine's load (the session measures it: MeasuredGrain tests).
+// machine's calibration (CalibratedGrain test).
 constexpr int64_t kGrain = int64_t{1} << 21;
 
 ValueInfo known(Shape shape) { return ValueInfo{DType::kFloat32, true, std::move(shape), nullptr}; }
@@ -233,9 +233,10 @@ TEST(OpGrain, GrainIsEightForkJoinsOfWorkClampedToItsBounds) {
 }
 
 // Relu [rows, 1024] and a 3x3 Conv at 2 threads, compiled without a pinned grain: the executable
-// records the fork/join it measured and the grain that follows, and each node's decision is its
+// records the fork/join of the machine's calibration (without options: the default,
+// compiler/grain_calibration.h) and the grain that follows, and each node's decision is its
 // estimate against that grain.
-TEST(OpGrainRun, MeasuredGrainDecidesEveryNodeAndIsRecorded) {
+TEST(OpGrainRun, CalibratedGrainDecidesEveryNodeAndIsRecorded) {
   testing::GraphBuilder b = grain_graph();
   const int x = b.input("x", {1, 64, 56, 56});
   const int w = b.constant("w", pattern({64, 64, 3, 3}, 2));
@@ -247,10 +248,13 @@ TEST(OpGrainRun, MeasuredGrainDecidesEveryNodeAndIsRecorded) {
   CompileOptions co;
   co.num_threads = 2;
   co.run_passes = false;
+  // The grain's decisions, not the timed choice between them and one thread (thread_plan_test.cpp),
+  // which follows the load of the moment.
+  co.thread_plan = ThreadPlanChoice::kTeam;
   auto exe = compiler::compile(std::move(b.g), {{1, 64, 56, 56}, {4}}, co);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   const ThreadingGrain& grain = (*exe)->threading_grain();
-  EXPECT_GE(grain.fork_join_us, 0.0) << "measured, not pinned";
+  EXPECT_GE(grain.fork_join_us, 0.0) << "calibrated, not pinned";
   EXPECT_EQ(grain.cycles, grain_for_fork_join(grain.fork_join_us));
   const Graph& g = (*exe)->graph();
   for (const CompiledNode& cn : (*exe)->nodes()) {
@@ -259,8 +263,7 @@ TEST(OpGrainRun, MeasuredGrainDecidesEveryNodeAndIsRecorded) {
     for (int out : cn.node.outputs) request.outputs.push_back(known(*g.values[static_cast<size_t>(out)].shape));
     EXPECT_EQ(cn.single_thread, estimated_node_cycles(request) < grain.cycles) << cn.node.name;
   }
-  // The 4-element ops are below any grain. (The Conv, 7.2 million estimated cycles, is a team on
-  // a quiet machine and not when another process holds the other core: checked above.)
+  // The 4-element ops are below any grain.
   for (const CompiledNode& cn : (*exe)->nodes()) {
     if (cn.node.name == "tiny" || cn.node.name == "small") {
       EXPECT_TRUE(cn.single_thread) << cn.node.name;
@@ -282,7 +285,7 @@ TEST(OpGrainRun, PinnedGrainIsNotMeasuredAndOneThreadMeasuresNothing) {
 }
 
 // The option (and its variable OPENGE_THREADING_GRAIN_CYCLES) pins the grain of every compile of
-// the session: no probe, the given value, the decisions against it.
+// the session: no calibration, the given value, the decisions against it.
 TEST(OpGrainRun, OPT_threading_grain_cycles_PinsTheGrain) {
   options::test::TempDir d;
   for (const auto& [flags, env] :
@@ -296,7 +299,7 @@ TEST(OpGrainRun, OPT_threading_grain_cycles_PinsTheGrain) {
     auto exe = compiler::compile(conv_graph(64, 56), {{1, 64, 56, 56}}, co);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
     EXPECT_EQ((*exe)->threading_grain().cycles, 9000000);
-    EXPECT_LT((*exe)->threading_grain().fork_join_us, 0.0) << "pinned, not measured";
+    EXPECT_LT((*exe)->threading_grain().fork_join_us, 0.0) << "pinned, not calibrated";
     EXPECT_TRUE((*exe)->nodes()[0].single_thread);
   }
 }

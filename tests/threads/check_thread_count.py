@@ -28,8 +28,8 @@ def thread_cpu_ticks(pid):
 
 
 def busy_threads(openge, model, threads, iterations):
-    # The grain pinned at an idle machine's value: measured, it rises to the top when other tests keep
-    # the cores busy, and a 2-thread ResNet-50 then rightly runs on one thread (compiler/op_grain.h).
+    # The grain pinned at an idle machine's value: a calibration made while other tests kept the cores
+    # busy would put more of ResNet-50 on one thread (compiler/grain_calibration.h).
     proc = subprocess.Popen([openge, "run", "--model", model, "--threads", str(threads), "--iterations", str(iterations),
                              "--option", "threading_grain_cycles=65536"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

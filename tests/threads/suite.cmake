@@ -8,6 +8,15 @@ add_test(NAME runtime_threads_option_is_honoured
 set_tests_properties(runtime_threads_option_is_honoured PROPERTIES
                      FIXTURES_REQUIRED openge_resnet50_model TIMEOUT 300 LABELS runtime)
 
+# Two starts of ResNet-50 at 2 threads print one thread plan digest: the grain comes from the
+# machine's calibration kept in the compile-cache folder; a corrupt one is replaced with a warning.
+add_test(NAME runtime_thread_plan_same_at_every_start
+         COMMAND ${OPENGE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_plan_hash.py
+                 --openge $<TARGET_FILE:openge>
+                 --model ${CMAKE_CURRENT_BINARY_DIR}/profiling_cli/resnet50.onnx)
+set_tests_properties(runtime_thread_plan_same_at_every_start PROPERTIES
+                     FIXTURES_REQUIRED openge_resnet50_model TIMEOUT 300 LABELS runtime)
+
 # num_threads=0 honours OMP_NUM_THREADS: the same test with the variable set.
 add_test(NAME runtime_num_threads_zero_honours_omp_num_threads
          COMMAND openge_tests --gtest_filter=SessionOpenMp.NumThreadsZeroHonoursOmpNumThreads)
