@@ -160,6 +160,7 @@ Graph conv_graph(int64_t channels, int64_t size) {
 }
 
 TEST(OpGrainRun, OneDnnConvBelowTheGrainStartsNoOpenMpTeam) {
+  if (!testing::teams_show_in_thread_count()) GTEST_SKIP() << testing::kTeamsNotCountable;
   // On a fresh thread, whose OpenMP team does not exist yet: the compile and runs of a small Conv
   // (AI Core, oneDNN) at 2 threads start no worker thread; a large Conv then does, which shows
   // that the count sees a team when there is one.

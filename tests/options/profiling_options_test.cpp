@@ -121,7 +121,8 @@ TEST(ProfOptions, FrequencyRangesAtTheirBoundaries) {
       {"sys_interconnection_freq", 1, 50}, {"dvpp_freq", 1, 100},
       {"host_sys_usage_freq", 1, 50},      {"instr_profiling_freq", 300, 30000}};
   for (const auto& [k, lo, hi] : kFreq) {
-    auto json = [&](int v) { return "{\"" + std::string(k) + "\":" + std::to_string(v) + "}"; };
+    // A copy: clang 14 cannot capture a structured binding in a lambda.
+    auto json = [key = std::string(k)](int v) { return "{\"" + key + "\":" + std::to_string(v) + "}"; };
     EXPECT_FALSE(ok(json(lo - 1))) << k;
     EXPECT_TRUE(ok(json(lo))) << k;
     EXPECT_TRUE(ok(json((lo + hi) / 2))) << k;

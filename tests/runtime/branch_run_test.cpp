@@ -116,6 +116,7 @@ TEST(Branches, AChainRunsOneNodePerStep) {
 }
 
 TEST(Branches, ASecondThreadRunsTheOtherBranch) {
+  if (!testing::teams_show_in_thread_count()) GTEST_SKIP() << testing::kTeamsNotCountable;
   // On fresh threads, whose OpenMP teams do not exist yet: every node is below the grain, so the
   // chain runs without a team, and only the step of two branches starts one.
   for (const bool branches : {false, true}) {

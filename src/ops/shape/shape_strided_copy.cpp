@@ -34,7 +34,10 @@ void copy_row(const char* src, char* dst, int64_t n, int64_t stride) {
     const T v = load_elem<T>(src);
     for (int64_t i = 0; i < n; ++i) store_elem<T>(dst + i * sizeof(T), v);
   } else {
-    for (int64_t i = 0; i < n; ++i) store_elem<T>(dst + i * sizeof(T), load_elem<T>(src + i * stride * sizeof(T)));
+    // Signed byte steps: a negative stride (a reversed slice) must move the pointer back, not by
+    // a wrapped-around unsigned offset.
+    const int64_t step = stride * static_cast<int64_t>(sizeof(T));
+    for (int64_t i = 0; i < n; ++i) store_elem<T>(dst + i * sizeof(T), load_elem<T>(src + i * step));
   }
 }
 
