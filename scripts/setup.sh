@@ -17,6 +17,7 @@ packages=(
   python3-sklearn                        # the handwritten digits the training tests learn (load_digits)
   python3-dev pybind11-dev python3-pytest # the openge Python package (python/) and its tests
   clang libclang-rt-14-dev               # libFuzzer and sanitizers
+  libomp-dev                             # clang's OpenMP runtime (the ASan+UBSan and fuzz tree)
   clang-format                           # the C++ style check (scripts/check_format.py)
   chromium fonts-dejavu-core             # headless check + screenshot of the profiling report.html
 )
