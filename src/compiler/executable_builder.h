@@ -18,6 +18,9 @@ class SubgraphCompiler;  // runtime/control_flow.h
 namespace aoe {
 class TunedSelection;
 }
+namespace precision {
+struct PrecisionSetup;
+}
 namespace graph_dump {
 class GraphDumper;
 }
@@ -81,10 +84,10 @@ class ExecutableBuilder {
 
   // graph_rewrite.cpp: the passes' settings for this compile (passes/pass_context.h), and the
   // passes of one side of the precision pass run with them.
-  PassContext pass_context(const options::OptionSet* shaping) const;
+  PassContext pass_context(const precision::PrecisionSetup* precision_setup) const;
   Status run_passes(graph_dump::GraphDumper& dump, const options::OptionSet* shaping, const options::OptionSet* config,
                     const PassContext& context, bool after_precision);
-  Status apply_precision(const options::OptionSet& config);
+  Status apply_precision(precision::PrecisionSetup& setup);
   void remove_dead_nodes();
   // aoe_tuning.cpp: the passes the knowledge base's entry for this graph switches off (aoe_mode
   // 1's winner).

@@ -2,7 +2,6 @@
 // leaves on (AOE subgraph tuning may switch some off), dead-node removal, the precision pass, and
 // UB fusion after it; fusion_result.json and a graph dump after each group.
 #include <algorithm>
-#include <memory>
 #include <optional>
 
 #include "aoe/knowledge_base.h"
@@ -37,14 +36,24 @@ Status ExecutableBuilder::rewrite(graph_dump::GraphDumper& dump) {
   std::optional<options::OptionSet> shaping;
   if (options_.config) shaping.emplace(*options_.config);
   const options::OptionSet* shaping_config = shaping ? &*shaping : nullptr;
-  const PassContext context = pass_context(shaping_config);
+  // The precision setup, loaded once: the layout pass predicts from it, the precision pass applies
+  // it. One that does not load predicts nothing; its error is reported where the precision pass
+  // runs, after the passes, as it always was.
+  std::optional<Result<precision::PrecisionSetup>> precision_setup;
+  if (shaping) {
+    precision_setup.emplace(precision::load_precision_setup(*shaping));
+    if (precision_setup->ok() && options_.isa_costs) (*precision_setup)->costs = *options_.isa_costs;
+  }
+  const PassContext context =
+      pass_context(precision_setup && precision_setup->ok() ? &precision_setup->value() : nullptr);
   if (options_.run_passes)
     OPENGE_RETURN_IF_ERROR(run_passes(dump, shaping_config, options_.config.get(), context, /*after_precision=*/false)
                                .with_context("model " + g.source));
   remove_dead_nodes();
   OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterPrune));
-  if (shaping) {
-    OPENGE_RETURN_IF_ERROR(apply_precision(*shaping).with_context("model " + g.source));
+  if (precision_setup) {
+    if (!precision_setup->ok()) return precision_setup->status().with_context("model " + g.source);
+    OPENGE_RETURN_IF_ERROR(apply_precision(precision_setup->value()).with_context("model " + g.source));
     OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterPrecision));
   }
   // UB fusion (TbeEltwiseFusionPass) follows the precision pass, as CANN's follows op selection.
@@ -57,7 +66,7 @@ Status ExecutableBuilder::rewrite(graph_dump::GraphDumper& dump) {
   return Status::Ok();
 }
 
-PassContext ExecutableBuilder::pass_context(const options::OptionSet* shaping) const {
+PassContext ExecutableBuilder::pass_context(const precision::PrecisionSetup* precision_setup) const {
   PassContext context;
   context.nc1hwc0_regions = options_.nc1hwc0_regions;
   if (options_.isa_costs) context.costs = *options_.isa_costs;
@@ -76,16 +85,12 @@ PassContext ExecutableBuilder::pass_context(const options::OptionSet* shaping) c
     context.small_channel_stem = config->get_int("enable_small_channel", 0) == 1;
   // The layout pass runs before the precision pass and chooses formats by the dtype each
   // convolution will compute in: the precision pass's decision, predicted on the graph it sees.
-  // A setup that does not load predicts nothing here; apply_precision reports its error.
-  if (shaping)
-    if (auto loaded = precision::load_precision_setup(*shaping); loaded.ok()) {
-      loaded->costs = context.costs;
-      context.compute_dtypes =
-          [setup = std::make_shared<precision::PrecisionSetup>(std::move(loaded.value()))](const Graph& graph) {
-            auto dtypes = precision::predict_compute_dtypes(graph, *setup);
-            return dtypes.ok() ? std::move(dtypes.value()) : std::vector<DType>{};
-          };
-    }
+  // The setup outlives the context (both belong to rewrite()).
+  if (precision_setup)
+    context.compute_dtypes = [precision_setup](const Graph& graph) {
+      auto dtypes = precision::predict_compute_dtypes(graph, *precision_setup);
+      return dtypes.ok() ? std::move(dtypes.value()) : std::vector<DType>{};
+    };
   return context;
 }
 
@@ -129,14 +134,11 @@ Status ExecutableBuilder::run_passes(graph_dump::GraphDumper& dump, const option
   return Status::Ok();
 }
 
-Status ExecutableBuilder::apply_precision(const options::OptionSet& config) {
-  auto setup = precision::load_precision_setup(config);
-  if (!setup.ok()) return setup.status();
-  if (options_.isa_costs) setup->costs = *options_.isa_costs;
-  auto decisions = precision::apply_precision(exe_->graph_, *setup);
+Status ExecutableBuilder::apply_precision(precision::PrecisionSetup& setup) {
+  auto decisions = precision::apply_precision(exe_->graph_, setup);
   if (!decisions.ok()) return decisions.status();
   report_.precision_decisions = std::move(decisions.value());
-  report_.precision_warnings = std::move(setup->warnings);
+  report_.precision_warnings = std::move(setup.warnings);
   return Status::Ok();
 }
 

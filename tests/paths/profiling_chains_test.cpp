@@ -8,7 +8,9 @@ namespace openge::profiling {
 namespace {
 
 const std::string kCwd = "/run/here";
-const options::EnvMap kWork = {{"ASCEND_WORK_PATH", "/data/work"}};
+const std::string kWorkPath = "/work_path";
+const options::EnvMap kWork = {{"ASCEND_WORK_PATH", kWorkPath}};
+const std::string kWorkProfiling = kWorkPath + "/profiling_data";
 
 TEST(ProfilingChains, ENV_10_MsprofOutputWinsOverWorkPathAndModelFolder) {
   const auto c = msprof_output_folder("prof", kWork, "/models/resnet.onnx", "/usr/bin/openge", kCwd);
@@ -18,7 +20,7 @@ TEST(ProfilingChains, ENV_10_MsprofOutputWinsOverWorkPathAndModelFolder) {
 
 TEST(ProfilingChains, ENV_10_WorkPathWinsOverModelFolder) {
   const auto c = msprof_output_folder("", kWork, "/models/resnet.onnx", "/usr/bin/openge", kCwd);
-  EXPECT_EQ(c.path, "/data/work/profiling_data");
+  EXPECT_EQ(c.path, kWorkProfiling);
   EXPECT_EQ(c.rule.rfind("ASCEND_WORK_PATH", 0), 0u) << c.rule;
 }
 
@@ -36,7 +38,7 @@ TEST(ProfilingChains, ENV_11_AclJsonOutputWinsOverWorkPathAndExecutableFolder) {
 }
 
 TEST(ProfilingChains, ENV_11_WorkPathWinsOverExecutableFolder) {
-  EXPECT_EQ(acl_json_output_folder("", kWork, "/opt/app/bin", kCwd).path, "/data/work/profiling_data");
+  EXPECT_EQ(acl_json_output_folder("", kWork, "/opt/app/bin", kCwd).path, kWorkProfiling);
 }
 
 TEST(ProfilingChains, ENV_11_DefaultIsTheExecutablesFolder) {
@@ -50,7 +52,7 @@ TEST(ProfilingChains, ENV_14_TraceHandlerFolderWinsOverWorkPath) {
 }
 
 TEST(ProfilingChains, ENV_14_WorkPathWhenTheHandlerHasNoFolder) {
-  EXPECT_EQ(trace_handler_folder("", kWork, kCwd).path, "/data/work/profiling_data");
+  EXPECT_EQ(trace_handler_folder("", kWork, kCwd).path, kWorkProfiling);
 }
 
 TEST(ProfilingChains, ENV_14_DefaultIsTheWorkingFolder) { EXPECT_EQ(trace_handler_folder("", {}, kCwd).path, kCwd); }
