@@ -24,7 +24,9 @@ LAYERS = 2
 
 
 def run(cmd, cwd):
-    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    # fusion_result.json goes to the working directory only without a work path.
+    env = {k: v for k, v in os.environ.items() if k != "ASCEND_WORK_PATH"}
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
     if p.returncode != 0:
         sys.exit(f"FAILED: {' '.join(cmd)}\n{p.stdout}\n{p.stderr}")
     return p.stdout
