@@ -2,7 +2,8 @@
 environment (pip install --no-index; numpy from the system, as Debian's python3-numpy) and runs a
 ResNet-18 there (tools/make_resnet18_model.py: seeded weights, built with the onnx helper API, so
 no PyTorch or download is needed) through the onnxruntime-style API, with the SoC profiles the
-wheel carries; its output equals the build tree's binding byte for byte."""
+wheel carries; its output equals the build tree's binding byte for byte. The examples run from
+the installed package too."""
 import os
 import pathlib
 import subprocess
@@ -11,7 +12,7 @@ import sys
 import numpy
 
 import openge
-from conftest import SOURCE_DIR
+from conftest import DEMO_MODEL, SOURCE_DIR
 from openge import npu
 
 RUN_RESNET18 = """
@@ -65,6 +66,12 @@ def test_wheel_installs_offline_into_a_new_venv_and_runs_resnet18(tmp_path):
     assert signature == "input tensor(float) [1, 3, 224, 224] output [1, 1000]", signature
     installed = pathlib.Path(where).parent
     assert list((installed / "opp").rglob("*.ini")), "the wheel carries the SoC profiles"
+    # The examples run from the installed package as the README shows them.
+    for example, *args in (("tf_style_options.py",), ("mixed_precision.py",),
+                           ("profiling.py", DEMO_MODEL, tmp_path)):
+        done = subprocess.run([str(python), str(SOURCE_DIR / "examples" / example), *map(str, args)],
+                              capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+        assert done.returncode == 0, example + ": " + done.stderr
 
     from_wheel = numpy.load(tmp_path / "y.npy")
     assert from_wheel.shape == (1, 1000) and from_wheel.dtype == numpy.float32
