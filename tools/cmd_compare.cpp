@@ -16,8 +16,7 @@ int cmd_compare(int argc, char** argv) {
       {"threshold", "T", "max relative error (max |a-b| / max |a|) above which an op deviates (default 0.01)"},
       {"output", "FILE",
        "write the per-op CSV there, and the HTML page beside it as FILE.html (default: print the CSV)"},
-      {"html", "FILE", "write the HTML page (per-op error plot and table) there"},
-      {"help", "", "show this help"}};
+      {"html", "FILE", "write the HTML page (per-op error plot and table) there"}};
   const std::string synopsis = "openge compare A B [--threshold T] [--output FILE.csv] [--html FILE.html]";
   SplitArgs split = split_positional(argc, argv);
   const std::vector<char*>& rest = split.positional;

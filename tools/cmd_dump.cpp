@@ -11,8 +11,7 @@ namespace openge::cli {
 
 int cmd_dump(int argc, char** argv) {
   const std::vector<FlagSpec> specs = {{"to", "FORMAT", "the format to convert to: npy (the only one)"},
-                                       {"output", "DIR", "where the .npy files go (default: beside each dump file)"},
-                                       {"help", "", "show this help"}};
+                                       {"output", "DIR", "where the .npy files go (default: beside each dump file)"}};
   const std::string synopsis = "openge dump convert DIR --to npy [--output DIR]";
   const std::string description =
       "Converts every Data Dump file under DIR (dump_config.enable_dump) into one .npy per tensor, named "

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "openge/did_you_mean.h"
 #include "openge/options.h"
+#include "openge/profiling_chains.h"
 #include "options_cli.h"
 
 namespace openge::cli {
@@ -135,6 +136,52 @@ int cmd_options(int argc, char** argv) {
   return 0;
 }
 
+// The folder chains of CANN's other entry points: msprof, an application's acl.json, the PyTorch
+// profiler and the graph-build APIs. Their first and last tiers depend on what a run names (the
+// --output flag, the model, the executable, the handler's folder, DEBUG_DIR), so `openge paths`
+// shows each chain and what the environment decides when the run sets no higher tier.
+struct EntryChain {
+  const char* kind;
+  const char* chain;
+  const char* last_tier;  // when it depends on the run: what decides then
+  profiling::ChosenFolder (*resolve)(const EnvMap& env, const std::vector<ArtifactPath>& artifacts);
+};
+
+const EntryChain kEntryChains[] = {
+    {"msprof_profiling", "msprof --output > ASCEND_WORK_PATH/profiling_data > the model file's folder",
+     "the folder of the model file the application runs (of the application itself when it names none)",
+     [](const EnvMap& env, const std::vector<ArtifactPath>&) {
+       return profiling::msprof_output_folder("", env, "", "");
+     }},
+    {"acl_json_profiling",
+     "acl.json profiler \"output\" > ASCEND_WORK_PATH/profiling_data > the application executable's folder",
+     "the application executable's folder",
+     [](const EnvMap& env, const std::vector<ArtifactPath>&) {
+       return profiling::acl_json_output_folder("", env, "");
+     }},
+    {"torch_profiling", "the trace handler's folder > ASCEND_WORK_PATH/profiling_data > the working folder", nullptr,
+     [](const EnvMap& env, const std::vector<ArtifactPath>&) { return profiling::trace_handler_folder("", env); }},
+    {"graph_build_kernel_meta",
+     "DEBUG_DIR (graph build) or ACL_DEBUG_DIR (operator compile) > ASCEND_WORK_PATH > working directory, "
+     "each + kernel_meta",
+     nullptr,
+     [](const EnvMap&, const std::vector<ArtifactPath>& artifacts) {
+       for (const auto& a : artifacts)
+         if (a.kind == "kernel_meta") return profiling::ChosenFolder{a.path, a.rule};
+       return profiling::ChosenFolder{};
+     }},
+};
+
+void print_entry_chains(const EnvMap& env, const std::vector<ArtifactPath>& artifacts) {
+  for (const auto& c : kEntryChains) {
+    const auto chosen = c.resolve(env, artifacts);
+    const bool run_decides = c.last_tier && chosen.rule.rfind("ASCEND_WORK_PATH", 0) != 0;
+    std::cout << pad(c.kind, 17) << " " << (run_decides ? "(set by each run)" : chosen.path) << "\n"
+              << pad("", 17) << "   rule: " << (run_decides ? c.last_tier : chosen.rule) << "\n"
+              << pad("", 17) << "   chain: " << c.chain << "\n";
+  }
+}
+
 int cmd_paths(int argc, char** argv) {
   const auto specs = with_option_flags({});
   auto args = Args::parse(argc, argv, 2, specs);
@@ -145,14 +192,17 @@ int cmd_paths(int argc, char** argv) {
   if (args->has("help")) {
     std::cout << usage("openge paths [--option NAME=VALUE]... [--options-file F]...",
                        "Prints where every artifact kind goes, the rule of its priority chain that chose it,\n"
-                       "and whether OpenGE writes it today.",
+                       "and whether OpenGE writes it today; then the profiling-folder chains of msprof,\n"
+                       "acl.json and the PyTorch profiler, and the graph-build APIs' DEBUG_DIR chain.",
                        specs);
     return 0;
   }
-  const Configuration report = option_report_from_args(*args, capture_process_environment());
+  const EnvMap env = capture_process_environment();
+  const Configuration report = option_report_from_args(*args, env);
   print_report(report, "paths");
   if (!report.options) return 1;
-  for (const auto& r : artifact_paths(*report.options)) {
+  const auto artifacts = artifact_paths(*report.options);
+  for (const auto& r : artifacts) {
     std::cout << pad(r.kind, 17) << " " << (r.path.empty() ? "(none)" : r.path) << "\n"
               << pad("", 17) << "   rule: " << r.rule << "\n"
               << pad("", 17) << "   chain: " << r.chain << "\n"
@@ -173,6 +223,7 @@ int cmd_paths(int argc, char** argv) {
                     : "no, the cache exists (src/compiler/op_cache.cpp) but no Session compiles operators online yet")
             << "\n";
   for (const auto& w : limits.warnings) std::fprintf(stderr, "openge paths: warning: %s\n", w.c_str());
+  print_entry_chains(env, artifacts);
   return 0;
 }
 

@@ -16,8 +16,7 @@ namespace openge::cli {
 int cmd_profile_report(int argc, char** argv) {
   const std::vector<FlagSpec> specs = {
       {"output", "FILE", "where to write the HTML report (default DIR/mindstudio_profiler_output/report.html)"},
-      {"top", "N", "operators in the printed table (default 10)"},
-      {"help", "", "show this help"}};
+      {"top", "N", "operators in the printed table (default 10)"}};
   SplitArgs split = split_positional(argc, argv);
   const std::vector<char*>& rest = split.positional;
   auto args = Args::parse(static_cast<int>(split.flags.size()), split.flags.data(), 2, specs);

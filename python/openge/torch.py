@@ -8,7 +8,7 @@ torch_npu's.
         model(x)
 
 The module is exported with ``torch.onnx.export`` into a temporary folder and run by an
-:class:`openge.Session`. Where the profiler writes (ENV-14..16): the trace handler's folder >
+:class:`openge.Session`. Where the profiler writes: the trace handler's folder >
 ASCEND_WORK_PATH/profiling_data > the working folder. With a trace handler the collection is
 parsed into ``<folder>/<worker>_<YYYYmmddHHMMSSmmm>_ascend_pt/`` (the PROF_ folder and
 ASCEND_PROFILER_OUTPUT/ with kernel_details.csv, trace_view.json, op_statistic.csv and

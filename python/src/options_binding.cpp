@@ -166,7 +166,7 @@ void bind_options(py::module_& m) {
         const auto c = profiling::trace_handler_folder(handler_dir, capture_process_environment());
         return py::make_tuple(c.path, c.rule);
       },
-      py::arg("handler_dir"), "ENV-14's chain: (folder, rule) for a trace handler's folder ('' = none given).");
+      py::arg("handler_dir"), "The trace handler's chain: (folder, rule) for its folder ('' = none given).");
   m.def("resolve_paths", &paths, py::arg("assignments"), py::arg("option_files"),
         "Where every artifact goes for a configuration, with the rule that decided it.");
 }

@@ -176,6 +176,32 @@ def cli_blocks(text, first_width=17):
     return blocks
 
 
+# The chains of the other entry points that `openge paths` lists after the artifacts.
+ENTRY_CHAINS = ("msprof_profiling", "acl_json_profiling", "torch_profiling", "graph_build_kernel_meta")
+
+
+def test_paths_lists_the_msprof_acl_json_torch_and_graph_build_chains_in_plain_words(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "ASCEND_WORK_PATH"}
+    unset = subprocess.run([str(cli_path()), "paths"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    work = tmp_path / "work"
+    set_ = subprocess.run([str(cli_path()), "paths"], capture_output=True, text=True,
+                          env={**env, "ASCEND_WORK_PATH": str(work)}, cwd=tmp_path, timeout=300)
+    assert unset.returncode == 0 and set_.returncode == 0, unset.stderr + set_.stderr
+    without, with_work = cli_blocks(unset.stdout), cli_blocks(set_.stdout)
+    for kind in ENTRY_CHAINS:
+        assert "ASCEND_WORK_PATH" in without[kind]["chain"], kind
+        assert with_work[kind]["rule"].startswith("ASCEND_WORK_PATH"), (kind, with_work[kind])
+    assert without["msprof_profiling"]["path"] == "(set by each run)"
+    assert "model file" in without["msprof_profiling"]["rule"]
+    assert "executable" in without["acl_json_profiling"]["rule"]
+    assert without["torch_profiling"]["path"] == str(tmp_path)
+    assert without["graph_build_kernel_meta"]["path"] == str(tmp_path / "kernel_meta")
+    for kind in ("msprof_profiling", "acl_json_profiling", "torch_profiling"):
+        assert with_work[kind]["path"] == str(work / "profiling_data"), kind
+    # Plain words: no requirement IDs (those are for `options --explain`).
+    assert not re.search(r"\b(ENV|OPT|PROF|MISC|NPU|DISC|AMB)-[0-9A-Za-z]", unset.stdout + set_.stdout), unset.stdout
+
+
 def digits_as_n(text):
     return re.sub(r"[0-9]+", "N", text)
 
@@ -187,7 +213,7 @@ def test_paths_and_explain_are_the_cli_reports(tmp_path):
     assert r.returncode == 0, r.stderr
     blocks = cli_blocks(r.stdout)
     kinds = [k for k in py if k != "compile_cache_size"]
-    assert kinds and sorted(kinds) == sorted(k for k in blocks if k != "compile_cache_size")
+    assert kinds and sorted(kinds) == sorted(k for k in blocks if k != "compile_cache_size" and k not in ENTRY_CHAINS)
     for kind in kinds:
         row, block = py[kind], blocks[kind]
         # Paths that hold the process id (tmp_weight_<pid>_<session>) differ only there.
@@ -216,3 +242,11 @@ def test_every_public_name_has_a_docstring_and_a_stub_entry():
     undocumented = [name for name in openge.__all__
                     if not name.startswith("__") and not (getattr(openge, name).__doc__ or "").strip()]
     assert undocumented == []
+
+
+@pytest.mark.parametrize("command", ["compare", "dump", "profile-report", "run", "compile", "paths", "options"])
+def test_help_lists_each_flag_once(command):
+    r = cli(command, "--help")
+    assert r.returncode == 0, r.stderr
+    flags = re.findall(r"^  (--[a-z0-9_-]+)", r.stdout, re.M)
+    assert flags and len(flags) == len(set(flags)), r.stdout

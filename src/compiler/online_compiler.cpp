@@ -147,7 +147,7 @@ Result<KernelSource> describe_kernel(const KernelRequest& request, const JitSett
 
 JitDecision decide_jit(const options::OptionSet* config, bool dynamic_model) {
   if (config && config->has_value("NPU_COLLECT_PATH"))
-    return {true, "NPU_COLLECT_PATH is set: operators are compiled online (NPU-14, AMB-27)"};
+    return {true, "NPU_COLLECT_PATH is set: operators are compiled online"};
   const std::string mode = config ? config->get("jit_compile") : "auto";
   if (mode == "true") return {true, "jit_compile=true"};
   if (mode == "false") return {false, "jit_compile=false: prebuilt kernels"};
@@ -226,8 +226,7 @@ Result<std::optional<OpCache>> open_build_destination(const JitSettings& setting
     // kernel_meta is made on first use (ENV-17..23).
     OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(settings.kernel_meta));
     OPENGE_LOG_INFO("TEFUSION",
-                    "compile cache not used: op_debug_level / op_debug_config is set "
-                    "(OPT-op_compiler_cache_mode-9); kernels are built into " +
+                    "compile cache not used: op_debug_level / op_debug_config is set; kernels are built into " +
                         settings.kernel_meta.path);
     return std::optional<OpCache>();
   }

@@ -120,7 +120,7 @@ void write_ini_if_missing(const std::string& root, const CacheLimits& l) {
   if (fs::exists(ini, ec)) return;
   const std::string tmp = join(root, temp_stem("op_cache_ini") + ".ini");
   const std::string text =
-      "# Operator compile cache size limits of this folder (OPT-op_compiler_cache_mode-10..15).\n"
+      "# Operator compile cache size limits of this folder (CANN's op_cache.ini).\n"
       "# Written by OpenGE with the limits in effect; this file wins over ASCEND_MAX_OP_CACHE_SIZE /\n"
       "# ASCEND_REMAIN_CACHE_SIZE_RATIO. Sizes in MB; the ratio is the share of the limit kept when aging.\n"
       "[op_compiler_cache]\n"

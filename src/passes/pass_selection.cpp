@@ -64,8 +64,7 @@ std::set<std::string> enabled_scope_passes(const std::vector<Pass>& passes, cons
       continue;
     }
     if (it->control == PassSwitch::kScopeGeneral)
-      OPENGE_LOG_INFO("GE", "enable_scope_fusion_passes: " + name +
-                                " is a General scope fusion pass, always on (OPT-enable_scope_fusion_passes-3)");
+      OPENGE_LOG_INFO("GE", "enable_scope_fusion_passes: " + name + " is a General scope fusion pass, always on");
     names.insert(std::move(name));
   }
   return names;
@@ -74,12 +73,9 @@ std::set<std::string> enabled_scope_passes(const std::vector<Pass>& passes, cons
 // A scope pass's choice: General always on; Non-General on when enable_scope_fusion_passes
 // names it. fusion_switch_file does not reach scope passes (CANN runs them in its parser).
 PassChoice choose_scope_pass(const Pass& p, const std::set<std::string>& enabled) {
-  if (p.control == PassSwitch::kScopeGeneral)
-    return {&p, true, "General scope fusion pass: always on (OPT-enable_scope_fusion_passes-3)"};
+  if (p.control == PassSwitch::kScopeGeneral) return {&p, true, "General scope fusion pass: always on"};
   if (enabled.count(std::string(p.name))) return {&p, true, "enable_scope_fusion_passes names it"};
-  return {&p, false,
-          "Non-General scope fusion pass: off unless enable_scope_fusion_passes names it "
-          "(OPT-enable_scope_fusion_passes-4)"};
+  return {&p, false, "Non-General scope fusion pass: off unless enable_scope_fusion_passes names it"};
 }
 
 }  // namespace
@@ -89,8 +85,7 @@ Result<std::vector<PassChoice>> choose_passes(const std::vector<Pass>& passes, c
       options ? enabled_scope_passes(passes, options->get("enable_scope_fusion_passes")) : std::set<std::string>{};
   std::vector<PassChoice> choices;
   for (const Pass& p : passes)
-    choices.push_back(is_scope(p) ? choose_scope_pass(p, enabled)
-                                  : PassChoice{&p, true, "default: every rule on (OPT-fusion_switch_file-3)"});
+    choices.push_back(is_scope(p) ? choose_scope_pass(p, enabled) : PassChoice{&p, true, "default: every rule on"});
   if (!options || !options->has_value("fusion_switch_file")) return choices;
   const std::string file = resolve_against(options->cwd(), options->get("fusion_switch_file"));
   auto text = options::read_text_file(file);
@@ -110,18 +105,17 @@ Result<std::vector<PassChoice>> choose_passes(const std::vector<Pass>& passes, c
     const std::string setting = "fusion_switch_file " + group + "." + key + "=" + (it->second ? "on" : "off");
     if (is_scope(p)) {
       if (key != "ALL")
-        OPENGE_LOG_WARNING(
-            "FE",
-            file + ": " + setting + " is ignored: " + std::string(p.name) + " is a scope fusion pass; " +
-                (p.control == PassSwitch::kScopeGeneral ? "General ones always run (OPT-enable_scope_fusion_passes-3)"
-                                                        : "enable_scope_fusion_passes turns it on"));
+        OPENGE_LOG_WARNING("FE",
+                           file + ": " + setting + " is ignored: " + std::string(p.name) + " is a scope fusion pass; " +
+                               (p.control == PassSwitch::kScopeGeneral ? "General ones always run"
+                                                                       : "enable_scope_fusion_passes turns it on"));
       continue;
     }
     if (p.control == PassSwitch::kAlwaysOn) {
       if (!it->second && key != "ALL")
-        OPENGE_LOG_WARNING("FE", file + ": " + setting + " is ignored: " + std::string(p.name) +
-                                     " is a layout pass that always runs (AMB-15)");
-      c.reason = "always on (AMB-15)";
+        OPENGE_LOG_WARNING(
+            "FE", file + ": " + setting + " is ignored: " + std::string(p.name) + " is a layout pass that always runs");
+      c.reason = "always on";
       continue;
     }
     c.on = it->second;

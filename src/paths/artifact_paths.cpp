@@ -177,15 +177,15 @@ ResolvedPath resolve_artifact(ArtifactKind kind, const OptionSet& o, const RunId
   switch (kind) {
     case ArtifactKind::kLog:
       return pick(kind,
-                  {{env_dir(o, "ASCEND_PROCESS_LOG_PATH"), "ASCEND_PROCESS_LOG_PATH (ENV-6)"},
-                   {under(work, "log"), "ASCEND_WORK_PATH/log (ENV-5/6)"},
-                   {join(home_or_cwd(o), "ascend/log"), o.home().empty() ? "default ./ascend/log, HOME unset (AMB-30)"
-                                                                         : "default $HOME/ascend/log (ENV-6)"}},
+                  {{env_dir(o, "ASCEND_PROCESS_LOG_PATH"), "ASCEND_PROCESS_LOG_PATH"},
+                   {under(work, "log"), "ASCEND_WORK_PATH/log"},
+                   {join(home_or_cwd(o), "ascend/log"),
+                    o.home().empty() ? "default ./ascend/log, HOME unset" : "default $HOME/ascend/log"}},
                   "ASCEND_PROCESS_LOG_PATH > ASCEND_WORK_PATH/log > $HOME/ascend/log");
     case ArtifactKind::kAtrace:
       return pick(kind,
-                  {{under(work, "atrace"), "ASCEND_WORK_PATH/atrace (ENV-7/8)"},
-                   {join(home_or_cwd(o), "ascend/atrace"), "default $HOME/ascend/atrace (ENV-8)"}},
+                  {{under(work, "atrace"), "ASCEND_WORK_PATH/atrace"},
+                   {join(home_or_cwd(o), "ascend/atrace"), "default $HOME/ascend/atrace"}},
                   "ASCEND_WORK_PATH/atrace > $HOME/ascend/atrace");
     case ArtifactKind::kProfiling: {
       // The output key of the winning profiling options source (flag/file/env, AMB-6), then the
@@ -196,93 +196,82 @@ ResolvedPath resolve_artifact(ArtifactKind kind, const OptionSet& o, const RunId
         if (p.ok() && !p->get("output").empty()) {
           output = resolve_against(cwd, p->get("output"));
           rule = std::string(v->source == options::Source::kEnv ? "PROFILING_OPTIONS" : "profiling_options") +
-                 " \"output\" (ENV-12, OPT-profiling_config.profiling_options.output-4)";
+                 " \"output\"";
         }
       }
-      auto r =
-          pick(kind, {{output, rule}, {under(work, "profiling_data"), "ASCEND_WORK_PATH/profiling_data (ENV-9/12)"}},
-               "profiling_options output > ASCEND_WORK_PATH/profiling_data > none: error (ENV-13)");
-      if (r.path.empty()) r.rule = "none: set \"output\" in profiling_options or ASCEND_WORK_PATH (ENV-13)";
+      auto r = pick(kind, {{output, rule}, {under(work, "profiling_data"), "ASCEND_WORK_PATH/profiling_data"}},
+                    "profiling_options output > ASCEND_WORK_PATH/profiling_data > none: error");
+      if (r.path.empty()) r.rule = "none: set \"output\" in profiling_options or ASCEND_WORK_PATH";
       return r;
     }
     case ArtifactKind::kKernelMeta:
       return pick(kind,
-                  {{under(resolve_against(cwd, o.get("debug_dir")), "kernel_meta"), "debug_dir/kernel_meta (ENV-23)"},
-                   {under(work, "kernel_meta"), "ASCEND_WORK_PATH/kernel_meta (ENV-17/23)"},
-                   {join(cwd, "kernel_meta"), "default ./kernel_meta (ENV-23, DISC-8)"}},
+                  {{under(resolve_against(cwd, o.get("debug_dir")), "kernel_meta"), "debug_dir/kernel_meta"},
+                   {under(work, "kernel_meta"), "ASCEND_WORK_PATH/kernel_meta"},
+                   {join(cwd, "kernel_meta"), "default ./kernel_meta"}},
                   "debug_dir > ASCEND_WORK_PATH > working directory");
     case ArtifactKind::kGraphDump:
       return pick(kind,
-                  {{env_dir(o, "DUMP_GRAPH_PATH"), "DUMP_GRAPH_PATH (ENV-25)"},
-                   {under(env_dir(o, "NPU_COLLECT_PATH"), pid_dev(o, ids)),
-                    "NPU_COLLECT_PATH/${pid}_${device_id} "
-                    "(NPU-1, DISC-5/AMB-41)"},
-                   {under(work, pid_dev(o, ids)), "ASCEND_WORK_PATH/${pid}_${device_id} (ENV-24/25)"},
-                   {cwd, "default: working directory (ENV-25)"}},
+                  {{env_dir(o, "DUMP_GRAPH_PATH"), "DUMP_GRAPH_PATH"},
+                   {under(env_dir(o, "NPU_COLLECT_PATH"), pid_dev(o, ids)), "NPU_COLLECT_PATH/${pid}_${device_id}"},
+                   {under(work, pid_dev(o, ids)), "ASCEND_WORK_PATH/${pid}_${device_id}"},
+                   {cwd, "default: working directory"}},
                   "DUMP_GRAPH_PATH > NPU_COLLECT_PATH/${pid}_${device_id} > ASCEND_WORK_PATH/${pid}_${device_id} > "
                   "working directory");
     case ArtifactKind::kExceptionDump:
-      return pick(kind,
-                  {{under(env_dir(o, "NPU_COLLECT_PATH"), "extra-info/data-dump"),
-                    "NPU_COLLECT_PATH/extra-info/data-dump (ENV-27, NPU-10)"},
-                   {under(work, "extra-info/data-dump"), "ASCEND_WORK_PATH/extra-info/data-dump (ENV-26/27)"},
-                   {join(cwd, "extra-info/data-dump"), "default ./extra-info/data-dump (ENV-27, NPU-10, DISC-2/3)"}},
-                  "NPU_COLLECT_PATH > ASCEND_WORK_PATH > working directory, each + extra-info/data-dump");
+      return pick(
+          kind,
+          {{under(env_dir(o, "NPU_COLLECT_PATH"), "extra-info/data-dump"), "NPU_COLLECT_PATH/extra-info/data-dump"},
+           {under(work, "extra-info/data-dump"), "ASCEND_WORK_PATH/extra-info/data-dump"},
+           {join(cwd, "extra-info/data-dump"), "default ./extra-info/data-dump"}},
+          "NPU_COLLECT_PATH > ASCEND_WORK_PATH > working directory, each + extra-info/data-dump");
     case ArtifactKind::kExternalWeights: {
       const std::string leaf = "tmp_weight_" + std::to_string(ids.pid) + "_" + ids.session_id;
       return pick(kind,
-                  {{under(work, leaf), "ASCEND_WORK_PATH/tmp_weight_<pid>_<sessionid> (ENV-28, DISC-1)"},
-                   {join(cwd, leaf), "default ./tmp_weight_<pid>_<sessionid> (ENV-30, OPT-external_weight-4)"}},
+                  {{under(work, leaf), "ASCEND_WORK_PATH/tmp_weight_<pid>_<sessionid>"},
+                   {join(cwd, leaf), "default ./tmp_weight_<pid>_<sessionid>"}},
                   "ASCEND_WORK_PATH > working directory");
     }
     case ArtifactKind::kFusionResult:
       return pick(kind,
                   {{under(work, "FE/" + std::to_string(ids.pid) + "/fusion_result.json"),
-                    "ASCEND_WORK_PATH/FE/${pid}/fusion_result.json (ENV-31)"},
-                   {join(cwd, "fusion_result.json"), "default ./fusion_result.json (ENV-32)"}},
+                    "ASCEND_WORK_PATH/FE/${pid}/fusion_result.json"},
+                   {join(cwd, "fusion_result.json"), "default ./fusion_result.json"}},
                   "ASCEND_WORK_PATH/FE/${pid} > working directory", true);
     case ArtifactKind::kCheckResult:
       return pick(kind,
-                  {{resolve_against(cwd, ids.check_report), "check_report parameter (ENV-35)"},
-                   {under(work, "check_result.json"), "ASCEND_WORK_PATH/check_result.json (ENV-33)"},
-                   {join(cwd, "check_result.json"), "default ./check_result.json (ENV-35)"}},
+                  {{resolve_against(cwd, ids.check_report), "check_report parameter"},
+                   {under(work, "check_result.json"), "ASCEND_WORK_PATH/check_result.json"},
+                   {join(cwd, "check_result.json"), "default ./check_result.json"}},
                   "check_report > ASCEND_WORK_PATH > working directory", true);
     case ArtifactKind::kAoeData:
       return pick(kind,
-                  {{resolve_against(cwd, o.get("aoe_config.work_path")),
-                    "aoe_config.work_path (OPT-aoe_config.work_path, "
-                    "AMB-21)"},
-                   {under(work, "aoe_data"), "ASCEND_WORK_PATH/aoe_data (ENV-2/3)"},
-                   {aoe_ini_work_path(o), "aoe.ini WORK_PATH (ENV-4)"},
-                   {cwd, "default: working directory (OPT-aoe_config.work_path-1)"}},
+                  {{resolve_against(cwd, o.get("aoe_config.work_path")), "aoe_config.work_path"},
+                   {under(work, "aoe_data"), "ASCEND_WORK_PATH/aoe_data"},
+                   {aoe_ini_work_path(o), "aoe.ini WORK_PATH"},
+                   {cwd, "default: working directory"}},
                   "aoe_config.work_path > ASCEND_WORK_PATH/aoe_data > aoe.ini WORK_PATH > working directory");
     case ArtifactKind::kCompileCache: {
       const std::string host = "kernel_cache_" + ids.host_id;
       return pick(kind,
                   {{under(resolve_against(cwd, o.get("op_compiler_cache_dir")), "kernel_cache"),
-                    "op_compiler_cache_dir/kernel_cache (OPT-op_compiler_cache_dir-3/5)"},
-                   {under(env_dir(o, "ASCEND_CACHE_PATH"), host),
-                    "ASCEND_CACHE_PATH/kernel_cache_<host> "
-                    "(OPT-op_compiler_cache_dir-5)"},
-                   {join(home_or_cwd(o), "atc_data/" + host),
-                    "default $HOME/atc_data/kernel_cache_<host> "
-                    "(OPT-op_compiler_cache_dir-5)"}},
+                    "op_compiler_cache_dir/kernel_cache"},
+                   {under(env_dir(o, "ASCEND_CACHE_PATH"), host), "ASCEND_CACHE_PATH/kernel_cache_<host>"},
+                   {join(home_or_cwd(o), "atc_data/" + host), "default $HOME/atc_data/kernel_cache_<host>"}},
                   "op_compiler_cache_dir > ASCEND_CACHE_PATH > $HOME/atc_data");
     }
     case ArtifactKind::kCollectCompile: {
       const std::string host = "kernel_cache_" + ids.host_id;
       return pick(kind,
-                  {{under(env_dir(o, "NPU_COLLECT_PATH"), "op_compile"), "NPU_COLLECT_PATH/op_compile (NPU-15)"},
-                   {under(env_dir(o, "ASCEND_CACHE_PATH"), host), "ASCEND_CACHE_PATH/kernel_cache_<host> (NPU-15)"},
-                   {join(home_or_cwd(o), "atc_data/" + host), "default $HOME/atc_data/kernel_cache_<host> (NPU-15)"}},
+                  {{under(env_dir(o, "NPU_COLLECT_PATH"), "op_compile"), "NPU_COLLECT_PATH/op_compile"},
+                   {under(env_dir(o, "ASCEND_CACHE_PATH"), host), "ASCEND_CACHE_PATH/kernel_cache_<host>"},
+                   {join(home_or_cwd(o), "atc_data/" + host), "default $HOME/atc_data/kernel_cache_<host>"}},
                   "NPU_COLLECT_PATH > ASCEND_CACHE_PATH > $HOME/atc_data");
     }
     case ArtifactKind::kDataDump: {
       // Only dump_path, and only while a dump is on (no default folder: OPT-dump_config.dump_path-1).
       const bool on = o.get_bool("dump_config.enable_dump") || o.get_bool("dump_config.enable_dump_debug");
-      return pick(kind,
-                  {{on ? resolve_against(cwd, o.get("dump_config.dump_path")) : "",
-                    "dump_config.dump_path (OPT-dump_config.dump_path-1..3)"}},
+      return pick(kind, {{on ? resolve_against(cwd, o.get("dump_config.dump_path")) : "", "dump_config.dump_path"}},
                   "dump_config.dump_path, only with enable_dump or enable_dump_debug; no default");
     }
   }
@@ -301,10 +290,9 @@ bool chosen_by_work_path(const ResolvedPath& r) { return r.rule.rfind("ASCEND_WO
 
 Status prepare_artifact_directory(const ResolvedPath& r) {
   if (r.path.empty())
-    return invalid_argument(std::string(artifact_name(r.kind)) + ": no folder: " +
-                            (r.kind == ArtifactKind::kProfiling
-                                 ? "set \"output\" in profiling_options or ASCEND_WORK_PATH (ENV-13)"
-                                 : r.rule));
+    return invalid_argument(
+        std::string(artifact_name(r.kind)) + ": no folder: " +
+        (r.kind == ArtifactKind::kProfiling ? "set \"output\" in profiling_options or ASCEND_WORK_PATH" : r.rule));
   const bool collect = r.rule.rfind("NPU_COLLECT_PATH", 0) == 0;
   auto st = ensure_directory(r.directory(), true, collect ? Access::kReadWriteExecute : Access::kReadWrite);
   return st.with_context(std::string(artifact_name(r.kind)) + " (" + r.rule + ")");
@@ -327,23 +315,22 @@ OpCacheLimits resolve_op_cache_limits(const OptionSet& o, const std::string& cac
       if (parsed.effective()) {
         out.max_size_mb = *parsed.max_op_cache_size_mb;
         out.remain_ratio_percent = *parsed.remain_cache_size_ratio;
-        out.rule = "op_cache.ini (OPT-op_compiler_cache_mode-15)";
+        out.rule = "op_cache.ini";
         return out;
       }
       for (auto& p : parsed.problems) out.warnings.push_back(p + " (op_cache.ini not used)");
       if (parsed.problems.empty())
         out.warnings.push_back(ini +
                                ": not used: both ascend_max_op_cache_size and ascend_remain_cache_size_ratio "
-                               "must be set (OPT-op_compiler_cache_mode-12)");
+                               "must be set");
     }
   }
   const bool env_max = o.has_value("ASCEND_MAX_OP_CACHE_SIZE"),
              env_ratio = o.has_value("ASCEND_REMAIN_CACHE_SIZE_RATIO");
   if (env_max) out.max_size_mb = o.get_int("ASCEND_MAX_OP_CACHE_SIZE", 500);
   if (env_ratio) out.remain_ratio_percent = static_cast<int>(o.get_int("ASCEND_REMAIN_CACHE_SIZE_RATIO", 50));
-  out.rule = env_max || env_ratio
-                 ? "ASCEND_MAX_OP_CACHE_SIZE / ASCEND_REMAIN_CACHE_SIZE_RATIO (OPT-op_compiler_cache_mode-14)"
-                 : "default 500 MB / 50% (OPT-op_compiler_cache_mode-15)";
+  out.rule =
+      env_max || env_ratio ? "ASCEND_MAX_OP_CACHE_SIZE / ASCEND_REMAIN_CACHE_SIZE_RATIO" : "default 500 MB / 50%";
   return out;
 }
 

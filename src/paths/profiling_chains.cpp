@@ -39,28 +39,27 @@ std::string parent_folder(const std::string& cwd, const std::string& file) {
 ChosenFolder msprof_output_folder(const std::string& output_flag, const options::EnvMap& env,
                                   const std::string& model_path, const std::string& application_file,
                                   const std::string& cwd) {
-  ChosenFolder fallback =
-      !model_path.empty()         ? ChosenFolder{parent_folder(cwd, model_path), "the model file's folder (ENV-10)"}
-      : !application_file.empty() ? ChosenFolder{parent_folder(cwd, application_file),
-                                                 "the application's folder: it names no model file (ENV-10, AMB-7)"}
-                                  : ChosenFolder{current_or(cwd), "the working folder (ENV-10, AMB-7)"};
-  return first_set({{output_flag.empty() ? "" : absolute(cwd, output_flag), "msprof --output (ENV-10)"},
-                    {work_path_tier(env, cwd), "ASCEND_WORK_PATH/profiling_data (ENV-9/10)"},
+  ChosenFolder fallback = !model_path.empty() ? ChosenFolder{parent_folder(cwd, model_path), "the model file's folder"}
+                          : !application_file.empty() ? ChosenFolder{parent_folder(cwd, application_file),
+                                                                     "the application's folder: it names no model file"}
+                                                      : ChosenFolder{current_or(cwd), "the working folder"};
+  return first_set({{output_flag.empty() ? "" : absolute(cwd, output_flag), "msprof --output"},
+                    {work_path_tier(env, cwd), "ASCEND_WORK_PATH/profiling_data"},
                     fallback});
 }
 
 ChosenFolder acl_json_output_folder(const std::string& output_key, const options::EnvMap& env,
                                     const std::string& executable_dir, const std::string& cwd) {
   return first_set(
-      {{output_key.empty() ? "" : absolute(cwd, output_key), "acl.json profiler \"output\" (ENV-11)"},
-       {work_path_tier(env, cwd), "ASCEND_WORK_PATH/profiling_data (ENV-9/11)"},
-       {absolute(cwd, executable_dir.empty() ? "." : executable_dir), "the application executable's folder (ENV-11)"}});
+      {{output_key.empty() ? "" : absolute(cwd, output_key), "acl.json profiler \"output\""},
+       {work_path_tier(env, cwd), "ASCEND_WORK_PATH/profiling_data"},
+       {absolute(cwd, executable_dir.empty() ? "." : executable_dir), "the application executable's folder"}});
 }
 
 ChosenFolder trace_handler_folder(const std::string& handler_dir, const options::EnvMap& env, const std::string& cwd) {
-  return first_set({{handler_dir.empty() ? "" : absolute(cwd, handler_dir), "the trace handler's folder (ENV-14)"},
-                    {work_path_tier(env, cwd), "ASCEND_WORK_PATH/profiling_data (ENV-9/14/15)"},
-                    {current_or(cwd), "the working folder (ENV-14, AMB-7)"}});
+  return first_set({{handler_dir.empty() ? "" : absolute(cwd, handler_dir), "the trace handler's folder"},
+                    {work_path_tier(env, cwd), "ASCEND_WORK_PATH/profiling_data"},
+                    {current_or(cwd), "the working folder"}});
 }
 
 }  // namespace openge::profiling

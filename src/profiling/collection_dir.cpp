@@ -41,8 +41,7 @@ std::string collection_dir_name() {
 Result<std::string> create_collection_dir(const std::string& parent, int device_id, const std::string& start_info) {
   std::error_code ec;
   if (!fs::is_directory(parent, ec))
-    return invalid_argument("profiling output folder '" + parent +
-                            "' does not exist; create it first (OPT-profiling_config.profiling_options.output-2)");
+    return invalid_argument("profiling output folder '" + parent + "' does not exist; create it first");
   if (::access(parent.c_str(), R_OK | W_OK | X_OK) != 0)
     return invalid_argument("profiling output folder '" + parent +
                             "' is not writable by this user: " + std::strerror(errno));

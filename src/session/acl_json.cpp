@@ -93,6 +93,7 @@ Status read_dump(const Json& dump, const std::string& file, AclJsonSettings& out
   const auto known = names_of_dump_keys();
   bool debug = false;
   std::string layers;
+  std::string named_models;  // the model_name of each entry that lists layers
   for (const auto& [key, value] : dump.items()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) return unknown_key(file, "dump", key, known);
     const std::string where = "dump." + key;
@@ -100,6 +101,8 @@ Status read_dump(const Json& dump, const std::string& file, AclJsonSettings& out
       if (!value.is_array()) return key_error(file, where, "expected a list of {\"model_name\", \"layer\"}");
       for (const auto& entry : value) {
         if (!entry.is_object()) return key_error(file, where, "each entry is an object {\"model_name\", \"layer\"}");
+        if (auto it = entry.find("model_name"); it != entry.end() && it->is_string() && entry.contains("layer"))
+          named_models += (named_models.empty() ? "" : ", ") + it->get<std::string>();
         if (auto it = entry.find("layer"); it != entry.end()) {
           if (!it->is_array()) return key_error(file, where + ".layer", "expected a list of operator names");
           for (const auto& l : *it) {
@@ -135,6 +138,10 @@ Status read_dump(const Json& dump, const std::string& file, AclJsonSettings& out
     out.assignments.push_back({"dump_config.enable_dump", "True", kOrigin});
   }
   if (!layers.empty()) out.assignments.push_back({"dump_config.dump_layer", layers, kOrigin});
+  // dump_layer is one list for every session, so the layers of all entries apply to every model.
+  if (!layers.empty() && !named_models.empty())
+    out.notes.push_back("acl.json dump.dump_list: the layers listed for " + named_models +
+                        " are dumped in every model the application runs (model_name is not matched)");
   return Status::Ok();
 }
 

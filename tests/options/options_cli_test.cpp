@@ -147,7 +147,7 @@ TEST(OptionsCli, ExplainDescribesAnOption) {
 TEST(OptionsCli, PathsPrintsEveryArtifactAndItsRule) {
   auto r = openge("paths", "ASCEND_WORK_PATH=/w NPU_COLLECT_PATH=/n");
   EXPECT_EQ(r.code, 0) << r.out;
-  for (const char* s : {"/w/log", "ASCEND_WORK_PATH/log (ENV-5/6)", "/n/extra-info/data-dump", "/w/kernel_meta",
+  for (const char* s : {"/w/log", "ASCEND_WORK_PATH/log", "/n/extra-info/data-dump", "/w/kernel_meta",
                         "/w/profiling_data", "/w/check_result.json", "/home/cli/atc_data/kernel_cache_",
                         "compile_cache_size", "500 MB, keep 50% in /home/cli/atc_data/kernel_cache_", "mode: enable"})
     EXPECT_TRUE(has(r, s)) << s << "\n" << r.out;

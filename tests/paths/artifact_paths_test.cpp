@@ -218,7 +218,9 @@ TEST(EnvPrepare, ENV_13_ProfilingWithoutFolderIsAnError) {
   auto p = resolve_artifact(ArtifactKind::kProfiling, *r.options, ids());
   auto st = prepare_artifact_directory(p, *r.options);
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("ENV-13"), std::string::npos);
+  // The fix, in plain words: where to set a folder.
+  EXPECT_NE(st.message().find("set \"output\" in profiling_options or ASCEND_WORK_PATH"), std::string::npos)
+      << st.message();
 }
 
 TEST(EnvPrepare, AFileWhereAFolderIsExpected) {

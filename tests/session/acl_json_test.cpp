@@ -92,6 +92,10 @@ TEST(AclJson, DumpSectionDumpsTheListedLayers) {
                       R"(", "dump_mode": "all", "dump_list": [{"model_name": "relu", "layer": ["relu1"]}]}})");
   auto settings = read_acl_json(file, {}, a.exe_dir, a.dir.path());
   ASSERT_TRUE(settings.ok()) << settings.status().message();
+  // The layers apply to every model: the model_name is not matched, and a note says so.
+  ASSERT_EQ(settings->notes.size(), 1u);
+  EXPECT_NE(settings->notes[0].find("relu"), std::string::npos) << settings->notes[0];
+  EXPECT_NE(settings->notes[0].find("every model"), std::string::npos) << settings->notes[0];
   options::OptionInputs in;
   in.flags = settings->assignments;
   in.cwd = a.dir.path();
