@@ -22,6 +22,7 @@
 #include "passes/channels_last_layout_pass.h"
 #include "profiling/profiler.h"
 #include "compiler/pipeline.h"
+#include "session/compile_config_resolver.h"
 
 namespace {
 
@@ -37,13 +38,15 @@ int die(const std::string& what) {
 int main(int argc, char** argv) {
   if (argc < 2) return die("usage: openge_layout_ab MODEL.onnx [INPUT.npy] [--threads N] [--rounds R] [--warmup W]");
   const bench::BenchArgs args = bench::parse_bench_args(argc, argv, 60);
-  std::shared_ptr<const options::OptionSet> config;
+  std::shared_ptr<const compiler::CompileConfig> config;
   if (!args.options.empty()) {
     options::OptionInputs in;
     for (const auto& [name, value] : args.options) in.flags.push_back({name, value, "--option"});
     auto set = options::build_option_set(in);
     if (!set.ok()) return die(set.status().message());
-    config = std::make_shared<const options::OptionSet>(std::move(set.value()));
+    auto resolved = resolve_compile_config(set.value());
+    if (!resolved.ok()) return die(resolved.status().message());
+    config = std::move(resolved.value());
   }
   std::unique_ptr<Executable> forms[2];
   Tensor input;

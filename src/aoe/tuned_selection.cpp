@@ -45,29 +45,25 @@ KernelVariant resolved_default(const KernelRequest& request, bool grain_single) 
 
 }  // namespace
 
-Result<TuningSettings> read_tuning_settings(const options::OptionSet* config, int repetitions, bool training_graph) {
+Result<TuningSettings> resolve_tuning_settings(const options::OptionSet& config) {
   TuningSettings s;
-  if (repetitions > 0) s.repetitions = repetitions;
-  if (!config) return s;
   // aoe.ini's RUN_LOOP (ENV-4, MISC-20): how many times each measurement runs (CANN: the model
   // runs on the device to average out noise); a caller's own count (tests) outranks it.
-  auto ini = options::read_aoe_ini(*config);
+  auto ini = options::read_aoe_ini(config);
   if (!ini.ok()) return ini.status().with_context("ASCEND_TOOLKIT_HOME");
-  if (repetitions <= 0 && *ini && (*ini)->run_loop) s.repetitions = *(*ini)->run_loop;
+  if (*ini && (*ini)->run_loop) s.repetitions = *(*ini)->run_loop;
   // Where records and the knowledge base live: aoe_config.work_path > ASCEND_WORK_PATH/aoe_data >
   // working directory (paths/artifact_paths.cpp, AMB-21).
-  s.aoe_data = paths::resolve_artifact(paths::ArtifactKind::kAoeData, *config, paths::RunIds::current());
-  const std::string mode = config->get("aoe_config.aoe_mode");
+  s.aoe_data = paths::resolve_artifact(paths::ArtifactKind::kAoeData, config, paths::RunIds::current());
+  const std::string mode = config.get("aoe_config.aoe_mode");
   if (mode.empty()) return s;
-  if (mode == "4" && training_graph) return s;  // the Trainer tunes the gradient split
-  if (mode == "4")
-    return invalid_argument(
-        "aoe_config.aoe_mode=4 (gradient-split tuning) tunes how data-parallel training all-reduces its "
-        "gradients; an inference run has none: train under mpirun (mpirun -np N openge train ...), or use "
-        "aoe_mode 2 (operator tuning), or leave aoe_config.aoe_mode unset");
+  if (mode == "4") {  // judged per compile (tuning_for_compile)
+    s.mode = 4;
+    return s;
+  }
   s.mode = mode == "1" ? 1 : 2;
-  if (config->has_value("aoe_config.aoe_config_file")) {
-    const std::string path = resolve_against(config->cwd(), config->get("aoe_config.aoe_config_file"));
+  if (config.has_value("aoe_config.aoe_config_file")) {
+    const std::string path = resolve_against(config.cwd(), config.get("aoe_config.aoe_config_file"));
     auto text = options::read_text_file(path);
     if (!text.ok()) return text.status().with_context("aoe_config.aoe_config_file");
     auto file = options::parse_aoe_config(*text, path);
@@ -75,7 +71,7 @@ Result<TuningSettings> read_tuning_settings(const options::OptionSet* config, in
     s.tune_ops_name = file->tune_ops_name;
     s.tune_ops_type = file->tune_ops_type;
     // O1, high-performance tuning: twice the repetitions, for steadier medians.
-    if (file->tune_optimization_level == "O1") s.repetitions *= 2;
+    s.optimization_o1 = file->tune_optimization_level == "O1";
     for (const auto& f : file->feature) {
       if (f == "deeper_opat") s.deeper_opat = true;
       if (f == "nonhomo_split")
@@ -85,6 +81,32 @@ Result<TuningSettings> read_tuning_settings(const options::OptionSet* config, in
     }
   }
   return s;
+}
+
+Result<TuningSettings> tuning_for_compile(const TuningSettings& resolved, int repetitions, bool training_graph) {
+  TuningSettings s = resolved;
+  if (repetitions > 0) s.repetitions = repetitions;
+  if (s.optimization_o1) s.repetitions *= 2;
+  if (s.mode != 4) return s;
+  if (training_graph) {  // the Trainer tunes the gradient split
+    s.mode = 0;
+    return s;
+  }
+  return invalid_argument(
+      "aoe_config.aoe_mode=4 (gradient-split tuning) tunes how data-parallel training all-reduces its "
+      "gradients; an inference run has none: train under mpirun (mpirun -np N openge train ...), or use "
+      "aoe_mode 2 (operator tuning), or leave aoe_config.aoe_mode unset");
+}
+
+Result<TuningSettings> read_tuning_settings(const options::OptionSet* config, int repetitions, bool training_graph) {
+  if (!config) {
+    TuningSettings s;
+    if (repetitions > 0) s.repetitions = repetitions;
+    return s;
+  }
+  auto resolved = resolve_tuning_settings(*config);
+  if (!resolved.ok()) return resolved.status();
+  return tuning_for_compile(*resolved, repetitions, training_graph);
 }
 
 TunedSelection::TunedSelection(TuningSettings settings, int threads)

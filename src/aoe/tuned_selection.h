@@ -27,8 +27,9 @@ class OptionSet;
 namespace openge::aoe {
 
 struct TuningSettings {
-  int mode = 0;                                           // 0: no tuning; 1: subgraph tuning; 2: operator tuning
-  int repetitions = 10;                                   // timed runs per candidate (O1: twice as many)
+  int mode = 0;                  // 0: no tuning; 1: subgraph tuning; 2: operator tuning (4 as resolved: gradient split)
+  int repetitions = 10;          // timed runs per candidate (O1: twice as many)
+  bool optimization_o1 = false;  // tune_optimization_level O1: twice the repetitions
   std::vector<std::string> tune_ops_name, tune_ops_type;  // empty: every tunable node
   bool deeper_opat = false;  // feature deeper_opat: the wider candidate set (tuning_space.h)
   // Where records and the knowledge base live (path "" without a configuration: no lookups).
@@ -42,6 +43,11 @@ struct TuningSettings {
 // split; for any other graph it is an error (inference has no gradients to aggregate).
 Result<TuningSettings> read_tuning_settings(const options::OptionSet* config, int repetitions,
                                             bool training_graph = false);
+// The two halves of read_tuning_settings: what the options say, resolved once when the session
+// opens (mode 4 kept as 4), and the settings of one compile (`repetitions` and `training_graph`
+// as above).
+Result<TuningSettings> resolve_tuning_settings(const options::OptionSet& config);
+Result<TuningSettings> tuning_for_compile(const TuningSettings& resolved, int repetitions, bool training_graph);
 
 class TunedSelection {
  public:

@@ -17,7 +17,7 @@
 #include "logging/log.h"
 #include "passes/channels_last_layout_pass.h"
 #include "passes/pass_registry.h"
-#include "options/option_set.h"
+#include "compiler/compile_config.h"
 #include "compiler/executable_builder.h"
 #include "compiler/pipeline.h"
 #include "paths/artifact_paths.h"
@@ -118,10 +118,8 @@ Status ExecutableBuilder::finish_tuning(aoe::TunedSelection& tuning, double star
   return Status::Ok();
 }
 
-void ExecutableBuilder::read_tuned_passes(const options::OptionSet& config) {
+void ExecutableBuilder::read_tuned_passes(const paths::ResolvedPath& where) {
   report_.subgraph_key = aoe::subgraph_key(exe_->graph_, exe_->num_threads_);
-  const paths::ResolvedPath where =
-      paths::resolve_artifact(paths::ArtifactKind::kAoeData, config, paths::RunIds::current());
   if (where.path.empty()) return;
   // A corrupt base is reported by the operator lookups of the same compile (aoe/tuned_selection.cpp).
   const aoe::KnowledgeBase kb = aoe::KnowledgeBase::load(where.path + "/" + aoe::kKnowledgeBaseFile);
@@ -136,7 +134,8 @@ void ExecutableBuilder::read_tuned_passes(const options::OptionSet& config) {
 Result<std::unique_ptr<Executable>> tune_subgraphs(Graph graph, const std::vector<Shape>& input_shapes,
                                                    const CompileOptions& options, CompileReport* report) {
   const double start = now_seconds();
-  auto settings = aoe::read_tuning_settings(options.config.get(), options.aoe_repetitions, options.training_graph);
+  auto settings = aoe::tuning_for_compile(options.config ? options.config->tuning : aoe::TuningSettings{},
+                                          options.aoe_repetitions, options.training_graph);
   if (!settings.ok()) return settings.status().with_context("model " + graph.source);
   const std::string model = std::filesystem::path(graph.source).stem().string();
   const Graph pristine = graph;  // constants are shared, not copied

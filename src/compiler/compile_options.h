@@ -12,12 +12,10 @@
 
 namespace openge {
 
-namespace options {
-class OptionSet;
-}
 namespace compiler {
+struct CompileConfig;
 struct PrebuiltKernels;
-}
+}  // namespace compiler
 
 // Which stages of a compile run (docs/ARCHITECTURE.md, "Compiled models").
 enum class CompileStages {
@@ -41,8 +39,9 @@ struct CompileOptions {
   // (kernels/conv_format_costs.h). Tests price other CPUs with it. Subgraphs get the same.
   std::optional<IsaCosts> isa_costs;
   CompileStages stages = CompileStages::kAll;
-  // The session's validated configuration (precision, impl modes …); null: every default.
-  std::shared_ptr<const options::OptionSet> config;
+  // The session's configuration, resolved when it opened (compiler/compile_config.h): precision,
+  // passes, dumps, tuning, online compile …; null: every default, and no precision pass.
+  std::shared_ptr<const compiler::CompileConfig> config;
   // Drop the constants that kernels packed into their own buffers (packed_constant_release.h):
   // for a caller that will not read the compiled graph's constants. Not passed to subgraphs.
   bool release_packed_constants = false;

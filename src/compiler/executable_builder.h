@@ -85,13 +85,14 @@ class ExecutableBuilder {
   // graph_rewrite.cpp: the passes' settings for this compile (passes/pass_context.h), and the
   // passes of one side of the precision pass run with them.
   PassContext pass_context(const precision::PrecisionSetup* precision_setup) const;
-  Status run_passes(graph_dump::GraphDumper& dump, const options::OptionSet* shaping, const options::OptionSet* config,
-                    const PassContext& context, bool after_precision);
+  Status run_passes(graph_dump::GraphDumper& dump, const PassContext& context, bool after_precision);
   Status apply_precision(precision::PrecisionSetup& setup);
   void remove_dead_nodes();
   // aoe_tuning.cpp: the passes the knowledge base's entry for this graph switches off (aoe_mode
   // 1's winner).
-  void read_tuned_passes(const options::OptionSet& config);
+  void read_tuned_passes(const paths::ResolvedPath& aoe_data);
+  // pipeline.cpp: the folder the grain calibration is kept in ("" without a configuration).
+  std::string grain_cache_root() const;
   // memory_layout.cpp
   void decide_slots(const std::vector<int>& planned_values);
   // Concat in place: a Concat over contiguous slices (every dim before its axis is 1) whose

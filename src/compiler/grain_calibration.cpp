@@ -165,13 +165,13 @@ double read_or_calibrate(const std::string& root, int threads) {
 
 }  // namespace
 
-ThreadingGrain calibrated_threading_grain(int threads, const options::OptionSet* config) {
-  std::string root;
-  if (config) {
-    auto settings = OpCache::settings_from_options(*config);
-    // A cache setting that does not resolve is the online compiler's error to report.
-    if (settings.ok() && settings->mode != CacheMode::kDisable) root = settings->root;
-  }
+std::string grain_cache_root(const options::OptionSet& options) {
+  auto settings = OpCache::settings_from_options(options);
+  // A cache setting that does not resolve is the online compiler's error to report.
+  return settings.ok() && settings->mode != CacheMode::kDisable ? settings->root : "";
+}
+
+ThreadingGrain calibrated_threading_grain(int threads, const std::string& root) {
   if (root.empty()) return grain_of(kDefaultForkJoinUs);
   static std::mutex mutex;
   static std::map<std::pair<std::string, int>, double> known;

@@ -46,9 +46,12 @@ Result<double> parse_calibration(const std::string& text, const std::string& cpu
 // lowest of their tenth percentiles. Takes about 60 ms.
 double calibrate_fork_join_us(int threads);
 
-// The grain for a compile at `threads` threads (2 or more) under `config`: the calibration in
-// the compile-cache folder, made there first when missing or unusable, or the default when no
-// cache folder is in use. Read once per process and folder.
-ThreadingGrain calibrated_threading_grain(int threads, const options::OptionSet* config);
+// The grain for a compile at `threads` threads (2 or more): the calibration in the compile-cache
+// folder `cache_root` (CompileConfig::grain_cache_root), made there first when missing or
+// unusable, or the default when it is "" (no cache folder in use). Read once per process and folder.
+ThreadingGrain calibrated_threading_grain(int threads, const std::string& cache_root);
+// The folder calibrated_threading_grain keeps its calibration in under `options`: the compile
+// cache's, "" when the cache is off or its settings do not resolve.
+std::string grain_cache_root(const options::OptionSet& options);
 
 }  // namespace openge::compiler

@@ -5,10 +5,10 @@
 #include <optional>
 
 #include "aoe/knowledge_base.h"
+#include "compiler/compile_config.h"
 #include "compiler/executable_builder.h"
 #include "graph_dump/graph_dumper.h"
 #include "logging/log.h"
-#include "options/option_set.h"
 #include "passes/channels_last_layout_pass.h"
 #include "passes/fusion_result.h"
 #include "passes/pass.h"
@@ -27,42 +27,30 @@ Status ExecutableBuilder::rewrite(graph_dump::GraphDumper& dump) {
     passes_off_ = *options_.aoe_passes_off;
     report_.subgraph_key = aoe::subgraph_key(g, exe_->num_threads_);
   } else if (options_.config && options_.run_passes) {
-    read_tuned_passes(*options_.config);
+    read_tuned_passes(options_.config->tuning.aoe_data);
   }
-  // What the rewrites read shaped the graph (a .oge records it): the pass selection and the
-  // precision pass read a copy of the session's options, whose read record starts empty; the
-  // session's own set is then told of each read, so that its record of what engine code consumed
-  // stays whole. Artifacts (fusion_result.json, dumps) read the session's set itself.
-  std::optional<options::OptionSet> shaping;
-  if (options_.config) shaping.emplace(*options_.config);
-  const options::OptionSet* shaping_config = shaping ? &*shaping : nullptr;
-  // The precision setup, loaded once: the layout pass predicts from it, the precision pass applies
-  // it. One that does not load predicts nothing; its error is reported where the precision pass
-  // runs, after the passes, as it always was.
-  std::optional<Result<precision::PrecisionSetup>> precision_setup;
-  if (shaping) {
-    precision_setup.emplace(precision::load_precision_setup(*shaping));
-    if (precision_setup->ok() && options_.isa_costs) (*precision_setup)->costs = *options_.isa_costs;
+  // The precision setup, resolved when the session opened: the layout pass predicts from it, the
+  // precision pass applies it (a copy: the pass takes its warnings).
+  std::optional<precision::PrecisionSetup> precision_setup;
+  if (options_.config && options_.config->precision) {
+    precision_setup.emplace(*options_.config->precision);
+    if (options_.isa_costs) precision_setup->costs = *options_.isa_costs;
   }
-  const PassContext context =
-      pass_context(precision_setup && precision_setup->ok() ? &precision_setup->value() : nullptr);
+  const PassContext context = pass_context(precision_setup ? &*precision_setup : nullptr);
   if (options_.run_passes)
-    OPENGE_RETURN_IF_ERROR(run_passes(dump, shaping_config, options_.config.get(), context, /*after_precision=*/false)
-                               .with_context("model " + g.source));
+    OPENGE_RETURN_IF_ERROR(run_passes(dump, context, /*after_precision=*/false).with_context("model " + g.source));
   remove_dead_nodes();
   OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterPrune));
   if (precision_setup) {
-    if (!precision_setup->ok()) return precision_setup->status().with_context("model " + g.source);
-    OPENGE_RETURN_IF_ERROR(apply_precision(precision_setup->value()).with_context("model " + g.source));
+    OPENGE_RETURN_IF_ERROR(apply_precision(*precision_setup).with_context("model " + g.source));
     OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterPrecision));
   }
   // UB fusion (TbeEltwiseFusionPass) follows the precision pass, as CANN's follows op selection.
   if (options_.run_passes)
-    OPENGE_RETURN_IF_ERROR(run_passes(dump, shaping_config, options_.config.get(), context, /*after_precision=*/true)
-                               .with_context("model " + g.source));
-  if (!shaping) return Status::Ok();
-  report_.shaping_options = shaping->options_read();
-  for (const std::string& name : report_.shaping_options) options_.config->find(name);
+    OPENGE_RETURN_IF_ERROR(run_passes(dump, context, /*after_precision=*/true).with_context("model " + g.source));
+  // What shaped the graph (a .oge records it): the options the pass choice and the precision
+  // setup read.
+  if (options_.config) report_.shaping_options = options_.config->shaping_options;
   return Status::Ok();
 }
 
@@ -80,9 +68,9 @@ PassContext ExecutableBuilder::pass_context(const precision::PrecisionSetup* pre
   // scenario is what is compiled (docs/DECISIONS.md, graph_run_mode): a training graph follows the
   // option (training's default: off); an inference compile takes the small-channel path, as
   // online inference does, unless the user turned it off.
-  const options::OptionSet* config = options_.config.get();
-  if (config && (options_.training_graph || config->user_set("enable_small_channel")))
-    context.small_channel_stem = config->get_int("enable_small_channel", 0) == 1;
+  const CompileConfig* config = options_.config.get();
+  if (config && (options_.training_graph || config->small_channel_user_set))
+    context.small_channel_stem = config->small_channel_on;
   // The layout pass runs before the precision pass and chooses formats by the dtype each
   // convolution will compute in: the precision pass's decision, predicted on the graph it sees.
   // The setup outlives the context (both belong to rewrite()).
@@ -94,11 +82,13 @@ PassContext ExecutableBuilder::pass_context(const precision::PrecisionSetup* pre
   return context;
 }
 
-Status ExecutableBuilder::run_passes(graph_dump::GraphDumper& dump, const options::OptionSet* shaping,
-                                     const options::OptionSet* config, const PassContext& context,
-                                     bool after_precision) {
+Status ExecutableBuilder::run_passes(graph_dump::GraphDumper& dump, const PassContext& context, bool after_precision) {
   const std::vector<Pass>& passes = all_passes();
-  auto choices = passes::choose_passes(passes, shaping);
+  const CompileConfig* config = options_.config.get();
+  // The choice resolved when the session opened; without a configuration (or a session that
+  // resolved none) every pass is on but the scope passes that need enable_scope_fusion_passes.
+  auto choices = config && config->pass_choices ? Result<std::vector<passes::PassChoice>>(*config->pass_choices)
+                                                : passes::choose_passes(passes, nullptr);
   if (!choices.ok()) return choices.status();
   for (const std::string& off : passes_off_)
     for (size_t i = 0; i < passes.size(); ++i)
@@ -124,7 +114,7 @@ Status ExecutableBuilder::run_passes(graph_dump::GraphDumper& dump, const option
   // A statistics file that cannot be written does not stop the model (CANN goes on too): warned.
   // Written once, after the passes that follow the precision pass.
   if (config && after_precision)
-    if (Status st = passes::write_fusion_result(*config, dump.graph_id(), fusion_counts_); !st.ok())
+    if (Status st = passes::write_fusion_result(config->fusion_result, dump.graph_id(), fusion_counts_); !st.ok())
       OPENGE_LOG_WARNING("FE", st.message());
   auto order = exe_->graph_.topological_order();
   if (!order.ok()) return order.status().with_context("after fusion");

@@ -17,7 +17,7 @@
 #include "compiler/pipeline.h"
 #include "logging/log.h"
 #include "ops/fused/fused_elementwise.h"
-#include "options/option_set.h"
+#include "compiler/compile_config.h"
 #include "runtime/control_flow.h"
 
 namespace openge::compiler {
@@ -33,13 +33,12 @@ openge::KernelRequest ExecutableBuilder::kernel_request(const Node& node, bool d
 
 Status ExecutableBuilder::select_kernels(aoe::TunedSelection& tuning) {
   // deterministic=1: the same bits at every thread count (kernels/fixed_plan_kernel.h).
-  const bool deterministic = options_.config && options_.config->get_int("deterministic", 0) == 1;
+  const bool deterministic = options_.config && options_.config->deterministic;
   // Fused vector-op nodes get generated kernels when compiling online (compiler/online_compiler.h);
   // they are built together below, in parallel.
-  auto jit_settings = read_jit_settings(options_.config.get(), dynamic_model_);
-  if (!jit_settings.ok()) return jit_settings.status();
-  use_prebuilt_kernels(*jit_settings, options_.prebuilt_kernels);
-  const JitDecision& jit = jit_settings->decision;
+  JitSettings jit_settings = jit_settings_for(options_.config ? options_.config->jit : JitConfig{}, dynamic_model_);
+  use_prebuilt_kernels(jit_settings, options_.prebuilt_kernels);
+  const JitDecision& jit = jit_settings.decision;
   std::vector<compiler::KernelRequest> jit_requests;
   std::vector<size_t> jit_nodes;
   std::optional<PackedConstantRelease> release;
@@ -66,7 +65,7 @@ Status ExecutableBuilder::select_kernels(aoe::TunedSelection& tuning) {
       if (cn.node.outputs[o] >= 0 && !request.outputs[o].shape_known) cn.static_outputs = false;
     cn.estimated_cycles = estimated_node_cycles(request);
     if (grain_pending_ && !has_subgraph(cn.node) && grain_decides(cn.estimated_cycles)) {
-      exe_->grain_ = calibrated_threading_grain(exe_->num_threads_, options_.config.get());
+      exe_->grain_ = calibrated_threading_grain(exe_->num_threads_, grain_cache_root());
       grain_pending_ = false;
     }
     cn.single_thread = !has_subgraph(cn.node) &&
@@ -132,7 +131,7 @@ Status ExecutableBuilder::select_kernels(aoe::TunedSelection& tuning) {
   if (jit_requests.empty()) return Status::Ok();
   for (size_t i = 0; i < jit_requests.size(); ++i) jit_requests[i].node = &exe_->nodes_[jit_nodes[i]].node;
   OPENGE_LOG_INFO("FE", jit.reason);
-  auto kernels = compiler::compile_kernels(jit_requests, *jit_settings);
+  auto kernels = compiler::compile_kernels(jit_requests, jit_settings);
   if (!kernels.ok()) return kernels.status();
   for (size_t i = 0; i < jit_nodes.size(); ++i) {
     CompiledNode& cn = exe_->nodes_[jit_nodes[i]];

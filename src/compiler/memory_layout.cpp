@@ -10,7 +10,7 @@
 #include "compiler/grain_calibration.h"
 #include "compiler/op_grain.h"
 #include "ops/atomic_outputs.h"
-#include "options/option_set.h"
+#include "compiler/compile_config.h"
 #include "options/value_parsers.h"
 #include "runtime/branch_schedule.h"
 
@@ -22,8 +22,8 @@ namespace {
 // an engine it does not name has page 002's default of 1, and 1 keeps that engine's nodes on one
 // stream (the calling thread, in node order). A run takes at most two branches at once, so any
 // value from 2 up allows two.
-int engine_streams(const options::OptionSet* config, Engine engine) {
-  const std::string text = config ? config->get("stream_max_parallel_num") : "";
+int engine_streams(const CompileConfig* config, Engine engine) {
+  const std::string text = config ? config->stream_max_parallel_num : "";
   if (text.empty()) return 2;
   auto parsed = options::parse_stream_parallel(text);
   if (!parsed.ok()) return 1;  // validated when the set was built
@@ -64,8 +64,8 @@ void ExecutableBuilder::plan_memory_layout() {
   schedule_steps();
   // atomic_clean_policy: nodes whose AI CPU kernels add into their outputs have them zeroed by
   // the executor (oneDNN kernels of the AI Core write every element).
-  const options::OptionSet* config = options_.config.get();
-  exe_->atomic_clean_policy_ = config ? static_cast<int>(config->get_int("memory_config.atomic_clean_policy", 0)) : 0;
+  const CompileConfig* config = options_.config.get();
+  exe_->atomic_clean_policy_ = config ? config->atomic_clean_policy : 0;
   exe_->zeroes_outputs_.assign(exe_->nodes_.size(), 0);
   for (size_t s = 0; s < exe_->nodes_.size(); ++s)
     exe_->zeroes_outputs_[s] = exe_->nodes_[s].engine == Engine::kAiCpu && !exe_->nodes_[s].control_flow &&
@@ -213,7 +213,7 @@ void ExecutableBuilder::schedule_steps() {
   // A node may run beside another when it runs on one thread and touches only what the run
   // state placed for it: a prepared node, or a view of its input (Reshape and the like).
   std::vector<BranchNode> branch_nodes(exe_->nodes_.size());
-  const options::OptionSet* config = options_.config.get();
+  const CompileConfig* config = options_.config.get();
   const int streams[2] = {engine_streams(config, Engine::kAiCore), engine_streams(config, Engine::kAiCpu)};
   for (size_t s = 0; s < exe_->nodes_.size(); ++s) {
     const CompiledNode& cn = exe_->nodes_[s];
@@ -233,7 +233,7 @@ void ExecutableBuilder::schedule_steps() {
   auto schedule = [&] { return schedule_branches(branch_nodes, exe_->grain_.cycles); };
   exe_->steps_ = schedule();
   if (grain_pending_ && concurrent_steps(exe_->steps_) > 0) {
-    exe_->grain_ = calibrated_threading_grain(exe_->num_threads_, options_.config.get());
+    exe_->grain_ = calibrated_threading_grain(exe_->num_threads_, grain_cache_root());
     grain_pending_ = false;
     exe_->steps_ = schedule();
   }

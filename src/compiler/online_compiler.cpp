@@ -145,10 +145,9 @@ Result<KernelSource> describe_kernel(const KernelRequest& request, const JitSett
   return out;
 }
 
-JitDecision decide_jit(const options::OptionSet* config, bool dynamic_model) {
-  if (config && config->has_value("NPU_COLLECT_PATH"))
-    return {true, "NPU_COLLECT_PATH is set: operators are compiled online"};
-  const std::string mode = config ? config->get("jit_compile") : "auto";
+JitDecision decide_jit(const JitConfig& config, bool dynamic_model) {
+  if (config.npu_collect) return {true, "NPU_COLLECT_PATH is set: operators are compiled online"};
+  const std::string& mode = config.mode;
   if (mode == "true") return {true, "jit_compile=true"};
   if (mode == "false") return {false, "jit_compile=false: prebuilt kernels"};
   return dynamic_model ? JitDecision{false, "jit_compile=auto and a dynamic-shape model: prebuilt kernels"}
@@ -171,25 +170,37 @@ Result<DebugSettings> read_debug_settings(const options::OptionSet& config) {
   return d;
 }
 
-Result<JitSettings> read_jit_settings(const options::OptionSet* config, bool dynamic_model) {
+Result<JitConfig> resolve_jit_config(const options::OptionSet& config) {
+  JitConfig c;
+  c.npu_collect = config.has_value("NPU_COLLECT_PATH");
+  c.mode = config.get("jit_compile");
+  if (c.mode.empty()) c.mode = "auto";
+  c.compiler = config.get("CXX");
+  if (c.compiler.empty()) c.compiler = "g++";
+  auto debug = read_debug_settings(config);
+  if (!debug.ok()) return debug.status();
+  c.debug = std::move(debug.value());
+  if (c.debug.any()) {
+    c.kernel_meta = paths::resolve_artifact(paths::ArtifactKind::kKernelMeta, config, paths::RunIds::current());
+  } else {
+    // The folder is made when the first kernel is built.
+    auto cache = OpCache::settings_from_options(config);
+    if (!cache.ok()) return cache.status();
+    c.cache = std::move(cache.value());
+  }
+  if (c.npu_collect)
+    c.collect = paths::resolve_artifact(paths::ArtifactKind::kCollectCompile, config, paths::RunIds::current());
+  return c;
+}
+
+JitSettings jit_settings_for(const JitConfig& config, bool dynamic_model) {
   JitSettings s;
   s.decision = decide_jit(config, dynamic_model);
-  s.compiler = config ? config->get("CXX") : "";
-  if (s.compiler.empty()) s.compiler = "g++";
-  if (!config) return s;
-  auto debug = read_debug_settings(*config);
-  if (!debug.ok()) return debug.status();
-  s.debug = std::move(debug.value());
-  if (s.debug.any()) {
-    s.kernel_meta = paths::resolve_artifact(paths::ArtifactKind::kKernelMeta, *config, paths::RunIds::current());
-  } else if (s.decision.online) {
-    // Read at every online compile; the folder is made when the first kernel is built.
-    auto cache = OpCache::settings_from_options(*config);
-    if (!cache.ok()) return cache.status();
-    s.cache = std::move(cache.value());
-  }
-  if (s.decision.online && config->has_value("NPU_COLLECT_PATH"))
-    s.collect = paths::resolve_artifact(paths::ArtifactKind::kCollectCompile, *config, paths::RunIds::current());
+  s.compiler = config.compiler;
+  s.debug = config.debug;
+  s.kernel_meta = config.kernel_meta;
+  if (!s.debug.any() && s.decision.online) s.cache = config.cache;
+  if (s.decision.online && config.npu_collect) s.collect = config.collect;
   return s;
 }
 

@@ -38,8 +38,6 @@ struct JitDecision {
   bool online = false;
   std::string reason;
 };
-JitDecision decide_jit(const options::OptionSet* config, bool dynamic_model);
-
 // op_debug_level and op_debug_config, as the online compiler applies them.
 struct DebugSettings {
   int level = 0;
@@ -54,7 +52,23 @@ struct DebugSettings {
 };
 Result<DebugSettings> read_debug_settings(const options::OptionSet& config);
 
-// What the options say about online compilation, read once per graph compile.
+// What the options say about online compilation, resolved once when the session opens
+// (session/compile_config_resolver.h); a default JitConfig is a session without options.
+struct JitConfig {
+  std::string mode = "auto";     // jit_compile
+  bool npu_collect = false;      // NPU_COLLECT_PATH is set: operators are compiled online
+  std::string compiler = "g++";  // CXX
+  DebugSettings debug;
+  paths::ResolvedPath kernel_meta{paths::ArtifactKind::kKernelMeta, "", false, "", ""};  // with debug settings
+  // The operator compile cache, unless debug settings bypass it; unset without options.
+  std::optional<CacheSettings> cache;
+  paths::ResolvedPath collect{paths::ArtifactKind::kCollectCompile, "", false, "", ""};  // NPU_COLLECT_PATH
+};
+Result<JitConfig> resolve_jit_config(const options::OptionSet& config);
+
+JitDecision decide_jit(const JitConfig& config, bool dynamic_model);
+
+// What one graph compile does about online compilation: the JitConfig and the graph decide.
 struct JitSettings {
   JitDecision decision;
   DebugSettings debug;
@@ -69,7 +83,7 @@ struct JitSettings {
   // of built, so no compiler runs (null: none). Debug settings and NPU_COLLECT_PATH build online.
   std::shared_ptr<const PrebuiltKernels> prebuilt;
 };
-Result<JitSettings> read_jit_settings(const options::OptionSet* config, bool dynamic_model);
+JitSettings jit_settings_for(const JitConfig& config, bool dynamic_model);
 
 // One node to compile: its program, and the shapes of its inputs and output.
 struct KernelRequest {

@@ -11,12 +11,12 @@
 #include "autodiff/training_graph.h"
 #include "base/guard.h"
 #include "base/omp_threads.h"
+#include "compiler/compile_config.h"
 #include "compiler/compile_log.h"
 #include "compiler/executable_builder.h"
 #include "compiler/in_place_updates.h"
 #include "compiler/precision_report.h"
 #include "graph_dump/graph_dumper.h"
-#include "options/option_set.h"
 #include "passes/channels_last_layout_pass.h"
 #include "runtime/control_flow.h"
 #include "runtime/run_state.h"  // complete for the state pool, which new Executable() may destroy
@@ -61,14 +61,18 @@ ExecutableBuilder::ExecutableBuilder(Graph graph, const CompileOptions& options)
   // The grain: the caller's, else option threading_grain_cycles, else the machine's calibration
   // (compiler/grain_calibration.h).
   const int64_t pinned_grain = options.threading_grain_cycles > 0 ? options.threading_grain_cycles
-                               : options.config                   ? options.config->get_int("threading_grain_cycles", 0)
+                               : options.config                   ? options.config->threading_grain_cycles
                                                                   : 0;
   if (pinned_grain > 0) exe_->grain_.cycles = pinned_grain;
   // Read by select_kernels when the first node whose decision depends on it comes up: a graph of
   // only tiny or only large nodes does not read (or, on a new machine, make) the calibration.
   grain_pending_ = pinned_grain <= 0 && exe_->num_threads_ > 1;
   exe_->failure_hook_ = options.failure_hook;
-  if (options.config) exe_->stream_sync_timeout_ms_ = options.config->get_int("stream_sync_timeout", -1);
+  if (options.config) exe_->stream_sync_timeout_ms_ = options.config->stream_sync_timeout_ms;
+}
+
+std::string ExecutableBuilder::grain_cache_root() const {
+  return options_.config ? options_.config->grain_cache_root : "";
 }
 
 Status ExecutableBuilder::bind_input_shapes(const std::vector<Shape>& input_shapes) {
@@ -102,7 +106,7 @@ Result<std::unique_ptr<Executable>> ExecutableBuilder::build(const std::vector<S
   OPENGE_RETURN_IF_ERROR(bind_input_shapes(input_shapes));
   const Graph& g = exe_->graph_;
   // DUMP_GE_GRAPH: one dump per stage (graph_dump/graph_dumper.h); nothing without it.
-  graph_dump::GraphDumper dump(options.config.get());
+  graph_dump::GraphDumper dump(options.config ? &options.config->graph_dump : nullptr);
   OPENGE_RETURN_IF_ERROR(dump.dump(g, graph_dump::kAfterLoad));
   if (options.stages == CompileStages::kPrecompiled)
     OPENGE_RETURN_IF_ERROR(check_precompiled().with_context("compiled model " + g.source));
@@ -115,8 +119,8 @@ Result<std::unique_ptr<Executable>> ExecutableBuilder::build(const std::vector<S
   release_packed_constants_ = options.release_packed_constants && !exe_->failure_hook_ && !dump.active();
   // AOE (aoe_config.*): the knowledge base's variants, and operator tuning under aoe_mode 2.
   const double select_start = now_seconds();
-  auto tuning_settings =
-      aoe::read_tuning_settings(options.config.get(), options.aoe_repetitions, options.training_graph);
+  auto tuning_settings = aoe::tuning_for_compile(options.config ? options.config->tuning : aoe::TuningSettings{},
+                                                 options.aoe_repetitions, options.training_graph);
   if (!tuning_settings.ok()) return tuning_settings.status().with_context("model " + g.source);
   if (options.aoe_lookup_only) tuning_settings->mode = 0;
   aoe::TunedSelection tuning(std::move(tuning_settings.value()), exe_->num_threads_);
@@ -142,7 +146,7 @@ Result<std::unique_ptr<Executable>> compile(Graph graph, const std::vector<Shape
       [&]() -> Result<std::unique_ptr<Executable>> {
         // aoe_mode 1: subgraph tuning compiles the graph several times and keeps the fastest.
         if (options.stages == CompileStages::kAll && options.run_passes && !options.aoe_passes_off &&
-            !options.aoe_lookup_only && options.config && options.config->get("aoe_config.aoe_mode") == "1")
+            !options.aoe_lookup_only && options.config && options.config->tuning.mode == 1)
           return tune_subgraphs(std::move(graph), input_shapes, options, report);
         // ai.onnx.preview.training's Gradient: replaced by the backward nodes autodiff builds.
         if (autodiff::has_gradient_nodes(graph)) {

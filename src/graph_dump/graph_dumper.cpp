@@ -74,10 +74,22 @@ std::string after_fusion_group(std::string_view pass_kind) {
   return pass_kind == "ub" ? "PreRunAfterUbFusion" : "PreRunAfterGraphFusion";
 }
 
-GraphDumper::GraphDumper(const options::OptionSet* options) : options_(options), graph_id_(g_next_graph_id++) {
-  if (!options || !options->has_value("DUMP_GE_GRAPH")) return;
-  detail_ = static_cast<int>(options->get_int("DUMP_GE_GRAPH", 0));
-  level_ = static_cast<int>(options->get_int("DUMP_GRAPH_LEVEL", 2));
+GraphDumpSettings graph_dump_settings(const options::OptionSet& options) {
+  GraphDumpSettings s;
+  if (!options.has_value("DUMP_GE_GRAPH")) return s;
+  s.detail = static_cast<int>(options.get_int("DUMP_GE_GRAPH", 0));
+  s.level = static_cast<int>(options.get_int("DUMP_GRAPH_LEVEL", 2));
+  s.where = paths::resolve_artifact(paths::ArtifactKind::kGraphDump, options, paths::RunIds::current());
+  s.device_id = options.device_id();
+  return s;
+}
+
+GraphDumper::GraphDumper(const GraphDumpSettings* settings) : graph_id_(g_next_graph_id++) {
+  if (!settings) return;
+  where_ = settings->where;
+  device_id_ = settings->device_id;
+  detail_ = settings->detail;
+  level_ = settings->level;
 }
 
 // GE's filter (graph_utils.cc): 1 every stage; 2 all but partition/subgraph/AI CPU stages; 3 the
@@ -98,10 +110,8 @@ bool GraphDumper::level_keeps(std::string_view stage) const {
 }
 
 Result<std::string> GraphDumper::next_file_stem() {
-  const paths::ResolvedPath where =
-      paths::resolve_artifact(paths::ArtifactKind::kGraphDump, *options_, paths::RunIds::current());
-  OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(where).with_context("DUMP_GE_GRAPH"));
-  auto folder = claim_dump_folder(where.path, options_->device_id());
+  OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(where_).with_context("DUMP_GE_GRAPH"));
+  auto folder = claim_dump_folder(where_.path, device_id_);
   if (!folder.ok()) return folder.status();
   char stem[64];
   std::snprintf(stem, sizeof stem, "ge_onnx_%08d_graph_%d_", g_next_file_index++, graph_id_);

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "ir/graph.h"
+#include "paths/artifact_paths.h"
 
 namespace openge::options {
 class OptionSet;
@@ -38,9 +39,18 @@ std::string after_fusion_group(std::string_view pass_kind);
 // kernel when its holder exits or dies.
 Result<std::string> claim_dump_folder(const std::string& folder, int device_id);
 
+// What the options say about graph dumps, resolved when the session opens.
+struct GraphDumpSettings {
+  int detail = 0;                                                                 // DUMP_GE_GRAPH; 0 = off
+  int level = 2;                                                                  // DUMP_GRAPH_LEVEL
+  paths::ResolvedPath where{paths::ArtifactKind::kGraphDump, "", false, "", ""};  // resolved when on
+  int device_id = 0;
+};
+GraphDumpSettings graph_dump_settings(const options::OptionSet& options);
+
 class GraphDumper {
  public:
-  explicit GraphDumper(const options::OptionSet* options);  // null options: never dumps
+  explicit GraphDumper(const GraphDumpSettings* settings);  // null settings: never dumps
   bool active() const { return detail_ != 0; }
   // This compile's graph id, numbered per process whether dumps are on or not: the dump file
   // names and fusion_result.json's session_and_graph_id_0_<id> use the same number.
@@ -57,7 +67,8 @@ class GraphDumper {
   // The dump folder (prepared) joined with "ge_onnx_<next index>_graph_<graph id>_".
   Result<std::string> next_file_stem();
 
-  const options::OptionSet* options_ = nullptr;
+  paths::ResolvedPath where_{paths::ArtifactKind::kGraphDump, "", false, "", ""};
+  int device_id_ = 0;
   int detail_ = 0;  // DUMP_GE_GRAPH; 0 = off
   int level_ = 2;   // DUMP_GRAPH_LEVEL
   int graph_id_ = 0;

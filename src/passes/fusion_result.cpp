@@ -7,7 +7,6 @@
 
 #include "io/atomic_file.h"
 #include "logging/log.h"
-#include "options/option_set.h"
 #include "paths/artifact_paths.h"
 
 namespace openge::passes {
@@ -43,9 +42,8 @@ std::map<std::string, FileEntries> g_files;
 
 }  // namespace
 
-Status write_fusion_result(const options::OptionSet& options, int graph_id, const std::vector<FusionCount>& counts) {
+Status write_fusion_result(const paths::ResolvedPath& where, int graph_id, const std::vector<FusionCount>& counts) {
   const paths::RunIds ids = paths::RunIds::current();
-  const paths::ResolvedPath where = paths::resolve_artifact(paths::ArtifactKind::kFusionResult, options, ids);
   OPENGE_RETURN_IF_ERROR(paths::prepare_artifact_directory(where).with_context("fusion_result.json"));
   std::lock_guard<std::mutex> lock(g_mutex);
   FileEntries& file = g_files[where.path];

@@ -19,10 +19,7 @@
 #include <vector>
 
 #include "openge/status.h"
-
-namespace openge::options {
-class OptionSet;
-}
+#include "paths/artifact_paths.h"
 
 namespace openge::passes {
 
@@ -35,9 +32,9 @@ struct FusionCount {
   int applied = 0;
 };
 
-// Adds the graph's entry to the file that `options` resolve to (paths::ArtifactKind::kFusionResult)
-// and rewrites it. Errors name the file and the rule that chose it; the compile logs them as
+// Adds the graph's entry to the file `where` (paths::ArtifactKind::kFusionResult, resolved when the
+// session opened) and rewrites it. Errors name the file and the rule that chose it; the compile logs them as
 // warnings and goes on (docs/DECISIONS.md).
-Status write_fusion_result(const options::OptionSet& options, int graph_id, const std::vector<FusionCount>& counts);
+Status write_fusion_result(const paths::ResolvedPath& where, int graph_id, const std::vector<FusionCount>& counts);
 
 }  // namespace openge::passes

@@ -14,6 +14,7 @@
 #include "options/option_set.h"
 #include "compiler/online_compiler.h"
 #include "compiler/pipeline.h"
+#include "session/compile_config_resolver.h"
 #include "session/oge_debug_info.h"
 
 namespace openge {
@@ -53,17 +54,17 @@ Result<std::vector<Shape>> shapes_to_compile(const Graph& g, const std::map<std:
 // The kernels of the graph's fused nodes, built for this CPU's x86-64 level, so that the .oge runs
 // without a compiler and its first run builds nothing. None when the options do not compile
 // online (jit_compile=false) or no compiler is at hand: the file is still complete, and says so.
-Result<compiler::PrebuiltKernels> prebuilt_kernels(const Graph& g, const options::OptionSet* config,
+Result<compiler::PrebuiltKernels> prebuilt_kernels(const Graph& g, const compiler::CompileConfig* config,
                                                    CompileSummary& summary) {
   const std::vector<compiler::KernelRequest> requests = compiler::fused_kernel_requests(g);
   if (requests.empty()) return compiler::PrebuiltKernels{};
-  auto settings = compiler::read_jit_settings(config, /*dynamic_model=*/false);
-  if (!settings.ok()) return settings.status();
-  if (!settings->decision.online) {
-    summary.kernels_note = settings->decision.reason + " (no generated kernels built in)";
+  const compiler::JitSettings settings =
+      compiler::jit_settings_for(config ? config->jit : compiler::JitConfig{}, /*dynamic_model=*/false);
+  if (!settings.decision.online) {
+    summary.kernels_note = settings.decision.reason + " (no generated kernels built in)";
     return compiler::PrebuiltKernels{};
   }
-  auto built = compiler::prebuild_kernels(requests, *settings);
+  auto built = compiler::prebuild_kernels(requests, settings);
   if (!built.ok() && built.status().code() == StatusCode::kUnsupported) {
     // No compiler here: a machine that runs the file with one builds them at its first run.
     summary.kernels_note = "no kernels built in: " + built.status().message();
@@ -96,7 +97,11 @@ Result<CompileSummary> compile_model(const std::string& model_path, const std::s
         co.num_threads = options.num_threads;
         co.use_aicore = options.use_aicore;
         co.run_passes = options.run_passes;
-        co.config = options.config;
+        if (options.config) {
+          auto config = resolve_compile_config(*options.config, {.rewrites = true, .run_passes = options.run_passes});
+          if (!config.ok()) return config.status();
+          co.config = std::move(config.value());
+        }
         co.stages = CompileStages::kRewriteOnly;
         CompileReport report;
         auto exe = compiler::compile(std::move(graph.value()), *shapes, co, &report);
@@ -108,10 +113,10 @@ Result<CompileSummary> compile_model(const std::string& model_path, const std::s
           if (auto it = options.config->values().find(name); it != options.config->values().end())
             header.options[name] = it->second.value;
         // NPU_COLLECT_PATH: the compile's record and the fused kernels' sources go into the file (NPU-8).
-        auto debug = oge_debug_sections(**exe, report, model_nodes, options.config.get());
+        auto debug = oge_debug_sections(**exe, report, model_nodes, co.config.get());
         if (!debug.ok()) return debug.status().with_context("model " + model_path);
         header.debug = std::move(debug.value());
-        auto kernels = prebuilt_kernels((*exe)->graph(), options.config.get(), summary);
+        auto kernels = prebuilt_kernels((*exe)->graph(), co.config.get(), summary);
         if (!kernels.ok()) return kernels.status().with_context("model " + model_path);
         header.kernel_isa = kernels->isa;
         header.kernels = std::move(kernels->binaries);

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/online_compiler.h"
-#include "options/option_set.h"
+#include "compiler/compile_config.h"
 #include "compiler/compile_report.h"
 #include "runtime/executable.h"
 
@@ -54,13 +54,12 @@ json compile_record(const Executable& exe, const CompileReport& report, const st
           {"precision_warnings", report.precision_warnings}};
 }
 
-Result<json> kernel_sources(const Executable& exe, const options::OptionSet* config) {
+Result<json> kernel_sources(const Executable& exe, const compiler::JitConfig& config) {
   const Graph& g = exe.graph();
-  auto settings = compiler::read_jit_settings(config, /*dynamic_model=*/false);
-  if (!settings.ok()) return settings.status();
+  const compiler::JitSettings settings = compiler::jit_settings_for(config, /*dynamic_model=*/false);
   json kernels = json::array();
   for (const compiler::KernelRequest& r : compiler::fused_kernel_requests(g)) {
-    auto kernel = compiler::describe_kernel(r, *settings);
+    auto kernel = compiler::describe_kernel(r, settings);
     if (!kernel.ok()) return kernel.status();
     json loc = json::array();
     for (const compiler::SourceLoc& l : kernel->locs) loc.push_back({{"line", l.line}, {"node", l.node}, {"op", l.op}});
@@ -74,11 +73,11 @@ Result<json> kernel_sources(const Executable& exe, const options::OptionSet* con
 
 Result<std::map<std::string, std::string>> oge_debug_sections(const Executable& exe, const CompileReport& report,
                                                               const std::set<std::string>& model_nodes,
-                                                              const options::OptionSet* config) {
+                                                              const compiler::CompileConfig* config) {
   std::map<std::string, std::string> sections;
-  if (!config || !config->has_value("NPU_COLLECT_PATH")) return sections;
+  if (!config || !config->jit.npu_collect) return sections;
   sections["compile"] = compile_record(exe, report, model_nodes).dump(1);
-  auto kernels = kernel_sources(exe, config);
+  auto kernels = kernel_sources(exe, config->jit);
   if (!kernels.ok()) return kernels.status().with_context("NPU_COLLECT_PATH debug information");
   sections["kernels"] = kernels->dump(1);
   return sections;

@@ -20,14 +20,14 @@ namespace openge {
 
 class Executable;
 struct CompileReport;
-namespace options {
-class OptionSet;
+namespace compiler {
+struct CompileConfig;
 }
 
 // The debug sections of `exe` (compiled up to the rewrites, for fixed shapes) from the model whose
-// node names are `model_nodes`; none when NPU_COLLECT_PATH is not set in `config`.
+// node names are `model_nodes`; none when NPU_COLLECT_PATH is not set in `config`'s online-compile settings.
 Result<std::map<std::string, std::string>> oge_debug_sections(const Executable& exe, const CompileReport& report,
                                                               const std::set<std::string>& model_nodes,
-                                                              const options::OptionSet* config);
+                                                              const compiler::CompileConfig* config);
 
 }  // namespace openge

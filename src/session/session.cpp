@@ -22,6 +22,7 @@
 #include "precheck/check_report.h"
 #include "profiling/profiler.h"
 #include "compiler/pipeline.h"
+#include "session/compile_config_resolver.h"
 #include "session/external_weights.h"
 #include "session/observed_run.h"
 #include "compiler/packed_constant_release.h"
@@ -40,6 +41,8 @@ struct Session::Impl {
   // The generated kernels the .oge carries (compiler/prebuilt_kernels.h); null: none.
   std::shared_ptr<const compiler::PrebuiltKernels> prebuilt_kernels;
   SessionOptions options;
+  // options.config resolved for the compiles (compiler/compile_config.h); null without options.
+  std::shared_ptr<const compiler::CompileConfig> compile_config;
   std::vector<TensorInfo> inputs, outputs;
   // Threads of every compile and run: SessionOptions.num_threads, or (0) the OpenMP setting of
   // the thread that opened the session (OMP_NUM_THREADS, else one per core).
@@ -203,6 +206,13 @@ Result<std::unique_ptr<Session>> Session::open_model(const std::string& name, co
         const int64_t load_end = profiling::steady_now_ns();
         auto impl = std::make_unique<Impl>();
         impl->precompiled = precompiled;
+        // Every setting the compiles use, resolved once; a problem fails the open, not a run.
+        if (options.config) {
+          auto config =
+              resolve_compile_config(*options.config, {.rewrites = !precompiled, .run_passes = options.run_passes});
+          if (!config.ok()) return config.status().with_context("model " + name);
+          impl->compile_config = std::move(config.value());
+        }
         impl->prebuilt_kernels = std::move(prebuilt_kernels);
         if (options.config) {
           auto weights = ExternalWeights::externalize(graph.value(), *options.config, !precompiled);
@@ -283,7 +293,7 @@ Status Session::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
             co.num_threads = impl_->num_threads;
             co.use_aicore = impl_->options.use_aicore;
             co.run_passes = impl_->options.run_passes;
-            co.config = impl_->options.config;
+            co.config = impl_->compile_config;
             co.failure_hook = impl_->failure_hook;
             co.stages = impl_->precompiled ? CompileStages::kPrecompiled : CompileStages::kAll;
             co.prebuilt_kernels = impl_->prebuilt_kernels;

@@ -20,6 +20,7 @@
 #include "options/option_set.h"
 #include "precision/precision_mode.h"
 #include "profiling/clock.h"
+#include "session/compile_config_resolver.h"
 #include "session/observed_run.h"
 #include "session/trainer_impl.h"
 
@@ -131,6 +132,12 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
         if (!graph.ok()) return graph.status();
 
         auto impl = std::make_unique<Impl>();
+        if (options.session.config) {
+          auto config = resolve_compile_config(*options.session.config,
+                                               {.rewrites = true, .run_passes = options.session.run_passes});
+          if (!config.ok()) return config.status().with_context("model " + model_path);
+          impl->compile_config = std::move(config.value());
+        }
         impl->source = model_path;
         impl->model = std::move(graph.value());
         impl->options = options;

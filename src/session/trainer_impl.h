@@ -73,12 +73,15 @@ struct Trainer::Impl {
   std::unique_ptr<profiling::Profiler> profiler;
   std::unique_ptr<dump::DataDumper> dumper;
 
+  // options.session.config resolved for the compiles (compiler/compile_config.h); null without options.
+  std::shared_ptr<const compiler::CompileConfig> compile_config;
+
   CompileOptions compile_options() const {
     CompileOptions co;
     co.num_threads = num_threads;
     co.use_aicore = options.session.use_aicore;
     co.run_passes = options.session.run_passes;
-    co.config = options.session.config;
+    co.config = compile_config;
     co.training_graph = true;
     return co;
   }

@@ -22,6 +22,7 @@
 #include "options/options_test_util.h"
 #include "compiler/pipeline.h"
 #include "openge/random_inputs.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge::aoe {
 namespace {
@@ -51,7 +52,7 @@ Result<compiler::Compilation> compile_demo(std::shared_ptr<const options::Option
   CompileOptions co;
   co.num_threads = threads;
   co.nc1hwc0_regions = regions;
-  co.config = std::move(cfg);
+  co.config = openge::test::compile_config(cfg);
   co.aoe_repetitions = 1;
   return compiler::compile_with_report(std::move(g.value()), shapes, co);
 }

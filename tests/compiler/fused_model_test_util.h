@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../kernels/kernel_test_util.h"
+#include "compiler/compile_config_test_util.h"
 #include "../options/options_test_util.h"
 #include "../passes/pass_test_util.h"
 #include "ops/fused/fused_elementwise.h"
@@ -78,7 +79,7 @@ inline Result<std::unique_ptr<Executable>> try_compile(Model m, std::shared_ptr<
   CompileOptions o;
   o.num_threads = 2;
   o.run_passes = passes;
-  o.config = std::move(cfg);
+  o.config = openge::test::compile_config(cfg);
   return compiler::compile(std::move(m.graph), m.input_shapes, o);
 }
 

@@ -59,7 +59,7 @@ TEST(GrainCalibration, TextRoundTripsAndRefusesAnotherCpuThreadCountOrGarbage) {
 
 TEST(GrainCalibration, MadeOnceWrittenWholeAndTheGrainFollowsIt) {
   options::test::TempDir dir;
-  const ThreadingGrain grain = calibrated_threading_grain(2, cache_in(dir).get());
+  const ThreadingGrain grain = calibrated_threading_grain(2, grain_cache_root(*cache_in(dir)));
   const std::string root = dir.path() + "/kernel_cache";
   const std::string path = calibration_path(root, 2);
   ASSERT_TRUE(std::filesystem::exists(path));
@@ -70,7 +70,7 @@ TEST(GrainCalibration, MadeOnceWrittenWholeAndTheGrainFollowsIt) {
   EXPECT_NEAR(grain.fork_join_us, *us, 1e-3);  // what the file holds (printed to 3 decimals)
   EXPECT_EQ(grain.cycles, grain_for_fork_join(grain.fork_join_us));
   // Later compiles of this process read the same.
-  const ThreadingGrain again = calibrated_threading_grain(2, cache_in(dir).get());
+  const ThreadingGrain again = calibrated_threading_grain(2, grain_cache_root(*cache_in(dir)));
   EXPECT_EQ(again.cycles, grain.cycles);
   EXPECT_EQ(again.fork_join_us, grain.fork_join_us);
 }
@@ -80,7 +80,7 @@ TEST(GrainCalibration, AKeptCalibrationIsReadNotMeasuredAgain) {
   options::test::TempDir dir;
   const std::string path = calibration_path(dir.path() + "/kernel_cache", 2);
   write(path, calibration_text(cpu_identity(), 2, 40.0));
-  const ThreadingGrain grain = calibrated_threading_grain(2, cache_in(dir).get());
+  const ThreadingGrain grain = calibrated_threading_grain(2, grain_cache_root(*cache_in(dir)));
   EXPECT_DOUBLE_EQ(grain.fork_join_us, 40.0);
   EXPECT_EQ(grain.cycles, grain_for_fork_join(40.0));
   EXPECT_EQ(slurp(path), calibration_text(cpu_identity(), 2, 40.0)) << "left as it was";
@@ -93,7 +93,7 @@ TEST(GrainCalibration, ACorruptOrForeignCalibrationIsReplacedNotFatal) {
     const std::string root = dir.path() + "/kernel_cache";
     const std::string path = calibration_path(root, 2);
     write(path, bad);
-    const ThreadingGrain grain = calibrated_threading_grain(2, cache_in(dir).get());
+    const ThreadingGrain grain = calibrated_threading_grain(2, grain_cache_root(*cache_in(dir)));
     EXPECT_GT(grain.fork_join_us, 0.0);
     auto us = parse_calibration(slurp(path), cpu_identity(), 2);
     ASSERT_TRUE(us.ok()) << "rewritten: " << us.status().message();
@@ -107,11 +107,11 @@ TEST(GrainCalibration, OPT_op_compiler_cache_mode_DisableKeepsNoCalibration) {
   auto config = test::options_from({}, dir.path(),
                                    {{"op_compiler_cache_dir", dir.path()}, {"op_compiler_cache_mode", "disable"}});
   ASSERT_TRUE(config);
-  const ThreadingGrain grain = calibrated_threading_grain(2, config.get());
+  const ThreadingGrain grain = calibrated_threading_grain(2, grain_cache_root(*config));
   EXPECT_DOUBLE_EQ(grain.fork_join_us, kDefaultForkJoinUs);
   EXPECT_EQ(grain.cycles, grain_for_fork_join(kDefaultForkJoinUs));
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/kernel_cache"));
-  EXPECT_DOUBLE_EQ(calibrated_threading_grain(2, nullptr).fork_join_us, kDefaultForkJoinUs);
+  EXPECT_DOUBLE_EQ(calibrated_threading_grain(2, "").fork_join_us, kDefaultForkJoinUs);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "base/sha256.h"
 #include "compiler/toolchain.h"
 #include "fused_model_test_util.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge::testing {
 namespace {
@@ -65,14 +66,19 @@ TEST(TbeEltwiseFusionPass, LeavesBroadcastsItCannotStreamAndSingleOpsAlone) {
 }
 
 TEST(OnlineCompiler, OPT_jit_compile_1_4_DecisionFollowsModeShapesAndCollectPath) {
-  using compiler::decide_jit;
-  EXPECT_TRUE(decide_jit(config({}).get(), false).online);  // default auto, static shapes
-  EXPECT_FALSE(decide_jit(config({}).get(), true).online);  // auto, dynamic shapes
-  EXPECT_TRUE(decide_jit(config({{"jit_compile", "true"}}).get(), true).online);
-  EXPECT_FALSE(decide_jit(config({{"jit_compile", "false"}}).get(), false).online);
+  // The decision as a session's compile makes it: from the resolved settings and the model.
+  auto decide_jit = [](const std::shared_ptr<const options::OptionSet>& options, bool dynamic_model) {
+    auto jit = compiler::resolve_jit_config(*options);
+    EXPECT_TRUE(jit.ok()) << jit.status().message();
+    return compiler::decide_jit(jit.ok() ? jit.value() : compiler::JitConfig{}, dynamic_model);
+  };
+  EXPECT_TRUE(decide_jit(config({}), false).online);  // default auto, static shapes
+  EXPECT_FALSE(decide_jit(config({}), true).online);  // auto, dynamic shapes
+  EXPECT_TRUE(decide_jit(config({{"jit_compile", "true"}}), true).online);
+  EXPECT_FALSE(decide_jit(config({{"jit_compile", "false"}}), false).online);
   TempDir d;
   // NPU-14 / AMB-27: NPU_COLLECT_PATH forces online compile, whatever jit_compile says.
-  EXPECT_TRUE(decide_jit(config({{"jit_compile", "false"}}, {{"NPU_COLLECT_PATH", d.path()}}).get(), true).online);
+  EXPECT_TRUE(decide_jit(config({{"jit_compile", "false"}}, {{"NPU_COLLECT_PATH", d.path()}}), true).online);
 }
 
 TEST(OnlineCompiler, OPT_jit_compile_2_AutoRunsPrebuiltKernelsForADynamicShapeModel) {
@@ -160,8 +166,8 @@ TEST(OnlineCompiler, OPT_op_select_implmode_2_Compiles_HighPrecisionGroupGivesTh
 
 TEST(OnlineCompiler, AMissingCompilerIsOneErrorNamingItAndWhatToDo) {
   CompileOptions o;
-  o.config =
-      config({{"jit_compile", "true"}, {"op_compiler_cache_mode", "disable"}}, {{"CXX", "/nonexistent/openge-cxx"}});
+  o.config = openge::test::compile_config(
+      config({{"jit_compile", "true"}, {"op_compiler_cache_mode", "disable"}}, {{"CXX", "/nonexistent/openge-cxx"}}));
   Model m = two_groups();
   auto exe = compiler::compile(std::move(m.graph), m.input_shapes, o);
   ASSERT_FALSE(exe.ok());
@@ -180,7 +186,8 @@ TEST(OnlineCompiler, AFailingCompileNamesTheKernelAndShowsTheCompilersOutput) {
   }
   fs::permissions(cxx, fs::perms::owner_all);
   CompileOptions o;
-  o.config = config({{"jit_compile", "true"}, {"op_compiler_cache_mode", "disable"}}, {{"CXX", cxx}});
+  o.config = openge::test::compile_config(
+      config({{"jit_compile", "true"}, {"op_compiler_cache_mode", "disable"}}, {{"CXX", cxx}}));
   Model m = two_groups();
   auto exe = compiler::compile(std::move(m.graph), m.input_shapes, o);
   ASSERT_FALSE(exe.ok());

@@ -16,6 +16,7 @@
 #include "base/parallel.h"
 #include "compiler/pipeline.h"
 #include "compiler/op_grain.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge {
 namespace {
@@ -294,7 +295,7 @@ TEST(OpGrainRun, OPT_threading_grain_cycles_PinsTheGrain) {
         std::pair<options::test::Flags, options::EnvMap>{{}, {{"OPENGE_THREADING_GRAIN_CYCLES", "9000000"}}}}) {
     CompileOptions co;
     co.num_threads = 2;
-    co.config = test::options_from(env, d.path(), flags);
+    co.config = openge::test::compile_config(test::options_from(env, d.path(), flags));
     ASSERT_TRUE(co.config);
     // The 115-million-MAC Conv (7.2 million estimated cycles) is below this grain: one thread.
     auto exe = compiler::compile(conv_graph(64, 56), {{1, 64, 56, 56}}, co);

@@ -14,6 +14,7 @@
 #include "options/option_set.h"
 #include "runtime/demo_run_util.h"
 #include "compiler/pipeline.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge {
 namespace {
@@ -112,7 +113,7 @@ Result<std::unique_ptr<Executable>> compile(Graph g, bool release,
   co.release_packed_constants = release;
   // As the session does: the exception dump is the compile's failure hook.
   if (config) co.failure_hook = dump::ExceptionDumper::from_options(*config);
-  co.config = std::move(config);
+  co.config = openge::test::compile_config(config);
   return compiler::compile(std::move(g), {{kRows, kDepth}}, co);
 }
 

@@ -15,6 +15,7 @@
 #include "io/npy.h"
 #include "compiler/pipeline.h"
 #include "paths/data_dump_layout.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge::dump::testing {
 namespace {
@@ -143,7 +144,7 @@ TEST(DataDump, OPT_dump_config_enable_dump_2_EveryOpRoundTripsToNpyByteForByte) 
   }
   CompileOptions co;
   co.num_threads = 1;
-  co.config = config;
+  co.config = openge::test::compile_config(config);
   auto exe = compiler::compile(*graph, shapes, co);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   Capture capture;

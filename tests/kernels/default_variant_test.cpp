@@ -12,6 +12,7 @@
 #include "aoe/tuning_space.h"
 #include "kernels/default_variant.h"
 #include "ops/layout/activation_format.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge {
 namespace {
@@ -126,7 +127,7 @@ ConvResult conv_under(const std::shared_ptr<const options::OptionSet>& cfg) {
   // One thread: the two compiles differ only in the algorithm (no thread plan or grain to vary).
   CompileOptions o;
   o.num_threads = 1;
-  o.config = cfg;
+  o.config = openge::test::compile_config(cfg);
   auto compiled = compiler::compile(std::move(b.g), {{1, kC, kS, kS}}, o);
   EXPECT_TRUE(compiled.ok()) << compiled.status().message();
   if (!compiled.ok()) return {};

@@ -16,6 +16,7 @@
 #include "io/npy.h"
 #include "options/option_set.h"
 #include "compiler/pipeline.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge::testing {
 namespace {
@@ -55,7 +56,7 @@ AttentionRun run_under(const std::string& precision_mode, const std::string& soc
   const std::vector<Tensor> inputs = {load("q"), load("kt"), load("v")};
   CompileOptions co;
   co.num_threads = 2;
-  co.config = std::make_shared<const options::OptionSet>(std::move(*r.options));
+  co.config = openge::test::compile_config(*r.options);
   auto exe = compiler::compile(attention_graph(), {inputs[0].shape(), inputs[1].shape(), inputs[2].shape()}, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   if (!exe.ok()) return out;

@@ -20,6 +20,7 @@
 #include "options/option_set.h"
 #include "runtime/demo_run_util.h"
 #include "compiler/pipeline.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge::oge::test {
 namespace {
@@ -191,7 +192,7 @@ TEST(CompiledModel, DemoModelFromOgeGivesTheBitsOfTheOnnxAndRunsNoPassAgain) {
   std::vector<Shape> shapes;
   for (int v : model->graph.inputs) shapes.push_back(*model->graph.values[static_cast<size_t>(v)].shape);
   CompileOptions co;
-  co.config = so.config;
+  co.config = openge::test::compile_config(so.config);
   co.stages = CompileStages::kPrecompiled;
   CompileReport report;
   auto exe = compiler::compile(model->graph, shapes, co, &report);

@@ -13,6 +13,7 @@
 #include "options/options_test_util.h"
 #include "pass_test_util.h"
 #include "compiler/pipeline.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge::testing {
 namespace {
@@ -159,7 +160,7 @@ Compiled compile_graph(Graph g, const std::vector<Tensor>& inputs, const std::st
   for (const Tensor& t : inputs) shapes.push_back(t.shape());
   CompileOptions co;
   co.num_threads = 2;
-  co.config = std::make_shared<const options::OptionSet>(std::move(*r.options));
+  co.config = openge::test::compile_config(*r.options);
   auto exe = compiler::compile(std::move(g), shapes, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   if (!exe.ok()) return {};

@@ -12,6 +12,7 @@
 #include "options/options_test_util.h"
 #include "pass_test_util.h"
 #include "compiler/pipeline.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge::options::test {
 namespace {
@@ -43,7 +44,7 @@ std::unique_ptr<Executable> compile_with(Graph g, const TempDir& d, const std::s
   if (!r.options) return nullptr;
   CompileOptions co;
   co.num_threads = 1;
-  co.config = std::make_shared<const OptionSet>(std::move(*r.options));
+  co.config = openge::test::compile_config(*r.options);
   auto exe = compiler::compile(std::move(g), {Shape{1, 8, 12, 12}}, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   return exe.ok() ? std::move(*exe) : nullptr;

@@ -21,6 +21,7 @@
 #include "passes/pass_registry.h"
 #include "passes/pass_selection.h"
 #include "compiler/pipeline.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge::options::test {
 namespace {
@@ -53,7 +54,7 @@ std::optional<compiler::Compilation> compile_demo(std::shared_ptr<const OptionSe
   }
   CompileOptions co;
   co.num_threads = 1;
-  co.config = std::move(config);
+  co.config = openge::test::compile_config(config);
   auto compiled = compiler::compile_with_report(std::move(*g), shapes, co);
   EXPECT_TRUE(compiled.ok()) << compiled.status().message();
   if (!compiled.ok()) return std::nullopt;

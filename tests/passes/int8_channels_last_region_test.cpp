@@ -21,6 +21,7 @@
 #include "options/options_test_util.h"
 #include "../kernels/kernel_test_util.h"
 #include "pass_test_util.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge::options::test {
 namespace {
@@ -44,7 +45,7 @@ Compiled compile_fixture(const std::string& model, bool passes, bool aicore) {
   co.num_threads = 1;
   co.run_passes = passes;
   co.use_aicore = aicore;
-  co.config = std::make_shared<const OptionSet>(std::move(*r.options));
+  co.config = openge::test::compile_config(*r.options);
   auto exe = compiler::compile(std::move(*g), {Shape{1, 3, 16, 16}}, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   if (!exe.ok()) return {};

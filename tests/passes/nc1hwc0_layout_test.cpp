@@ -12,6 +12,7 @@
 #include "passes/pass_util.h"
 #include "compiler/pipeline.h"
 #include "options/options_test_util.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge::testing {
 namespace {
@@ -150,7 +151,7 @@ TEST(Nc1hwc0Layout, OPT_enable_small_channel_2_3_CompileFollowsTheOption) {
     co.num_threads = 1;
     co.nc1hwc0_regions = passes::Nc1hwc0Regions::kAlways;
     co.training_graph = training_graph;
-    co.config = std::make_shared<const options::OptionSet>(std::move(*r.options));
+    co.config = openge::test::compile_config(*r.options);
     auto exe = compiler::compile(cnn(32), {{1, 3, 20, 20}}, co);
     ASSERT_TRUE(exe.ok()) << exe.status().message();
     int64_t got = -9;

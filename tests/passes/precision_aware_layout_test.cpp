@@ -12,6 +12,7 @@
 #include "nc1hwc0_test_util.h"
 #include "options/option_set.h"
 #include "precision/precision_pass.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge::testing {
 namespace {
@@ -37,7 +38,7 @@ Compiled compile_on(CpuIsa isa, FormatCostTable table, bool bf16) {
   CompileOptions co;
   co.num_threads = 1;
   co.isa_costs = IsaCosts{isa, table};
-  if (bf16) co.config = bf16_config();
+  if (bf16) co.config = openge::test::compile_config(bf16_config());
   Compiled c;
   auto exe = compiler::compile(cnn(32), {{1, 3, 20, 20}}, co);
   EXPECT_TRUE(exe.ok()) << exe.status().message();

@@ -15,6 +15,7 @@
 #include "passes/pass_registry.h"
 #include "passes/pass_selection.h"
 #include "compiler/pipeline.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge::testing {
 namespace {
@@ -150,7 +151,7 @@ TEST(ScopeFusion, ENV_31_CountedInFusionResult) {
   ASSERT_TRUE(r.options) << options::test::dump_errors(r);
   CompileOptions co;
   co.num_threads = 1;
-  co.config = std::make_shared<const options::OptionSet>(std::move(*r.options));
+  co.config = openge::test::compile_config(*r.options);
   const size_t nodes_before = g.nodes.size();
   auto exe = compiler::compile(std::move(g), {{2, 5, 16}}, co);
   ASSERT_TRUE(exe.ok()) << exe.status().message();

@@ -18,6 +18,7 @@
 #include "compiler/pipeline.h"
 #include "ops/atomic_outputs.h"
 #include "options/options_test_util.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge {
 namespace {
@@ -64,7 +65,7 @@ std::unique_ptr<Executable> compile_step(const autodiff::TrainingGraph& tg, int 
   auto r = options::test::build({{"memory_config.atomic_clean_policy", std::to_string(policy)}});
   EXPECT_TRUE(r.options) << options::test::dump_errors(r);
   CompileOptions co;
-  if (r.options) co.config = std::make_shared<const options::OptionSet>(std::move(*r.options));
+  if (r.options) co.config = openge::test::compile_config(*r.options);
   co.use_aicore = false;  // the AI CPU kernels, which add into their outputs
   co.num_threads = 1;
   std::vector<Shape> shapes;

@@ -16,6 +16,7 @@
 #include "process_threads.h"
 #include "compiler/pipeline.h"
 #include "options/options_test_util.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge {
 namespace {
@@ -46,7 +47,7 @@ std::unique_ptr<Executable> compile(Graph g, int threads, const std::string& str
   if (!stream_parallel.empty()) {
     auto r = options::test::build({{"stream_max_parallel_num", stream_parallel}});
     EXPECT_TRUE(r.options) << options::test::dump_errors(r);
-    if (r.options) co.config = std::make_shared<const options::OptionSet>(std::move(*r.options));
+    if (r.options) co.config = openge::test::compile_config(*r.options);
   }
   co.num_threads = threads;
   co.use_aicore = false;  // the reference kernels' prepared steps

@@ -28,6 +28,7 @@
 #include "frontend/onnx_loader.h"
 #include "runtime/demo_run_util.h"
 #include "session/external_weights.h"
+#include "compiler/compile_config_test_util.h"
 
 namespace openge::test {
 namespace {
@@ -220,7 +221,7 @@ TEST(ExternalWeight, OPT_external_weight_5_WeightsBecomeFileConstantNodesAndComp
   }
   CompileOptions co;
   co.num_threads = 1;
-  co.config = config;
+  co.config = openge::test::compile_config(config);
   auto exe = compiler::compile(*graph, shapes, co);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   size_t file_backed = 0;
