@@ -78,10 +78,7 @@ Result<TuningSettings> read_tuning_settings(const options::OptionSet* config, in
     if (file->tune_optimization_level == "O1") s.repetitions *= 2;
     for (const auto& f : file->feature) {
       if (f == "deeper_opat") s.deeper_opat = true;
-      if (f == "nonhomo_split")
-        OPENGE_LOG_INFO("GE",
-                        "aoe_config_file feature nonhomo_split: the engine does not split graphs across "
-                        "devices; subgraph tuning chooses among the graph's passes only");
+      if (f == "nonhomo_split") s.nonhomo_split = true;
     }
   }
   return s;

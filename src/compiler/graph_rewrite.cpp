@@ -29,6 +29,10 @@ Status ExecutableBuilder::rewrite(graph_dump::GraphDumper& dump) {
   } else if (options_.config && options_.run_passes) {
     read_tuned_passes(*options_.config);
   }
+  exe_->tapered_work_split_ = std::count(passes_off_.begin(), passes_off_.end(), aoe::kUniformWorkSplitChoice) > 0;
+  if (exe_->tapered_work_split_)
+    OPENGE_LOG_INFO("FE", std::string(aoe::kUniformWorkSplitChoice) + " off: AOE subgraph tuning (nonhomo_split" +
+                              (subgraph_hit_ ? ", knowledge base)" : ")") + ": tapered work splits");
   // What the rewrites read shaped the graph (a .oge records it): the pass selection and the
   // precision pass read a copy of the session's options, whose read record starts empty; the
   // session's own set is then told of each read, so that its record of what engine code consumed

@@ -321,8 +321,10 @@ const OptionSpec kTable[] = {
           "node fused into one), tune_ops_type by op type (Conv also selects FusedConv, MaxPool NhwcMaxPool); "
           "tune_optimization_level O1 doubles the timed runs; feature deeper_opat widens the search: every "
           "candidate is also measured on the whole thread team, which the ordinary search never gives a node the "
-          "grain keeps on one thread (each node's candidate counts are logged); feature nonhomo_split is logged "
-          "and changes nothing",
+          "grain keeps on one thread (each node's candidate counts are logged); feature nonhomo_split makes "
+          "aoe_mode 1 also measure the chosen compile with tapered work splits (each parallel loop's chunks "
+          "falling linearly in size, largest first, instead of equal ones) and store the faster in the "
+          "knowledge base, which later compiles replay",
           "src/aoe/tuned_selection.cpp"),
      "tune only the listed operators", "feature deeper_opat needs aoe_mode 2, nonhomo_split needs 1",
      "OPT-aoe_config.aoe_config_file-1..7 DISC-16"},
