@@ -74,8 +74,10 @@ const OptionSpec kTable[] = {
           "read-only, freeing the in-memory copies; a second session of the same model links the first one's files "
           "and shares their pages; the folder is removed when the session closes, when opening fails, at exit and "
           "on SIGINT/SIGTERM. Graph dumps (DUMP_GE_GRAPH) show each such weight as a FileConstant node (domain "
-          "openge: file_path, offset, length, dtype, shape) instead of an initializer; the engine's own graph keeps "
-          "initializers that view the mapped files, and the precheck report does not list weights",
+          "openge: file_path, offset, length, dtype, shape) instead of an initializer; the compile folds them into "
+          "constants that view the mapped files; the Data Dump (dump_mode output or all) writes a "
+          "FileConstant.<weight>_FileConstant file per weight a dumped op reads, once per iteration; the precheck "
+          "(openge check) lists every weight as a FileConstant op whose code-0 cause says which bytes go to a file",
           "src/session/external_weights.cpp"),
      "store the weights of Const/Constant nodes in files outside the graph",
      "folder: ASCEND_WORK_PATH > current directory (ENV-28..30, DISC-1)", "OPT-external_weight-1..8 ENV-28..30"},
