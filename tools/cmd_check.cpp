@@ -33,7 +33,7 @@ int cmd_check(int argc, char** argv) {
   auto options = option_set_from_args(*args, options::capture_process_environment());
   if (!options.ok()) return report_error("check", options.status());
   const std::string model = args->get("model");
-  const precheck::CheckReport report = precheck::check_model(model);
+  const precheck::CheckReport report = precheck::check_model(model, nullptr, 0, &**options);
   auto written = precheck::write_check_report(report, **options, args->get("check-report"));
   if (!written.ok()) return report_error("check", written.status());
   for (const auto& op : report.ops)

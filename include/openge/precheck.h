@@ -13,8 +13,8 @@ class OptionSet;  // the validated configuration (openge/options.h)
 
 namespace openge::precheck {
 
-// CANN's cause codes (pre_checker.h): 1..99 are errors.
-enum class CauseCode { kTypeUnsupported = 1, kParamInvalid = 2, kNameRepeated = 9 };
+// CANN's cause codes (pre_checker.h): 1..99 are errors; 0 (OK) carries an information message.
+enum class CauseCode { kOk = 0, kTypeUnsupported = 1, kParamInvalid = 2, kNameRepeated = 9 };
 
 struct Cause {
   CauseCode code;
@@ -23,8 +23,8 @@ struct Cause {
 
 struct OpCheck {
   std::string name, type;
-  std::vector<Cause> causes;  // empty: supported
-  bool ok() const { return causes.empty(); }
+  std::vector<Cause> causes;  // none with an error code (1..99): supported
+  bool ok() const;
 };
 
 struct CheckReport {
@@ -37,11 +37,16 @@ struct CheckReport {
 
 // Checks the model file (its bytes when `data` is non-null) node by node, then loads and compiles
 // it as a run would (open input dimensions taken as 1); a load or compile error that names a node
-// is that node's cause (PARAM_INVALID), any other is the model's.
-CheckReport check_model(const std::string& path, const void* data = nullptr, size_t size = 0);
+// is that node's cause (PARAM_INVALID), any other is the model's. Weights stored as ONNX external
+// data are FileConstant ops whose OK cause names their file, offset and length; with `options`
+// saying external_weight=True every other weight (initializer, Constant node) is one too, its
+// cause saying which bytes the session writes to its own file.
+CheckReport check_model(const std::string& path, const void* data = nullptr, size_t size = 0,
+                        const options::OptionSet* options = nullptr);
 
 // The report as CANN writes it: {"name","result","total","pass","fail","op":[{"name","type",
-// "result","cause":[{"code","message"}]}]}; a model-level failure adds "cause" at the top.
+// "result","cause":[{"code","message"}]}]} (an op's causes listed when it has any, code 0 ones
+// included); a model-level failure adds "cause" at the top.
 std::string to_json(const CheckReport& report);
 
 // Writes the report atomically to check_report > ASCEND_WORK_PATH/check_result.json >

@@ -38,6 +38,10 @@ struct KnowledgeEntry {
 inline constexpr const char* kKnowledgeBaseFile = "aoe_knowledge_base.json";
 inline constexpr const char* kSubgraphEntry = "Subgraph";
 inline constexpr const char* kGradientSplitEntry = "GradientSplit";
+// A subgraph entry's choice (in passes_off, beside the pass names) of aoe_config_file's
+// nonhomo_split: the graph runs without uniform work splits, its parallel loops cut tapered
+// chunks (base/parallel.h, WorkSplit).
+inline constexpr const char* kUniformWorkSplitChoice = "UniformWorkSplit";
 
 // The key of a node's kernel at `threads` threads on this platform (node names are not in it).
 std::string knowledge_key(const KernelRequest& request, int threads);

@@ -74,10 +74,7 @@ Result<TuningSettings> resolve_tuning_settings(const options::OptionSet& config)
     s.optimization_o1 = file->tune_optimization_level == "O1";
     for (const auto& f : file->feature) {
       if (f == "deeper_opat") s.deeper_opat = true;
-      if (f == "nonhomo_split")
-        OPENGE_LOG_INFO("GE",
-                        "aoe_config_file feature nonhomo_split: the engine does not split graphs across "
-                        "devices; subgraph tuning chooses among the graph's passes only");
+      if (f == "nonhomo_split") s.nonhomo_split = true;
     }
   }
   return s;

@@ -32,6 +32,9 @@ struct TuningSettings {
   bool optimization_o1 = false;  // tune_optimization_level O1: twice the repetitions
   std::vector<std::string> tune_ops_name, tune_ops_type;  // empty: every tunable node
   bool deeper_opat = false;  // feature deeper_opat: the wider candidate set (tuning_space.h)
+  // feature nonhomo_split: subgraph tuning (aoe_mode 1) also measures the chosen compile with
+  // tapered work splits (knowledge_base.h, kUniformWorkSplitChoice).
+  bool nonhomo_split = false;
   // Where records and the knowledge base live (path "" without a configuration: no lookups).
   paths::ResolvedPath aoe_data{paths::ArtifactKind::kAoeData, "", false, "", ""};
 };

@@ -189,7 +189,8 @@ Result<std::unique_ptr<Executable>> tune_subgraphs(Graph graph, const std::vecto
         break;
       }
     const int reps = settings->repetitions;
-    ProgressBar progress("AOE subgraph tuning", static_cast<int>(candidates.size()), "measured", "skipped");
+    ProgressBar progress("AOE subgraph tuning", static_cast<int>(candidates.size()) + (settings->nonhomo_split ? 1 : 0),
+                         "measured", "skipped");
     auto base_ms = median_model_ms(*base->executable, *inputs, reps);
     if (!base_ms.ok()) return base_ms.status().with_context("AOE timing the model");
     progress.step(false);
@@ -208,6 +209,24 @@ Result<std::unique_ptr<Executable>> tune_subgraphs(Graph graph, const std::vecto
       if (*ms < best_ms) {
         best_ms = *ms;
         stats.passes_off = candidates[c];
+        chosen = std::move(exe.value());
+      }
+    }
+    // nonhomo_split: the winner once more with tapered work splits in its parallel loops.
+    if (settings->nonhomo_split) {
+      std::vector<std::string> off = stats.passes_off;
+      off.push_back(aoe::kUniformWorkSplitChoice);
+      auto exe = compile_without(off, pristine);
+      if (!exe.ok()) return exe.status().with_context("AOE subgraph candidate with tapered work splits");
+      auto ms = median_model_ms(*exe->executable, *inputs, reps);
+      if (!ms.ok()) return ms.status().with_context("AOE timing the model with tapered work splits");
+      progress.step(false);
+      stats.subgraph_candidates.push_back({off, *ms});
+      OPENGE_LOG_INFO("GE", "AOE subgraph candidate with tapered work splits (nonhomo_split): " + std::to_string(*ms) +
+                                " ms (uniform: " + std::to_string(best_ms) + " ms)");
+      if (*ms < best_ms) {
+        best_ms = *ms;
+        stats.passes_off = off;
         chosen = std::move(exe.value());
       }
     }

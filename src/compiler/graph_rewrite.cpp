@@ -29,6 +29,10 @@ Status ExecutableBuilder::rewrite(graph_dump::GraphDumper& dump) {
   } else if (options_.config && options_.run_passes) {
     read_tuned_passes(options_.config->tuning.aoe_data);
   }
+  exe_->tapered_work_split_ = std::count(passes_off_.begin(), passes_off_.end(), aoe::kUniformWorkSplitChoice) > 0;
+  if (exe_->tapered_work_split_)
+    OPENGE_LOG_INFO("FE", std::string(aoe::kUniformWorkSplitChoice) + " off: AOE subgraph tuning (nonhomo_split" +
+                              (subgraph_hit_ ? ", knowledge base)" : ")") + ": tapered work splits");
   // The precision setup, resolved when the session opened: the layout pass predicts from it, the
   // precision pass applies it (a copy: the pass takes its warnings).
   std::optional<precision::PrecisionSetup> precision_setup;

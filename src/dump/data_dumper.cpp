@@ -7,10 +7,12 @@
 #include <chrono>
 #include <ctime>
 
+#include "base/file_backed_memory.h"
 #include "base/file_modes.h"
 #include "dump/dump_log.h"
 #include "io/stale_temporaries.h"
 #include "ir/original_outputs.h"
+#include "ops/generator/file_constant.h"
 #include "dump/overflow_check.h"
 #include <nlohmann/json.hpp>
 #include "paths/data_dump_layout.h"
@@ -82,6 +84,7 @@ class IterationObserver : public RunObserver {
     if (c.mode != DumpMode::kInput) job.record.outputs = copy_outputs(cn, outputs, job.holders);
     job.stats = c.data == DumpData::kStats;
     dumper_.submit(std::move(job));
+    if (c.mode != DumpMode::kInput) dump_file_constants(index, cn);
   }
 
   std::vector<Overflow> overflows;
@@ -109,6 +112,30 @@ class IterationObserver : public RunObserver {
       for (const OriginalOutput& o : original_outputs(cn.node))
         job.record.original_outputs.push_back({o.node, static_cast<uint32_t>(o.index)});
     return job;
+  }
+
+  // external_weight's weights are FileConstant nodes of the loaded graph, folded into constants
+  // that view their files: they never run, so each weight a dumped node reads gets the dump file
+  // its FileConstant would write, once per iteration, named as the graph dumps name the node
+  // (<weight>_FileConstant) and numbered with the reading node's task (docs/DECISIONS.md).
+  void dump_file_constants(size_t index, const CompiledNode& cn) {
+    const DumpConfig& c = dumper_.config_;
+    for (int v : cn.node.inputs) {
+      if (v < 0) continue;
+      const Value& value = exe_.graph().values[static_cast<size_t>(v)];
+      if (!value.constant || !dumpable(&*value.constant)) continue;
+      if (!find_file_backed(value.constant->raw(), value.constant->nbytes())) continue;
+      if (!file_constants_dumped_.insert(v).second) continue;
+      DumpJob job;
+      job.dir = dir_;
+      const uint64_t t = now_us();
+      job.record.op_name = value.name + "_FileConstant";
+      job.record.dump_time_us = t;
+      job.file = paths::data_dump_file_name(kFileConstantOp, job.record.op_name, static_cast<uint32_t>(index), 0, t);
+      job.record.outputs.push_back(stage(*value.constant, v, job.holders));
+      job.stats = c.data == DumpData::kStats;
+      dumper_.submit(std::move(job));
+    }
   }
 
   // CANN's dump format holds numeric tensors: a sequence, an optional or a string tensor is
@@ -195,6 +222,7 @@ class IterationObserver : public RunObserver {
   const Executable& exe_;
   const int64_t iteration_;
   const std::string dir_;
+  std::set<int> file_constants_dumped_;  // values whose FileConstant dump this iteration wrote
 };
 
 DataDumper::DataDumper(DumpConfig config, std::string model_name)

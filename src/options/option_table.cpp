@@ -74,8 +74,10 @@ const OptionSpec kTable[] = {
           "read-only, freeing the in-memory copies; a second session of the same model links the first one's files "
           "and shares their pages; the folder is removed when the session closes, when opening fails, at exit and "
           "on SIGINT/SIGTERM. Graph dumps (DUMP_GE_GRAPH) show each such weight as a FileConstant node (domain "
-          "openge: file_path, offset, length, dtype, shape) instead of an initializer; the engine's own graph keeps "
-          "initializers that view the mapped files, and the precheck report does not list weights",
+          "openge: file_path, offset, length, dtype, shape) instead of an initializer; the compile folds them into "
+          "constants that view the mapped files; the Data Dump (dump_mode output or all) writes a "
+          "FileConstant.<weight>_FileConstant file per weight a dumped op reads, once per iteration; the precheck "
+          "(openge check) lists every weight as a FileConstant op whose code-0 cause says which bytes go to a file",
           "src/session/external_weights.cpp"),
      "store the weights of Const/Constant nodes in files outside the graph",
      "folder: ASCEND_WORK_PATH > current directory (ENV-28..30, DISC-1)", "OPT-external_weight-1..8 ENV-28..30"},
@@ -296,8 +298,9 @@ const OptionSpec kTable[] = {
           "aoe_result_opat_*.json (task name, tuning time, model and operator times before and after, hits) goes "
           "to the same folder. 1, subgraph tuning: the model is compiled with all passes and without each fusion "
           "pass that rewrote it (and without the channels-last layout pass, and with NHWC in place of its NC1HWC0 "
-          "regions), one at a time; the fastest whole run "
-          "wins, is stored in the knowledge base for this graph (later compiles skip the same passes) and "
+          "regions), one at a time, and with aoe_config_file's nonhomo_split the best of those once more with "
+          "tapered work splits; the fastest whole run wins, is stored in the knowledge base for this graph (later "
+          "compiles make the same choice) and "
           "recorded in aoe_result_sgat_*.json. 4, gradient-split tuning of data-parallel training (a Trainer under "
           "mpirun): the steps after the first measure candidate gradient splits (one bucket, HCCL's default, equal "
           "shares in 2-32 buckets), 3 steps each; the fastest by the ranks' mean median step time is kept, stored "
@@ -321,8 +324,10 @@ const OptionSpec kTable[] = {
           "node fused into one), tune_ops_type by op type (Conv also selects FusedConv, MaxPool NhwcMaxPool); "
           "tune_optimization_level O1 doubles the timed runs; feature deeper_opat widens the search: every "
           "candidate is also measured on the whole thread team, which the ordinary search never gives a node the "
-          "grain keeps on one thread (each node's candidate counts are logged); feature nonhomo_split is logged "
-          "and changes nothing",
+          "grain keeps on one thread (each node's candidate counts are logged); feature nonhomo_split makes "
+          "aoe_mode 1 also measure the chosen compile with tapered work splits (each parallel loop's chunks "
+          "falling linearly in size, largest first, instead of equal ones) and store the faster in the "
+          "knowledge base, which later compiles replay",
           "src/aoe/tuned_selection.cpp"),
      "tune only the listed operators", "feature deeper_opat needs aoe_mode 2, nonhomo_split needs 1",
      "OPT-aoe_config.aoe_config_file-1..7 DISC-16"},

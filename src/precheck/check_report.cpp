@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <map>
@@ -13,6 +14,7 @@
 #include "ops/op_registry.h"
 #include "paths/artifact_paths.h"
 #include "compiler/pipeline.h"
+#include "options/option_set.h"
 
 namespace openge::precheck {
 namespace fs = std::filesystem;
@@ -25,22 +27,61 @@ void add_cause(std::vector<Cause>& causes, CauseCode code, const std::string& me
   causes.push_back({code, message});
 }
 
+// The bytes an inline initializer holds (raw or typed data: the element count times the size).
+uint64_t inline_bytes(const onnx::TensorProto& t) {
+  if (!t.raw_data().empty()) return t.raw_data().size();
+  const DType dtype = static_cast<DType>(t.data_type());  // DType values are ONNX's TensorProto types
+  if (!dtype_supported(dtype) || dtype == DType::kString) return 0;
+  uint64_t n = dtype_size(dtype);
+  for (int64_t d : t.dims()) n *= d > 0 ? static_cast<uint64_t>(d) : 0;
+  return n;
+}
+
+// The OK cause of an external-data weight: its file, offset and length as the entries say.
+std::string external_data_message(const onnx::TensorProto& t) {
+  std::string location, offset = "0", length = "the rest of the file";
+  for (const auto& e : t.external_data()) {
+    if (e.key() == "location") location = e.value();
+    if (e.key() == "offset") offset = e.value();
+    if (e.key() == "length") length = e.value() + " bytes";
+  }
+  return "FileConstant: file " + location + ", offset " + offset + ", length " + length;
+}
+
+// The OK cause of a weight external_weight writes out (session/external_weights.h).
+std::string external_weight_message(uint64_t bytes) {
+  return "FileConstant (external_weight): a session writes its " + std::to_string(bytes) +
+         " bytes to a file of its own in tmp_weight_<pid>_<sessionid>/ (ASCEND_WORK_PATH, else the working "
+         "directory), offset 0, length " +
+         std::to_string(bytes) + ", and the node reads them there";
+}
+
 // The nodes as the loader names them ("<op_type>_<index>" for an unnamed node), after a
 // FileConstant op for each weight stored as external data: GE's ONNX parser turns those into
 // FileConstant nodes (file, offset, length), as external_weight does with the others
-// (OPT-external_weight-5).
-std::vector<OpCheck> nodes_of(const onnx::GraphProto& g) {
+// (OPT-external_weight-5): with `external_weight` every initializer is one, and so is every
+// Constant node.
+std::vector<OpCheck> nodes_of(const onnx::GraphProto& g, bool external_weight) {
   std::vector<OpCheck> ops;
   std::map<std::string, int> seen;
-  for (const auto& init : g.initializer())
-    if (init.data_location() == onnx::TensorProto::EXTERNAL) {
-      OpCheck op{init.name(), "FileConstant", {}};
-      if (++seen[op.name] > 1) add_cause(op.causes, CauseCode::kNameRepeated, "The name is repeated.");
-      ops.push_back(std::move(op));
-    }
+  for (const auto& init : g.initializer()) {
+    const bool external_data = init.data_location() == onnx::TensorProto::EXTERNAL;
+    if (!external_data && !external_weight) continue;
+    OpCheck op{init.name(), "FileConstant", {}};
+    add_cause(op.causes, CauseCode::kOk,
+              external_data ? external_data_message(init) : external_weight_message(inline_bytes(init)));
+    if (++seen[op.name] > 1) add_cause(op.causes, CauseCode::kNameRepeated, "The name is repeated.");
+    ops.push_back(std::move(op));
+  }
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& np = g.node(i);
     OpCheck op{np.name().empty() ? np.op_type() + "_" + std::to_string(i) : np.name(), np.op_type(), {}};
+    if (external_weight && np.op_type() == "Constant" && (np.domain().empty() || np.domain() == "ai.onnx")) {
+      op.type = "FileConstant";
+      for (const auto& a : np.attribute())
+        if (a.name() == "value" && a.has_t())
+          add_cause(op.causes, CauseCode::kOk, external_weight_message(inline_bytes(a.t())));
+    }
     // The domain rule of the loader (src/frontend/onnx_loader.cpp): the default ONNX domain, and
     // ops the table registers in their own domain (the ai.onnx.preview.training optimizers).
     const OpSchema* schema = find_op_schema(np.op_type());
@@ -74,6 +115,13 @@ void attribute_error(CheckReport& report, const Status& error) {
 
 }  // namespace
 
+bool OpCheck::ok() const {
+  return std::none_of(causes.begin(), causes.end(), [](const Cause& c) {
+    const int code = static_cast<int>(c.code);
+    return code >= 1 && code <= 99;
+  });
+}
+
 bool CheckReport::ok() const { return model_causes.empty() && failed_ops() == 0; }
 
 size_t CheckReport::failed_ops() const {
@@ -82,7 +130,7 @@ size_t CheckReport::failed_ops() const {
   return n;
 }
 
-CheckReport check_model(const std::string& path, const void* data, size_t size) {
+CheckReport check_model(const std::string& path, const void* data, size_t size, const options::OptionSet* options) {
   CheckReport report;
   report.model_name = fs::path(path).stem().string();
   std::shared_ptr<const MappedFile> file;
@@ -99,7 +147,7 @@ CheckReport check_model(const std::string& path, const void* data, size_t size) 
   onnx::ModelProto model;
   if (size > 0 && size <= kMaxModelBytes && model.ParseFromArray(data, static_cast<int>(size)) && model.has_graph()) {
     if (!model.graph().name().empty()) report.model_name = model.graph().name();
-    report.ops = nodes_of(model.graph());
+    report.ops = nodes_of(model.graph(), options && options->get_bool("external_weight"));
   }
   const std::string base = fs::path(path).parent_path().string();
   auto graph = load_onnx_from_bytes(data, size, path, base.empty() ? "." : base);
@@ -140,7 +188,7 @@ std::string to_json(const CheckReport& report) {
   Json ops = Json::array();
   for (const OpCheck& op : report.ops) {
     Json o{{"name", op.name}, {"type", op.type}, {"result", op.ok() ? "success" : "failed"}};
-    if (!op.ok()) o["cause"] = causes_json(op.causes);
+    if (!op.causes.empty()) o["cause"] = causes_json(op.causes);
     ops.push_back(std::move(o));
   }
   j["op"] = std::move(ops);
@@ -160,7 +208,7 @@ Result<std::string> write_check_report(const CheckReport& report, const options:
 
 Status with_check_report(const Status& load_error, const std::string& path, const void* data, size_t size,
                          const options::OptionSet& options) {
-  auto written = write_check_report(check_model(path, data, size), options);
+  auto written = write_check_report(check_model(path, data, size, &options), options);
   const std::string note = written.ok()
                                ? " (precheck report: " + *written + ")"
                                : " (the precheck report could not be written: " + written.status().message() + ")";

@@ -107,6 +107,9 @@ class Executable {
   // step, and live in the arena from then on; 1, each such node's just before it runs.
   int atomic_clean_policy() const { return atomic_clean_policy_; }
   bool zeroes_outputs(size_t node) const { return node < zeroes_outputs_.size() && zeroes_outputs_[node]; }
+  // AOE subgraph tuning's nonhomo_split chose tapered work splits for this graph's parallel loops
+  // (base/parallel.h, WorkSplit): the runs set them around each node.
+  bool tapered_work_split() const { return tapered_work_split_; }
 
  private:
   // Only the compile pipeline makes and fills an Executable (compiler/executable_builder.h).
@@ -145,6 +148,7 @@ class Executable {
   std::vector<RunStep> steps_;
   int atomic_clean_policy_ = 0;
   std::vector<char> zeroes_outputs_;  // per node: runs a kernel that adds into its outputs
+  bool tapered_work_split_ = false;
   RunThreads run_threads_ = RunThreads::kTeam;
   double timed_team_us_ = -1, timed_one_thread_us_ = -1;
   // Per value: offset in the arena (SIZE_MAX when not planned) and the step after which no

@@ -13,6 +13,7 @@
 
 #include "base/aligned_memory.h"
 #include "base/omp_threads.h"
+#include "base/parallel.h"
 #include "runtime/control_flow.h"
 #include "runtime/executable.h"
 #include "ops/node_eval.h"
@@ -131,6 +132,13 @@ Status Executable::run_node(size_t s, RunState& state, size_t& dynamic_bytes, si
   std::vector<Tensor>& slots = state.slots;
   Status status;
   if (concat_in_place_[s]) return Status::Ok();  // its inputs were written into its output
+  // The graph's work split on whichever thread runs the node (branches run on the team's threads);
+  // a nested graph's (If, Loop) is undone when its node ends.
+  struct SplitScope {
+    WorkSplit outer = tls_work_split;
+    explicit SplitScope(bool tapered) { tls_work_split = tapered ? WorkSplit::kTapered : WorkSplit::kUniform; }
+    ~SplitScope() { tls_work_split = outer; }
+  } split_scope(tapered_work_split_);
   if (node_prepared_[s]) {
     KernelContext& ctx = *ns.context;
     status = run_guarded(node, [&] { return cn.kernel ? cn.kernel->run(ctx) : cn.schema->reference(ctx); });

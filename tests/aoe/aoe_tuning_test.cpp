@@ -402,6 +402,59 @@ TEST(AoeTuning, OPT_aoe_config_aoe_config_file_5_O1TimesEachCandidateTwiceAsOfte
 
 // feature deeper_opat widens the operator search: the same node gets more candidates (each also
 // on the whole team), and a tuning compile with it measures and records as before.
+// Every output of two compiles bit for bit the same.
+void expect_identical_outputs(const Executable& a, const Executable& b) {
+  const auto x = run(a), y = run(b);
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(x[i].numel(), y[i].numel());
+    for (int64_t j = 0; j < x[i].numel(); ++j) ASSERT_EQ(x[i].data<float>()[j], y[i].data<float>()[j]) << i << " " << j;
+  }
+}
+
+// nonhomo_split: subgraph tuning measures the chosen compile once more with tapered work splits,
+// the record lists that candidate, and a knowledge-base entry holding the choice makes a later
+// compile run tapered splits, computing bit for bit what the uniform split does.
+TEST(AoeTuning, OPT_aoe_config_aoe_config_file_7_NonhomoSplitMeasuresTaperedSplitsAndReplaysThem) {
+  TempDir d;
+  const std::string split = d.file("split.cfg", R"({"feature":["nonhomo_split"]})");
+  auto tuning_config = [&](const std::string& work, bool nonhomo) {
+    options::test::Flags flags{{"aoe_config.aoe_mode", "1"}, {"aoe_config.work_path", work}};
+    if (nonhomo) flags.push_back({"aoe_config.aoe_config_file", split});
+    return config(flags, {}, d.path());
+  };
+  auto s = read_tuning_settings(tuning_config(d.dir("s"), true).get(), 1, false);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_TRUE(s->nonhomo_split);
+  auto plain_tuning = compile_demo(tuning_config(d.dir("plain"), false));
+  ASSERT_TRUE(plain_tuning.ok()) << plain_tuning.status().message();
+  const std::string work = d.dir("nonhomo");
+  auto exe = compile_demo(tuning_config(work, true));
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  const TuningStats& st = exe->report.tuning_stats;
+  ASSERT_EQ(st.subgraph_candidates.size(), plain_tuning->report.tuning_stats.subgraph_candidates.size() + 1);
+  const auto& last = st.subgraph_candidates.back();
+  ASSERT_FALSE(last.passes_off.empty());
+  EXPECT_EQ(last.passes_off.back(), kUniformWorkSplitChoice);
+  const json sgat = read_json(subgraph_records_in(work).at(0)).begin().value().at(1).at("SGAT");
+  EXPECT_EQ(sgat.at("candidates").back().at("passes_off").back(), kUniformWorkSplitChoice) << sgat.dump(1);
+  EXPECT_EQ(exe->executable->tapered_work_split(),
+            std::count(st.passes_off.begin(), st.passes_off.end(), kUniformWorkSplitChoice) > 0);
+  // A knowledge base whose entry for the demo holds the choice: the next compile replays it.
+  const std::string replay = d.dir("replay");
+  KnowledgeBase kb = KnowledgeBase::load(replay + "/" + kKnowledgeBaseFile);
+  kb.put(exe->report.subgraph_key, {kSubgraphEntry, {}, {kUniformWorkSplitChoice}, 1000, 900, {}});
+  ASSERT_TRUE(kb.save().ok());
+  auto replayed = compile_demo(config({{"aoe_config.work_path", replay}}, {}, d.path()));
+  ASSERT_TRUE(replayed.ok()) << replayed.status().message();
+  EXPECT_TRUE(replayed->report.tuning_stats.subgraph_hit);
+  EXPECT_TRUE(replayed->executable->tapered_work_split());
+  auto uniform = compile_demo(nullptr);
+  ASSERT_TRUE(uniform.ok());
+  EXPECT_FALSE(uniform->executable->tapered_work_split());
+  expect_identical_outputs(*replayed->executable, *uniform->executable);
+}
+
 TEST(AoeTuning, OPT_aoe_config_aoe_config_file_6_DeeperOpatMeasuresMoreCandidates) {
   TempDir d;
   const std::string deeper = d.file("deeper.cfg", R"({"feature":["deeper_opat"]})");

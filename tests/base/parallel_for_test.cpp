@@ -84,6 +84,32 @@ TEST(ParallelFor, AHeldUpThreadLeavesTheOtherChunksToTheRest) {
   for (int t : thread_of_chunk) EXPECT_NE(t, held_up.load()) << "a chunk waited for the held-up thread";
 }
 
+// aoe_config_file's nonhomo_split (OPT-aoe_config.aoe_config_file-7): the tapered split cuts
+// chunks whose sizes fall from the first to the last, still covering [0, n) once each and the
+// same at every call; the uniform split (the default) is unchanged.
+TEST(ParallelFor, OPT_aoe_config_aoe_config_file_7_TaperedSplitCutsFallingChunks) {
+  ScopedNumThreads scoped(2);
+  const int64_t n = 100003;
+  const Ranges uniform = chunks_of(n, 64);
+  ASSERT_EQ(uniform.size(), 8u);
+  tls_work_split = WorkSplit::kTapered;
+  const Ranges tapered = chunks_of(n, 64);
+  const Ranges again = chunks_of(n, 64);
+  tls_work_split = WorkSplit::kUniform;
+  ASSERT_EQ(tapered.size(), uniform.size());
+  EXPECT_EQ(tapered, again);
+  EXPECT_EQ(tapered.front().first, 0);
+  EXPECT_EQ(tapered.back().second, n);
+  for (size_t c = 1; c < tapered.size(); ++c) {
+    EXPECT_EQ(tapered[c].first, tapered[c - 1].second);
+    EXPECT_LT(tapered[c].second - tapered[c].first, tapered[c - 1].second - tapered[c - 1].first) << "chunk " << c;
+  }
+  // Weights 8..1: the first chunk is eight times the last, the uniform ones all n/8.
+  EXPECT_NEAR(double(tapered.front().second) / double(n), 8.0 / 36.0, 1e-4);
+  for (const auto& [b, e] : uniform) EXPECT_NEAR(double(e - b), double(n) / 8, 1);
+  EXPECT_EQ(chunks_of(n, 64), uniform) << "the split is per thread and was put back";
+}
+
 TEST(ParallelFor, InsideAParallelRegionRunsInline) {
   ScopedNumThreads scoped(2);
   std::atomic<int> calls{0};

@@ -142,7 +142,9 @@ TEST(Precheck, ENV_33_ASupportedModelPasses) {
 }
 
 // x + w, w stored as external data in w.bin: w is listed as a FileConstant op (as GE's ONNX
-// parser makes it), before the nodes; an initializer held inside the model is not an op.
+// parser makes it), before the nodes, its OK cause (code 0) naming file, offset and length; an
+// initializer held inside the model is not an op, unless external_weight is on: then it is a
+// FileConstant too, its cause saying which bytes the session writes to a file.
 TEST(Precheck, OPT_external_weight_5_ExternalDataWeightsAreFileConstantOps) {
   TempDir d;
   const float w[4] = {1, 2, 3, 4};
@@ -178,14 +180,36 @@ TEST(Precheck, OPT_external_weight_5_ExternalDataWeightsAreFileConstantOps) {
   };
   add_node("add_w", "x", "w", "xw");
   add_node("add_b", "xw", "b", "y");
-  const auto j = nlohmann::json::parse(to_json(check_model(d.file("file_weights.onnx", m.SerializeAsString()))));
+  const std::string model = d.file("file_weights.onnx", m.SerializeAsString());
+  const auto j = nlohmann::json::parse(to_json(check_model(model)));
   EXPECT_EQ(j["result"], "success") << j.dump();
+  EXPECT_EQ(j["fail"], 0);
   ASSERT_EQ(j["op"].size(), 3u) << j.dump();
   EXPECT_EQ(j["op"][0]["name"], "w");
   EXPECT_EQ(j["op"][0]["type"], "FileConstant");
   EXPECT_EQ(j["op"][0]["result"], "success");
+  ASSERT_EQ(j["op"][0]["cause"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["op"][0]["cause"][0]["code"], 0);
+  EXPECT_EQ(j["op"][0]["cause"][0]["message"], "FileConstant: file w.bin, offset 0, length 16 bytes");
   EXPECT_EQ(j["op"][1]["type"], "Add");
+  EXPECT_FALSE(j["op"][1].contains("cause"));
   EXPECT_EQ(j["op"][2]["type"], "Add");
+
+  const auto external = openge::test::options_from({}, d.path(), {{"external_weight", "True"}});
+  ASSERT_TRUE(external);
+  const auto e = nlohmann::json::parse(to_json(check_model(model, nullptr, 0, external.get())));
+  EXPECT_EQ(e["result"], "success") << e.dump();
+  ASSERT_EQ(e["op"].size(), 4u) << e.dump();
+  EXPECT_EQ(e["op"][0]["name"], "w");
+  EXPECT_EQ(e["op"][1]["name"], "b");
+  EXPECT_EQ(e["op"][1]["type"], "FileConstant");
+  EXPECT_EQ(e["op"][1]["result"], "success");
+  ASSERT_EQ(e["op"][1]["cause"].size(), 1u) << e.dump();
+  EXPECT_EQ(e["op"][1]["cause"][0]["code"], 0);
+  const std::string message = e["op"][1]["cause"][0]["message"];
+  EXPECT_NE(message.find("tmp_weight_<pid>_<sessionid>"), std::string::npos) << message;
+  EXPECT_NE(message.find("offset 0, length 16"), std::string::npos) << message;
+  EXPECT_EQ(e["op"][2]["type"], "Add");
 }
 
 TEST(Precheck, ENV_33_ACorruptFileFailsAsAModel) {

@@ -25,6 +25,7 @@
 
 #include "base/file_backed_memory.h"
 #include "compiler/pipeline.h"
+#include "dump/dump_file.h"
 #include "frontend/onnx_loader.h"
 #include "runtime/demo_run_util.h"
 #include "session/external_weights.h"
@@ -178,6 +179,53 @@ TEST(ExternalWeight, OPT_external_weight_5_GraphDumpsNameTheWeightsAsFileConstan
   ASSERT_TRUE(m.ParseFromString(read_bytes(files.front())));
   EXPECT_GT(m.graph().initializer_size(), 0);
   for (const auto& n : m.graph().node()) EXPECT_NE(n.op_type(), "FileConstant");
+}
+
+// With external_weight the Data Dump names the weights the dumped ops read as FileConstants:
+// one file FileConstant.<weight>_FileConstant.<task>.0.<time> per weight and iteration, its
+// output the weight's bytes; without external_weight there is none, and the ops' own files are
+// the same in number.
+TEST(ExternalWeight, OPT_external_weight_5_DataDumpNamesTheWeightsAsFileConstants) {
+  TempDir d;
+  auto dumped = [&](const std::string& root, bool external, int runs) {
+    options::test::Flags flags{{"dump_config.enable_dump", "True"}, {"dump_config.dump_path", root}};
+    if (external) flags.push_back({"external_weight", "True"});
+    auto session = open_demo(options_from({}, d.path(), flags));
+    EXPECT_TRUE(session);
+    std::vector<fs::path> files;
+    if (!session) return files;
+    for (int r = 0; r < runs; ++r) output_bytes(*session);
+    EXPECT_TRUE(session->flush_dump().ok());
+    for (const auto& e : fs::recursive_directory_iterator(root))
+      if (e.is_regular_file()) files.push_back(e.path());
+    return files;
+  };
+  auto file_constants = [](const std::vector<fs::path>& files) {
+    std::vector<fs::path> out;
+    for (const auto& f : files)
+      if (f.filename().string().rfind("FileConstant.", 0) == 0) out.push_back(f);
+    return out;
+  };
+  const auto with = dumped(d.dir("with"), true, 2);
+  const auto without = dumped(d.dir("without"), false, 2);
+  const auto fc = file_constants(with);
+  ASSERT_FALSE(fc.empty()) << "the compiled demo reads some weights straight from their files";
+  EXPECT_TRUE(file_constants(without).empty());
+  EXPECT_EQ(with.size() - fc.size(), without.size()) << "the ops' own files are unchanged";
+  const std::multiset<std::string> initializers = demo_initializer_bytes();
+  std::map<std::string, int> per_weight;
+  for (const auto& f : fc) {
+    auto record = dump::read_dump_file(f.string());
+    ASSERT_TRUE(record.ok()) << record.status().message();
+    EXPECT_TRUE(record->op_name.ends_with("_FileConstant")) << record->op_name;
+    EXPECT_TRUE(record->inputs.empty());
+    ASSERT_EQ(record->outputs.size(), 1u);
+    const Tensor& w = record->outputs[0];
+    EXPECT_GT(initializers.count(std::string(static_cast<const char*>(w.raw()), w.nbytes())), 0u)
+        << f << " is not one of the model's weights";
+    ++per_weight[record->op_name];
+  }
+  for (const auto& [name, count] : per_weight) EXPECT_EQ(count, 2) << name << ": once per iteration";
 }
 
 // With external_weight every weight of the loaded graph is the output of a FileConstant node
