@@ -17,15 +17,11 @@ struct TunableRow {
 // The ops with several real implementations in this engine: the oneDNN convolutions and matmuls,
 // and pooling (whose only choice is its thread plan).
 constexpr TunableRow kTunableOps[] = {
-    {"Conv", true, false},    {"FusedConv", true, false},
-    {"MatMul", false, true},  {"FusedMatMul", false, true},
-    {"Gemm", false, true},    {"MaxPool"},
-    {"AveragePool"},          {"GlobalAveragePool"},
-    {"GlobalMaxPool"},        {"NhwcMaxPool"},
-    {"NhwcAveragePool"},      {"NhwcGlobalAveragePool"},
-    {"NhwcGlobalMaxPool"},    {"Nc1hwc0MaxPool"},
-    {"Nc1hwc0AveragePool"},   {"Nc1hwc0GlobalAveragePool"},
-    {"Nc1hwc0GlobalMaxPool"},
+    {"Conv", true, false},   {"FusedConv", true, false},
+    {"MatMul", false, true}, {"FusedMatMul", false, true},
+    {"Gemm", false, true},   {"MaxPool"},
+    {"AveragePool"},         {"GlobalAveragePool"},
+    {"GlobalMaxPool"},
 };
 
 const TunableRow* find_row(const std::string& op_type) {

@@ -85,7 +85,7 @@ bool accumulating_op(std::string_view op_type) {
                                                                    "Softmax",
                                                                    "LogSoftmax",
                                                                    "Attention"};
-  // OpenGE's fused forms and the pools' other formats (FusedConv, NhwcAveragePool, Nc1hwc0MaxPool ...).
+  // OpenGE's fused forms (FusedConv, FusedMatMul ...); a pool stored in another format keeps its op type.
   op_type = unprefixed_op_type(op_type);
   return kAccumulating.count(op_type) > 0;
 }

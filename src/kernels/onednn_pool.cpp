@@ -3,6 +3,7 @@
 #include <string>
 
 #include "kernels/onednn_common.h"
+#include "ops/layout/in_formats.h"
 #include "ops/nn/nn_window.h"
 
 namespace openge::onednn {
@@ -16,7 +17,8 @@ using PoolKernel = SrcDstKernel<dnnl::pooling_v2_forward, DNNL_ARG_SRC, DNNL_ARG
 
 Result<std::unique_ptr<CompiledKernel>> make_pool_kernel(const KernelRequest& request) {
   const Node& node = request.node;
-  const auto [format, op] = split_format_prefix(node.op_type);
+  const ActivationFormat format = node_data_format(node);
+  const std::string& op = node.op_type;
   if (request.inputs.empty() || request.outputs.size() != 1) return std::unique_ptr<CompiledKernel>();
   const auto xs = static_shape(request.inputs[0]);
   const auto ys = static_shape(request.outputs[0]);

@@ -1,5 +1,6 @@
-// AI Core pooling: MaxPool / AveragePool / GlobalAveragePool / GlobalMaxPool (2-D, NCHW) and
-// their forms in other activation formats, Nhwc* and Nc1hwc0* (made by ChannelsLastLayoutPass), as oneDNN pooling_v2.
+// AI Core pooling: MaxPool / AveragePool / GlobalAveragePool / GlobalMaxPool (2-D), in NCHW or
+// in the format their data_format attribute names (NHWC, NC1HWC0: ChannelsLastLayoutPass), as
+// oneDNN pooling_v2.
 #pragma once
 #include "ops/kernel.h"
 

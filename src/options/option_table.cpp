@@ -321,7 +321,7 @@ const OptionSpec kTable[] = {
      "path of a JSON file: tune_ops_name, tune_ops_type, tune_optimization_level (O1|O2), feature", NORANGE, "",
      nullptr, nullptr,
      DOES("under aoe_mode 2 only the nodes it selects are measured: tune_ops_name by node name (or the name of a "
-          "node fused into one), tune_ops_type by op type (Conv also selects FusedConv, MaxPool NhwcMaxPool); "
+          "node fused into one), tune_ops_type by op type (Conv also selects FusedConv, MatMul FusedMatMul); "
           "tune_optimization_level O1 doubles the timed runs; feature deeper_opat widens the search: every "
           "candidate is also measured on the whole thread team, which the ordinary search never gives a node the "
           "grain keeps on one thread (each node's candidate counts are logged); feature nonhomo_split makes "

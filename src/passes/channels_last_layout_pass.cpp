@@ -11,7 +11,8 @@
 //
 // The executor stays layout-agnostic: NHWC data lives in values whose shape *is* N x H x W x C,
 // produced by explicit Transpose nodes (perm 0,2,3,1 in, 0,3,1,2 out), and consumed by ops that
-// declare the layout: FusedConv and ShuffleChannel with channels_last=1, Nhwc<Pool>, Concat on
+// declare the layout: FusedConv and ShuffleChannel with channels_last=1, the pools with
+// data_format=NHWC, Concat on
 // axis 3, Slice with its axes moved to their NHWC positions, and the
 // elementwise ops, which compute the same elements whatever the order as long as every 4-D
 // operand is permuted alike (broadcasting lines up dimension by dimension), and Resize and Pad,
@@ -43,6 +44,7 @@
 
 #include "kernels/conv_format_costs.h"
 #include "ops/layout/activation_format.h"
+#include "ops/layout/in_formats.h"
 #include "passes/channels_last_layout_pass.h"
 #include "passes/pass.h"
 #include "passes/pass_registry.h"
@@ -330,8 +332,7 @@ void declare_format(Graph& g, size_t index, ActivationFormat f, bool plain_input
     // NC1HWC0 keeps N, C (as C1), H and W at their NCHW positions.
     set_int_attr(node, "axis", nhwc ? kNhwcAxis[axis] : axis);
   } else if (std::any_of(std::begin(kPools), std::end(kPools), [&](const char* p) { return node.op_type == p; })) {
-    node.op_type = format_op_type(node.op_type, f);
-    node.domain = "openge";
+    set_node_data_format(node, f);
   } else if (const PerDimOp* row = per_dim_op(g, node)) {
     for (size_t i : row->per_dim) {
       const int v = i > 0 && i < g.nodes[index].inputs.size() ? g.nodes[index].inputs[i] : -1;
@@ -603,10 +604,7 @@ std::vector<ActivationFormat> stored_formats(const Graph& g) {
     const Node& n = g.nodes[static_cast<size_t>(ni)];
     if (n.inputs.empty() || n.outputs.empty()) continue;
     const int x = n.inputs[0], y = n.outputs[0];
-    // Not a structured binding: a lambda below reads `base` (clang 14 cannot capture one).
-    const std::pair<ActivationFormat, std::string_view> form = split_format_prefix(n.op_type);
-    const ActivationFormat prefixed = form.first;
-    const std::string_view base = form.second;
+    const ActivationFormat declared = node_data_format(n);
     if (is_qlinear_conv(n) && n.attrs.get_int("channels_last", 0) != 0) {
       set(x, ActivationFormat::kNhwc);
       set(y, ActivationFormat::kNhwc);
@@ -616,10 +614,10 @@ std::vector<ActivationFormat> stored_formats(const Graph& g) {
       set(x, f.x);
       set(y, f.y);
       if (n.inputs.size() > 3) set(n.inputs[3], f.y);
-    } else if (prefixed != ActivationFormat::kNchw &&
-               std::any_of(std::begin(kPools), std::end(kPools), [&](const char* p) { return base == p; })) {
-      set(x, prefixed);
-      set(y, prefixed);
+    } else if (declared != ActivationFormat::kNchw &&
+               std::any_of(std::begin(kPools), std::end(kPools), [&](const char* p) { return n.op_type == p; })) {
+      set(x, declared);
+      set(y, declared);
     } else if (is_transpose(n, kToNhwc)) {
       set(y, ActivationFormat::kNhwc);
     } else if (is_transpose(n, kToNc1hwc0)) {

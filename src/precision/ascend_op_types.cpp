@@ -135,17 +135,9 @@ constexpr std::array kOpTypes = std::to_array<OpTypeRow>({
     {"Momentum", "ApplyMomentum"},
     {"Mul", "Mul"},
     {"Multinomial", "Multinomial"},
-    {"Nc1hwc0AveragePool", "AvgPoolV2"},  // OpenGE's NC1HWC0 forms of the pools
-    {"Nc1hwc0GlobalAveragePool", "AvgPoolV2"},
-    {"Nc1hwc0GlobalMaxPool", "MaxPoolV3"},
-    {"Nc1hwc0MaxPool", "MaxPoolV3"},
     {"Neg", "Neg"},
     {"NegativeLogLikelihoodLoss", "NLLLoss"},
     {"NegativeLogLikelihoodLossGrad", "NLLLossGrad"},
-    {"NhwcAveragePool", "AvgPoolV2"},  // OpenGE's channels-last forms of the pools
-    {"NhwcGlobalAveragePool", "AvgPoolV2"},
-    {"NhwcGlobalMaxPool", "MaxPoolV3"},
-    {"NhwcMaxPool", "MaxPoolV3"},
     {"NonMaxSuppression", "NonMaxSuppressionV7"},
     {"NonZero", "NonZero"},
     {"Not", "LogicalNot"},

@@ -200,7 +200,7 @@ TEST(OverflowCheck, OPT_dump_config_dump_debug_mode_2_InfNanAndNarrowSaturation)
   EXPECT_TRUE(overflowed(halves({0x7C00})));           // +inf
   EXPECT_FALSE(has_non_finite(halves({0x7BFF})));      // saturated but finite
   EXPECT_TRUE(accumulating_op("MatMul"));
-  EXPECT_TRUE(accumulating_op("NhwcFusedConv"));
+  EXPECT_TRUE(accumulating_op("FusedConv"));
   EXPECT_FALSE(accumulating_op("Relu"));
   EXPECT_FALSE(accumulating_op("Mul"));
 }

@@ -1,5 +1,7 @@
-// AI Core pooling (NCHW and Nhwc*) and the NCHW<->NHWC Transpose against the reference engine.
+// AI Core pooling (NCHW, and NHWC as data_format says) and the NCHW<->NHWC Transpose against the
+// reference engine.
 #include "kernel_test_util.h"
+#include "ops/layout/in_formats.h"
 #include "ops/op_registry.h"
 #include "../ops/op_test_util.h"
 
@@ -38,8 +40,7 @@ TEST_P(OneDnnPoolTest, MatchesReferenceInBothLayouts) {
   EXPECT_LT(max_rel_diff(run_kernel(*k, node, {&x}, DType::kFloat32, expected.shape()), expected), 1e-5);
 
   Node nhwc = node;
-  nhwc.op_type = "Nhwc" + c.op;
-  nhwc.domain = "openge";
+  set_node_data_format(nhwc, ActivationFormat::kNhwc);
   Tensor xt = to_nhwc(x);
   const Shape& e = expected.shape();
   const Shape yt{e[0], e[2], e[3], e[1]};

@@ -5,6 +5,7 @@
 #include "ops/op_registry.h"
 #include "pass_test_util.h"
 #include "passes/pass_util.h"
+#include "passes/stored_format_test_util.h"
 
 namespace openge::testing {
 namespace {
@@ -32,8 +33,8 @@ TEST(ChannelsLastLayoutPass, ConvChainConvertsOnlyAtTheBoundaries) {
   }
   EXPECT_EQ(count_ops(b.g, "Transpose"), 1);
   EXPECT_EQ(count_ops(b.g, "Reshape"), 1);
-  EXPECT_EQ(count_ops(b.g, "NhwcMaxPool"), 1);
-  EXPECT_EQ(count_ops(b.g, "NhwcGlobalAveragePool"), 1);
+  EXPECT_EQ(count_ops_in_format(b.g, "MaxPool", ActivationFormat::kNhwc), 1);
+  EXPECT_EQ(count_ops_in_format(b.g, "GlobalAveragePool", ActivationFormat::kNhwc), 1);
   EXPECT_EQ(count_ops(b.g, "FusedConv"), 2);
   EXPECT_EQ(count_ops(b.g, "Add"), 0);
   for (const Node& n : b.g.nodes)

@@ -7,6 +7,7 @@
 #include "../kernels/kernel_test_util.h"
 #include "ops/op_registry.h"
 #include "pass_test_util.h"
+#include "passes/stored_format_test_util.h"
 
 namespace openge::testing {
 namespace {
@@ -114,7 +115,7 @@ TEST(ChannelsLastLayoutPass, SqueezeExcitationBlockStaysInNhwc) {
   // One conversion in, one out: the SE gate's Mul, the residual and the scale run in NHWC.
   EXPECT_EQ(count_ops(g, "Transpose"), 2);
   EXPECT_EQ(count_ops(g, "Sigmoid"), 0);  // every Sigmoid is a conv post-op (Swish or the gate)
-  EXPECT_EQ(count_ops(g, "NhwcGlobalAveragePool"), 1);
+  EXPECT_EQ(count_ops_in_format(g, "GlobalAveragePool", ActivationFormat::kNhwc), 1);
   for (const Node& n : g.nodes) {
     if (n.op_type == "FusedConv") {
       EXPECT_EQ(n.attrs.get_int("channels_last", 0), 1) << n.name;

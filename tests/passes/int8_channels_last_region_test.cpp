@@ -22,6 +22,7 @@
 #include "../kernels/kernel_test_util.h"
 #include "pass_test_util.h"
 #include "compiler/compile_config_test_util.h"
+#include "passes/stored_format_test_util.h"
 
 namespace openge::options::test {
 namespace {
@@ -101,9 +102,9 @@ void expect_one_int8_region(const std::string& model, int qlinear_conv, int qlin
   EXPECT_EQ(count_op(*fused.exe, "Transpose"), 2);
   // The MaxPool inside the region, on the quantized tensor (its DequantizeLinear and
   // QuantizeLinear folded), and no Q/DQ left between the convolutions.
-  EXPECT_EQ(count_op(*fused.exe, "NhwcMaxPool"), 1);
+  EXPECT_EQ(count_ops_in_format(fused.exe->graph(), "MaxPool", ActivationFormat::kNhwc), 1);
   for (const Node& n : fused.exe->graph().nodes)
-    if (n.op_type == "NhwcMaxPool") {
+    if (n.op_type == "MaxPool" && node_data_format(n) == ActivationFormat::kNhwc) {
       EXPECT_EQ(fused.exe->graph().values[static_cast<size_t>(n.inputs[0])].dtype, DType::kUInt8);
     }
   // Float residual Adds (with their Relu one FusedElementwise) and the Q/DQ around them are the

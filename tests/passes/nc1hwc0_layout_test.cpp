@@ -13,6 +13,7 @@
 #include "compiler/pipeline.h"
 #include "options/options_test_util.h"
 #include "compiler/compile_config_test_util.h"
+#include "passes/stored_format_test_util.h"
 
 namespace openge::testing {
 namespace {
@@ -45,9 +46,11 @@ TEST(Nc1hwc0Layout, WholeBlockRegionRunsInNc1hwc0AndComputesTheNchwResult) {
   const auto before = run_passes(g, layout(passes::Nc1hwc0Regions::kAlways));
   // The stem reads the 3-channel NCHW input as it is (2); every other convolution is NC1HWC0 (1).
   EXPECT_EQ(conv_formats_of(g), (std::vector<int64_t>{2, 1, 1, 1}));
-  EXPECT_EQ(count_ops(g, "Nc1hwc0MaxPool"), 1);
-  EXPECT_EQ(count_ops(g, "Nc1hwc0GlobalAveragePool"), 1);
-  EXPECT_EQ(count_ops(g, "NhwcMaxPool") + count_ops(g, "NhwcGlobalAveragePool"), 0);
+  EXPECT_EQ(count_ops_in_format(g, "MaxPool", ActivationFormat::kNc1hwc0), 1);
+  EXPECT_EQ(count_ops_in_format(g, "GlobalAveragePool", ActivationFormat::kNc1hwc0), 1);
+  EXPECT_EQ(count_ops_in_format(g, "MaxPool", ActivationFormat::kNhwc) +
+                count_ops_in_format(g, "GlobalAveragePool", ActivationFormat::kNhwc),
+            0);
   // No conversion in (the stem reads NCHW); one out, after the global pool, which moves only
   // size-1 dims and so is a view: no Transpose is left.
   EXPECT_EQ(count_ops(g, "Transpose"), 0);
@@ -68,8 +71,8 @@ TEST(Nc1hwc0Layout, OtherChannelCountsAndBroadcastsKeepNhwc) {
     Graph g = squeeze_excite ? cnn(32, true) : cnn(24);
     const auto before = run_passes(g, layout(passes::Nc1hwc0Regions::kAlways));
     EXPECT_EQ(conv_formats_of(g), std::vector<int64_t>(squeeze_excite ? 5 : 4, -1));
-    EXPECT_EQ(count_ops(g, "NhwcMaxPool"), 1);
-    EXPECT_EQ(count_ops(g, "Nc1hwc0MaxPool"), 0);
+    EXPECT_EQ(count_ops_in_format(g, "MaxPool", ActivationFormat::kNhwc), 1);
+    EXPECT_EQ(count_ops_in_format(g, "MaxPool", ActivationFormat::kNc1hwc0), 0);
     const auto after = eval_graph(g, cnn_input());
     EXPECT_LT(max_abs_diff(after[0], before[0]), 1e-5) << "squeeze_excite " << squeeze_excite;
   }
@@ -80,12 +83,12 @@ TEST(Nc1hwc0Layout, NeverKeepsNhwcAndByCpuFollowsTheIsa) {
     Graph g = cnn(32);
     run_passes(g, layout(passes::Nc1hwc0Regions::kNever));
     EXPECT_EQ(conv_formats_of(g), (std::vector<int64_t>{-1, -1, -1, -1}));
-    EXPECT_EQ(count_ops(g, "NhwcMaxPool"), 1);
+    EXPECT_EQ(count_ops_in_format(g, "MaxPool", ActivationFormat::kNhwc), 1);
   }
   Graph g = cnn(32);
   run_passes(g, PassContext{});
   // By default: NC1HWC0 where oneDNN runs AVX-512 kernels (the ISA its Winograd needs too).
-  EXPECT_EQ(count_ops(g, "Nc1hwc0MaxPool"), winograd_available() ? 1 : 0);
+  EXPECT_EQ(count_ops_in_format(g, "MaxPool", ActivationFormat::kNc1hwc0), winograd_available() ? 1 : 0);
 }
 
 // The convolution that reads the graph input "x" (the 3-channel stem), as it is or through the
@@ -115,7 +118,8 @@ TEST(Nc1hwc0Layout, OPT_enable_small_channel_1_StemReadsThePlainInputOnlyWhenOn)
     const auto before = run_passes(g, layout(passes::Nc1hwc0Regions::kAlways, on));
     EXPECT_EQ(stem_format(g), on ? 2 : 0) << "on " << on;
     EXPECT_EQ(count_ops(g, "Transpose"), on ? 0 : 1) << "on " << on;
-    EXPECT_EQ(count_ops(g, "Nc1hwc0MaxPool"), 1) << "the rest of the region stays NC1HWC0";
+    EXPECT_EQ(count_ops_in_format(g, "MaxPool", ActivationFormat::kNc1hwc0), 1)
+        << "the rest of the region stays NC1HWC0";
     const auto after = eval_graph(g, cnn_input());
     EXPECT_LT(max_abs_diff(after[0], before[0]), 1e-5) << "on " << on;
   }
@@ -124,7 +128,7 @@ TEST(Nc1hwc0Layout, OPT_enable_small_channel_1_StemReadsThePlainInputOnlyWhenOn)
     Graph g = cnn(32);
     const auto before = run_passes(g, layout(passes::Nc1hwc0Regions::kNever, on));
     EXPECT_EQ(stem_format(g), on ? -1 : 0) << "NHWC, on " << on;
-    EXPECT_EQ(count_ops(g, "NhwcMaxPool"), 1);
+    EXPECT_EQ(count_ops_in_format(g, "MaxPool", ActivationFormat::kNhwc), 1);
     const auto after = eval_graph(g, cnn_input());
     EXPECT_LT(max_abs_diff(after[0], before[0]), 1e-5) << "NHWC, on " << on;
   }
@@ -178,7 +182,7 @@ TEST(Nc1hwc0Layout, AiCoreRunsTheRegionAndWritesTheConcatInPlace) {
     const CompiledNode& n = (*exe)->nodes()[i];
     if (n.node.op_type == "FusedConv" && n.engine == Engine::kAiCore) ++aicore_convs;
     if (n.node.op_type == "Concat") concat = i;
-    if (n.node.op_type == "Nc1hwc0MaxPool") {
+    if (n.node.op_type == "MaxPool" && node_data_format(n.node) == ActivationFormat::kNc1hwc0) {
       EXPECT_EQ(n.engine, Engine::kAiCore);
     }
   }

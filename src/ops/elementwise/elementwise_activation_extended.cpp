@@ -73,6 +73,7 @@ struct SoftsignOp {
 
 void register_extended_activation_ops(std::vector<OpSchema>& table) {
   table.push_back(OpSchema{"Celu", 1, 1, 1, 1, &celu_infer, &unary_kernel<CeluOp, kFloatTypes>, false});
+  table.back().prepare = &prepare_unary<CeluOp, kFloatTypes>;
   table.push_back(unary_schema<ThresholdedReluOp, kFloatTypes>("ThresholdedRelu"));
   table.push_back(unary_schema<ShrinkOp, kNumericTypes>("Shrink"));
   table.push_back(unary_schema<SoftsignOp, kFloatTypes>("Softsign"));

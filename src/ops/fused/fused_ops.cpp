@@ -8,6 +8,7 @@
 
 #include "ir/dispatch.h"
 #include "ops/layout/activation_format.h"
+#include "ops/layout/in_formats.h"
 #include "ops/fused/fused_attention.h"
 #include "ops/nn/shuffle_channel.h"
 #include "ops/op_registry.h"
@@ -95,71 +96,12 @@ Status check_residual(InferContext& ctx, size_t index) {
 // ---------------------------------------------------------------------------------------------
 // FusedConv
 
-// "input [1,2,3] is not a stored NHWC activation" (`what`: input / output).
-std::string not_stored(const char* what, const Shape& s, ActivationFormat f) {
-  return std::string(what) + " " + shape_to_string(s) + " is not a stored " + std::string(format_name(f)) +
-         " activation";
-}
-
-// Inference of `base` on `inputs`, where input 0 is stored in `formats.x` and the output in
-// `formats.y` (ops/layout/activation_format.h); `base` sees them as N x C x H x W.
-Status infer_in_formats(InferContext& ctx, const OpSchema& base, std::vector<const ValueInfo*> inputs,
-                        ConvFormats formats) {
-  ValueInfo x = *inputs[0];
-  if (formats.x != ActivationFormat::kNchw && x.shape_known) {
-    const auto nchw = nchw_shape(x.shape, formats.x);
-    if (!nchw) return ctx.error(not_stored("input", x.shape, formats.x));
-    x.shape = *nchw;
-    x.value = nullptr;
-    inputs[0] = &x;
-  }
-  InferContext inner(ctx.node(), ctx.opset(), std::move(inputs), 1);
-  OPENGE_RETURN_IF_ERROR(base.infer(inner));
-  const ValueInfo& y = inner.output(0);
-  if (!y.shape_known) {
-    ctx.set_output_dtype(0, y.dtype);
-    return Status::Ok();
-  }
-  if (formats.y != ActivationFormat::kNchw && y.shape.size() != 4)
-    return ctx.error("output " + shape_to_string(y.shape) + " is not 4-D");
-  if (formats.y == ActivationFormat::kNc1hwc0 && y.shape[1] % kC0 != 0)
-    return ctx.error("output " + shape_to_string(y.shape) + " has no whole " + std::to_string(kC0) +
-                     "-channel blocks for NC1HWC0");
-  ctx.set_output(0, y.dtype, stored_shape(y.shape, formats.y));
-  return Status::Ok();
-}
-
-// Runs `base`'s reference kernel, on N x C x H x W copies of input 0 and output 0 where they are
-// stored in another format.
-Status run_in_formats(KernelContext& ctx, const OpSchema& base, std::vector<const Tensor*> inputs,
-                      ConvFormats formats) {
-  Tensor& y = ctx.output(0);
-  const Tensor& x = *inputs[0];
-  std::optional<Tensor> x_nchw, y_nchw;
-  if (formats.x != ActivationFormat::kNchw) {
-    const auto s = nchw_shape(x.shape(), formats.x);
-    if (!s) return ctx.error(not_stored("input", x.shape(), formats.x));
-    x_nchw.emplace(x.dtype(), *s);
-    copy_to_nchw(x, *x_nchw, formats.x);
-    inputs[0] = &*x_nchw;
-  }
-  if (formats.y != ActivationFormat::kNchw) {
-    const auto s = nchw_shape(y.shape(), formats.y);
-    if (!s) return ctx.error(not_stored("output", y.shape(), formats.y));
-    y_nchw.emplace(y.dtype(), *s);
-  }
-  KernelContext inner(ctx.node(), ctx.opset(), std::move(inputs), {y_nchw ? &*y_nchw : &y});
-  OPENGE_RETURN_IF_ERROR(base.reference(inner));
-  if (y_nchw) copy_from_nchw(*y_nchw, y, formats.y);
-  return Status::Ok();
-}
-
 Status infer_fused_conv(InferContext& ctx) {
   const OpSchema* conv = base_schema("Conv");
   if (!conv) return ctx.error("needs the Conv reference op");
   auto act = read_fused_activation(ctx.attrs());
   if (!act.ok()) return ctx.error(act.status().message());
-  OPENGE_RETURN_IF_ERROR(infer_in_formats(ctx, *conv,
+  OPENGE_RETURN_IF_ERROR(infer_in_formats(ctx, conv->infer,
                                           {&ctx.input(0), &ctx.input(1), ctx.has_input(2) ? &ctx.input(2) : nullptr},
                                           conv_formats(ctx.attrs())));
   return check_residual(ctx, 3);
@@ -170,39 +112,10 @@ Status fused_conv_kernel(KernelContext& ctx) {
   if (!conv) return ctx.error("needs the Conv reference op");
   auto act = read_fused_activation(ctx.attrs());
   if (!act.ok()) return ctx.error(act.status().message());
-  OPENGE_RETURN_IF_ERROR(run_in_formats(ctx, *conv,
+  OPENGE_RETURN_IF_ERROR(run_in_formats(ctx, conv->reference,
                                         {&ctx.input(0), &ctx.input(1), ctx.has_input(2) ? &ctx.input(2) : nullptr},
                                         conv_formats(ctx.attrs())));
   return apply_epilogue(ctx, ctx.output(0), nullptr, ctx.has_input(3) ? &ctx.input(3) : nullptr, *act);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Nhwc<Pool>, Nc1hwc0<Pool>: the pool named after the prefix, on input and output stored in that
-// format.
-
-template <const char* kBase, ActivationFormat kFormat>
-Status infer_pool_in_format(InferContext& ctx) {
-  const OpSchema* base = base_schema(kBase);
-  if (!base) return ctx.error(std::string("needs the ") + kBase + " reference op");
-  return infer_in_formats(ctx, *base, {&ctx.input(0)}, {kFormat, kFormat});
-}
-
-template <const char* kBase, ActivationFormat kFormat>
-Status pool_in_format_kernel(KernelContext& ctx) {
-  const OpSchema* base = base_schema(kBase);
-  if (!base) return ctx.error(std::string("needs the ") + kBase + " reference op");
-  return run_in_formats(ctx, *base, {&ctx.input(0)}, {kFormat, kFormat});
-}
-
-constexpr char kMaxPool[] = "MaxPool";
-constexpr char kAveragePool[] = "AveragePool";
-constexpr char kGlobalAveragePool[] = "GlobalAveragePool";
-constexpr char kGlobalMaxPool[] = "GlobalMaxPool";
-
-// `name` is format_op_type(kBase, kFormat), spelled out because the table keeps a string_view.
-template <const char* kBase, ActivationFormat kFormat>
-void add_pool_forms(std::vector<OpSchema>& table, const char* name) {
-  table.push_back({name, 1, 1, 1, 1, infer_pool_in_format<kBase, kFormat>, pool_in_format_kernel<kBase, kFormat>});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -290,14 +203,6 @@ void register_fused_ops(std::vector<OpSchema>& table) {
   register_fused_attention_ops(table);
   table.push_back({kFusedConv, 2, 4, 1, 1, infer_fused_conv, fused_conv_kernel});
   table.push_back({kFusedMatMul, 2, 4, 1, 1, infer_fused_matmul, fused_matmul_kernel});
-  add_pool_forms<kMaxPool, ActivationFormat::kNhwc>(table, "NhwcMaxPool");
-  add_pool_forms<kAveragePool, ActivationFormat::kNhwc>(table, "NhwcAveragePool");
-  add_pool_forms<kGlobalAveragePool, ActivationFormat::kNhwc>(table, "NhwcGlobalAveragePool");
-  add_pool_forms<kGlobalMaxPool, ActivationFormat::kNhwc>(table, "NhwcGlobalMaxPool");
-  add_pool_forms<kMaxPool, ActivationFormat::kNc1hwc0>(table, "Nc1hwc0MaxPool");
-  add_pool_forms<kAveragePool, ActivationFormat::kNc1hwc0>(table, "Nc1hwc0AveragePool");
-  add_pool_forms<kGlobalAveragePool, ActivationFormat::kNc1hwc0>(table, "Nc1hwc0GlobalAveragePool");
-  add_pool_forms<kGlobalMaxPool, ActivationFormat::kNc1hwc0>(table, "Nc1hwc0GlobalMaxPool");
   register_fused_elementwise_ops(table);
   register_shuffle_channel_ops(table);
 }

@@ -8,10 +8,9 @@
 //
 //   Gelu(X) = X/2 * (1 + erf(X / sqrt 2)), elementwise (GeluONNXFusionPass makes it)
 //
-//   NhwcMaxPool, NhwcAveragePool, NhwcGlobalAveragePool, NhwcGlobalMaxPool(X) = the pool on an
-//       N x H x W x C input, output N x H' x W' x C (attributes as the ONNX pool; single output)
-//   Nc1hwc0MaxPool, Nc1hwc0AveragePool, Nc1hwc0GlobalAveragePool, Nc1hwc0GlobalMaxPool(X) = the
-//       same on N x C1 x H x W x C0 (ops/layout/activation_format.h)
+// The pools of a layout region keep their ONNX op type in this domain, with a data_format
+// attribute (NHWC, NC1HWC0) that says how input 0 and output 0 are stored
+// (ops/layout/in_formats.h).
 //
 // Extra attributes:
 //   activation        string: "" (none) or a name from kActivations (ONNX op names, "Gelu"

@@ -8,9 +8,6 @@
 namespace openge {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, ActivationFormat>, 2> kPrefixes{
-    {{"Nhwc", ActivationFormat::kNhwc}, {"Nc1hwc0", ActivationFormat::kNc1hwc0}}};
-
 // The strides (in elements) to read an N x C x H x W tensor as `f`'s stored dims, and to read a
 // stored one as [N, C1, C0, H, W] (NC1HWC0) or N x C x H x W (NHWC).
 std::vector<int64_t> nchw_read_as_stored(const Shape& s, ActivationFormat f) {
@@ -91,23 +88,10 @@ ConvFormats conv_formats(const Attributes& attrs) {
   }
 }
 
-std::pair<ActivationFormat, std::string_view> split_format_prefix(std::string_view op_type) {
-  for (const auto& [prefix, format] : kPrefixes)
-    if (op_type.substr(0, prefix.size()) == prefix) return {format, op_type.substr(prefix.size())};
-  return {ActivationFormat::kNchw, op_type};
-}
-
 std::string_view unprefixed_op_type(std::string_view op_type) {
-  op_type = split_format_prefix(op_type).second;
   constexpr std::string_view kFused = "Fused";
   if (op_type.substr(0, kFused.size()) == kFused) op_type.remove_prefix(kFused.size());
   return op_type;
-}
-
-std::string format_op_type(std::string_view base, ActivationFormat f) {
-  for (const auto& [prefix, format] : kPrefixes)
-    if (format == f) return std::string(prefix) + std::string(base);
-  return std::string(base);
 }
 
 }  // namespace openge

@@ -6,7 +6,7 @@
 //            concatenation of whole blocks along C is a concatenation of contiguous slices.
 // The stored value's shape always says which (its rank and dim order), so every op reading it
 // knows the layout from the shape and the node's own declaration: FusedConv's channels_last /
-// nc1hwc0 attributes, and the pools' op-type prefixes (NhwcMaxPool, Nc1hwc0MaxPool ...).
+// nc1hwc0 attributes, and the pools' data_format attribute (ops/layout/in_formats.h).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -44,13 +44,7 @@ struct ConvFormats {
 };
 ConvFormats conv_formats(const Attributes& attrs);
 
-// The op types of the pools in a non-NCHW format carry it as a prefix: "Nc1hwc0MaxPool" ->
-// {kNc1hwc0, "MaxPool"}; any other op type -> {kNchw, op_type}.
-std::pair<ActivationFormat, std::string_view> split_format_prefix(std::string_view op_type);
-// The ONNX op an internal form grew from: the format prefix, then "Fused", dropped
-// ("Nc1hwc0MaxPool" -> "MaxPool", "FusedConv" -> "Conv").
+// The ONNX op an internal form grew from: "Fused" dropped ("FusedConv" -> "Conv").
 std::string_view unprefixed_op_type(std::string_view op_type);
-// "MaxPool" in `f`: "NhwcMaxPool", "Nc1hwc0MaxPool" (NCHW: the op type itself).
-std::string format_op_type(std::string_view base, ActivationFormat f);
 
 }  // namespace openge

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/layout/in_formats.h"
 #include "ops/nn/nn_common.h"
 #include "ops/nn/nn_window.h"
 #include "ops/nn/pool_window.h"
@@ -207,10 +208,15 @@ Status global_pool_kernel(KernelContext& ctx) {
 }  // namespace
 
 void register_nn_pool_ops(std::vector<OpSchema>& table) {
-  table.push_back({"MaxPool", 1, 1, 1, 2, infer_max_pool, max_pool_kernel});
-  table.push_back({"AveragePool", 1, 1, 1, 1, infer_average_pool, average_pool_kernel});
-  table.push_back({"GlobalAveragePool", 1, 1, 1, 1, infer_global_pool, global_pool_kernel<false>});
-  table.push_back({"GlobalMaxPool", 1, 1, 1, 1, infer_global_pool, global_pool_kernel<true>});
+  // ChannelsLastLayoutPass stores a region's pools in NHWC or NC1HWC0 and says so in their
+  // data_format attribute (ops/layout/in_formats.h); the op type stays the ONNX one.
+  table.push_back({"MaxPool", 1, 1, 1, 2, infer_in_node_format<infer_max_pool>, run_in_node_format<max_pool_kernel>});
+  table.push_back(
+      {"AveragePool", 1, 1, 1, 1, infer_in_node_format<infer_average_pool>, run_in_node_format<average_pool_kernel>});
+  table.push_back({"GlobalAveragePool", 1, 1, 1, 1, infer_in_node_format<infer_global_pool>,
+                   run_in_node_format<global_pool_kernel<false>>});
+  table.push_back({"GlobalMaxPool", 1, 1, 1, 1, infer_in_node_format<infer_global_pool>,
+                   run_in_node_format<global_pool_kernel<true>>});
 }
 
 }  // namespace openge

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ops/math/math_common.h"
+#include "ops/prepared_kernel.h"
 #include "ops/math/math_exp.h"
 #include "ops/reduce/reduce_axes.h"
 #include "ops/reduce/reduce_kernels.h"
@@ -113,34 +114,69 @@ void softmax_blocks(const T* x, T* y, AxisSplit s, bool log) {
   });
 }
 
-Status softmax_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.input(0);
-  const int64_t rank = x.rank();
-  const int64_t axis_attr = ctx.attrs().get_int("axis", ctx.opset() < 13 ? 1 : -1);
-  const bool log = ctx.node().op_type == "LogSoftmax";
-  AxisSplit s;
-  if (ctx.opset() < 13) {
+// What a Softmax node decides from its attributes and input shape: the rows it normalises.
+struct SoftmaxPlan {
+  AxisSplit split;
+  bool log = false;      // LogSoftmax
+  bool precise = false;  // the high_precision impl mode: libm's exp
+};
+
+Result<SoftmaxPlan> plan_softmax(const Node& node, int64_t opset, const Shape& shape) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  const int64_t axis_attr = node.attrs.get_int("axis", opset < 13 ? 1 : -1);
+  SoftmaxPlan plan;
+  plan.log = node.op_type == "LogSoftmax";
+  plan.precise = high_precision_impl(node);
+  if (opset < 13) {
     if (axis_attr < -rank || axis_attr > rank)
-      return ctx.error("axis is out of range for input shape " + shape_to_string(x.shape()));
+      return invalid_argument("axis is out of range for input shape " + shape_to_string(shape));
     const int64_t axis = axis_attr < 0 ? axis_attr + rank : axis_attr;
-    for (int64_t i = 0; i < rank; ++i) (i < axis ? s.outer : s.axis) *= x.dim(i);
+    for (int64_t i = 0; i < rank; ++i) (i < axis ? plan.split.outer : plan.split.axis) *= shape[static_cast<size_t>(i)];
   } else {
     auto axis = normalize_axis(axis_attr, rank);
-    if (!axis) return ctx.error("axis is out of range for input shape " + shape_to_string(x.shape()));
-    s = split_at_axis(x.shape(), *axis);
+    if (!axis) return invalid_argument("axis is out of range for input shape " + shape_to_string(shape));
+    plan.split = split_at_axis(shape, *axis);
   }
+  return plan;
+}
+
+Status run_softmax(KernelContext& ctx, const SoftmaxPlan& plan) {
+  const Tensor& x = ctx.input(0);
   if (x.numel() == 0) return Status::Ok();
+  const AxisSplit& s = plan.split;
   const bool ok = visit_float_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* y = ctx.output(0).data<T>();
-    const bool precise = high_precision_impl(ctx.node());
     if (s.inner == 1)
-      (precise ? softmax_rows<T, true> : softmax_rows<T, false>)(x.data<T>(), y, s.outer, s.axis, log);
+      (plan.precise ? softmax_rows<T, true> : softmax_rows<T, false>)(x.data<T>(), y, s.outer, s.axis, plan.log);
     else
-      (precise ? softmax_blocks<T, true> : softmax_blocks<T, false>)(x.data<T>(), y, s, log);
+      (plan.precise ? softmax_blocks<T, true> : softmax_blocks<T, false>)(x.data<T>(), y, s, plan.log);
   });
   if (!ok) return ctx.error(std::string("unsupported dtype ") + dtype_name(x.dtype()));
   return Status::Ok();
+}
+
+Status softmax_kernel(KernelContext& ctx) {
+  auto plan = plan_softmax(ctx.node(), ctx.opset(), ctx.input(0).shape());
+  if (!plan.ok()) return ctx.error(plan.status().message());
+  return run_softmax(ctx, *plan);
+}
+
+// The plan once per compiled shape.
+class PreparedSoftmaxKernel final : public PreparedKernel {
+ public:
+  explicit PreparedSoftmaxKernel(SoftmaxPlan plan) : plan_(plan) {}
+  Status run(KernelContext& ctx) const override { return run_softmax(ctx, plan_); }
+
+ private:
+  SoftmaxPlan plan_;
+};
+
+Result<std::unique_ptr<CompiledKernel>> prepare_softmax(const KernelRequest& request) {
+  if (!all_shapes_static(request)) return not_prepared();
+  auto plan = plan_softmax(request.node, request.opset, request.inputs[0].shape);
+  if (!plan.ok()) return not_prepared();  // the reference kernel reports it
+  return std::unique_ptr<CompiledKernel>(std::make_unique<PreparedSoftmaxKernel>(*plan));
 }
 
 // ---- CumSum -----------------------------------------------------------------------------
@@ -218,7 +254,9 @@ Status cumsum_kernel(KernelContext& ctx) {
 
 void register_reduce_softmax_ops(std::vector<OpSchema>& table) {
   table.push_back(OpSchema{"Softmax", 1, 1, 1, 1, infer_softmax, softmax_kernel});
+  table.back().prepare = &prepare_softmax;
   table.push_back(OpSchema{"LogSoftmax", 1, 1, 1, 1, infer_softmax, softmax_kernel});
+  table.back().prepare = &prepare_softmax;
   table.push_back(OpSchema{"CumSum", 2, 2, 1, 1, infer_cumsum, cumsum_kernel});
 }
 

@@ -210,6 +210,39 @@ Status infer_split(InferContext& ctx) {
   return Status::Ok();
 }
 
+// Where each output's rows come from: bytes per axis index, bytes per outer index of the input,
+// and per output its first axis index and its size along the axis.
+struct SplitLayout {
+  int64_t outer = 1, inner = 0, in_row = 0;
+  std::vector<int64_t> start, sizes;
+};
+
+SplitLayout split_layout(const Shape& in, size_t axis, std::vector<int64_t> sizes, size_t es) {
+  SplitLayout l;
+  l.outer = dims_product(in, 0, axis);
+  l.inner = dims_product(in, axis + 1, in.size()) * static_cast<int64_t>(es);
+  l.in_row = in[axis] * l.inner;
+  l.sizes = std::move(sizes);
+  l.start.resize(l.sizes.size());
+  std::exclusive_scan(l.sizes.begin(), l.sizes.end(), l.start.begin(), int64_t{0});
+  return l;
+}
+
+void split_copy(KernelContext& ctx, const SplitLayout& l) {
+  const int64_t n = static_cast<int64_t>(l.sizes.size());
+  const char* src = static_cast<const char*>(ctx.input(0).raw());
+  parallel_for(l.outer * n, l.in_row / n / 8 + 8, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t o = t / n;
+      const size_t j = static_cast<size_t>(t % n);
+      if (!ctx.has_output(j)) continue;
+      const int64_t bytes = l.sizes[j] * l.inner;
+      std::memcpy(static_cast<char*>(ctx.output(j).raw()) + o * bytes, src + o * l.in_row + l.start[j] * l.inner,
+                  static_cast<size_t>(bytes));
+    }
+  });
+}
+
 Status split_kernel(KernelContext& ctx) {
   const Tensor& in = ctx.input(0);
   auto axis = split_axis(ctx, in.rank());
@@ -217,25 +250,37 @@ Status split_kernel(KernelContext& ctx) {
   std::vector<int64_t> sizes;
   bool known = true;
   OPENGE_RETURN_IF_ERROR(split_sizes(ctx, in.dim(static_cast<int64_t>(*axis)), sizes, known));
-  const int64_t es = static_cast<int64_t>(dtype_size(in.dtype()));
-  const int64_t outer = dims_product(in.shape(), 0, *axis);
-  const int64_t inner = dims_product(in.shape(), *axis + 1, in.shape().size()) * es;  // bytes per axis index
-  const int64_t in_row = in.dim(static_cast<int64_t>(*axis)) * inner;
-  const int64_t n = static_cast<int64_t>(sizes.size());
-  std::vector<int64_t> start(sizes.size());
-  std::exclusive_scan(sizes.begin(), sizes.end(), start.begin(), int64_t{0});
-  const char* src = static_cast<const char*>(in.raw());
-  parallel_for(outer * n, in_row / n / 8 + 8, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t o = t / n;
-      const size_t j = static_cast<size_t>(t % n);
-      if (!ctx.has_output(j)) continue;
-      const int64_t bytes = sizes[j] * inner;
-      std::memcpy(static_cast<char*>(ctx.output(j).raw()) + o * bytes, src + o * in_row + start[j] * inner,
-                  static_cast<size_t>(bytes));
-    }
-  });
+  split_copy(ctx, split_layout(in.shape(), *axis, std::move(sizes), dtype_size(in.dtype())));
   return Status::Ok();
+}
+
+class PreparedSplit final : public PreparedKernel {
+ public:
+  explicit PreparedSplit(SplitLayout layout) : layout_(std::move(layout)) {}
+  Status run(KernelContext& ctx) const override {
+    split_copy(ctx, layout_);
+    return Status::Ok();
+  }
+
+ private:
+  SplitLayout layout_;
+};
+
+// The sizes are the static output shapes' extents along the axis (inference checked them).
+Result<std::unique_ptr<CompiledKernel>> prepare_split(const KernelRequest& request) {
+  if (!all_shapes_static(request) || request.inputs.empty()) return not_prepared();
+  const Shape& in = request.inputs[0].shape;
+  InferContext ictx(request.node, request.opset, {&request.inputs[0]}, request.outputs.size());
+  auto axis = split_axis(ictx, static_cast<int64_t>(in.size()));
+  if (!axis.ok()) return not_prepared();  // the reference kernel reports it
+  std::vector<int64_t> sizes;
+  for (const ValueInfo& out : request.outputs) {
+    // An omitted output: its size is known only to the split sizes the reference kernel reads.
+    if (out.dtype == DType::kUndefined || out.shape.size() != in.size()) return not_prepared();
+    sizes.push_back(out.shape[*axis]);
+  }
+  return std::unique_ptr<CompiledKernel>(
+      std::make_unique<PreparedSplit>(split_layout(in, *axis, std::move(sizes), dtype_size(request.inputs[0].dtype))));
 }
 
 }  // namespace
@@ -244,6 +289,7 @@ void register_shape_concat_split_ops(std::vector<OpSchema>& table) {
   table.push_back({"Concat", 1, -1, 1, 1, infer_concat, concat_kernel, false});
   table.back().prepare = &prepare_concat;
   table.push_back({"Split", 1, 2, 1, std::numeric_limits<int>::max(), infer_split, split_kernel, false});
+  table.back().prepare = &prepare_split;
 }
 
 }  // namespace openge

@@ -86,21 +86,42 @@ Status infer_tile(InferContext& ctx) {
   return Status::Ok();
 }
 
+// Tile as a strided copy: output dim k viewed as [repeats_k, in_k], the repeat read with
+// stride 0 (from static shapes: repeats_k = out_k / in_k).
+void tile_view(const Shape& in, const Shape& out, Shape& view, std::vector<int64_t>& strides) {
+  const std::vector<int64_t> in_strides = contiguous_strides(in);
+  for (size_t k = 0; k < in.size(); ++k) {
+    view.push_back(out[k] / in[k]);
+    strides.push_back(0);
+    view.push_back(in[k]);
+    strides.push_back(in_strides[k]);
+  }
+}
+
 Status tile_kernel(KernelContext& ctx) {
   const Tensor& in = ctx.input(0);
   Tensor& out = ctx.output(0);
   if (out.numel() == 0) return Status::Ok();  // also covers empty inputs, where repeats are unknowable
-  const std::vector<int64_t> in_strides = contiguous_strides(in.shape());
   Shape view;
   std::vector<int64_t> strides;
-  for (size_t k = 0; k < in.shape().size(); ++k) {
-    view.push_back(out.shape()[k] / in.shape()[k]);
-    strides.push_back(0);
-    view.push_back(in.shape()[k]);
-    strides.push_back(in_strides[k]);
-  }
+  tile_view(in.shape(), out.shape(), view, strides);
   strided_copy(in.raw(), out.raw(), dtype_size(in.dtype()), view, strides);
   return Status::Ok();
+}
+
+// The view's copy plan once per compiled shape.
+Result<std::unique_ptr<CompiledKernel>> prepare_tile(const KernelRequest& request) {
+  if (!all_shapes_static(request)) return not_prepared();
+  const ValueInfo& in = request.inputs[0];
+  const Shape& out = request.outputs[0].shape;
+  int64_t out_elements = 1;
+  for (int64_t d : out) out_elements *= d;
+  // An empty output (the reference kernel writes nothing), or shapes inference did not make.
+  if (out_elements == 0 || dtype_size(in.dtype) == 0 || in.shape.size() != out.size()) return not_prepared();
+  Shape view;
+  std::vector<int64_t> strides;
+  tile_view(in.shape, out, view, strides);
+  return make_prepared_strided_copy(dtype_size(in.dtype), view, strides, 0);
 }
 
 }  // namespace
@@ -109,6 +130,7 @@ void register_shape_expand_tile_ops(std::vector<OpSchema>& table) {
   table.push_back({"Expand", 2, 2, 1, 1, infer_expand, expand_kernel, false});
   table.back().prepare = &prepare_expand;
   table.push_back({"Tile", 2, 2, 1, 1, infer_tile, tile_kernel, false});
+  table.back().prepare = &prepare_tile;
 }
 
 }  // namespace openge
