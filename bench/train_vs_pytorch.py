@@ -172,8 +172,11 @@ def run_pytorch(args, double=False, wrap=None, select=lambda a: a):
 
 def run_openge(args):
     import openge
+    # "True" / "False" as Python bools: npu.global_options() types its bool options.
+    literal = {"True": True, "False": False}
+    options = {k: literal.get(v, v) for k, v in (o.split("=", 1) for o in (args.option or []))}
     trainer = openge.Trainer(args.onnx, loss="cross_entropy", optimizer="momentum", lr=args.lr, momentum=0.9,
-                             threads=args.threads)
+                             threads=args.threads, options=options or None)
     losses, times = [], []
     name = MODELS[args.model][3]
     for x, y in batches(args.model, args.steps, args.batch, args.seed):
@@ -193,25 +196,61 @@ def worker(args):
     json.dump({"losses": losses, "times": times, "peak_rss_mib": peak_rss_mib()}, sys.stdout)
 
 
-def write_plot(path, model, pt, og):
-    width, height, pad = 800, 320, 40
-    lo = min(min(pt), min(og))
-    hi = max(max(pt), max(og))
-    hi = hi if hi > lo else lo + 1
+def write_plot(path, model, series, threads, batch):
+    """Two SVG panels: the loss per step of each run, and the relative difference of OpenGE and of
+    PyTorch fp32 to PyTorch fp64 (log scale), with the 1e-3 line of the acceptance."""
+    width, height, pad = 900, 340, 48
+    colors = {"PyTorch 1.13 fp32": "#d62728", "PyTorch 1.13 fp64 (reference)": "#7f7f7f", "OpenGE fp32": "#1f77b4"}
 
-    def line(values, color):
-        pts = " ".join(f"{pad + (width - 2 * pad) * i / max(1, len(values) - 1):.1f},"
-                       f"{height - pad - (height - 2 * pad) * (v - lo) / (hi - lo):.1f}" for i, v in enumerate(values))
-        return f'<polyline fill="none" stroke="{color}" stroke-width="1.5" points="{pts}"/>'
+    def x_of(i, n):
+        return pad + (width - 2 * pad) * i / max(1, n - 1)
 
+    def panel(lines, lo, hi, log, title):
+        import math
+        f = (lambda v: math.log10(max(v, 1e-12))) if log else (lambda v: v)
+        flo, fhi = f(lo), f(hi)
+        fhi = fhi if fhi > flo else flo + 1
+        y_of = lambda v: height - pad - (height - 2 * pad) * (f(v) - flo) / (fhi - flo)
+        out = [f"<h2>{title}</h2><svg width='{width}' height='{height}'>"
+               f"<rect width='100%' height='100%' fill='#fafafa' stroke='#ccc'/>"]
+        n = max(len(v) for _, v, _ in lines)
+        for step in range(0, n + 1, max(1, n // 10)):
+            x = x_of(max(step - 1, 0), n)
+            out.append(f"<line x1='{x:.1f}' y1='{pad}' x2='{x:.1f}' y2='{height - pad}' stroke='#eee'/>"
+                       f"<text x='{x:.1f}' y='{height - pad + 16}' font-size='11' text-anchor='middle'>{max(step, 1)}</text>")
+        if log and lo <= 1e-3 <= hi:
+            out.append(f"<line x1='{pad}' y1='{y_of(1e-3):.1f}' x2='{width - pad}' y2='{y_of(1e-3):.1f}' "
+                       f"stroke='#2ca02c' stroke-dasharray='4 3'/><text x='{width - pad + 2}' y='{y_of(1e-3):.1f}' "
+                       f"font-size='11'>1e-3</text>")
+            x20 = x_of(19, n)
+            out.append(f"<line x1='{x20:.1f}' y1='{pad}' x2='{x20:.1f}' y2='{height - pad}' stroke='#2ca02c' "
+                       f"stroke-dasharray='4 3'/>")
+        for name, values, color in lines:
+            pts = " ".join(f"{x_of(i, n):.1f},{y_of(v):.1f}" for i, v in enumerate(values))
+            out.append(f'<polyline fill="none" stroke="{color}" stroke-width="1.3" points="{pts}"><title>{name}</title></polyline>')
+        out.append(f"<text x='4' y='{pad}' font-size='11'>{hi:.3g}</text>"
+                   f"<text x='4' y='{height - pad}' font-size='11'>{lo:.3g}</text>"
+                   f"<text x='{width / 2}' y='{height - 8}' font-size='11' text-anchor='middle'>step</text></svg>")
+        return "".join(out)
+
+    losses = [(name, values, colors[name]) for name, values in series.items()]
+    lo = min(min(v) for _, v, _ in losses)
+    hi = max(max(v) for _, v, _ in losses)
+    ref = series["PyTorch 1.13 fp64 (reference)"]
+    rel = lambda xs: [max(abs(a - b) / max(abs(b), 1e-12), 1e-10) for a, b in zip(xs, ref)]
+    diffs = [("OpenGE fp32", rel(series["OpenGE fp32"]), colors["OpenGE fp32"]),
+             ("PyTorch 1.13 fp32", rel(series["PyTorch 1.13 fp32"]), colors["PyTorch 1.13 fp32"])]
+    dlo = min(min(v) for _, v, _ in diffs)
+    dhi = max(max(v) for _, v, _ in diffs)
+    legend = ", ".join(f"<span style='color:{c}'>{n}</span>" for n, _, c in losses)
     with open(path, "w") as f:
         f.write(f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{model}: OpenGE vs PyTorch</title></head>"
-                f"<body style='font-family:sans-serif'><h1>{model}: loss per step</h1>"
-                f"<svg width='{width}' height='{height}'><rect width='100%' height='100%' fill='#fafafa' stroke='#ccc'/>"
-                f"{line(pt, '#d62728')}{line(og, '#1f77b4')}"
-                f"<text x='4' y='{pad}' font-size='12'>{hi:.4g}</text><text x='4' y='{height - pad}' font-size='12'>{lo:.4g}</text>"
-                f"</svg><p><span style='color:#d62728'>PyTorch 1.13</span> and <span style='color:#1f77b4'>OpenGE</span>, "
-                f"{len(pt)} steps</p></body></html>")
+                f"<body style='font-family:sans-serif'><h1>{model}: training loss per step</h1>"
+                f"<p>The same initial weights, batches (batch {batch}) and optimizer (SGD, momentum 0.9), "
+                f"{threads} thread(s), {len(ref)} steps: {legend}.</p>"
+                + panel(losses, lo, hi, False, "loss")
+                + panel(diffs, dlo, dhi, True, "relative difference to PyTorch fp64 (log scale; dashed: 1e-3 and step 20)")
+                + "</body></html>")
 
 
 def main():
@@ -222,20 +261,24 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--lr", type=float, default=0.01)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="bench/train")
+    parser.add_argument("--out", default="bench/train", help="the loss CSV and HTML plot go here")
+    parser.add_argument("--work", help="the exported ONNX model and weights go here (default: --out)")
     parser.add_argument("--clock", choices=["wall", "cpu"], default="wall")
+    parser.add_argument("--option", action="append", help="KEY=VALUE: an OpenGE option for openge.Trainer")
     parser.add_argument("--engine", choices=["pytorch", "pytorch64", "openge"], help=argparse.SUPPRESS)
     parser.add_argument("--onnx", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.engine:
         return worker(args)
     os.makedirs(args.out, exist_ok=True)
-    args.onnx = os.path.join(args.out, f"{args.model}.onnx")
+    os.makedirs(args.work or args.out, exist_ok=True)
+    args.onnx = os.path.join(args.work or args.out, f"{args.model}.onnx")
     export(args.model, args.onnx, args.batch, args.seed)
     results = {}
     for engine in ["pytorch", "pytorch64", "openge"]:
         cmd = [sys.executable, __file__, "--engine", engine, "--onnx", args.onnx] + \
-              [f"--{k}={getattr(args, k)}" for k in ["model", "steps", "batch", "threads", "lr", "seed", "clock"]]
+              [f"--{k}={getattr(args, k)}" for k in ["model", "steps", "batch", "threads", "lr", "seed", "clock"]] + \
+              [f"--option={o}" for o in (args.option or [])]
         done = subprocess.run(cmd, stdout=subprocess.PIPE, check=True, text=True)
         results[engine] = json.loads(done.stdout)
     pt, og, ref = results["pytorch"]["losses"], results["openge"]["losses"], results["pytorch64"]["losses"]
@@ -245,7 +288,9 @@ def main():
         f.write("step,pytorch_fp32,pytorch_fp64,openge,openge_vs_pytorch_fp32,openge_vs_fp64,pytorch_fp32_vs_fp64\n")
         for i in range(len(pt)):
             f.write(f"{i + 1},{pt[i]:.9g},{ref[i]:.9g},{og[i]:.9g},{rel[i]:.3g},{rel_og64[i]:.3g},{rel_pt64[i]:.3g}\n")
-    write_plot(os.path.join(args.out, f"{args.model}_losses.html"), args.model, pt, og)
+    write_plot(os.path.join(args.out, f"{args.model}_losses.html"), args.model,
+               {"PyTorch 1.13 fp32": pt, "PyTorch 1.13 fp64 (reference)": ref, "OpenGE fp32": og}, args.threads,
+               args.batch)
     skip = min(3, args.steps - 1)
     t_pt = float(np.median(results["pytorch"]["times"][skip:])) * 1000
     t_og = float(np.median(results["openge"]["times"][skip:])) * 1000
@@ -254,6 +299,10 @@ def main():
           f"OpenGE vs PyTorch fp64 {max(rel_og64[:20]):.2e}, PyTorch fp32 vs fp64 {max(rel_pt64[:20]):.2e}")
     print(f"  all steps: OpenGE vs fp32 {max(rel):.2e}, OpenGE vs fp64 {max(rel_og64):.2e}, fp32 vs fp64 {max(rel_pt64):.2e}")
     print(f"  last loss: PyTorch fp32 {pt[-1]:.5f}, PyTorch fp64 {ref[-1]:.5f}, OpenGE {og[-1]:.5f}")
+    tail = max(1, min(20, args.steps // 10))
+    mean = lambda xs: sum(xs[-tail:]) / tail
+    print(f"  mean loss of the last {tail} steps: PyTorch fp32 {mean(pt):.5f}, PyTorch fp64 {mean(ref):.5f}, "
+          f"OpenGE {mean(og):.5f}")
     print(f"  median step ({args.clock} clock): PyTorch {t_pt:.1f} ms, OpenGE {t_og:.1f} ms, ratio {t_og / t_pt:.2f}")
     print(f"  peak RSS: PyTorch {results['pytorch']['peak_rss_mib']:.0f} MiB, OpenGE {results['openge']['peak_rss_mib']:.0f} MiB")
 

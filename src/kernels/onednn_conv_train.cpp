@@ -2,13 +2,18 @@
 // (they change every step, so nothing is packed at compile time) and ConvGrad on the backward-data
 // and backward-weights primitives. Tensors arrive and leave in ONNX's plain layouts (NCHW, OIHW);
 // each primitive runs on the layouts oneDNN prefers (format `any`), with reorders around it into
-// buffers each run state owns.
+// buffers each run state owns. Weights held in a primitive's layout between steps
+// (kWeightFormatAttr, variable_format_optimize) arrive and leave in that layout instead.
 #include "kernels/onednn_conv_train.h"
 
+#include <oneapi/dnnl/dnnl_debug.h>
+
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <unordered_map>
 
+#include "base/aligned_memory.h"
 #include "kernels/onednn_common.h"
 #include "ops/nn/nn_common.h"
 #include "ops/nn/nn_window.h"
@@ -20,6 +25,7 @@ using tag = dnnl::memory::format_tag;
 
 // The geometry both kernels are built from: plain descriptors and the window.
 struct ConvSetup {
+  // w_plain: the weights as the graph holds them (OIHW, or the node's kWeightFormatAttr layout).
   dnnl::memory::desc x_plain, w_plain, y_plain, bias_plain;
   dnnl::memory::desc x_any, w_any, y_any;
   dnnl::memory::dims strides, dilations, pad_l, pad_r;
@@ -40,6 +46,12 @@ std::optional<ConvSetup> conv_setup(const Node& node, const Shape& x, const Shap
   s.x_plain = dnnl::memory::desc(to_dims(x), f32, tag::nchw);
   s.y_plain = dnnl::memory::desc(to_dims(y), f32, tag::nchw);
   s.w_plain = dnnl::memory::desc(w_dims, f32, group > 1 ? tag::goihw : tag::oihw);
+  const int64_t held = node.attrs.get_int(kWeightFormatAttr, -1);
+  if (held >= 0) {
+    dnnl::memory::desc in_format(w_dims, f32, static_cast<tag>(held), true);
+    if (in_format.get_size() != s.w_plain.get_size()) return std::nullopt;
+    s.w_plain = in_format;
+  }
   s.bias_plain = dnnl::memory::desc({w[0]}, f32, tag::x);
   s.x_any = dnnl::memory::desc(to_dims(x), f32, tag::any);
   s.y_any = dnnl::memory::desc(to_dims(y), f32, tag::any);
@@ -77,26 +89,47 @@ struct Staged {
   bool staged() const { return plain != chosen; }
 };
 
-// Per run state: the chosen-layout buffer of each staged tensor (by slot).
-struct TrainConvState : KernelState {
-  std::vector<std::optional<dnnl::memory>> buffers;
-};
+std::atomic<int64_t> g_weight_reorders{0};
 
-// The memory a primitive reads or writes for tensor `data` (plain) through slot `slot`: the
-// tensor itself, or the state's buffer (filled from the tensor first when `read`).
-dnnl::memory bind(const Staged& s, TrainConvState& state, size_t slot, const void* data, bool read,
-                  dnnl::stream& stream) {
-  dnnl::memory plain = wrap(s.plain, data);
-  if (!s.staged()) return plain;
-  if (!state.buffers[slot]) state.buffers[slot] = dnnl::memory(s.chosen, cpu_engine());
-  if (read) s.to_chosen->execute(stream, plain, *state.buffers[slot]);
-  return *state.buffers[slot];
+void count_weight_reorder(const Staged& s) {
+  if (s.staged()) g_weight_reorders.fetch_add(1, std::memory_order_relaxed);
 }
 
-void unstage(const Staged& s, TrainConvState& state, size_t slot, void* data, dnnl::stream& stream) {
+// The chosen-layout copies live in the calling thread's staging slots, shared by every training
+// convolution that runs on the thread (one at a time): the process holds the largest copy of each
+// slot, not one copy per node (a ResNet-18 step has 40 convolution kernels). Slot 0 holds X or
+// dY, slot 1 W or X, slot 2 Y, dX or dW.
+constexpr size_t kStagingSlots = 3;
+
+void* staging_buffer(size_t slot, size_t bytes) {
+  struct Buffer {
+    std::unique_ptr<void, void (*)(void*)> data{nullptr, std::free};
+    size_t size = 0;
+  };
+  thread_local Buffer buffers[kStagingSlots];
+  Buffer& buffer = buffers[slot];
+  if (bytes > buffer.size) {
+    const size_t rounded = (bytes + 63) / 64 * 64;
+    buffer.data.reset(allocate_aligned(rounded));  // throws bad_alloc: the run turns it into an error
+    buffer.size = rounded;
+  }
+  return buffer.data.get();
+}
+
+// The memory a primitive reads or writes for tensor `data` (plain) through slot `slot`: the
+// tensor itself, or the slot's buffer (filled from the tensor first when `read`).
+dnnl::memory bind(const Staged& s, size_t slot, const void* data, bool read, dnnl::stream& stream) {
+  dnnl::memory plain = wrap(s.plain, data);
+  if (!s.staged()) return plain;
+  dnnl::memory chosen = wrap(s.chosen, staging_buffer(slot, s.chosen.get_size()));
+  if (read) s.to_chosen->execute(stream, plain, chosen);
+  return chosen;
+}
+
+void unstage(const Staged& s, dnnl::memory chosen, void* data, dnnl::stream& stream) {
   if (!s.staged()) return;
   dnnl::memory plain = wrap(s.plain, data);
-  s.to_plain->execute(stream, *state.buffers[slot], plain);
+  s.to_plain->execute(stream, chosen, plain);
 }
 
 dnnl::memory scratchpad(const dnnl::memory::desc& md) { return wrap(md, thread_scratchpad(md.get_size())); }
@@ -118,24 +151,19 @@ class RuntimeWeightConvKernel final : public OneDnnKernel {
   bool has_bias = false;
 
   Status run(KernelContext& ctx) const override {
-    std::unique_ptr<KernelState> temp;
-    TrainConvState& st = state_for_run<TrainConvState>(*this, ctx, temp);
     return guarded(ctx, [&] {
       dnnl::stream& stream = thread_stream();
-      std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, bind(x, st, 0, ctx.input(0).raw(), true, stream)},
-                                                 {DNNL_ARG_WEIGHTS, bind(w, st, 1, ctx.input(1).raw(), true, stream)},
-                                                 {DNNL_ARG_DST, bind(y, st, 2, ctx.output(0).raw(), false, stream)},
+      const dnnl::memory dst = bind(y, 2, ctx.output(0).raw(), false, stream);
+      std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, bind(x, 0, ctx.input(0).raw(), true, stream)},
+                                                 {DNNL_ARG_WEIGHTS, bind(w, 1, ctx.input(1).raw(), true, stream)},
+                                                 {DNNL_ARG_DST, dst},
                                                  {DNNL_ARG_SCRATCHPAD, scratchpad(scratchpad_md)}};
       if (has_bias) args.emplace(DNNL_ARG_BIAS, wrap(bias_md, ctx.input(2).raw()));
+      count_weight_reorder(w);
       prim.execute(stream, args);
-      unstage(y, st, 2, ctx.output(0).raw(), stream);
+      unstage(y, dst, ctx.output(0).raw(), stream);
       stream.wait();
     });
-  }
-  std::unique_ptr<KernelState> make_state(KernelContext&) const override {
-    auto st = std::make_unique<TrainConvState>();
-    st->buffers.resize(3);
-    return st;
   }
   size_t scratchpad_bytes() const override { return scratchpad_md.get_size(); }
 };
@@ -145,22 +173,25 @@ class ConvGradKernel final : public OneDnnKernel {
   std::optional<dnnl::convolution_backward_data> data_prim;
   std::optional<dnnl::convolution_backward_weights> weights_prim;
   dnnl::memory::desc data_scratch_md, weights_scratch_md, bias_md;
-  // Slots: 0 dY for backward data, 1 W, 2 dX, 3 dY for backward weights, 4 X, 5 dW.
+  // Staging slots: backward data 0 dY, 1 W, 2 dX; backward weights 0 dY, 1 X, 2 dW.
   Staged dy_data, w, dx, dy_weights, x, dw;
   bool want_dx = false, want_dw = false, want_db = false;
 
   Status run(KernelContext& ctx) const override {
-    std::unique_ptr<KernelState> temp;
-    TrainConvState& st = state_for_run<TrainConvState>(*this, ctx, temp);
     return guarded(ctx, [&] {
       dnnl::stream& stream = thread_stream();
       const void* dy = ctx.input(0).raw();
+      // dY staged for backward data stays in slot 0 for backward weights when both want its layout.
+      bool dy_staged = false;
       if (want_dx) {
-        data_prim->execute(stream, {{DNNL_ARG_DIFF_DST, bind(dy_data, st, 0, dy, true, stream)},
-                                    {DNNL_ARG_WEIGHTS, bind(w, st, 1, ctx.input(2).raw(), true, stream)},
-                                    {DNNL_ARG_DIFF_SRC, bind(dx, st, 2, ctx.output(0).raw(), false, stream)},
+        const dnnl::memory diff_src = bind(dx, 2, ctx.output(0).raw(), false, stream);
+        data_prim->execute(stream, {{DNNL_ARG_DIFF_DST, bind(dy_data, 0, dy, true, stream)},
+                                    {DNNL_ARG_WEIGHTS, bind(w, 1, ctx.input(2).raw(), true, stream)},
+                                    {DNNL_ARG_DIFF_SRC, diff_src},
                                     {DNNL_ARG_SCRATCHPAD, scratchpad(data_scratch_md)}});
-        unstage(dx, st, 2, ctx.output(0).raw(), stream);
+        unstage(dx, diff_src, ctx.output(0).raw(), stream);
+        count_weight_reorder(w);
+        dy_staged = dy_data.staged();
       }
       if (want_dw || want_db) {
         std::vector<float> unused_bias;
@@ -175,20 +206,18 @@ class ConvGradKernel final : public OneDnnKernel {
           unused_weights.resize(dw.plain.get_size() / sizeof(float));
           dw_data = unused_weights.data();
         }
-        weights_prim->execute(stream, {{DNNL_ARG_DIFF_DST, bind(dy_weights, st, 3, dy, true, stream)},
-                                       {DNNL_ARG_SRC, bind(x, st, 4, ctx.input(1).raw(), true, stream)},
-                                       {DNNL_ARG_DIFF_WEIGHTS, bind(dw, st, 5, dw_data, false, stream)},
+        const bool reuse_dy = dy_staged && dy_weights.staged() && dy_weights.chosen == dy_data.chosen;
+        const dnnl::memory diff_weights = bind(dw, 2, dw_data, false, stream);
+        weights_prim->execute(stream, {{DNNL_ARG_DIFF_DST, bind(dy_weights, 0, dy, !reuse_dy, stream)},
+                                       {DNNL_ARG_SRC, bind(x, 1, ctx.input(1).raw(), true, stream)},
+                                       {DNNL_ARG_DIFF_WEIGHTS, diff_weights},
                                        {DNNL_ARG_DIFF_BIAS, wrap(bias_md, db)},
                                        {DNNL_ARG_SCRATCHPAD, scratchpad(weights_scratch_md)}});
-        unstage(dw, st, 5, dw_data, stream);
+        unstage(dw, diff_weights, dw_data, stream);
+        if (want_dw) count_weight_reorder(dw);
       }
       stream.wait();
     });
-  }
-  std::unique_ptr<KernelState> make_state(KernelContext&) const override {
-    auto st = std::make_unique<TrainConvState>();
-    st->buffers.resize(6);
-    return st;
   }
   size_t scratchpad_bytes() const override {
     return std::max(data_scratch_md.get_size(), weights_scratch_md.get_size());
@@ -202,6 +231,56 @@ bool all_f32(const std::vector<ValueInfo>& infos) {
 }
 
 }  // namespace
+
+std::optional<int64_t> preferred_runtime_weight_format(const Node& node, const Shape& x, const Shape& w,
+                                                       const Shape& y) {
+  if (node.attrs.has(kWeightFormatAttr)) return std::nullopt;
+  auto setup = conv_setup(node, x, w, y);
+  if (!setup) return std::nullopt;
+  auto pd = try_create([&] { return forward_pd(*setup, node.inputs.size() > 2 && node.inputs[2] >= 0); });
+  if (!pd) return std::nullopt;
+  const dnnl::memory::desc chosen = pd->weights_desc();
+  if (chosen == setup->w_plain || chosen.get_size() != setup->w_plain.get_size()) return std::nullopt;
+  // The tag that describes `chosen`: oneDNN's descriptors hold strides, not tags.
+  for (int t = 1; t < static_cast<int>(dnnl_format_tag_last); ++t) {
+    dnnl::memory::desc candidate(chosen.dims(), chosen.data_type(), static_cast<tag>(t), true);
+    if (candidate == chosen) return t;
+  }
+  return std::nullopt;
+}
+
+Status convert_weight_layout(const Node& node, const Shape& w, int64_t format, const void* src, void* dst,
+                             bool to_plain) {
+  const int64_t group = node.attrs.get_int("group", 1);
+  if (w.size() != 4 || group < 1 || w[0] % group != 0)
+    return invalid_argument("convolution weights " + shape_to_string(w) + " of node '" + node.name +
+                            "' have no kernel layout");
+  const auto f32 = dnnl::memory::data_type::f32;
+  const dnnl::memory::dims dims = group > 1 ? dnnl::memory::dims{group, w[0] / group, w[1], w[2], w[3]} : to_dims(w);
+  const dnnl::memory::desc plain(dims, f32, group > 1 ? tag::goihw : tag::oihw);
+  const dnnl::memory::desc held(dims, f32, static_cast<tag>(format), true);
+  if (held.get_size() != plain.get_size())
+    return invalid_argument("weight format " + weight_format_name(format) + " does not hold the weights " +
+                            shape_to_string(w) + " of node '" + node.name + "' without padding");
+  try {
+    const dnnl::memory::desc& from = to_plain ? held : plain;
+    const dnnl::memory::desc& to = to_plain ? plain : held;
+    dnnl::stream& stream = thread_stream();
+    dnnl::memory in = wrap(from, src), out = wrap(to, dst);
+    dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to)).execute(stream, in, out);
+    stream.wait();
+  } catch (const dnnl::error& e) {
+    return internal_error(std::string("oneDNN: reordering the weights of '") + node.name + "': " + e.what());
+  }
+  return Status::Ok();
+}
+
+std::string weight_format_name(int64_t format) {
+  const char* name = dnnl_fmt_tag2str(static_cast<dnnl_format_tag_t>(format));
+  return name ? name : std::to_string(format);
+}
+
+int64_t weight_reorders_run() { return g_weight_reorders.load(std::memory_order_relaxed); }
 
 Result<std::unique_ptr<CompiledKernel>> make_runtime_weight_conv_kernel(const KernelRequest& request) {
   const auto& in = request.inputs;

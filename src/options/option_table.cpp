@@ -393,7 +393,10 @@ const OptionSpec kTable[] = {
      "operator types that use op_select_implmode", "needs op_select_implmode; overridden by op_precision_mode",
      "OPT-optypelist_for_implmode-1..4 AMB-20"},
     {"variable_format_optimize", "", "ge.exec.variable_acc", "", Kind::kBool, "True or False", NORANGE, "", nullptr, "",
-     NO_CPU("variables keep their ONNX layout; there is no device format to convert to"),
+     DOES("True: a Trainer holds each convolution weight read only by convolutions, and its optimizer state, in the "
+          "layout oneDNN's forward convolution prefers (e.g. OIhw16i16o) between steps; converted to OIHW only when "
+          "read out, saved or checkpointed. Unset or False: plain OIHW, reordered at every convolution",
+          "src/session/trainer_weight_formats.cpp"),
      "variable format optimization", "", "OPT-variable_format_optimize-1..3"},
     {"op_debug_level", "", "ge.opDebugLevel", "", Kind::kInt, "0..4", RANGE(0, 4), "", nullptr, "op_debug_config",
      DOES("non-zero: the online compiler builds into kernel_meta and keeps .so/.json; 1 and 2 also the generated "

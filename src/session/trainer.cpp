@@ -144,6 +144,7 @@ Result<std::unique_ptr<Trainer>> Trainer::open(const std::string& model_path, co
         impl->spec.loss = *loss;
         impl->spec.output = options.loss_output;
         impl->spec.trainable = options.trainable;
+        impl->hold_weights = hold_weight_formats(options.session.config.get());
         impl->num_threads = options.session.num_threads > 0 ? options.session.num_threads : omp_get_max_threads();
         training::OptimizerConfig oc;
         oc.kind = *kind;
@@ -282,7 +283,7 @@ Result<float> Trainer::step(const std::vector<Tensor>& feed) {
           if (!tap.ok()) return tap.status();
           hand_over = *tap;
         }
-        std::vector<Tensor> inputs = im.graph_inputs(feed);
+        std::vector<Tensor> inputs = im.graph_inputs(feed, im.params);
         if (s.step_seed) {
           // Dropout's masks: from the seed and the step's number (skipped steps count: a retried batch
           // draws new masks), so a resumed run draws what the uninterrupted one drew.
@@ -393,7 +394,9 @@ Result<std::vector<Tensor>> Trainer::evaluate(const std::vector<Tensor>& inputs)
         Impl& im = *impl_;
         OPENGE_RETURN_IF_ERROR(im.check_feed(inputs, im.model.inputs.size(), "evaluate"));
         ScopedNumThreads threads(im.num_threads);
-        const std::vector<Tensor> all = im.graph_inputs(inputs);
+        auto plain = im.plain_params();
+        if (!plain.ok()) return plain.status();
+        const std::vector<Tensor> all = im.graph_inputs(inputs, *plain);
         const std::vector<Shape> shapes = im.shapes_of(inputs);
         auto it = im.evaluations.find(shapes);
         if (it == im.evaluations.end()) {
@@ -412,7 +415,11 @@ Result<std::vector<Tensor>> Trainer::evaluate(const std::vector<Tensor>& inputs)
 
 Result<Tensor> Trainer::parameter(const std::string& name) const {
   for (size_t i = 0; i < impl_->trainable.size(); ++i)
-    if (impl_->trainable[i] == name) return impl_->params[i].clone();
+    if (impl_->trainable[i] == name) {
+      auto plain = impl_->plain_params();
+      if (!plain.ok()) return plain.status();
+      return (*plain)[i].clone();
+    }
   for (size_t i = 0; i < impl_->state_names.size(); ++i)
     if (impl_->state_names[i] == name) return impl_->state[i].clone();
   return invalid_argument("'" + name + "' is neither a trained parameter nor a running statistic of the model");
@@ -421,7 +428,9 @@ Result<Tensor> Trainer::parameter(const std::string& name) const {
 Status Trainer::save(const std::string& onnx_path) const {
   if (impl_->world.rank != 0) return Status::Ok();  // every rank holds the same parameters
   std::map<std::string, Tensor> values;
-  for (size_t i = 0; i < impl_->trainable.size(); ++i) values[impl_->trainable[i]] = impl_->params[i];
+  auto plain = impl_->plain_params();
+  if (!plain.ok()) return plain.status();
+  for (size_t i = 0; i < impl_->trainable.size(); ++i) values[impl_->trainable[i]] = (*plain)[i];
   for (size_t i = 0; i < impl_->state_names.size(); ++i) values[impl_->state_names[i]] = impl_->state[i];
   return write_model_with_initializers(impl_->source, values, onnx_path);
 }

@@ -98,9 +98,13 @@ Status Trainer::write_checkpoint(const std::string& dir) const {
   manifest["param_files"] = json::array();
   manifest["state_files"] = json::array();
   manifest["optimizer_files"] = json::array();
-  Status s = write_tensors(tmp, "param", im.params, manifest["param_files"]);
+  // In the plain layout (variable_format_optimize holds some in oneDNN's between steps).
+  auto params = im.plain_params();
+  auto opt_state = im.plain_optimizer_state();
+  Status s = !params.ok() ? params.status() : opt_state.status();
+  if (s.ok()) s = write_tensors(tmp, "param", *params, manifest["param_files"]);
   if (s.ok()) s = write_tensors(tmp, "state", im.state, manifest["state_files"]);
-  if (s.ok()) s = write_tensors(tmp, "optimizer", im.optimizer->state(), manifest["optimizer_files"]);
+  if (s.ok()) s = write_tensors(tmp, "optimizer", *opt_state, manifest["optimizer_files"]);
   if (s.ok()) s = write_file_atomically((tmp / "checkpoint.json").string(), manifest.dump(2) + "\n");
   if (!s.ok()) {
     fs::remove_all(tmp, ec);
@@ -167,6 +171,9 @@ Status Trainer::load_checkpoint(const std::string& dir) {
   OPENGE_RETURN_IF_ERROR(read_tensors(folder, manifest["param_files"], params, "parameters"));
   OPENGE_RETURN_IF_ERROR(read_tensors(folder, manifest["state_files"], state, "running statistics"));
   OPENGE_RETURN_IF_ERROR(read_tensors(folder, manifest["optimizer_files"], opt_state, "optimizer buffers"));
+  // Into the layouts the steps hold them in (variable_format_optimize).
+  OPENGE_RETURN_IF_ERROR(im.convert_held(params, 1, false));
+  OPENGE_RETURN_IF_ERROR(im.convert_held(opt_state, im.optimizer->state_per_param(), false));
   // Nothing changes until every file has been read.
   for (size_t i = 0; i < params.size(); ++i) std::memcpy(im.params[i].raw(), params[i].raw(), params[i].nbytes());
   for (size_t i = 0; i < state.size(); ++i) std::memcpy(im.state[i].raw(), state[i].raw(), state[i].nbytes());

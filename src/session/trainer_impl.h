@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,16 @@ namespace openge {
 inline constexpr const char* kOptimizerHyperInput = "optimizer_hyper";
 inline constexpr const char* kOptimizerStepInput = "optimizer_step";
 Status append_optimizer_update(autodiff::TrainingGraph& tg, const training::OptimizerConfig& config);
+
+// variable_format_optimize (trainer_weight_formats.cpp): the oneDNN layout each parameter is held
+// in between steps (format -1: plain), and a convolution node reading it (its group and shape
+// drive the conversions when a parameter is read out, saved or restored).
+struct HeldWeightFormat {
+  int64_t format = -1;
+  Node conv;
+};
+// Whether `config` asks for variable_format_optimize (read when a Trainer opens).
+bool hold_weight_formats(const options::OptionSet* config);
 
 // Dynamic loss scaling: the scale, and when to change it.
 struct LossScaler {
@@ -63,6 +74,9 @@ struct Trainer::Impl {
   std::vector<Tensor> params, state;
   std::map<std::vector<Shape>, CompiledStep> steps;
   std::map<std::vector<Shape>, std::unique_ptr<Executable>> evaluations;
+  // variable_format_optimize: decided by the first compiled step (empty before), one per parameter.
+  std::vector<HeldWeightFormat> held_formats;
+  bool hold_weights = false;  // variable_format_optimize=True
   // Loss scaling (TrainerOptions::loss_scale): the scale fed as the training graph's last input.
   LossScaler scaler;
   // Data parallelism under mpirun (null in a world of one): the gradient all-reduce and its thread.
@@ -86,11 +100,28 @@ struct Trainer::Impl {
     return co;
   }
 
+  // variable_format_optimize (trainer_weight_formats.cpp). Whether the option asks for it (and
+  // the trainer can: oneDNN kernels, a single process).
+  bool variable_format_optimize() const;
+  // Decides each parameter's layout on the first call, then marks the Conv / ConvGrad nodes of
+  // `tg` that read a parameter held in a oneDNN layout.
+  void mark_weight_formats(autodiff::TrainingGraph& tg);
+  // Whether every node of `exe` that reads a held parameter (or its gradient) is one that knows
+  // its layout: the marked convolutions on oneDNN, the optimizer update, gradient sums.
+  Status check_weight_formats(const Executable& exe, size_t data_inputs) const;
+  // Parameters and optimizer state between the plain layout and their held ones.
+  Status convert_held(std::vector<Tensor>& params_or_state, size_t per_param, bool to_plain) const;
+  bool any_held() const;
+  // The parameters / optimizer state as a reader outside the steps sees them: plain.
+  Result<std::vector<Tensor>> plain_params() const;
+  Result<std::vector<Tensor>> plain_optimizer_state() const;
+
   // Feeds, then parameters, then state: the input order of every graph the trainer compiles
   // (a training graph takes the loss scale after them).
-  std::vector<Tensor> graph_inputs(const std::vector<Tensor>& feed) const {
+  // `held`: the parameters as the steps hold them; the plain ones otherwise (evaluate).
+  std::vector<Tensor> graph_inputs(const std::vector<Tensor>& feed, const std::vector<Tensor>& held) const {
     std::vector<Tensor> in = feed;
-    in.insert(in.end(), params.begin(), params.end());
+    in.insert(in.end(), held.begin(), held.end());
     in.insert(in.end(), state.begin(), state.end());
     return in;
   }
@@ -144,8 +175,27 @@ struct Trainer::Impl {
     }
     const bool step_seed = tg->step_seed;
     const double start = omp_get_wtime();
+    const bool deciding = held_formats.empty();
+    std::optional<Graph> unmarked;
+    if (variable_format_optimize()) {
+      if (deciding) unmarked = tg->graph;
+      mark_weight_formats(*tg);
+    }
     auto exe = compiler::compile(std::move(tg->graph), all, compile_options());
     if (!exe.ok()) return exe.status();
+    if (Status held = check_weight_formats(**exe, tg->data_inputs); !held.ok()) {
+      if (!unmarked) return held;
+      // Some reader of a held weight does not know its layout: every parameter stays plain.
+      OPENGE_LOG_WARNING("GE",
+                         "variable_format_optimize: " + held.message() + "; the weights stay in their plain layout");
+      held_formats.assign(params.size(), HeldWeightFormat{});
+      exe = compiler::compile(std::move(*unmarked), all, compile_options());
+      if (!exe.ok()) return exe.status();
+    } else if (deciding && any_held()) {
+      OPENGE_RETURN_IF_ERROR(convert_held(params, 1, false));
+      OPENGE_RETURN_IF_ERROR(convert_held(optimizer->state(), optimizer->state_per_param(), false));
+    }
+    if (held_formats.empty()) held_formats.assign(params.size(), HeldWeightFormat{});
     OPENGE_LOG_INFO("GE", "training graph for batch " + shape_to_string(shapes[0]) + " compiled in " +
                               std::to_string(static_cast<int>((omp_get_wtime() - start) * 1000)) +
                               " ms: " + std::to_string((*exe)->nodes().size()) + " nodes");

@@ -129,6 +129,7 @@ std::vector<Scenario> implemented_option_scenarios(const TempDir& d) {
           // Data-parallel training (session/data_parallel.cpp): read when a Trainer opens, acting
           // under mpirun (tests/distributed/).
           {"hcom_parallel", "False"},
+          {"variable_format_optimize", "True"},  // read when a Trainer opens, acting at its first step
           {"is_tailing_optimization", "True"},
           {"event_sync_timeout", "60000"},
           {"HCCL_EXEC_TIMEOUT", "30"},

@@ -174,6 +174,9 @@ Status conv_grad_typed(KernelContext& ctx, const WindowGeometry& wg) {
 }
 
 Status conv_grad_kernel(KernelContext& ctx) {
+  // Weights a trainer holds in a oneDNN layout (variable_format_optimize) are read by oneDNN only.
+  if (ctx.attrs().has("weight_format"))
+    return ctx.error("the weights are in a oneDNN layout (weight_format), which this reference kernel cannot read");
   const Shape& x = ctx.input(1).shape();
   if (x.size() < 3 || x.size() > 5) return ctx.error("ConvGrad takes 1 to 3 spatial dims, got X " + shape_to_string(x));
   auto g = conv_grad_geometry(ctx.attrs(), x, ctx.input(2).shape());

@@ -308,6 +308,9 @@ Status conv_kernel_typed(KernelContext& ctx, const WindowGeometry& g) {
 }
 
 Status conv_kernel(KernelContext& ctx) {
+  // Weights a trainer holds in a oneDNN layout (variable_format_optimize) are read by oneDNN only.
+  if (ctx.attrs().has("weight_format"))
+    return ctx.error("the weights are in a oneDNN layout (weight_format), which this reference kernel cannot read");
   auto g = conv_geometry(ctx.attrs(), ctx.input(0).shape(), ctx.input(1).shape());
   if (!g.ok()) return ctx.error(g.status().message());
   // Inference checked these; a kernel must still never read out of bounds.
