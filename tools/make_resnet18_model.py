@@ -20,15 +20,13 @@ import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper
+from onnx import helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_resnet50_model import Builder  # noqa: E402  (the same layer helpers and weight scheme)
+from make_resnet50_model import Builder, write_main  # noqa: E402  (the same layers, weights and command line)
 
 SEED = 18
 STAGES = [(64, 2, 1), (128, 2, 2), (256, 2, 2), (512, 2, 2)]  # (width, blocks, first stride)
-NUM_CLASSES = 1000
 
 
 def basic_block(b, prefix, x, cin, width, stride):
@@ -44,53 +42,12 @@ def basic_block(b, prefix, x, cin, width, stride):
 def build():
     b = Builder()
     b.rng = np.random.default_rng(SEED)
-    x = b.relu("relu", b.bn("bn1", b.conv("conv1", "input", 3, 64, 7, 2, 3), 64))
-    b.nodes.append(helper.make_node("MaxPool", [x], ["maxpool"], name="maxpool",
-                                    kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]))
-    x, channels = "maxpool", 64
+    x, channels = b.stem()
     for stage, (width, blocks, first_stride) in enumerate(STAGES, start=1):
         for i in range(blocks):
             x, channels = basic_block(b, f"layer{stage}.{i}", x, channels, width, first_stride if i == 0 else 1)
-    b.nodes.append(helper.make_node("GlobalAveragePool", [x], ["avgpool"], name="avgpool"))
-    b.nodes.append(helper.make_node("Flatten", ["avgpool"], ["flatten"], name="flatten", axis=1))
-    bound = 1.0 / np.sqrt(channels)  # torchvision's Linear default (uniform +-1/sqrt(fan_in))
-    b.tensor("fc.weight", b.rng.uniform(-bound, bound, (NUM_CLASSES, channels)).astype(np.float32))
-    b.tensor("fc.bias", b.rng.uniform(-bound, bound, NUM_CLASSES).astype(np.float32))
-    b.nodes.append(helper.make_node("Gemm", ["flatten", "fc.weight", "fc.bias"], ["output"], name="fc",
-                                    alpha=1.0, beta=1.0, transB=1))
-    graph = helper.make_graph(
-        b.nodes, "resnet18_v1",
-        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 224, 224])],
-        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, NUM_CLASSES])],
-        b.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
-                              producer_name="openge-make-resnet18", producer_version="1")
-    model.ir_version = 7
-    onnx.checker.check_model(model)
-    return model
-
-
-def main(argv):
-    args = [a for a in argv if a != "--if-missing"]
-    if len(args) != 1 or args[0].startswith("-"):
-        sys.stderr.write(__doc__)
-        return 2
-    out = args[0]
-    if "--if-missing" in argv and os.path.isfile(out):
-        return 0
-    data = build().SerializeToString()
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    tmp = f"{out}.tmp.{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, out)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-    print(f"wrote {out} ({len(data)} bytes)")
-    return 0
+    return b.head(x, channels, "resnet18_v1", "openge-make-resnet18")
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(write_main(sys.argv[1:], build, __doc__))

@@ -77,43 +77,52 @@ class Builder:
         return self.relu(prefix + ".relu3", prefix + ".add"), cout
 
 
+    def stem(self):
+        """7x7/2 Conv-BN-ReLU and 3x3/2 MaxPool: torchvision's ResNet stem; returns (output, channels)."""
+        x = self.relu("relu", self.bn("bn1", self.conv("conv1", "input", 3, 64, 7, 2, 3), 64))
+        self.nodes.append(helper.make_node("MaxPool", [x], ["maxpool"], name="maxpool",
+                                           kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]))
+        return "maxpool", 64
+
+    def head(self, x, channels, graph_name, producer):
+        """GlobalAveragePool, Flatten and the Gemm classifier; returns the checked model."""
+        self.nodes.append(helper.make_node("GlobalAveragePool", [x], ["avgpool"], name="avgpool"))
+        self.nodes.append(helper.make_node("Flatten", ["avgpool"], ["flatten"], name="flatten", axis=1))
+        bound = 1.0 / np.sqrt(channels)  # torchvision's Linear default (uniform +-1/sqrt(fan_in))
+        self.tensor("fc.weight", self.rng.uniform(-bound, bound, (NUM_CLASSES, channels)).astype(np.float32))
+        self.tensor("fc.bias", self.rng.uniform(-bound, bound, NUM_CLASSES).astype(np.float32))
+        self.nodes.append(helper.make_node("Gemm", ["flatten", "fc.weight", "fc.bias"], ["output"], name="fc",
+                                           alpha=1.0, beta=1.0, transB=1))
+        graph = helper.make_graph(
+            self.nodes, graph_name,
+            [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 224, 224])],
+            [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, NUM_CLASSES])],
+            self.inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                                  producer_name=producer, producer_version="1")
+        model.ir_version = 7
+        onnx.checker.check_model(model)
+        return model
+
 def build():
     b = Builder()
-    x = b.relu("relu", b.bn("bn1", b.conv("conv1", "input", 3, 64, 7, 2, 3), 64))
-    b.nodes.append(helper.make_node("MaxPool", [x], ["maxpool"], name="maxpool",
-                                    kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]))
-    x, channels = "maxpool", 64
+    x, channels = b.stem()
     for stage, (width, blocks, first_stride) in enumerate(STAGES, start=1):
         for i in range(blocks):
             x, channels = b.bottleneck(f"layer{stage}.{i}", x, channels, width, first_stride if i == 0 else 1)
-    b.nodes.append(helper.make_node("GlobalAveragePool", [x], ["avgpool"], name="avgpool"))
-    b.nodes.append(helper.make_node("Flatten", ["avgpool"], ["flatten"], name="flatten", axis=1))
-    bound = 1.0 / np.sqrt(channels)  # torchvision's Linear default (uniform +-1/sqrt(fan_in))
-    b.tensor("fc.weight", b.rng.uniform(-bound, bound, (NUM_CLASSES, channels)).astype(np.float32))
-    b.tensor("fc.bias", b.rng.uniform(-bound, bound, NUM_CLASSES).astype(np.float32))
-    b.nodes.append(helper.make_node("Gemm", ["flatten", "fc.weight", "fc.bias"], ["output"], name="fc",
-                                    alpha=1.0, beta=1.0, transB=1))
-    graph = helper.make_graph(
-        b.nodes, "resnet50_v1",
-        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 224, 224])],
-        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, NUM_CLASSES])],
-        b.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
-                              producer_name="openge-make-resnet50", producer_version="1")
-    model.ir_version = 7
-    onnx.checker.check_model(model)
-    return model
+    return b.head(x, channels, "resnet50_v1", "openge-make-resnet50")
 
 
-def main(argv):
+def write_main(argv, build_model, usage):
+    """The command line both model writers share: [--if-missing] OUT.onnx, written atomically."""
     args = [a for a in argv if a != "--if-missing"]
     if len(args) != 1 or args[0].startswith("-"):
-        sys.stderr.write(__doc__)
+        sys.stderr.write(usage)
         return 2
     out = args[0]
     if "--if-missing" in argv and os.path.isfile(out):
         return 0
-    data = build().SerializeToString()
+    data = build_model().SerializeToString()
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     tmp = f"{out}.tmp.{os.getpid()}"
     try:
@@ -128,4 +137,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(write_main(sys.argv[1:], build, __doc__))

@@ -166,6 +166,27 @@ TEST(OpCompilerCache, OPT_op_compiler_cache_mode_9_DebugSettingsBypassAWarmCache
   }
 }
 
+// A non-empty op_debug_config turns the cache off whatever op_compiler_cache_mode says: with
+// enable and with force the compiler runs every time and the cache folder gets no entry.
+TEST(OpCompilerCache, OPT_op_debug_config_14_ADebugConfigTurnsTheCacheOffWhateverTheMode) {
+  TempDir d;
+  const std::string cxx = fused::counting_compiler(d.path());
+  const std::string cache = d.path() + "/c";
+  const std::string cfg_file = d.path() + "/debug.cfg";
+  std::ofstream(cfg_file) << "op_debug_config = dump_cce\n";
+  int expected_runs = 0;
+  for (const char* mode : {"enable", "force", "enable"}) {
+    ASSERT_TRUE(compile(one_group(), config({{"jit_compile", "true"},
+                                             {"op_compiler_cache_dir", cache},
+                                             {"op_compiler_cache_mode", mode},
+                                             {"op_debug_config", cfg_file},
+                                             {"debug_dir", d.path() + "/meta"}},
+                                            {{"CXX", cxx}})));
+    EXPECT_EQ(compiler_runs(d.path()), ++expected_runs) << mode << " used the cache";
+    EXPECT_EQ(count_files(cache, ""), 0) << mode << " wrote to the cache";
+  }
+}
+
 // OPT-op_compiler_cache_dir-5 and the limits' variables: ASCEND_CACHE_PATH/kernel_cache_<host>
 // unless op_compiler_cache_dir is set; the op_cache.ini written with the first entry carries
 // ASCEND_MAX_OP_CACHE_SIZE / ASCEND_REMAIN_CACHE_SIZE_RATIO (OPT-op_compiler_cache_mode-10, -14).

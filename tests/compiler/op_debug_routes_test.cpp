@@ -22,6 +22,7 @@ struct Kept {
   std::set<std::string> files;     // kernel_meta's files, the kernel name replaced by "K"
   std::vector<std::string> flags;  // compileOptions of the kernel's .json
   bool debug_sections = false;     // the binary holds .debug_info
+  std::string source;              // the kept .cce, when there is one
 };
 
 Kept compile_with(const TempDir& d, options::test::Flags flags) {
@@ -47,6 +48,8 @@ Kept compile_with(const TempDir& d, options::test::Flags flags) {
   std::stringstream bytes;
   bytes << so.rdbuf();
   out.debug_sections = bytes.str().find(".debug_info") != std::string::npos;
+  std::ifstream cce(meta + "/" + kernel + ".cce");
+  out.source.assign(std::istreambuf_iterator<char>(cce), {});
   return out;
 }
 
@@ -109,6 +112,28 @@ TEST(OpDebugRoutes, OPT_op_debug_config_11_CcecGBuildsDebugInformation_Compiles)
   EXPECT_TRUE(has_flag(k, "-g")) << ::testing::PrintToString(k.flags);
   EXPECT_TRUE(has_flag(k, "-O3")) << "-g alone keeps the optimisation";
   EXPECT_TRUE(k.debug_sections);
+}
+
+// The code oom and check_flag inject is what the kept source shows: the bounds checks
+// (OPENGE_CHECK) and the completion flag's store are in the .cce with them, absent without.
+TEST(OpDebugRoutes, OPT_op_debug_config_6_OomAndCheckFlagCodeShowsInTheKeptSource_Compiles) {
+  TempDir d;
+  const Kept plain = compile_with(d, {{"op_debug_config", d.file("inputs/a.cfg", "op_debug_config = dump_cce\n")}});
+  ASSERT_FALSE(plain.source.empty());
+  EXPECT_EQ(plain.source.find("OPENGE_CHECK("), std::string::npos);
+  EXPECT_EQ(plain.source.find("__atomic_store_n(done"), std::string::npos);
+  TempDir e;
+  const Kept checked =
+      compile_with(e, {{"op_debug_config", e.file("inputs/a.cfg", "op_debug_config = oom,check_flag,dump_cce\n")}});
+  EXPECT_NE(checked.source.find("OPENGE_CHECK("), std::string::npos) << "oom's bounds checks";
+  EXPECT_NE(checked.source.find("__atomic_store_n(done"), std::string::npos) << "check_flag's set_flag";
+}
+
+TEST(OpDebugRoutes, OPT_op_debug_config_7_DumpBinKeepsBinaryAndDescription_Compiles) {
+  TempDir d;
+  const Kept k = compile_with(d, {{"op_debug_config", d.file("inputs/a.cfg", "op_debug_config = dump_bin\n")}});
+  EXPECT_EQ(k.files, (Files{"K.so", "K.json"}));
+  EXPECT_TRUE(has_flag(k, "-O3"));
 }
 
 }  // namespace
