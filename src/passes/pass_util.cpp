@@ -157,6 +157,11 @@ void make_fused(Node& n) {
   write_fused_activation(n, FusedActivation{});
 }
 
+bool conv_weights_at_run_time(const Graph& g, const Node& n) {
+  if (!is_op(n, "Conv") && !is_op(n, "FusedConv")) return false;
+  return n.inputs.size() < 2 || n.inputs[1] < 0 || !constant_of(g, n.inputs[1]);
+}
+
 bool has_activation(const Node& n) { return n.domain == kFusedDomain && !n.attrs.get_string("activation", "").empty(); }
 
 bool has_residual(const Node& n) { return n.domain == kFusedDomain && n.inputs.size() > 3 && n.inputs[3] >= 0; }
@@ -224,7 +229,8 @@ int fusable_producer(const Graph& g, const std::vector<std::vector<int>>& consum
   if (!p) return -1;
   bool op_ok = false;
   for (const char* op : ops) op_ok = op_ok || is_op(*p, op);
-  if (!op_ok || has_activation(*p) || p->attrs.get_int("channels_last", 0) != 0) return -1;
+  if (!op_ok || has_activation(*p) || p->attrs.get_int("channels_last", 0) != 0 || conv_weights_at_run_time(g, *p))
+    return -1;
   if (sole_consumer(g, consumers, v) != reader) return -1;
   return g.values[static_cast<size_t>(v)].producer;
 }

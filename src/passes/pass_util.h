@@ -78,6 +78,10 @@ namespace openge::passes {
 // is already fused is left as it is.
 void make_fused(Node& n);
 // The epilogue already on a fused node (kNone for plain ops).
+// True for a Conv / FusedConv whose weights are computed at run time (a training graph's
+// weights are inputs): oneDNN's fused convolution packs constant weights, so such a convolution
+// keeps its activation and residual Add apart and runs on the run-time-weight kernel.
+bool conv_weights_at_run_time(const Graph& g, const Node& n);
 bool has_activation(const Node& n);
 bool has_residual(const Node& n);
 // Fuses `add` (add_node = producer's output x + other) into the fused producer as its residual

@@ -20,7 +20,7 @@ int fusable_conv(const Graph& g, const std::vector<std::vector<int>>& consumers,
                  std::initializer_list<int> readers) {
   const Node* p = producer(g, y);
   if (!p || is_graph_output(g, y) || !(is_op(*p, "Conv") || is_op(*p, "FusedConv")) || has_activation(*p) ||
-      p->attrs.get_int("channels_last", 0) != 0)
+      p->attrs.get_int("channels_last", 0) != 0 || conv_weights_at_run_time(g, *p))
     return -1;
   const auto& actual = consumers[static_cast<size_t>(y)];
   if (actual.size() != readers.size()) return -1;

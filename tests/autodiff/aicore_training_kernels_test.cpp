@@ -27,8 +27,8 @@ int add_constant(Graph& g, const std::string& name, Tensor t) {
   return v;
 }
 
-// y = Conv(x, w, b) (group 2, stride 2, pads), loss = sum(y * r).
-Graph conv_model(std::mt19937& rng) {
+// y = Conv(x, w, b) (group 2, stride 2, pads), loss = sum(y * r); with `relu`, sum(Relu(y) * r).
+Graph conv_model(std::mt19937& rng, bool relu = false) {
   Graph g;
   g.opset = 17;
   const int x = add_constant(g, "x", random_tensor({4, 8, 11, 9}, rng));
@@ -40,8 +40,13 @@ Graph conv_model(std::mt19937& rng) {
   conv.attrs.set("strides", ints_attr({2, 2}));
   conv.attrs.set("pads", ints_attr({1, 0, 1, 1}));
   g.nodes.push_back(conv);
+  int activated = y;
+  if (relu) {
+    activated = g.add_value("y_relu");
+    g.nodes.push_back(Node{"relu", "Relu", "", {y}, {activated}, {}, {}, false, ""});
+  }
   const int r = add_constant(g, "r", random_tensor({4, 6, 6, 4}, rng));
-  g.nodes.push_back(Node{"mul", "Mul", "", {y, r}, {yr}, {}, {}, false, ""});
+  g.nodes.push_back(Node{"mul", "Mul", "", {activated, r}, {yr}, {}, {}, false, ""});
   Node sum{"sum", "ReduceSum", "", {yr}, {loss}, {}, {}, false, ""};
   sum.attrs.set("keepdims", int_attr(0));
   g.nodes.push_back(sum);
@@ -85,6 +90,30 @@ TEST(AiCoreTrainingKernels, ConvAndConvGradRunOnOneDnnAndAgreeWithTheReference) 
     for (int64_t i = 0; i < b.numel(); ++i)
       ASSERT_NEAR(a.data<float>()[i], b.data<float>()[i], 1e-4 * scale) << "output " << o << " element " << i;
   }
+}
+
+// A Conv whose trainable weights are an input keeps its Relu apart: oneDNN's fused convolution
+// packs constant weights, and a FusedConv with run-time weights would run on the reference engine.
+TEST(AiCoreTrainingKernels, ConvWithTrainedWeightsKeepsItsActivationApartAndRunsOnOneDnn) {
+  std::mt19937 rng(5);
+  autodiff::TrainingSpec spec;
+  spec.output = "loss";
+  spec.trainable = {"w", "b"};
+  auto tg = autodiff::build_training_graph(conv_model(rng, /*relu=*/true), {}, spec);
+  ASSERT_TRUE(tg.ok()) << tg.status().message();
+  std::vector<Shape> shapes;
+  for (const Tensor& t : tg->initial_values) shapes.push_back(t.shape());
+  shapes.push_back(autodiff::loss_scale_tensor(tg->graph, 1.0f).shape());
+  auto exe = compiler::compile(tg->graph, shapes, CompileOptions{});
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  int convs = 0;
+  for (const CompiledNode& n : (*exe)->nodes()) {
+    if (n.node.op_type != "Conv" && n.node.op_type != "FusedConv") continue;
+    ++convs;
+    EXPECT_EQ(n.node.op_type, "Conv") << "the Relu was fused into a convolution whose weights change every step";
+    EXPECT_EQ(n.engine, Engine::kAiCore) << n.node.op_type << " on the reference engine";
+  }
+  EXPECT_EQ(convs, 1);
 }
 
 }  // namespace
