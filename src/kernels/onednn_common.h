@@ -64,9 +64,12 @@ void* thread_scratchpad(size_t bytes);
 void* thread_buffer(size_t slot, size_t bytes);
 // The slots: 0 oneDNN's scratchpad, 1 activations staged in a primitive's own layout
 // (ActivationStaging below), 2 the float32 copies of a widened fp16/bf16 kernel
-// (widened_kernel.cpp), alive while its oneDNN primitive runs.
-inline constexpr size_t kThreadBufferSlots = 3;
+// (widened_kernel.cpp), alive while its oneDNN primitive runs, 3-5 a training convolution's
+// tensors in the layouts its primitive chose (onednn_conv_train.cpp).
 inline constexpr size_t kWidenedSlot = 2;
+inline constexpr size_t kTrainingStagingSlot = 3;
+inline constexpr size_t kTrainingStagingSlots = 3;
+inline constexpr size_t kThreadBufferSlots = kTrainingStagingSlot + kTrainingStagingSlots;
 
 // The arguments of one primitive, made once per run state (KernelState): memory objects whose
 // data handles are set per run, and the C argument array that dnnl_primitive_execute reads.

@@ -13,7 +13,6 @@
 #include <optional>
 #include <unordered_map>
 
-#include "base/aligned_memory.h"
 #include "kernels/onednn_common.h"
 #include "ops/nn/nn_common.h"
 #include "ops/nn/nn_window.h"
@@ -95,26 +94,11 @@ void count_weight_reorder(const Staged& s) {
   if (s.staged()) g_weight_reorders.fetch_add(1, std::memory_order_relaxed);
 }
 
-// The chosen-layout copies live in the calling thread's staging slots, shared by every training
-// convolution that runs on the thread (one at a time): the process holds the largest copy of each
-// slot, not one copy per node (a ResNet-18 step has 40 convolution kernels). Slot 0 holds X or
-// dY, slot 1 W or X, slot 2 Y, dX or dW.
-constexpr size_t kStagingSlots = 3;
-
-void* staging_buffer(size_t slot, size_t bytes) {
-  struct Buffer {
-    std::unique_ptr<void, void (*)(void*)> data{nullptr, std::free};
-    size_t size = 0;
-  };
-  thread_local Buffer buffers[kStagingSlots];
-  Buffer& buffer = buffers[slot];
-  if (bytes > buffer.size) {
-    const size_t rounded = (bytes + 63) / 64 * 64;
-    buffer.data.reset(allocate_aligned(rounded));  // throws bad_alloc: the run turns it into an error
-    buffer.size = rounded;
-  }
-  return buffer.data.get();
-}
+// The chosen-layout copies live in the calling thread's buffers (thread_buffer's training staging
+// slots), shared by every training convolution that runs on the thread (one at a time): the
+// process holds the largest copy of each slot, not one copy per node (a ResNet-18 step has 40
+// convolution kernels). Slot 0 holds X or dY, slot 1 W or X, slot 2 Y, dX or dW.
+void* staging_buffer(size_t slot, size_t bytes) { return thread_buffer(kTrainingStagingSlot + slot, bytes); }
 
 // The memory a primitive reads or writes for tensor `data` (plain) through slot `slot`: the
 // tensor itself, or the slot's buffer (filled from the tensor first when `read`).
