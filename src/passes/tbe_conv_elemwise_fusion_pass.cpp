@@ -4,7 +4,9 @@
 // Mul(y, Sigmoid(y)) (Swish/SiLU of EfficientNet) or Mul(y, HardSigmoid(y)) (the HardSwish of
 // MobileNetV3 as exporters write it), whose Mul and gate both read the convolution's output.
 // (CANN splits this over several UB fusion passes — TbeConv2DReluv2Pass,
-// ConvClipByValueFusionPass …; one table-driven pass here.)
+// ConvClipByValueFusionPass …; one table-driven pass here.) A convolution whose weights are
+// computed at run time (a training graph's) is left alone: oneDNN's fused convolution packs
+// constant weights, and the run-time-weight kernel has no post-ops.
 #include <algorithm>
 
 #include "passes/pass.h"
