@@ -130,6 +130,21 @@ def weight_params(w):
     return scales, q
 
 
+def save_rewritten(model, nodes, inits, producer, path):
+    """Replaces the graph's nodes, keeps the initializers some node still reads, drops the stale
+    value_info (shapes of renamed tensors), checks the model and saves it."""
+    g = model.graph
+    del g.node[:]
+    g.node.extend(nodes)
+    del g.initializer[:]
+    used = {name for n in g.node for name in n.input}
+    g.initializer.extend(i for i in inits if i.name in used)
+    del g.value_info[:]
+    model.producer_name = producer
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("fp32")
@@ -238,15 +253,7 @@ def main():
         if n.output[0] in pending:
             out_nodes.extend(pending.pop(n.output[0]))
     assert not pending, pending
-    del g.node[:]
-    g.node.extend(out_nodes)
-    del g.initializer[:]
-    used = {name for n in g.node for name in n.input}
-    g.initializer.extend(i for i in new_inits if i.name in used)
-    del g.value_info[:]
-    model.producer_name = "openge bench/qdq_quantize.py"
-    onnx.checker.check_model(model)
-    onnx.save(model, args.int8)
+    save_rewritten(model, out_nodes, new_inits, "openge bench/qdq_quantize.py", args.int8)
     print(json.dumps({"model": args.int8, "quantized_tensors": len(to_quantize), "calibration_inputs": args.calib,
                       "calib_seed": args.calib_seed,
                       "int8_cube_ops": sum(n.op_type in ("Conv", "Gemm") for n in g.node)}))

@@ -32,7 +32,7 @@ import scipy.special
 from onnx import helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qdq_quantize import activation_params, attrs_of, weight_params  # noqa: E402
+from qdq_quantize import activation_params, attrs_of, save_rewritten, weight_params  # noqa: E402
 
 F = np.float32
 
@@ -215,15 +215,7 @@ def main():
         if n.output[0] in pending:
             out_nodes.extend(pending.pop(n.output[0]))
     assert not pending, pending
-    del g.node[:]
-    g.node.extend(out_nodes)
-    del g.initializer[:]
-    used = {name for n in g.node for name in n.input}
-    g.initializer.extend(i for i in new_inits if i.name in used)
-    del g.value_info[:]
-    model.producer_name = "openge bench/qdq_quantize_transformer.py"
-    onnx.checker.check_model(model)
-    onnx.save(model, args.int8)
+    save_rewritten(model, out_nodes, new_inits, "openge bench/qdq_quantize_transformer.py", args.int8)
     print(json.dumps({"model": args.int8, "quantized_tensors": len(to_quantize), "calibration_inputs": args.calib,
                       "calib_seed": args.calib_seed, "weight_matmuls": len(weight_matmuls)}))
 
