@@ -108,17 +108,20 @@ Status concat_kernel(KernelContext& ctx) {
   return Status::Ok();
 }
 
-class PreparedConcat final : public PreparedKernel {
+// A Concat or Split whose copy layout was worked out once, at compile.
+template <class Layout, void (*copy)(KernelContext&, const Layout&)>
+class PreparedCopy final : public PreparedKernel {
  public:
-  explicit PreparedConcat(ConcatLayout layout) : layout_(std::move(layout)) {}
+  explicit PreparedCopy(Layout layout) : layout_(std::move(layout)) {}
   Status run(KernelContext& ctx) const override {
-    concat_copy(ctx, layout_);
+    copy(ctx, layout_);
     return Status::Ok();
   }
 
  private:
-  ConcatLayout layout_;
+  Layout layout_;
 };
+using PreparedConcat = PreparedCopy<ConcatLayout, concat_copy>;
 
 Result<std::unique_ptr<CompiledKernel>> prepare_concat(const KernelRequest& request) {
   if (!all_shapes_static(request)) return not_prepared();
@@ -254,17 +257,7 @@ Status split_kernel(KernelContext& ctx) {
   return Status::Ok();
 }
 
-class PreparedSplit final : public PreparedKernel {
- public:
-  explicit PreparedSplit(SplitLayout layout) : layout_(std::move(layout)) {}
-  Status run(KernelContext& ctx) const override {
-    split_copy(ctx, layout_);
-    return Status::Ok();
-  }
-
- private:
-  SplitLayout layout_;
-};
+using PreparedSplit = PreparedCopy<SplitLayout, split_copy>;
 
 // The sizes are the static output shapes' extents along the axis (inference checked them).
 Result<std::unique_ptr<CompiledKernel>> prepare_split(const KernelRequest& request) {
